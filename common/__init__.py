@@ -1,0 +1,1 @@
+"""Shared layer of ml-compiler-labs: models, numeric gates, timing, results tables, data, errors."""

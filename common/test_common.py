@@ -1,0 +1,218 @@
+"""Tests for the shared layer: gates, timing statistics, results round-trip and diff, data, models."""
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from common import budget, data, gates, results, timing
+from common.errors import MissingDependency, UserError, require, run_cli
+
+
+# ---- gates -------------------------------------------------------------------------------------
+
+def test_gate_fails_2e4_error_at_atol_1e4_and_passes_5e5():
+    ref = {"y": np.zeros((4, 4), np.float32)}
+    bad = {"y": ref["y"].copy()}
+    bad["y"][1, 2] = 2e-4
+    good = {"y": np.full((4, 4), 5e-5, np.float32)}
+    with pytest.raises(gates.GateError) as exc:
+        gates.gate(ref, bad, atol=1e-4)
+    row = exc.value.report.rows[0]
+    assert row["mismatches"] == 1 and row["mismatch_frac"] == pytest.approx(1 / 16)
+    assert row["max_abs"] == pytest.approx(2e-4, rel=1e-3)
+    assert gates.gate(ref, good, atol=1e-4).passed
+
+
+def test_gate_order_names_then_shapes_then_dtypes():
+    ref = {"a": np.zeros(3, np.float32), "b": np.zeros(3, np.float32)}
+    r = gates.compare(ref, {"a": np.zeros(3, np.float32)}, atol=1e-4)
+    assert not r.passed and "names" in r.first_failure
+    r = gates.compare(ref, {"a": np.zeros(4, np.float32), "b": np.zeros(3, np.float32)}, atol=1e-4)
+    assert "shape" in r.first_failure
+    r = gates.compare(ref, {"a": np.zeros(3, np.float64), "b": np.zeros(3, np.float32)}, atol=1e-4)
+    assert "dtype" in r.first_failure
+
+
+def test_gate_nan_policy():
+    ref = np.array([1.0, np.nan, 3.0])
+    same = np.array([1.0, np.nan, 3.0])
+    one_side = np.array([1.0, 2.0, np.nan])
+    assert gates.compare(ref, same, atol=1e-6).passed
+    rep = gates.compare(ref, one_side, atol=1e-6)
+    assert not rep.passed and rep.rows[0]["mismatches"] == 2
+    assert not gates.compare(ref, same, atol=1e-6, nan_policy="fail").passed
+    with pytest.raises(ValueError):
+        gates.compare(ref, same, atol=1e-6, nan_policy="ignore")
+
+
+def test_gate_scale_atol_by_reference():
+    ref = np.array([90.0, -45.0, 1.0], np.float32)
+    cand = ref + np.float32(5e-3)  # 5e-3 abs, ~5.6e-5 of max|ref|
+    assert not gates.compare(ref, cand, atol=1e-4).passed
+    assert gates.compare(ref, cand, atol=1e-4, scale_atol_by_ref=True).passed
+
+
+def test_gate_integers_exact_and_chain_table():
+    ref = {"ids": np.arange(5), "x": np.ones(2, np.float32)}
+    chain = gates.GateChain("ref", ref, atol=1e-5, raise_on_fail=False)
+    chain.check("s1", {"ids": np.arange(5), "x": np.ones(2, np.float32)})
+    chain.check("s2", {"ids": np.arange(5) + (np.arange(5) == 3), "x": np.ones(2, np.float32)})
+    assert [r.passed for r in chain.reports] == [True, False]
+    assert {r["stage"] for r in chain.rows} == {"s1", "s2"} and not chain.passed
+    assert "| reference |" in chain.to_markdown()
+    with pytest.raises(gates.GateError):
+        gates.GateChain("ref", ref, atol=1e-5).check("s2", {"ids": np.zeros(5, int), "x": np.ones(2, np.float32)})
+
+
+def test_gate_accepts_torch_tensors():
+    torch = pytest.importorskip("torch")
+    t = torch.ones(2, 3)
+    assert gates.compare(t, t.numpy() + 1e-7, atol=1e-6).passed
+
+
+# ---- timing ------------------------------------------------------------------------------------
+
+def test_timing_statistics_from_known_samples():
+    st = timing.TimingStats.from_samples([i / 1000 for i in range(1, 11)])  # 1..10 ms
+    assert st.median_ms == pytest.approx(5.5)
+    assert st.p10_ms == pytest.approx(1.9)
+    assert st.p90_ms == pytest.approx(9.1)
+    assert st.min_ms == pytest.approx(1.0) and st.n == 10
+    with pytest.raises(ValueError):
+        timing.TimingStats.from_samples([])
+
+
+def test_interleaved_runs_every_candidate_round_robin():
+    order = []
+    res = timing.interleaved({"a": lambda: order.append("a"), "b": lambda: order.append("b")}, warmup=1, repeats=3)
+    assert order == ["a", "b"] * 4
+    assert res["a"].n == 3 and res["b"].n == 3
+
+
+def test_measure_and_environment():
+    st = timing.measure(lambda: sum(range(100)), warmup=1, repeats=5)
+    assert st.n == 5 and st.p10_ms <= st.median_ms <= st.p90_ms
+    env = timing.environment(threads=1, seed=0)
+    assert env["threads"] == 1 and env["seed"] == 0 and "torch" in env["packages"]
+
+
+def test_ort_session_options_levels():
+    pytest.importorskip("onnxruntime")
+    so = timing.ort_session_options(1, "BASIC")
+    assert so.intra_op_num_threads == 1
+    with pytest.raises(ValueError):
+        timing.ort_session_options(1, "FASTEST")
+
+
+# ---- results -----------------------------------------------------------------------------------
+
+def test_results_round_trip_and_diff_flags_changed_cell(results_dir, capsys, monkeypatch):
+    rows = [{"model": "resnet50", "median_ms": 10.0, "ok": True}, {"model": "bert", "median_ms": 20.0, "ok": True}]
+    paths = results.write_table("labX", "latency", rows, title="Latency", env={"threads": 1}, meta={"seed": 0})
+    assert all(p.exists() for p in paths.values())
+    doc = results.read_table(paths["json"])
+    assert doc["rows"] == rows and doc["env"]["threads"] == 1
+    assert "| resnet50 | 10 | True |" in paths["md"].read_text()
+    assert paths["csv"].read_text().splitlines()[0] == "model,median_ms,ok"
+    # a second "student" run: bert 20 -> 30 ms (+50%), resnet50 10 -> 10.5 (+5%)
+    other = results_dir / "other"
+    monkeypatch.setenv("MLC_RESULTS_DIR", str(other))
+    results.write_table("labX", "latency", [{"model": "resnet50", "median_ms": 10.5, "ok": True},
+                                           {"model": "bert", "median_ms": 30.0, "ok": True}])
+    cells, only = results.diff_paths(results_dir / "labX", other / "labX", threshold=0.10)
+    flagged = [c for c in cells if c["flagged"]]
+    assert len(cells) == 2 and len(flagged) == 1 and flagged[0]["column"] == "median_ms"
+    assert flagged[0]["rel_change"] == pytest.approx(0.5) and not only
+    assert run_cli(results._main, ["diff", str(results_dir / "labX"), str(other / "labX")]) == 1
+    assert run_cli(results._main, ["diff", str(results_dir / "labX"), str(results_dir / "labX")]) == 0
+    assert "1 flagged" in capsys.readouterr().out
+
+
+def test_results_diff_of_folders_without_tables_is_a_clear_error(tmp_path, capsys):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    assert run_cli(results._main, ["diff", str(tmp_path / "a"), str(tmp_path / "b")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no results tables" in err[0]
+
+
+def test_atomic_write_leaves_no_partial_file(tmp_path):
+    target = tmp_path / "t.json"
+    results.atomic_write(target, "old")
+
+    class Boom:
+        def encode(self):
+            raise RuntimeError("boom")
+
+    with pytest.raises(Exception):
+        results.atomic_write(target, Boom())  # type: ignore[arg-type]
+    assert target.read_text() == "old"
+    assert [p.name for p in tmp_path.iterdir()] == ["t.json"]
+
+
+def test_nonfinite_values_are_written_as_text(results_dir):
+    p = results.write_table("labX", "nan", [{"x": math.nan}])
+    assert json.loads(p["json"].read_text())["rows"][0]["x"] == "nan"
+
+
+# ---- data --------------------------------------------------------------------------------------
+
+def test_data_reads_local_text_file_offline(tmp_path):
+    f = tmp_path / "corpus.txt"
+    f.write_text("first line\n\n = Heading =\nsecond line\nthird line\n", encoding="utf-8")
+    d = data.load_texts(2, local_file=str(f))
+    assert d.texts == ("first line", "second line") and "local file" in d.source
+
+
+def test_data_missing_file_and_fallback(tmp_path, monkeypatch, capsys):
+    with pytest.raises(UserError, match="does not exist"):
+        data.load_texts(3, local_file=str(tmp_path / "nope.txt"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    data.load_texts.cache_clear()
+    d = data.load_texts(7)
+    assert len(d.texts) == 7 and "fallback" in d.source
+    assert d.texts == tuple(data.fallback_corpus(7))  # deterministic
+    assert "notice:" in capsys.readouterr().err
+
+
+def test_tokenize_is_byte_level_and_fills_sequence():
+    ids = data.tokenize(["ab"], vocab_size=512, seq_len=7)
+    assert ids.dtype == np.int64 and ids.tolist() == [[97, 98, 32, 97, 98, 32, 97]]
+    assert data.tokenize(["\u00e9"], vocab_size=100, seq_len=2).tolist() == [[0xC3 % 100, 0xA9 % 100]]
+    with pytest.raises(UserError):
+        data.tokenize([""], 512, 4)
+
+
+# ---- models, errors, budget --------------------------------------------------------------------
+
+def test_unknown_model_name_is_a_user_error():
+    from common.models import build_model
+    with pytest.raises(UserError, match="llama_tiny"):
+        build_model("gpt5")
+
+
+def test_llama_tiny_is_seeded_and_matches_its_config():
+    from common.models import build_llama_tiny
+    a, b = build_llama_tiny(seed=3), build_llama_tiny(seed=3)
+    out_a, out_b = a.run(), b.run()
+    assert out_a["logits"].shape == (2, 16, 512)
+    np.testing.assert_array_equal(out_a["logits"], out_b["logits"])
+    inner = a.model.inner
+    assert inner.config.num_key_value_heads == 2 and not a.model.training
+    norm = inner.model.norm.weight.detach().numpy()
+    assert not np.allclose(norm, 1.0)  # randomized, not all-ones
+
+
+def test_require_names_the_package():
+    with pytest.raises(MissingDependency, match="pip install no-such-pkg"):
+        require("no_such_module_xyz", "no-such-pkg", "the demo")
+
+
+def test_budget_pick(monkeypatch):
+    monkeypatch.setenv("CI", "true")
+    assert budget.ci() and budget.pick(100, 3) == 3
+    monkeypatch.setenv("CI", "")
+    assert not budget.ci() and budget.pick(100, 3) == 100

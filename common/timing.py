@@ -1,0 +1,213 @@
+"""Latency measurement: warm-up, repeats, median / p10 / p90, interleaved A/B/C runs, threads.
+
+On the shared 2-core machines this course was built on, 2-thread timings swing 2-4x between
+processes while 1-thread timings hold within about 15%; defaults are therefore **1 thread** and
+comparisons are made as **ratios of interleaved runs in one process** (:func:`interleaved` runs
+A, B, C, A, B, C, … so slow phases of the machine hit every candidate alike).
+"""
+from __future__ import annotations
+
+import contextlib
+import importlib.metadata
+import os
+import platform
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Callable, Iterator
+
+import numpy as np
+
+DEFAULT_THREADS = 1
+PACKAGES = ("torch", "onnx", "onnxruntime", "onnxoptimizer", "onnxscript", "transformers", "apache-tvm",
+            "apache-tvm-ffi", "xtc-mlir-python-bindings", "llvmlite", "numpy", "torch-mlir", "iree-base-compiler")
+
+
+@dataclass
+class TimingStats:
+    """Latency statistics in milliseconds over ``n`` timed repeats (after warm-up)."""
+
+    median_ms: float
+    p10_ms: float
+    p90_ms: float
+    mean_ms: float
+    min_ms: float
+    n: int
+    samples_ms: list[float] = field(default_factory=list, repr=False)
+
+    @classmethod
+    def from_samples(cls, samples_s: list[float]) -> "TimingStats":
+        """Build from samples in **seconds**.
+
+        Raises:
+            ValueError: no samples.
+        """
+        if not samples_s:
+            raise ValueError("no timing samples")
+        ms = np.asarray(samples_s, dtype=np.float64) * 1e3
+        return cls(median_ms=float(np.median(ms)), p10_ms=float(np.percentile(ms, 10)),
+                   p90_ms=float(np.percentile(ms, 90)), mean_ms=float(ms.mean()), min_ms=float(ms.min()),
+                   n=int(ms.size), samples_ms=[float(x) for x in ms])
+
+    def summary(self) -> dict:
+        """The statistics without the raw samples (for tables)."""
+        d = asdict(self)
+        d.pop("samples_ms")
+        return d
+
+
+def measure(fn: Callable[[], object], *, warmup: int = 3, repeats: int = 20,
+            min_time_s: float | None = None) -> TimingStats:
+    """Time ``fn()``: ``warmup`` untimed calls, then ``repeats`` timed calls (``perf_counter``).
+
+    If ``min_time_s`` is given, keeps repeating past ``repeats`` until that much time was spent.
+    """
+    for _ in range(warmup):
+        fn()
+    samples: list[float] = []
+    start = time.perf_counter()
+    while len(samples) < repeats or (min_time_s is not None and time.perf_counter() - start < min_time_s):
+        t0 = time.perf_counter()
+        fn()
+        samples.append(time.perf_counter() - t0)
+    return TimingStats.from_samples(samples)
+
+
+def interleaved(fns: dict[str, Callable[[], object]], *, warmup: int = 3, repeats: int = 20,
+                progress: bool = False) -> dict[str, TimingStats]:
+    """Time several candidates round-robin (A, B, C, A, B, C, …) so their ratios come from one run.
+
+    Args:
+        fns: ``{label: zero-argument callable}``.
+        warmup: untimed rounds before timing.
+        repeats: timed rounds; each candidate gets this many samples.
+        progress: show a tqdm bar over rounds.
+
+    Returns:
+        ``{label: TimingStats}``.
+    """
+    for _ in range(warmup):
+        for fn in fns.values():
+            fn()
+    samples: dict[str, list[float]] = {k: [] for k in fns}
+    rounds = range(repeats)
+    if progress:
+        from tqdm import tqdm
+        rounds = tqdm(rounds, desc="timing", leave=False)
+    for _ in rounds:
+        for label, fn in fns.items():
+            t0 = time.perf_counter()
+            fn()
+            samples[label].append(time.perf_counter() - t0)
+    return {k: TimingStats.from_samples(v) for k, v in samples.items()}
+
+
+def set_torch_threads(n: int = DEFAULT_THREADS) -> None:
+    """Fix PyTorch's intra-op threads to ``n`` (inter-op threads can only be set once per process)."""
+    import torch
+    torch.set_num_threads(n)
+    with contextlib.suppress(RuntimeError):
+        torch.set_num_interop_threads(1)
+
+
+def ort_session_options(threads: int = DEFAULT_THREADS, level: str | None = None,
+                        optimized_model_path: str | None = None):
+    """``onnxruntime.SessionOptions`` with fixed intra/inter-op threads and an optional optimization level.
+
+    Args:
+        threads: intra-op threads (inter-op is 1, sequential execution).
+        level: one of ``DISABLE_ALL``, ``BASIC``, ``EXTENDED``, ``ALL`` (ORT ``GraphOptimizationLevel``
+            names, also ``ORT_ENABLE_*``); ``None`` keeps ORT's default (ALL).
+        optimized_model_path: where ORT saves the model after its graph optimizations.
+
+    Raises:
+        ValueError: unknown level.
+    """
+    import onnxruntime as ort
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = threads
+    so.inter_op_num_threads = 1
+    so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    if level is not None:
+        key = level.upper().removeprefix("ORT_").removeprefix("ENABLE_")
+        levels = {"DISABLE_ALL": ort.GraphOptimizationLevel.ORT_DISABLE_ALL,
+                  "BASIC": ort.GraphOptimizationLevel.ORT_ENABLE_BASIC,
+                  "EXTENDED": ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED,
+                  "ALL": ort.GraphOptimizationLevel.ORT_ENABLE_ALL}
+        if key not in levels:
+            raise ValueError(f"unknown ORT optimization level {level!r}; use one of {list(levels)}")
+        so.graph_optimization_level = levels[key]
+    if optimized_model_path:
+        so.optimized_model_filepath = str(optimized_model_path)
+    return so
+
+
+@contextlib.contextmanager
+def tvm_threads(n: int = DEFAULT_THREADS) -> Iterator[None]:
+    """Run TVM's CPU runtime with ``n`` worker threads inside the block.
+
+    Sets ``TVM_NUM_THREADS`` and, when TVM is imported, resizes its thread pool through the
+    ``runtime.config_threadpool`` global function (mode 0, ``n`` threads).
+    """
+    old = os.environ.get("TVM_NUM_THREADS")
+    os.environ["TVM_NUM_THREADS"] = str(n)
+    _config_tvm_pool(n)
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop("TVM_NUM_THREADS", None)
+        else:
+            os.environ["TVM_NUM_THREADS"] = old
+        _config_tvm_pool(int(old) if old else (os.cpu_count() or 1))
+
+
+def _config_tvm_pool(n: int) -> None:
+    import sys
+    if "tvm" not in sys.modules:
+        return
+    import tvm
+    f = tvm.get_global_func("runtime.config_threadpool", allow_missing=True)
+    if f is not None:
+        f(0, n)
+
+
+def cpu_model() -> str:
+    """CPU model name from /proc/cpuinfo (falls back to ``platform.processor()``)."""
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def package_versions(names: tuple[str, ...] = PACKAGES) -> dict[str, str]:
+    """Installed versions of ``names`` (``"absent"`` when not installed)."""
+    out = {}
+    for n in names:
+        try:
+            out[n] = importlib.metadata.version(n)
+        except importlib.metadata.PackageNotFoundError:
+            out[n] = "absent"
+    return out
+
+
+def environment(threads: int | None = DEFAULT_THREADS, **extra) -> dict:
+    """The environment a measurement was taken in: CPU, cores, threads, Python, package versions.
+
+    ``extra`` keys (budgets, seeds, data source, …) are added as given.
+    """
+    env = {
+        "cpu": cpu_model(),
+        "machine": platform.machine(),
+        "logical_cores": os.cpu_count(),
+        "threads": threads,
+        "python": platform.python_version(),
+        "os": platform.platform(terse=True),
+        "ci": os.environ.get("CI", ""),
+        "packages": package_versions(),
+    }
+    env.update(extra)
+    return env
