@@ -1,0 +1,235 @@
+"""Step 6: make the matmul fast with the transform dialect (tile, vectorize, hoist, lower vectors).
+
+The schedule is a transform-dialect script built op by op from Python (``mlir.dialects.transform``)
+and applied by the transform interpreter to the linalg-on-tensors module *before* bufferization:
+
+1. ``structured.tile_using_for`` the matmul by ``cache_tile = (MC, NC, KC)`` (0 = not tiled;
+   default ``(0, 0, 256)``: a 256-deep panel of B stays in cache while a row block of C is
+   updated; Goto & van de Geijn 2008, "Anatomy of high-performance matrix multiplication").
+   M/N cache tiles are possible but make the vectorizer copy whole C blocks through registers.
+2. Tile the result again by ``(MR, NR, 1)`` (default ``(8, 32)``): an MR x NR block of C stays in
+   vector registers while k runs (8 rows x 2 zmm registers with AVX-512).
+3. Tile every other static linalg op (``linalg.fill``, the bias + ReLU ``linalg.generic``,
+   transposes...) by ``(..., 1, MR, NR)`` on its last two loops so that nothing becomes one giant
+   vector. A Python walk tags each op with ``lab03.tile_group = i`` (ops tiled alike share a
+   group) and the script matches on that attribute; the tag is removed afterwards. Tile loops
+   whose extent the tile does not divide are peeled (``loop.peel``). Convolutions and pooling are
+   left alone (the vectorizer skips them; they lower to scalar loops).
+4. ``structured.vectorize_children_and_apply_patterns``: every static-shaped linalg op becomes
+   ``vector.transfer_read`` / ``vector.contract`` / ``vector.transfer_write``.
+5. ``loop.hoist_loop_invariant_subsets`` on every ``scf.for``: the C tile is read once
+   before the k loop and written once after it, living in registers in between (an ``iter_args``
+   vector).
+6. Vector lowering patterns: ``vector.contract`` -> ``vector.outerproduct`` -> FMAs of a
+   broadcast A element with a row of B; transfer permutations folded.
+
+After :func:`tile_and_vectorize` the module is still on tensors; :data:`FAST_STAGES` then
+bufferizes it with the same one-shot-bufferize stage as the naive path, lowers the remaining n-D
+vector transfers to 1-D (``convert-vector-to-scf``) and goes to LLVM (``convert-vector-to-llvm``).
+Sizes that the tiles do not divide: each tile loop is *peeled* (``loop.peel``) right after
+tiling, so full tiles run in a main loop with static shapes (vectorized) and the partial last tile
+in a remainder loop with dynamic shapes, which the vectorizer leaves as scalar code (correct,
+slower).
+
+Source: MLIR docs "Transform Dialect" tutorial (Ch. 1-4) and
+``mlir/test/Dialect/LLVM/transform-e2e.mlir``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mlir import ir
+from mlir.dialects import transform
+from mlir.dialects.transform import loop as tloop
+from mlir.dialects.transform import structured, vector as tvector
+from mlir.dialects.transform import interpreter
+
+from common.errors import UserError
+
+from .lowering import BUFFERIZE, SCF_TO_CF, as_module, mlir_error_line
+
+#: Cache-level tile (MC, NC, KC) and register tile (MR, NR) for f32 on AVX-512.
+CACHE_TILE = (0, 0, 256)
+REGISTER_TILE = (8, 32)
+
+LINALG_TO_LOOPS = "builtin.module(func.func(convert-linalg-to-loops), lower-affine)"
+VECTOR_TO_SCF = ("builtin.module(func.func(convert-vector-to-scf{full-unroll=true target-rank=1}), "
+                 "canonicalize, cse)")
+VECTOR_TO_LLVM = (
+    "builtin.module("
+    "convert-bufferization-to-memref, expand-strided-metadata, lower-affine, "
+    "convert-vector-to-llvm{vector-contract-lowering=outerproduct}, "
+    "finalize-memref-to-llvm, convert-to-llvm, reconcile-unrealized-casts)"
+)
+#: Stages for a module that went through :func:`tile_and_vectorize`.
+FAST_STAGES: list[tuple[str, str]] = [
+    ("bufferize", BUFFERIZE),
+    ("vector", VECTOR_TO_SCF),
+    ("loops", LINALG_TO_LOOPS),
+    ("cf", SCF_TO_CF),
+    ("llvm", VECTOR_TO_LLVM),
+]
+
+
+def _check_tiles(cache_tile, register_tile) -> None:
+    for name, t, low in (("cache_tile", cache_tile or (0, 0, 0), 0), ("register_tile", register_tile, 1)):
+        if not all(isinstance(v, int) and v >= low for v in t):
+            raise UserError(f"{name} sizes must be integers >= {low} (0 = do not tile), got {t!r}")
+    if len(cache_tile or (0, 0, 0)) != 3 or len(register_tile) != 2:
+        raise UserError("cache_tile is (MC, NC, KC) and register_tile is (MR, NR)")
+
+
+TILE_GROUP_ATTR = "lab03.tile_group"
+_SKIP = ("linalg.conv", "linalg.pooling", "linalg.depthwise", "linalg.yield", "linalg.index")
+
+
+@dataclass(frozen=True)
+class TileGroup:
+    """Ops tiled alike: ``matmul`` (cache tile, then ``[MR, NR, 1]``) or elementwise-like
+    (``sizes``); ``peel[i]`` says whether tile loop ``i`` needs a remainder loop."""
+
+    matmul: bool
+    sizes: tuple
+    peel: tuple
+
+
+def _loop_count(op) -> int:
+    if "iterator_types" in op.attributes:
+        return len(ir.ArrayAttr(op.attributes["iterator_types"]))
+    return ir.RankedTensorType(op.results[0].type).rank
+
+
+def _group_of(op, cache_tile, register_tile) -> TileGroup | None:
+    """The tile group of one linalg op, or None to leave it alone (see :func:`tag_tile_groups`)."""
+    mr, nr = register_tile
+    name = op.name
+    if not name.startswith("linalg.") or name.startswith(_SKIP) or not len(op.results):
+        return None
+    types = [r.type for r in op.results]
+    if not all(isinstance(t, ir.RankedTensorType) and t.has_static_shape for t in types):
+        return None
+    shape = list(ir.RankedTensorType(types[0]).shape)
+    if name == "linalg.matmul":
+        m, n = shape
+        mc, nc = (cache_tile or (0, 0, 0))[:2]
+        inner_m, inner_n = (mc or m), (nc or n)
+        return TileGroup(True, (mr, nr, 1), (inner_m % mr != 0, inner_n % nr != 0))
+    r = _loop_count(op)
+    if r == 0:
+        return None
+    sizes = (nr,) if r == 1 else (1,) * (r - 2) + (mr, nr)
+    if r != len(shape):  # reductions: loop extents are not the output shape; tile without peeling
+        return TileGroup(False, sizes, (False,) * len(sizes))
+    return TileGroup(False, sizes, tuple(d % t != 0 for d, t in zip(shape, sizes)))
+
+
+def tag_tile_groups(module: ir.Module, cache_tile=CACHE_TILE, register_tile=REGISTER_TILE) -> list[TileGroup]:
+    """Tag each static linalg op with ``lab03.tile_group = i``; return the groups.
+
+    ``linalg.matmul`` -> the matmul schedule; any other op with ``r`` loops -> sizes
+    ``[1] * (r - 2) + [MR, NR]`` (``[NR]`` when ``r == 1``). Convolutions, pooling, ops with
+    dynamic shapes or without tensor results are not tagged (left as they are).
+    """
+    groups: list[TileGroup] = []
+    tagged = []
+
+    def visit(op):
+        g = _group_of(op, cache_tile, register_tile)
+        if g is not None:
+            if g not in groups:
+                groups.append(g)
+            tagged.append((op, groups.index(g)))
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+    with module.context:
+        for op, g in tagged:
+            op.attributes[TILE_GROUP_ATTR] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), g)
+    return groups
+
+
+def _untag(module: ir.Module) -> None:
+    def visit(op):
+        if TILE_GROUP_ATTR in op.attributes:
+            del op.attributes[TILE_GROUP_ATTR]
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+
+
+def build_schedule(groups: list[TileGroup], cache_tile=CACHE_TILE, *,
+                   context: ir.Context) -> tuple[ir.Module, ir.OpView]:
+    """Build the transform script; returns ``(transform module, its named sequence)``.
+
+    ``groups[i]`` says how to tile the ops tagged ``lab03.tile_group = i``.
+    """
+    with context, ir.Location.unknown():
+        tmod = ir.Module.create()
+        tmod.operation.attributes["transform.with_named_sequence"] = ir.UnitAttr.get()
+        any_op = transform.AnyOpType.get()
+        i64 = ir.IntegerType.get_signless(64)
+        with ir.InsertionPoint(tmod.body):
+            seq = transform.NamedSequenceOp("__transform_main", [any_op], [],
+                                            arg_attrs=[{"transform.readonly": ir.UnitAttr.get()}])
+            with ir.InsertionPoint(seq.body):
+                root = seq.bodyTarget
+                for g, group in enumerate(groups):
+                    ops = structured.MatchOp(any_op, root, op_attrs=ir.DictAttr.get(
+                        {TILE_GROUP_ATTR: ir.IntegerAttr.get(i64, g)})).result
+                    if group.matmul and cache_tile and any(cache_tile):
+                        ops = structured.TileUsingForOp(ops, sizes=list(cache_tile)).tiled_linalg_op
+                    tiled = structured.TileUsingForOp(ops, sizes=list(group.sizes))
+                    # peel innermost first; only loops whose extent the tile does not divide
+                    for loop, peel in reversed(list(zip(tiled.loops, group.peel))):
+                        if peel:
+                            tloop.LoopPeelOp(any_op, any_op, loop)
+                func = structured.MatchOp.match_op_names(root, ["func.func"]).result
+                _canonicalize(func)
+                func = structured.VectorizeChildrenAndApplyPatternsOp(func).result
+                _canonicalize(func)
+                loops = structured.MatchOp.match_op_names(func, ["scf.for"]).result
+                tloop.HoistLoopInvariantSubsetsOp(loops)
+                _canonicalize(func)
+                patterns = transform.ApplyPatternsOp(func)
+                with ir.InsertionPoint(patterns.patterns):
+                    tvector.ApplyLowerContractionPatternsOp(
+                        lowering_strategy=tvector.VectorContractLowering.OuterProduct)
+                    tvector.ApplyTransferPermutationPatternsOp()
+                    tvector.ApplyLowerOuterProductPatternsOp()
+                    transform.ApplyCanonicalizationPatternsOp()
+                transform.YieldOp([])
+    return tmod, seq
+
+
+def _canonicalize(target) -> None:
+    patterns = transform.ApplyPatternsOp(target, apply_cse=True)
+    with ir.InsertionPoint(patterns.patterns):
+        transform.ApplyCanonicalizationPatternsOp()
+        structured.ApplyTilingCanonicalizationPatternsOp()
+
+
+def tile_and_vectorize(module_or_text, cache_tile=CACHE_TILE, register_tile=REGISTER_TILE, *,
+                       context: ir.Context | None = None) -> ir.Module:
+    """Apply the tiling + vectorization schedule to a copy of a linalg-on-tensors module.
+
+    Args:
+        module_or_text: ``ir.Module`` (not mutated) or MLIR text with a ``linalg.matmul``.
+        cache_tile: (MC, NC, KC) outer tile sizes; register_tile: (MR, NR) inner tile sizes.
+
+    Returns:
+        A new module on tensors with ``scf.for`` tile loops and ``vector`` ops; lower it with
+        ``lowering.lower(module, stages=FAST_STAGES)``.
+
+    Raises:
+        UserError: bad tile sizes, or the transform interpreter failed (first diagnostic).
+    """
+    module = as_module(module_or_text, context)
+    _check_tiles(cache_tile, register_tile)
+    groups = tag_tile_groups(module, cache_tile, register_tile)
+    tmod, seq = build_schedule(groups, cache_tile, context=module.context)
+    try:
+        interpreter.apply_named_sequence(module, seq, tmod)
+    except (ir.MLIRError, ValueError) as exc:
+        raise UserError(f"transform schedule failed: {mlir_error_line(exc)}") from None
+    _untag(module)
+    return module

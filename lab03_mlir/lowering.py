@@ -1,0 +1,323 @@
+"""Step 3: lower linalg on tensors to the LLVM dialect in named stages, keeping the IR of each.
+
+Each stage is one readable pass-pipeline string (the style of upstream MLIR's Python integration
+tests), run with ``PassManager.parse(...).run(module)``:
+
+=============  ====================================================================================
+bufferize      tensors -> memrefs. ``one-shot-bufferize`` (MLIR's bufferization since LLVM 16;
+               LLVM 17's ``linalg-bufferize``/``func-bufferize``/``tensor-bufferize`` are gone)
+               with function boundaries and identity layouts; ``buffer-results-to-out-params
+               {modify-public-functions hoist-static-allocs}`` turns the returned memref into a
+               caller-owned last argument and writes the result straight into it (without it the
+               C interface returns a descriptor that the caller never reads, and the call
+               "succeeds" with wrong numbers); the ownership-based deallocation pipeline
+               (``buffer-deallocation-pipeline``) frees the temporaries.
+affine         ``convert-linalg-to-affine-loops``: every linalg op becomes a perfect
+               ``affine.for`` nest (3 deep for the matmul, 2 for fill and the bias + ReLU).
+unroll         (optional, ``unroll_factor=F``) the Python pass :class:`~lab03_mlir.unroll.AffineLoopUnroll`.
+scf            ``lower-affine``: ``affine.for`` -> ``scf.for``, ``affine.load`` -> ``memref.load``
+               with the index arithmetic spelled out in ``arith``.
+cf             ``convert-scf-to-cf``: structured loops -> basic blocks and branches.
+llvm           ``expand-strided-metadata``, ``finalize-memref-to-llvm`` (descriptors), then
+               ``convert-to-llvm`` (func/arith/cf/math/vector via their interfaces) and
+               ``reconcile-unrealized-casts``: only the ``llvm`` dialect is left.
+=============  ====================================================================================
+
+Before the stages every public ``func.func`` gets ``llvm.emit_c_interface`` (a
+``_mlir_ciface_<name>`` wrapper taking pointers to memref descriptors), and, after bufferization,
+an ``lab03.abi`` attribute recording its memref argument types so that :mod:`lab03_mlir.jit` can
+check input shapes and dtypes before calling native code.
+
+Sources: MLIR docs "Bufferization" (one-shot bufferize, buffer deallocation) and
+"Pass infrastructure"; ``mlir/test/Integration/Dialect/Linalg/CPU`` pipelines.
+"""
+from __future__ import annotations
+
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+from mlir import ir
+from mlir.passmanager import PassManager
+
+from common.errors import UserError
+
+ABI_ATTR = "lab03.abi"
+
+BUFFERIZE = (
+    "builtin.module("
+    "one-shot-bufferize{bufferize-function-boundaries "
+    "function-boundary-type-conversion=identity-layout-map}, "
+    "buffer-results-to-out-params{modify-public-functions hoist-static-allocs}, "
+    "buffer-deallocation-pipeline, "
+    "canonicalize, cse)"
+)
+LINALG_TO_AFFINE = "builtin.module(func.func(convert-linalg-to-affine-loops))"
+AFFINE_TO_SCF = "builtin.module(lower-affine)"
+SCF_TO_CF = "builtin.module(convert-scf-to-cf)"
+TO_LLVM = (
+    "builtin.module("
+    "convert-bufferization-to-memref, expand-strided-metadata, lower-affine, "
+    "finalize-memref-to-llvm, convert-to-llvm, reconcile-unrealized-casts)"
+)
+#: TOSA -> linalg on tensors (prepend to STAGES for a TOSA module).
+TOSA_TO_LINALG = (
+    "builtin.module(func.func(tosa-to-tensor, tosa-to-arith), tosa-to-linalg-pipeline, "
+    "func.func(tosa-to-tensor, tosa-to-arith), canonicalize)"
+)
+
+#: The default ordered stages ``[(name, pass pipeline)]`` from linalg on tensors to LLVM.
+STAGES: list[tuple[str, str]] = [
+    ("bufferize", BUFFERIZE),
+    ("affine", LINALG_TO_AFFINE),
+    ("scf", AFFINE_TO_SCF),
+    ("cf", SCF_TO_CF),
+    ("llvm", TO_LLVM),
+]
+UNROLL_STAGE = "unroll"
+
+
+@dataclass
+class StageRecord:
+    """One stage's outcome: name, pipeline string, IR text after it, op counts, time (s), file."""
+
+    name: str
+    pipeline: str
+    ir: str
+    op_counts: dict[str, int]
+    seconds: float
+    path: Path | None = None
+
+
+@dataclass
+class LoweringResult:
+    """The final module (LLVM dialect after the default stages) and what every stage produced.
+
+    ``stages[0]`` is the input (``input_name``, default ``input``); ``module`` is the copy the
+    stages mutated in place.
+    """
+
+    module: ir.Module
+    stages: list[StageRecord] = field(default_factory=list)
+
+    def ir(self, name: str) -> str:
+        """IR text after the stage ``name`` (``KeyError`` lists the names)."""
+        for s in self.stages:
+            if s.name == name:
+                return s.ir
+        raise KeyError(f"no stage {name!r}; stages: {[s.name for s in self.stages]}")
+
+    def op_count_rows(self) -> list[dict]:
+        """One row per stage: ``stage``, ``total`` ops and one column per dialect (0 if absent)."""
+        dialects = sorted({d for s in self.stages for d in s.op_counts})
+        return [{"stage": s.name, "total": sum(s.op_counts.values()),
+                 **{d: s.op_counts.get(d, 0) for d in dialects}, "seconds": round(s.seconds, 4)}
+                for s in self.stages]
+
+
+def op_counts(module_or_op) -> dict[str, int]:
+    """Count operations by dialect prefix (``affine.for`` -> ``affine``), nested ops included.
+
+    The ``builtin.module`` itself is not counted.
+    """
+    op = module_or_op.operation
+    counts: Counter = Counter()
+
+    def visit(o):
+        if o != op:
+            counts[o.name.split(".", 1)[0]] += 1
+        return ir.WalkResult.ADVANCE
+
+    op.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return dict(sorted(counts.items()))
+
+
+def loop_nest_depths(module_or_op, loop_name: str = "affine.for") -> list[int]:
+    """Depth of each outermost ``loop_name`` nest, in IR order (e.g. ``[2, 3, 2]``).
+
+    Depth = the longest chain of loops nested in one another, counting the outermost as 1.
+    """
+
+    def depth(op) -> int:
+        best = 0
+        for region in op.regions:
+            for block in region.blocks:
+                for inner in block.operations:
+                    best = max(best, depth(inner.operation))
+        return best + (1 if op.name == loop_name else 0)
+
+    nests: list[int] = []
+
+    def visit(op):
+        if op.name == loop_name:
+            nests.append(depth(op))
+            return ir.WalkResult.SKIP
+        return ir.WalkResult.ADVANCE
+
+    module_or_op.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return nests
+
+
+def parse_pipeline(pipeline: str, context: ir.Context, stage: str = "?") -> PassManager:
+    """``PassManager.parse`` with a one-line :class:`UserError` for unknown passes or bad syntax."""
+    try:
+        return PassManager.parse(pipeline, context=context)
+    except ValueError as exc:
+        detail = " ".join(str(exc).split())
+        raise UserError(
+            f"stage {stage!r}: cannot parse pass pipeline {pipeline!r} ({detail}); "
+            "check the pass names with `mlir-opt --help`"
+        ) from None
+
+
+def as_module(module_or_text, context: ir.Context | None = None) -> ir.Module:
+    """Return a fresh ``ir.Module``: parsed from text, or a copy of the given module.
+
+    Raises:
+        UserError: the text does not parse (first diagnostic in the message).
+    """
+    if isinstance(module_or_text, ir.Module):
+        ctx = context or module_or_text.context
+        text = module_or_text.operation.get_asm(binary=True)
+    elif isinstance(module_or_text, (str, bytes)):
+        ctx = context or ir.Context()
+        text = module_or_text
+    else:
+        raise UserError(f"lower() takes an mlir.ir.Module or its text, got {type(module_or_text).__name__}")
+    try:
+        return ir.Module.parse(text, context=ctx)
+    except ir.MLIRError as exc:
+        raise UserError(f"cannot parse the MLIR module: {mlir_error_line(exc)}") from None
+
+
+def mlir_error_line(exc: Exception) -> str:
+    """The first error diagnostic of an ``MLIRError`` as ``message (at location)``, one line."""
+    diags = getattr(exc, "error_diagnostics", None) or []
+    if diags:
+        d = diags[0]
+        return f"{d.message} (at {d.location})"
+    return " ".join(str(exc).split())[:300]
+
+
+def add_c_interface(module: ir.Module) -> None:
+    """Mark every public ``func.func`` with a body ``llvm.emit_c_interface`` (in place)."""
+    with module.context:
+        for op in module.body.operations:
+            if op.operation.name == "func.func" and len(op.regions[0].blocks) and \
+                    "sym_visibility" not in op.attributes:
+                op.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
+
+
+def record_abi(module: ir.Module) -> bool:
+    """Attach ``lab03.abi = [argument memref types]`` to each C-interface ``func.func``.
+
+    Done once the functions are bufferized (all arguments memrefs, no results); returns True if
+    every such function now carries the attribute.
+    """
+    done = True
+    with module.context:
+        for op in module.body.operations:
+            if op.operation.name != "func.func" or "llvm.emit_c_interface" not in op.attributes:
+                continue
+            if ABI_ATTR in op.attributes:
+                continue
+            ftype = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
+            if ftype.results or not all(isinstance(t, ir.MemRefType) for t in ftype.inputs):
+                done = False
+                continue
+            op.attributes[ABI_ATTR] = ir.ArrayAttr.get([ir.TypeAttr.get(t) for t in ftype.inputs])
+    return done
+
+
+def check_stages(stages: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Validate a stage list's shape: non-empty ``(name, pipeline)`` string pairs."""
+    out = []
+    for item in stages:
+        if not (isinstance(item, (tuple, list)) and len(item) == 2 and all(isinstance(x, str) for x in item)):
+            raise UserError(f"a stage must be a (name, pass-pipeline) pair of strings, got {item!r}")
+        out.append((item[0], item[1]))
+    if not out:
+        raise UserError("no lowering stages given")
+    return out
+
+
+def with_unroll(stages: Sequence[tuple[str, str]], after: str = "affine") -> list[tuple[str, str]]:
+    """``stages`` with the Python unroll stage inserted after the stage named ``after``."""
+    out = list(stages)
+    idx = [n for n, _ in out].index(after) + 1
+    out.insert(idx, (UNROLL_STAGE, "<python: AffineLoopUnroll>"))
+    return out
+
+
+def lower(module_or_text, *, stages: Sequence[tuple[str, str]] | None = None,
+          save_dir: str | Path | None = None, context: ir.Context | None = None,
+          unroll_factor: int | None = None, verbose: bool = False,
+          first_index: int = 0, prefix: str = "", input_name: str = "input") -> LoweringResult:
+    """Run ``stages`` (default :data:`STAGES`) on a copy of the module; keep the IR after each.
+
+    Args:
+        module_or_text: an ``ir.Module`` (copied, not mutated) or its MLIR text (e.g. from
+            torch-mlir, which bundles its own MLIR: exchange IR as text).
+        stages: ordered ``(name, pipeline string)`` pairs; the name ``"unroll"`` means the Python
+            :class:`AffineLoopUnroll` pass (its pipeline string is ignored).
+        save_dir: if given, writes ``NN_<name>.mlir`` there: ``NN = first_index`` for the
+            input (named ``input_name``), then ``first_index + 1 ...`` for each stage
+            (``prefix`` goes before ``NN``).
+        context: context to parse text into (default: the module's, or a new one).
+        unroll_factor: if set and ``stages`` is None, insert the unroll stage after ``affine``.
+        verbose: print the IR after each stage.
+
+    Returns:
+        :class:`LoweringResult` (``.module`` = final module, ``.stages`` = input + every stage).
+
+    Raises:
+        UserError: unknown pass / bad pipeline (checked for ALL stages before any runs), bad
+            unroll factor, a module that does not parse, or a stage that fails (first diagnostic).
+    """
+    from .unroll import AffineLoopUnroll
+
+    if stages is None:
+        stages = with_unroll(STAGES) if unroll_factor is not None else STAGES
+    stages = check_stages(stages)
+    module = as_module(module_or_text, context)
+    ctx = module.context
+    managers = []
+    for name, pipeline in stages:
+        if name == UNROLL_STAGE:
+            unroller = AffineLoopUnroll(4 if unroll_factor is None else unroll_factor)
+            pm = PassManager("builtin.module", context=ctx)
+            unroller.add_to(pm)
+            managers.append(pm)
+        else:
+            managers.append(parse_pipeline(pipeline, ctx, name))
+    add_c_interface(module)
+    save = Path(save_dir) if save_dir is not None else None
+    if save is not None:
+        save.mkdir(parents=True, exist_ok=True)
+    result = LoweringResult(module=module)
+    abi_done = False
+    _record(result, input_name, "", module, 0.0, save, first_index, prefix, verbose)
+    for i, ((name, pipeline), pm) in enumerate(zip(stages, managers), start=1):
+        t0 = time.perf_counter()
+        try:
+            pm.run(module.operation)
+        except ir.MLIRError as exc:
+            raise UserError(f"stage {name!r} failed: {mlir_error_line(exc)}") from None
+        if not abi_done:
+            abi_done = record_abi(module)
+        _record(result, name, pipeline, module, time.perf_counter() - t0, save,
+                first_index + i, prefix, verbose)
+    return result
+
+
+def _record(result, name, pipeline, module, seconds, save, index, prefix, verbose) -> None:
+    text = str(module)
+    path = None
+    if save is not None:
+        path = save / f"{prefix}{index:02d}_{name}.mlir"
+        path.write_text(text)
+    result.stages.append(StageRecord(name, pipeline, text, op_counts(module), seconds, path))
+    if verbose:
+        print(f"// ----- IR after stage {index:02d} {name}: {pipeline}\n{text}")

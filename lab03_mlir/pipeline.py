@@ -1,0 +1,256 @@
+"""Lab 03 pipeline: relu(A @ B + bias) from linalg to native code with MLIR 22's Python bindings.
+
+    python -m lab03_mlir.pipeline [--m 256 --n 256 --k 256] [--sizes 256,512,1024] [-v]
+
+Steps (each prints one line and is followed by its gate):
+ 1. build     linalg on tensors with the Python builder API; verify()
+ 2. save      the linalg IR as results/lab03/00_linalg.mlir
+ 3. lower     named stages (bufferize, affine, scf, cf, llvm); IR after each + op-count table
+ 4. unroll    the Python AffineLoopUnroll pass vs builtin affine-loop-unroll (same IR, same numbers)
+ 5. jit       ExecutionEngine and llvmlite against NumPy
+ 6. fast      transform-dialect tile + vectorize; single-thread timing vs NumPy
+ 7. tosa      the same function in TOSA through tosa-to-linalg-pipeline and the same stages
+ 8. tables    results/lab03/*.md|csv|json
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from common.budget import ci, pick
+from common.errors import UserError, run_cli
+from common.gates import GateChain, compare
+from common.results import results_dir, write_table
+from common.timing import environment, interleaved
+
+from . import builder, fast, jit, lowering, tosa, unroll
+
+LAB = "lab03"
+ATOL = 1e-5  # times max|reference| (see README: float32 sums of K products reassociate)
+SEED = 0
+
+
+def flops(m: int, n: int, k: int) -> float:
+    """Floating-point operations of relu(A @ B + bias): 2MNK (multiply-add) + MN (add) + MN (max)."""
+    return 2.0 * m * n * k + 2.0 * m * n
+
+
+def numpy_single_thread():
+    """A context that limits NumPy's BLAS to 1 thread (threadpoolctl) and a description of BLAS."""
+    try:
+        from threadpoolctl import threadpool_info, threadpool_limits
+    except ImportError:
+        return contextlib.nullcontext(), "unknown BLAS; threads not limited (pip install threadpoolctl)"
+    info = [f"{i.get('internal_api')} {i.get('version')} ({i.get('architecture')})"
+            for i in threadpool_info() if i.get("user_api") == "blas"]
+    return threadpool_limits(1, user_api="blas"), ", ".join(info) or "no BLAS found"
+
+
+def step_build(args):
+    module = builder.build_matmul_bias_relu(args.m, args.n, args.k)
+    counts = lowering.op_counts(module)
+    print(f"[1 build ] linalg on tensors for relu(A[{args.m}x{args.k}] @ B[{args.k}x{args.n}] + bias): "
+          f"{sum(counts.values())} ops {counts}, verify() = {module.operation.verify()}")
+    if args.verbose:
+        print(module)
+    return module
+
+
+def step_save(module, out: Path) -> Path:
+    path = out / "00_linalg.mlir"
+    path.write_text(str(module))
+    print(f"[2 save  ] {path} ({path.stat().st_size} bytes)")
+    if "linalg.matmul" not in path.read_text():
+        raise AssertionError("gate: saved IR has no linalg.matmul")
+    return path
+
+
+def step_lower(module, out: Path, verbose: bool):
+    res = lowering.lower(module, save_dir=out, input_name="linalg", verbose=verbose)
+    for i, s in enumerate(res.stages[1:], start=1):
+        top = ", ".join(f"{d} {c}" for d, c in sorted(s.op_counts.items(), key=lambda x: -x[1])[:3])
+        print(f"[3 lower ] {i:02d}_{s.name:<9} {sum(s.op_counts.values()):5d} ops ({top}) "
+              f"{s.seconds * 1e3:6.1f} ms -> {s.path.name}")
+    depths = lowering.loop_nest_depths(lowering.as_module(res.ir("affine")))
+    if depths != [2, 3, 2]:
+        raise AssertionError(f"gate: affine loop nests {depths}, expected [2, 3, 2] (fill, matmul, bias+relu)")
+    if set(res.stages[-1].op_counts) != {"llvm"}:
+        raise AssertionError(f"gate: non-LLVM ops left: {res.stages[-1].op_counts}")
+    print(f"[3 lower ] gate: affine nests {depths} (fill 2, matmul 3, bias+relu 2); last stage only llvm ops")
+    return res
+
+
+def step_unroll(args, lowered, out: Path):
+    affine_ir = lowered.ir("affine")
+    before = unroll.innermost_trip_counts(lowering.as_module(affine_ir))
+    ours, builtin_ir, stats = unroll.compare_with_builtin(affine_ir, args.unroll_factor)
+    res = lowering.lower(lowered.stages[0].ir, unroll_factor=args.unroll_factor,
+                         save_dir=out / "unroll", input_name="linalg", verbose=args.verbose)
+    after = unroll.innermost_trip_counts(lowering.as_module(res.ir("unroll")))
+    equal = ours == builtin_ir
+    print(f"[4 unroll] AffineLoopUnroll x{args.unroll_factor}: {stats.unrolled} loops unrolled, "
+          f"{stats.remainder_loops} remainder loops, {stats.promoted} promoted; innermost trip counts "
+          f"{before} -> {after}; IR == builtin affine-loop-unroll after canonicalize: {equal}")
+    if not equal:
+        (out / "unroll" / "custom_canonical.mlir").write_text(ours)
+        (out / "unroll" / "builtin_canonical.mlir").write_text(builtin_ir)
+        raise AssertionError("gate: custom unroll IR differs from builtin affine-loop-unroll (files saved)")
+    return res, {"factor": args.unroll_factor, "innermost_trip_before": str(before),
+                 "innermost_trip_after": str(after), "unrolled": stats.unrolled,
+                 "remainder_loops": stats.remainder_loops, "equal_to_builtin": equal}
+
+
+def step_jit(args, lowered, unrolled, chain: GateChain, inputs):
+    ref = builder.reference(*inputs)
+    eng = jit.run_with_engine(lowered, builder.FUNC_NAME, inputs)[0]
+    lite = jit.run_with_llvmlite(lowered, builder.FUNC_NAME, inputs)[0]
+    unr = jit.run_with_engine(unrolled, builder.FUNC_NAME, inputs)[0]
+    for stage, out in (("execution_engine", eng), ("llvmlite", lite), ("unrolled", unr)):
+        chain.check(stage, {"y": out})
+    same = bool(np.array_equal(eng, unr))
+    err = float(np.abs(eng - ref).max())
+    print(f"[5 jit   ] ExecutionEngine and llvmlite match NumPy: max|err| {err:.2e} "
+          f"(tol {ATOL} x max|ref| = {ATOL * float(np.abs(ref).max()):.2e}); unrolled == naive bitwise: {same}")
+    if not same:
+        raise AssertionError("gate: the unrolled kernel's numbers differ from the naive kernel's")
+
+
+def _kernels(m, n, k, unroll_factor):
+    base = builder.build_matmul_bias_relu(m, n, k)
+    naive = lowering.lower(base)
+    unrolled = lowering.lower(base, unroll_factor=unroll_factor)
+    vec = lowering.lower(fast.tile_and_vectorize(base), stages=fast.FAST_STAGES)
+    return {name: jit.EngineKernel(r.module, builder.FUNC_NAME)
+            for name, r in (("naive", naive), ("unrolled", unrolled), ("tiled_vectorized", vec))}
+
+
+def _checked_calls(size: int, unroll_factor: int, inputs) -> dict:
+    """Compile the three MLIR variants for ``size``^3, run each once and gate it against NumPy."""
+    ref = builder.reference(*inputs)
+    calls = {}
+    for name, kern in _kernels(size, size, size, unroll_factor).items():
+        call, outs = kern.prepare(inputs)
+        call()  # also the naive variants' warm-up
+        compare({"y": ref}, {"y": outs[0]}, atol=ATOL, scale_atol_by_ref=True, stage=name).raise_if_failed()
+        calls[name] = call
+    return calls
+
+
+def _time_size(size: int, args) -> list[dict]:
+    """Time one size: {tiled+vectorized, NumPy} interleaved with enough repeats, then the slow
+    {naive, unrolled} interleaved with few (1 call at 1024^3: ~10 s each here, not extrapolated)."""
+    inputs = builder.random_inputs(size, size, size, seed=SEED)
+    calls = _checked_calls(size, args.unroll_factor, inputs)
+    a, b, bias = inputs
+    fast_fns = {"tiled_vectorized": calls["tiled_vectorized"],
+                "numpy": lambda: np.maximum(a @ b + bias, np.float32(0))}
+    stats = interleaved(fast_fns, warmup=1, repeats=args.repeats or pick(10, 3), progress=True)
+    slow_repeats = args.repeats or pick({256: 5, 512: 2}.get(size, 1), 2)
+    stats.update(interleaved({k: calls[k] for k in ("naive", "unrolled")}, warmup=0,
+                             repeats=slow_repeats, progress=True))
+    np_ms = stats["numpy"].median_ms
+    return [{"size": f"{size}^3", "variant": name, "median_ms": round(st.median_ms, 3),
+             "p10_ms": round(st.p10_ms, 3), "p90_ms": round(st.p90_ms, 3), "repeats": st.n,
+             "gflops": round(flops(size, size, size) / st.median_ms / 1e6, 2),
+             "time_vs_numpy": round(st.median_ms / np_ms, 2)}
+            for name, st in sorted(stats.items(), key=lambda kv: ["naive", "unrolled", "tiled_vectorized",
+                                                                   "numpy"].index(kv[0]))]
+
+
+def step_fast(args, out: Path, blas_ctx, blas: str):
+    base = builder.build_matmul_bias_relu(args.m, args.n, args.k)
+    lowering.lower(fast.tile_and_vectorize(base), stages=fast.FAST_STAGES, save_dir=out / "fast",
+                   input_name="tiled_vectorized", verbose=args.verbose)
+    rows = []
+    with blas_ctx:
+        for size in args.sizes:
+            size_rows = _time_size(size, args)
+            rows += size_rows
+            ratio = next(r["time_vs_numpy"] for r in size_rows if r["variant"] == "tiled_vectorized")
+            print(f"[6 fast  ] {size}^3: " + ", ".join(f"{r['variant']} {r['gflops']} GFLOP/s" for r in size_rows)
+                  + f"; tiled+vectorized time = {ratio:.2f}x NumPy's (goal <= 1.1x: "
+                  + ("reached" if ratio <= 1.1 else "not reached") + ")")
+    print(f"[6 fast  ] gate: every variant matched NumPy at every size (NumPy BLAS: {blas}, 1 thread)")
+    return rows
+
+
+def step_tosa(args, out: Path, chain: GateChain, inputs):
+    module = tosa.build_tosa_matmul_bias_relu(args.m, args.n, args.k)
+    res = lowering.lower(module, stages=tosa.TOSA_STAGES, save_dir=out / "tosa", input_name="tosa_input",
+                         verbose=args.verbose)
+    y = jit.run_with_engine(res, builder.FUNC_NAME, inputs)[0]
+    rep = chain.check("tosa", {"y": y})
+    ops = res.stages[0].op_counts
+    print(f"[7 tosa  ] TOSA ({ops}) -> linalg -> LLVM -> ExecutionEngine: max|err| "
+          f"{rep.rows[0]['max_abs']:.2e}, gate {'ok' if rep.passed else 'FAILED'}")
+    return res
+
+
+def step_tables(args, lowered, unroll_row, chain, timing_rows, blas):
+    env = environment(threads=1, numpy_blas=blas)
+    meta = {"m": args.m, "n": args.n, "k": args.k, "seed": SEED, "sizes": args.sizes,
+            "unroll_factor": args.unroll_factor, "atol": f"{ATOL} x max|ref|", "ci": ci()}
+    paths = [
+        write_table(LAB, "stage_op_counts", lowered.op_count_rows(), title="Lab 03: op counts by dialect per stage",
+                    env=env, meta=meta, notes="Ops counted by dialect prefix after each stage (module op excluded)."),
+        write_table(LAB, "unroll", [unroll_row], title="Lab 03: AffineLoopUnroll vs builtin affine-loop-unroll",
+                    env=env, meta=meta),
+        write_table(LAB, "verification", chain.rows, title="Lab 03: outputs vs NumPy", env=env, meta=meta),
+    ]
+    if timing_rows:
+        paths.append(write_table(
+            LAB, "timing", timing_rows, title="Lab 03: single-thread matmul + bias + ReLU", env=env, meta=meta,
+            notes="1 thread each (MLIR code is single-threaded; NumPy's BLAS limited with threadpoolctl). "
+                  "tiled_vectorized and numpy are interleaved with each other; naive and unrolled are "
+                  "interleaved with each other right after, with fewer repeats (at 1024^3 one timed call each, "
+                  "after the verification call). GFLOP/s = (2MNK + 2MN) / median time. Shared machines are "
+                  "noisy: compare ratios from one run, not absolute numbers across runs."))
+    print(f"[8 tables] " + ", ".join(str(p["md"]) for p in paths))
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(prog="python -m lab03_mlir.pipeline", description=__doc__.split("\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+    p.add_argument("--m", type=int, default=pick(256, 64), help="rows of A and of the output")
+    p.add_argument("--n", type=int, default=pick(256, 48), help="columns of B and of the output")
+    p.add_argument("--k", type=int, default=pick(256, 40), help="reduction length")
+    p.add_argument("--sizes", default=pick("256,512,1024", "64,128"),
+                   help="comma-separated square sizes for the timing step (empty: skip timing)")
+    p.add_argument("--repeats", type=int, default=None, help="timed rounds per size (default: by size)")
+    p.add_argument("--unroll-factor", type=int, default=4, help="AffineLoopUnroll factor (positive)")
+    p.add_argument("-v", "--verbose", action="store_true", help="print the IR after every stage")
+    args = p.parse_args(argv)
+    builder.check_shape(args.m, args.n, args.k)
+    unroll.check_factor(args.unroll_factor)
+    try:
+        args.sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
+    except ValueError:
+        raise UserError(f"--sizes must be comma-separated integers, got {args.sizes!r}") from None
+    for s in args.sizes:
+        builder.check_shape(s, s, s)
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    out = results_dir(LAB)
+    inputs = builder.random_inputs(args.m, args.n, args.k, seed=SEED)
+    chain = GateChain("numpy", {"y": builder.reference(*inputs)}, atol=ATOL, scale_atol_by_ref=True)
+    blas_ctx, blas = numpy_single_thread()
+    module = step_build(args)
+    step_save(module, out)
+    lowered = step_lower(module, out, args.verbose)
+    unrolled, unroll_row = step_unroll(args, lowered, out)
+    step_jit(args, lowered.module, unrolled.module, chain, inputs)
+    timing_rows = step_fast(args, out, blas_ctx, blas) if args.sizes else []
+    step_tosa(args, out, chain, inputs)
+    step_tables(args, lowered, unroll_row, chain, timing_rows, blas)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(run_cli(main))

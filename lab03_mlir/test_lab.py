@@ -1,0 +1,333 @@
+"""Lab 03 tests: builder, staged lowering, the Python unroll pass, JIT (two ways), tiling, TOSA, CLI.
+
+Numeric checks compare with NumPy (an independent reference) at ``atol=1e-5`` on small shapes whose
+float32 sums stay exact to ~1e-6, and use bitwise equality where the rewrite keeps the order of
+floating-point operations (unrolling).
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+from mlir import ir
+
+from common.errors import UserError, run_cli
+from common.timing import interleaved
+
+from lab03_mlir import builder, fast, jit, lowering, pipeline, tosa, unroll
+
+pytestmark = pytest.mark.lab03
+
+ATOL = 1e-5
+F = builder.FUNC_NAME
+
+
+def lowered(m, n, k, **kw):
+    return lowering.lower(builder.build_matmul_bias_relu(m, n, k), **kw)
+
+
+def run_both(res, inputs):
+    return (jit.run_with_engine(res, F, inputs)[0], jit.run_with_llvmlite(res, F, inputs)[0])
+
+
+# --------------------------------------------------------------------------- build + lower
+
+def test_builder_verifies_and_is_linalg_on_tensors():
+    module = builder.build_matmul_bias_relu(8, 6, 4)
+    assert module.operation.verify()
+    text = str(module)
+    assert "linalg.matmul" in text and "linalg.generic" in text
+    assert "tensor<8x4xf32>" in text and "tensor<4x6xf32>" in text and "tensor<6xf32>" in text
+    assert lowering.op_counts(module)["linalg"] >= 3  # fill, matmul, generic (+ yields)
+
+
+@pytest.mark.parametrize("bad", [(0, 4, 4), (4, -1, 4), (4, 4, 2.5), (True, 4, 4)])
+def test_bad_shape_is_a_user_error(bad):
+    with pytest.raises(UserError, match="must be a positive integer"):
+        builder.build_matmul_bias_relu(*bad)
+
+
+def test_stages_save_ir_and_count_ops(tmp_path):
+    res = lowered(6, 5, 4, save_dir=tmp_path)
+    names = [s.name for s in res.stages]
+    assert names == ["input"] + [n for n, _ in lowering.STAGES]
+    for i, name in enumerate(names):
+        assert (tmp_path / f"{i:02d}_{name}.mlir").read_text() == res.stages[i].ir
+    counts = {s.name: s.op_counts for s in res.stages}
+    assert counts["input"].get("tensor", 0) > 0 and "memref" not in counts["input"]
+    assert "tensor" not in counts["bufferize"] and counts["bufferize"]["memref"] > 0
+    assert "linalg" not in counts["affine"] and counts["affine"]["affine"] > 0
+    assert "affine" not in counts["scf"] and counts["scf"]["scf"] > 0
+    assert "scf" not in counts["cf"] and counts["cf"]["cf"] > 0
+    assert set(counts["llvm"]) == {"llvm"}
+    rows = res.op_count_rows()
+    assert [r["stage"] for r in rows] == names and all(r["total"] > 0 for r in rows)
+
+
+def test_affine_loop_structure():
+    res = lowered(6, 5, 4, stages=lowering.STAGES[:2])
+    assert lowering.loop_nest_depths(res.module) == [2, 3, 2]  # fill, matmul, bias + relu
+    text = res.ir("affine")
+    assert re.search(r"affine\.for %\w+ = 0 to 4 \{", text)  # the k loop: bound = reduction length
+
+
+def test_bufferization_uses_out_params():
+    res = lowered(3, 2, 5, stages=lowering.STAGES[:1])
+    abi = jit.read_abi(res.module, F)
+    assert [s.shape for s in abi] == [(3, 5), (5, 2), (2,), (3, 2)]  # 3 inputs + 1 out-param
+    text = res.ir("bufferize")
+    assert "-> memref" not in text  # nothing returned by value
+    assert "memref.copy" not in text and "outs(%arg3" in text  # hoist-static-allocs: written in place
+
+
+def test_unknown_pass_fails_before_any_stage_runs(tmp_path):
+    stages = [lowering.STAGES[0], ("oops", "builtin.module(no-such-pass)")]
+    with pytest.raises(UserError, match=r"stage 'oops'.*no-such-pass"):
+        lowered(4, 4, 4, stages=stages, save_dir=tmp_path)
+    assert list(tmp_path.iterdir()) == []  # nothing ran, nothing saved
+
+
+@pytest.mark.parametrize("old_pass", ["linalg-bufferize", "tensor-bufferize", "func-bufferize",
+                                      "finalizing-bufferize"])
+def test_llvm17_bufferize_passes_are_gone(old_pass):
+    # README: one-shot-bufferize replaced them; a stale tutorial pipeline gets one clear line
+    with pytest.raises(UserError, match=f"stage 'old'.*{old_pass}"):
+        lowered(2, 2, 2, stages=[("old", f"builtin.module({old_pass})")])
+
+
+def test_lower_accepts_text_and_leaves_the_input_module_alone():
+    module = builder.build_matmul_bias_relu(4, 3, 2)
+    before = str(module)
+    res = lowering.lower(before)
+    assert str(module) == before
+    assert set(res.stages[-1].op_counts) == {"llvm"}
+
+
+# --------------------------------------------------------------------------- JIT
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(m=st.integers(1, 12), n=st.integers(1, 12), k=st.integers(1, 12), seed=st.integers(0, 99))
+def test_jit_matches_numpy_both_ways(m, n, k, seed):
+    inputs = builder.random_inputs(m, n, k, seed)
+    ref = builder.reference(*inputs)
+    eng, lite = run_both(lowered(m, n, k), inputs)
+    np.testing.assert_allclose(eng, ref, atol=ATOL, rtol=0)
+    np.testing.assert_allclose(lite, ref, atol=ATOL, rtol=0)
+    assert (eng >= 0).all()
+
+
+def test_known_answer():
+    a = np.array([[1, 2], [3, 4]], np.float32)
+    b = np.array([[1, -1], [0, 1]], np.float32)
+    bias = np.array([0.5, -3], np.float32)
+    out = jit.run_with_engine(lowered(2, 2, 2), F, [a, b, bias])[0]
+    np.testing.assert_array_equal(out, [[1.5, 0.0], [3.5, 0.0]])  # [[1,1],[3,1]] + bias, relu
+
+
+def test_mismatched_inputs_fail_before_compiling(monkeypatch):
+    res = lowered(4, 3, 2)
+    compiled = []
+    monkeypatch.setattr(jit.EngineKernel, "__init__", lambda *a, **k: compiled.append(1))
+    good = builder.random_inputs(4, 3, 2)
+    with pytest.raises(UserError, match=r"input 1 has shape \[3, 3\].*expects float32\[2x3\]"):
+        jit.run_with_engine(res, F, [good[0], np.zeros((3, 3), np.float32), good[2]])
+    with pytest.raises(UserError, match="expects float32"):
+        jit.run_with_engine(res, F, [good[0].astype(np.float64), good[1], good[2]])
+    with pytest.raises(UserError, match="takes 4 memref arguments"):
+        jit.run_with_llvmlite(res, F, good + good)
+    with pytest.raises(UserError, match="no function @nope"):
+        jit.run_with_engine(res, "nope", good)
+    assert compiled == []
+
+
+# --------------------------------------------------------------------------- unroll
+
+SUM_10 = """
+func.func @sum(%m: memref<10xf32>, %out: memref<1xf32>) {
+  %z = arith.constant 0.0 : f32
+  %r = affine.for %i = 0 to 10 iter_args(%acc = %z) -> f32 {
+    %v = affine.load %m[%i] : memref<10xf32>
+    %s = arith.addf %acc, %v : f32
+    affine.yield %s : f32
+  }
+  affine.store %r, %out[0] : memref<1xf32>
+  return
+}
+"""
+DYNAMIC = """
+func.func @dyn(%m: memref<?xf32>, %n: index) {
+  %z = arith.constant 1.0 : f32
+  affine.for %i = 0 to %n { affine.store %z, %m[%i] : memref<?xf32> }
+  return
+}
+"""
+SHORT = """
+func.func @short(%m: memref<3xf32>) {
+  %z = arith.constant 1.0 : f32
+  affine.for %i = 0 to 3 { affine.store %z, %m[%i] : memref<3xf32> }
+  return
+}
+"""
+
+
+def test_unroll_divides_innermost_trip_count_by_factor():
+    affine = lowered(8, 12, 16, stages=lowering.STAGES[:2]).module
+    assert unroll.innermost_trip_counts(affine) == [12, 16, 12]
+    stats = unroll.unroll(affine, 4)
+    assert stats.unrolled == 3 and stats.remainder_loops == 0
+    assert unroll.innermost_trip_counts(affine) == [3, 4, 3]
+    assert "step 4" in str(affine)
+
+
+@pytest.mark.parametrize("source", ["matmul_k13", "sum_iter_args_10", "lab_kernel"])
+def test_unroll_ir_equals_builtin_after_canonicalize(source):
+    text = {"matmul_k13": lowered(3, 5, 13, stages=lowering.STAGES[:2]).ir("affine"),
+            "sum_iter_args_10": SUM_10,
+            "lab_kernel": lowered(8, 12, 16, stages=lowering.STAGES[:2]).ir("affine")}[source]
+    ours, theirs, stats = unroll.compare_with_builtin(text, 4)
+    assert stats.unrolled >= 1
+    assert ours == theirs
+
+
+def sum_loop(lb: int, ub: int, step: int) -> str:
+    """SUM_10 with other bounds (over a 64-element memref)."""
+    return SUM_10.replace("memref<10xf32>", "memref<64xf32>").replace("0 to 10", f"{lb} to {ub} step {step}")
+
+
+@pytest.mark.parametrize("lb, ub, step, factor", [(0, 5, 1, 4), (0, 7, 1, 4), (0, 9, 1, 2),
+                                                  (3, 20, 2, 4), (1, 30, 3, 3)])
+def test_unroll_matches_builtin_on_odd_bounds(lb, ub, step, factor):
+    # single-iteration main loops (promoted), 1-iteration remainders, non-zero lower bounds, steps > 1
+    ours, theirs, _ = unroll.compare_with_builtin(sum_loop(lb, ub, step), factor)
+    assert ours == theirs
+
+
+def test_unroll_remainder_and_iter_args_chain():
+    module = lowering.as_module(SUM_10, ir.Context())
+    stats = unroll.unroll(module, 4)
+    text = str(module)
+    assert stats.remainder_loops == 1
+    assert "affine.for %arg2 = 0 to 8 step 4" in text and "= 8 to 10" in text  # main + remainder
+    assert text.count("arith.addf") == 4 + 1  # 4 chained copies + the remainder body
+
+
+def test_unrolled_numbers_equal_naive_numbers():
+    # not divisible by 4 (k = 13, n = 7): remainder loops on every innermost loop
+    inputs = builder.random_inputs(5, 7, 13, seed=3)
+    naive = jit.run_with_engine(lowered(5, 7, 13), F, inputs)[0]
+    unrolled = jit.run_with_engine(lowered(5, 7, 13, unroll_factor=4), F, inputs)[0]
+    np.testing.assert_array_equal(unrolled, naive)
+    np.testing.assert_allclose(unrolled, builder.reference(*inputs), atol=ATOL, rtol=0)
+
+
+def test_unrolled_iter_args_sum_runs():
+    x = np.arange(1, 11, dtype=np.float32) / 7
+    stages = [(lowering.UNROLL_STAGE, ""), *lowering.STAGES[2:]]  # input is already affine
+    plain = jit.run_with_engine(lowering.lower(SUM_10, stages=lowering.STAGES[2:]), "sum", [x])[0]
+    unrolled_res = lowering.lower(SUM_10, stages=stages, unroll_factor=4)
+    assert "step 4" in unrolled_res.ir("unroll")
+    got = jit.run_with_engine(unrolled_res, "sum", [x])[0]
+    expect = np.float32(0)
+    for v in x:  # the loop's sequential order
+        expect = np.float32(expect + v)
+    np.testing.assert_array_equal(got, [expect])
+    np.testing.assert_array_equal(got, plain)
+
+
+@pytest.mark.parametrize("factor", [0, -4, 2.0, True])
+def test_bad_unroll_factor_is_a_user_error(factor):
+    with pytest.raises(UserError, match="unroll factor must be a positive integer"):
+        unroll.AffineLoopUnroll(factor)
+    with pytest.raises(UserError, match="unroll factor"):
+        lowered(4, 4, 4, unroll_factor=factor)
+
+
+def test_non_constant_trip_count_is_a_diagnostic():
+    module = lowering.as_module(DYNAMIC, ir.Context())
+    with pytest.raises(UserError, match="trip count is not a compile-time constant"):
+        unroll.unroll(module, 4)
+    assert module.operation.verify()  # untouched and valid, no crash
+
+
+def test_short_loop_is_left_alone():
+    module = lowering.as_module(SHORT, ir.Context())
+    before = str(module)
+    stats = unroll.unroll(module, 4)
+    assert stats.skipped_short == 1 and str(module) == before
+
+
+# --------------------------------------------------------------------------- fast path
+
+@pytest.mark.parametrize("shape", [(64, 64, 64), (37, 53, 29)])
+def test_tile_and_vectorize_matches_numpy(shape):
+    base = builder.build_matmul_bias_relu(*shape)
+    tiled = fast.tile_and_vectorize(base)
+    text = str(tiled)
+    assert "scf.for" in text and "vector.fma" in text  # full 8x32 tiles vectorized (peeled when needed)
+    assert "iter_args(%arg10 = %" in text or "-> (vector<8x32xf32>)" in text  # C block hoisted into registers
+    assert "lab03.tile_group" not in text
+    res = lowering.lower(tiled, stages=fast.FAST_STAGES)
+    inputs = builder.random_inputs(*shape, seed=1)
+    for out in run_both(res, inputs):
+        np.testing.assert_allclose(out, builder.reference(*inputs), atol=ATOL, rtol=0)
+
+
+def test_tiled_vectorized_is_faster_than_naive_in_one_run():
+    inputs = builder.random_inputs(128, 128, 128)
+    calls = {}
+    base = builder.build_matmul_bias_relu(128, 128, 128)
+    for name, res in (("naive", lowering.lower(base)),
+                      ("fast", lowering.lower(fast.tile_and_vectorize(base), stages=fast.FAST_STAGES))):
+        calls[name], _ = jit.EngineKernel(res.module, F).prepare(inputs)
+    stats = interleaved(calls, warmup=1, repeats=5)
+    assert stats["fast"].median_ms < stats["naive"].median_ms
+
+
+def test_bad_tile_sizes():
+    with pytest.raises(UserError, match="register_tile"):
+        fast.tile_and_vectorize(builder.build_matmul_bias_relu(8, 8, 8), register_tile=(0, 32))
+
+
+# --------------------------------------------------------------------------- TOSA
+
+def test_tosa_path_matches_numpy():
+    module = tosa.build_tosa_matmul_bias_relu(6, 5, 7)
+    text = str(module)
+    assert all(op in text for op in ("tosa.matmul", "tosa.add", "tosa.clamp"))
+    res = lowering.lower(module, stages=tosa.TOSA_STAGES)
+    assert "tosa" not in res.stages[1].op_counts and res.stages[1].op_counts["linalg"] > 0
+    inputs = builder.random_inputs(6, 5, 7, seed=2)
+    np.testing.assert_allclose(jit.run_with_engine(res, F, inputs)[0], builder.reference(*inputs),
+                               atol=ATOL, rtol=0)
+
+
+# --------------------------------------------------------------------------- CLI
+
+def test_pipeline_runs_and_writes_tables(results_dir, capsys):
+    assert pipeline.main(["--m", "16", "--n", "12", "--k", "8", "--sizes", "32", "--repeats", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "[8 tables]" in out and "IR == builtin affine-loop-unroll after canonicalize: True" in out
+    lab = results_dir / "lab03"
+    for name in ("00_linalg", "01_bufferize", "02_affine", "03_scf", "04_cf", "05_llvm"):
+        assert (lab / f"{name}.mlir").exists()
+    for table in ("stage_op_counts", "unroll", "verification", "timing"):
+        assert (lab / f"{table}.json").exists()
+    assert (lab / "unroll" / "03_unroll.mlir").exists() and (lab / "tosa" / "01_tosa.mlir").exists()
+
+
+@pytest.mark.parametrize("argv, msg", [(["--m", "0"], "--m must be a positive integer"),
+                                       (["--unroll-factor", "0"], "unroll factor"),
+                                       (["--sizes", "1,x"], "--sizes")])
+def test_cli_bad_input_is_one_line(argv, msg, results_dir, capsys):
+    assert run_cli(pipeline.main, argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: ") and msg in err and "\n" not in err
+    assert not (results_dir / "lab03").exists()  # failed before doing anything
+
+
+def test_cli_help(capsys):
+    with pytest.raises(SystemExit) as exc:
+        pipeline.main(["--help"])
+    assert exc.value.code == 0 and "--unroll-factor" in capsys.readouterr().out
