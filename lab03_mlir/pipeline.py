@@ -11,6 +11,8 @@ Steps (each prints one line and is followed by its gate):
  6. fast      transform-dialect tile + vectorize; single-thread timing vs NumPy
  7. tosa      the same function in TOSA through tosa-to-linalg-pipeline and the same stages
  8. tables    results/lab03/*.md|csv|json
+ 9. from_torch a PyTorch MLP and conv block through torch-mlir into these stages, and IREE as the
+               production anchor (lab03_mlir/from_torch.py, LADDER.md); --no-from-torch skips it
 """
 from __future__ import annotations
 
@@ -212,6 +214,33 @@ def step_tables(args, lowered, unroll_row, chain, timing_rows, blas):
     print(f"[8 tables] " + ", ".join(str(p["md"]) for p in paths))
 
 
+def step_from_torch(args) -> int:
+    """Step 9: close the ladder (PyTorch -> torch-mlir -> these stages -> JIT, IREE beside it).
+
+    Runs ``python -m lab03_mlir.from_torch`` in a child process: torch-mlir bundles its own MLIR and
+    LLVM, and loading it into a process that already holds the upstream bindings *and* llvmlite
+    aborts on duplicate LLVM command-line options. The child prints its own steps and gates.
+
+    Raises:
+        UserError: a from_torch gate failed (the child's exit code 1) or it crashed.
+    """
+    import subprocess
+    import sys
+    cmd = [sys.executable, "-m", "lab03_mlir.from_torch", "--repeats", str(pick(50, 5))]
+    if not args.sizes:
+        cmd.append("--no-timing")
+    if args.verbose:
+        cmd.append("-v")
+    rc = subprocess.run(cmd).returncode
+    if rc == 2:  # a one-line error (e.g. torch-mlir missing) was printed by the child
+        print("[9 from_torch] skipped (see the error line above)")
+    elif rc:
+        raise UserError(f"from_torch failed (exit {rc}); see results/lab03/from_torch_gates.md")
+    else:
+        print("[9 from_torch] every torch-mlir path and IREE match PyTorch within 1e-5")
+    return rc
+
+
 def parse_args(argv):
     p = argparse.ArgumentParser(prog="python -m lab03_mlir.pipeline", description=__doc__.split("\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
@@ -222,6 +251,7 @@ def parse_args(argv):
                    help="comma-separated square sizes for the timing step (empty: skip timing)")
     p.add_argument("--repeats", type=int, default=None, help="timed rounds per size (default: by size)")
     p.add_argument("--unroll-factor", type=int, default=4, help="AffineLoopUnroll factor (positive)")
+    p.add_argument("--no-from-torch", action="store_true", help="skip step 9 (torch-mlir + IREE ladder)")
     p.add_argument("-v", "--verbose", action="store_true", help="print the IR after every stage")
     args = p.parse_args(argv)
     builder.check_shape(args.m, args.n, args.k)
@@ -249,6 +279,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     timing_rows = step_fast(args, out, blas_ctx, blas) if args.sizes else []
     step_tosa(args, out, chain, inputs)
     step_tables(args, lowered, unroll_row, chain, timing_rows, blas)
+    if not args.no_from_torch:
+        step_from_torch(args)
     return 0
 
 

@@ -1,0 +1,199 @@
+"""Tests of the ``from_torch`` step: PyTorch -> torch-mlir -> Lab 03 pipeline / IREE, vs PyTorch.
+
+The whole step runs once per module (``report`` fixture, small shapes, 2 timing rounds) into a
+temporary results folder; the tests then check what it produced and re-run every compiled kernel
+on a *fresh* random input against PyTorch eager (the independent reference) at ``atol=1e-5``.
+A missing torch-mlir skips the module with the reason; a missing IREE skips the IREE tests.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from common.errors import MissingDependency, UserError, require, run_cli
+from common.gates import gate
+from common.results import read_table
+
+from lab03_mlir import from_torch as ft  # imports the upstream ``mlir`` before torch-mlir
+
+pytestmark = pytest.mark.lab03
+
+try:
+    require("torch_mlir.fx", "torch-mlir", "the from_torch tests")
+except MissingDependency as _exc:  # pragma: no cover - depends on the environment
+    pytest.skip(str(_exc), allow_module_level=True)
+
+ATOL = 1e-5
+BLOCKS = ("mlp", "conv")
+TYPES = tuple(ft.OUTPUT_TYPES)
+SMALL = dict(mlp=(8, 32, 48), conv=(1, 3, 8, 12))
+#: what each import path must contain (the op that carries the block's main computation)
+KEY_OPS = {("mlp", "linalg"): "linalg.matmul", ("conv", "linalg"): "linalg.conv_2d_nchw_fchw",
+           ("mlp", "tosa"): "tosa.matmul", ("conv", "tosa"): "tosa.conv2d",
+           ("mlp", "stablehlo"): "stablehlo.dot_general", ("conv", "stablehlo"): "stablehlo.convolution"}
+
+
+def _iree_reason() -> str | None:
+    try:
+        ft.iree_compile_tool()
+        require("iree.runtime", "iree-base-runtime", "the IREE anchor")
+    except MissingDependency as exc:
+        return str(exc)
+    return None
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    """Run the whole step once on small shapes into a temporary results folder."""
+    root = tmp_path_factory.mktemp("results")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("MLC_RESULTS_DIR", str(root))
+        cfg = ft.FromTorchConfig(mlp=SMALL["mlp"], conv=SMALL["conv"], iree=_iree_reason() is None,
+                                 repeats=2, warmup=1)
+        rep = ft.run_from_torch(cfg)
+    rep.root = root
+    return rep
+
+
+def _imported(report, block, otype):
+    return next(i for i in report.imports if i.block.name == block and i.output_type == otype)
+
+
+def _fresh_input(block: ft.TorchBlock, seed: int = 123) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal(block.input_np.shape).astype(np.float32)
+
+
+# --------------------------------------------------------------------------- 1. import
+
+@pytest.mark.parametrize("block", BLOCKS)
+@pytest.mark.parametrize("otype", TYPES)
+def test_import_produces_verifiable_ir(report, block, otype):
+    imp = _imported(report, block, otype)
+    text = imp.path.read_text()
+    assert imp.path.name == f"torch_{block}_{otype}.mlir" and text == imp.text
+    assert KEY_OPS[(block, otype)] in text
+    assert "torch" not in imp.ops, "torch dialect ops left after the backend lowering"
+    assert imp.resources >= 1 and "dialect_resources" in text, "weights should be dense resources"
+    assert set(imp.ops) <= {"arith", "func", "linalg", "tensor", "tosa", "stablehlo"}
+    if otype != "stablehlo":  # upstream MLIR 22 has no StableHLO dialect
+        assert ft.verify_upstream(text).operation.verify()
+
+
+def test_verify_upstream_rejects_broken_ir():
+    with pytest.raises(UserError, match="cannot parse"):
+        ft.verify_upstream("func.func @forward(%a: tensor<4xf32>) -> tensor<4xf32> { return %b : tensor<4xf32> }")
+
+
+def test_stablehlo_goes_to_iree_not_lab03(report):
+    with pytest.raises(UserError, match="StableHLO"):
+        ft.stages_for(_imported(report, "mlp", "stablehlo"))
+
+
+def test_tosa_path_starts_with_tosa_to_linalg(report):
+    stages = ft.stages_for(_imported(report, "mlp", "tosa"))
+    assert stages[0][0] == "tosa" and "tosa-to-linalg-pipeline" in stages[0][1]
+    body = ft.tosa_to_linalg(_imported(report, "mlp", "tosa").text).split("{-#")[0]
+    assert "tosa." not in body and "linalg.batch_matmul" in body  # tosa.matmul is batched (3-D)
+
+
+# --------------------------------------------------------------------------- 2. Lab 03 pipeline
+
+@pytest.mark.parametrize("kind", ["naive", "fast"])
+@pytest.mark.parametrize("otype", ["linalg", "tosa"])
+@pytest.mark.parametrize("block", BLOCKS)
+def test_lowered_module_matches_pytorch(report, block, otype, kind):
+    compiled = report.compiled[(block, otype, kind)]
+    assert compiled.lowering.stages[-1].op_counts.keys() <= {"llvm"}, "not fully lowered to the LLVM dialect"
+    b = _imported(report, block, otype).block
+    x = _fresh_input(b)
+    gate({block: b.reference(x)}, {block: compiled(x)}, atol=ATOL, stage=compiled.label)
+
+
+def test_fast_path_vectorizes_the_mlp_matmul(report):
+    fast, naive = report.compiled[("mlp", "linalg", "fast")], report.compiled[("mlp", "linalg", "naive")]
+    assert ft.vector_op_count(fast) > 0 and ft.main_op_vectorized(fast, "mlp")
+    assert ft.vector_op_count(naive) == 0 and not ft.main_op_vectorized(naive, "mlp")
+
+
+def test_gate_table_written_and_all_ok(report):
+    table = read_table(report.root / "lab03" / "from_torch_gates.json")
+    assert len(table["rows"]) == len(report.gate_rows) >= 10
+    stages = {r["stage"] for r in table["rows"]}
+    assert {f"{b}/linalg naive (llvmlite MCJIT)" for b in BLOCKS} <= stages
+    assert all(r["status"] == "ok" and r["max_abs"] <= ATOL for r in table["rows"])
+
+
+# --------------------------------------------------------------------------- 3. IREE
+
+@pytest.mark.parametrize("key", [("mlp", "linalg"), ("mlp", "stablehlo"), ("conv", "linalg"),
+                                 ("conv", "stablehlo")])
+def test_iree_matches_pytorch(report, key):
+    reason = _iree_reason()
+    if reason:
+        pytest.skip(reason)
+    mod = report.iree[key]
+    b = _imported(report, *key).block
+    x = _fresh_input(b, seed=7)
+    gate({key[0]: b.reference(x)}, {key[0]: mod(x)}, atol=ATOL, stage=f"IREE {key}")
+
+
+def test_ladder_has_every_rung(report):
+    if _iree_reason():
+        pytest.skip(_iree_reason())
+    table = read_table(report.root / "lab03" / "ladder.json")
+    backends = {(r["block"], r["backend"]) for r in table["rows"]}
+    for block in BLOCKS:
+        for name in ("PyTorch eager", "Lab 03 naive loops", "Lab 03 tiled+vectorized", "IREE llvm-cpu"):
+            assert (block, name) in backends
+    assert all(r["median_ms"] > 0 and r["threads"] == 1 for r in table["rows"])
+    fast_mlp = next(r for r in table["rows"] if r["block"] == "mlp" and r["backend"] == "Lab 03 tiled+vectorized")
+    assert fast_mlp["matmul_vectorized"] is True
+    assert table["env"]["threads"] == 1
+
+
+def test_iree_compile_error_is_one_line(tmp_path):
+    if _iree_reason():
+        pytest.skip(_iree_reason())
+    with pytest.raises(UserError, match="iree-compile failed"):
+        ft.iree_compile("func.func @forward() { return %x : f32 }", tmp_path / "bad.vmfb")
+
+
+# --------------------------------------------------------------------------- missing packages, CLI
+
+def test_missing_iree_compiler_is_named(monkeypatch, tmp_path):
+    monkeypatch.setattr(ft.sys, "executable", str(tmp_path / "python"))
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(MissingDependency, match="iree-base-compiler"):
+        ft.iree_compile_tool()
+
+
+def test_missing_torch_mlir_is_named(monkeypatch, report):
+    monkeypatch.setitem(ft.sys.modules, "torch_mlir.fx", None)  # makes the import fail
+    with pytest.raises(MissingDependency, match="torch-mlir"):
+        ft.import_block(_imported(report, "mlp", "linalg").block, "linalg")
+
+
+def test_unknown_output_type_is_rejected(report):
+    with pytest.raises(UserError, match="unknown output type"):
+        ft.import_block(_imported(report, "mlp", "linalg").block, "onnx")
+
+
+def test_torch_mlir_imported_first_is_refused_before_jit(monkeypatch, report):
+    monkeypatch.setattr(ft, "_TORCH_MLIR_FIRST", True)
+    with pytest.raises(UserError, match="imported before the upstream mlir"):
+        ft.lower_block(_imported(report, "mlp", "linalg"))
+
+
+def test_cli_help(capsys):
+    with pytest.raises(SystemExit) as exc:
+        ft.parse_args(["--help"])
+    assert exc.value.code == 0 and "--mlp" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv, what", [(["--mlp", "4,x,8"], "--mlp"), (["--conv", "1,2,3"], "--conv"),
+                                        (["--types", "linalg,onnx"], "--types")])
+def test_cli_bad_input_is_one_line(capsys, argv, what):
+    assert run_cli(ft.main, argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: ") and what in err and "\n" not in err
