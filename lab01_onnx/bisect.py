@@ -1,0 +1,243 @@
+"""Find the first node where two models (or PyTorch and an ONNX export) stop agreeing.
+
+Usage::
+
+    python -m lab01_onnx.bisect A.onnx B.onnx [--atol 1e-4] [--dims batch=2,sequence=8] [--inputs feeds.npz]
+    python -m lab01_onnx.bisect --torch llama_tiny B.onnx      # PyTorch module outputs vs the ONNX export
+
+Method (ONNX vs ONNX): every intermediate tensor of both models is made a graph output (types
+from ``onnx.shape_inference``), both run in onnxruntime (graph optimizations off, so every tensor
+exists as written) on the same input, then B's nodes are walked in topological order and the
+first node with an output also present in A whose values differ by more than
+``atol + rtol * |a|`` (or whose shape differs) is named. Tensors are matched by name, which graph
+passes keep for every value they do not delete.
+
+Method (PyTorch vs ONNX): forward hooks record every submodule's output; the TorchScript exporter
+names nodes after the module scope (``/inner/model/layers.0/mlp/down_proj/MatMul``), so a module's
+output is the last node of its scope. The first module, in execution order, whose output diverges
+is named.
+"""
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping, Sequence
+
+import numpy as np
+import onnx
+from onnx import helper
+
+from common.errors import UserError, run_cli
+from lab01_onnx.export import check, load_model, ort_run, ort_session
+
+
+@dataclass
+class Divergence:
+    """The first diverging node: ``node`` (name), ``op_type``, ``output`` (tensor name), ``max_abs``
+    (float, inf on shape mismatch), ``shape_a``/``shape_b``, and ``compared`` (tensors checked)."""
+
+    node: str
+    op_type: str
+    output: str
+    max_abs: float
+    shape_a: tuple
+    shape_b: tuple
+    compared: int
+    detail: dict = field(default_factory=dict)
+
+    def line(self) -> str:
+        return (f"first divergence at node {self.node!r} ({self.op_type}) output {self.output!r}: "
+                f"max abs {self.max_abs:.3g}, shapes {self.shape_a} vs {self.shape_b} "
+                f"({self.compared} tensors compared before it)")
+
+
+def expose_intermediates(model: onnx.ModelProto) -> onnx.ModelProto:
+    """A copy of ``model`` whose every main-graph tensor with a known element type is a graph output."""
+    inferred = onnx.shape_inference.infer_shapes(model, strict_mode=False)
+    types = {v.name: v.type for v in list(inferred.graph.value_info) + list(inferred.graph.output)}
+    out = onnx.ModelProto()
+    out.CopyFrom(model)
+    present = {o.name for o in out.graph.output}
+    for node in out.graph.node:
+        for name in node.output:
+            t = types.get(name)
+            if name and name not in present and t is not None and t.HasField("tensor_type") and t.tensor_type.elem_type:
+                out.graph.output.append(helper.make_tensor_value_info(name, t.tensor_type.elem_type, None))
+                present.add(name)
+    return out
+
+
+def _dims(value_info, dims: Mapping[str, int]) -> list[int]:
+    return [d.dim_value if d.HasField("dim_value") else dims.get(d.dim_param, 3) for d in value_info.type.tensor_type.shape.dim]
+
+
+def make_feeds(model: onnx.ModelProto, dims: Mapping[str, int] | None = None, seed: int = 0) -> dict[str, np.ndarray]:
+    """Deterministic inputs for every graph input: floats ~ N(0, 1), integers in [1, 8) (valid token ids
+    and a non-zero attention mask), booleans True. Symbolic dims come from ``dims`` (default 3)."""
+    rng = np.random.default_rng(seed)
+    inits = {t.name for t in model.graph.initializer}
+    feeds = {}
+    for vi in model.graph.input:
+        if vi.name in inits:
+            continue
+        dtype = helper.tensor_dtype_to_np_dtype(vi.type.tensor_type.elem_type)
+        shape = _dims(vi, dims or {})
+        if np.issubdtype(dtype, np.floating):
+            feeds[vi.name] = rng.standard_normal(shape).astype(dtype)
+        elif dtype == np.bool_:
+            feeds[vi.name] = np.ones(shape, dtype)
+        else:
+            feeds[vi.name] = rng.integers(1, 8, size=shape).astype(dtype)
+    return feeds
+
+
+def _diff(a: np.ndarray, b: np.ndarray, atol: float, rtol: float) -> float | None:
+    """Max abs difference if beyond tolerance (inf on shape mismatch), else None."""
+    if a.shape != b.shape:
+        return float("inf")
+    if a.dtype == np.bool_ or b.dtype == np.bool_:
+        return None if np.array_equal(a, b) else 1.0
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    both_nan = np.isnan(a64) & np.isnan(b64)
+    err = np.where(both_nan, 0.0, np.abs(a64 - b64))
+    err = np.nan_to_num(err, nan=np.inf)
+    if (err > atol + rtol * np.abs(np.nan_to_num(a64))).any():
+        return float(err.max())
+    return None
+
+
+def bisect_onnx(model_a: onnx.ModelProto, model_b: onnx.ModelProto, feeds: Mapping[str, np.ndarray],
+                atol: float = 1e-4, rtol: float = 0.0) -> Divergence | None:
+    """First node of ``model_b`` (topological order) whose output differs from ``model_a``'s same-named tensor.
+
+    Returns:
+        a :class:`Divergence`, or None when every shared tensor agrees within tolerance.
+    """
+    va = ort_run(ort_session(expose_intermediates(model_a)), feeds)
+    vb = ort_run(ort_session(expose_intermediates(model_b)), feeds)
+    compared = 0
+    for node in model_b.graph.node:
+        for name in node.output:
+            if name in va and name in vb:
+                d = _diff(va[name], vb[name], atol, rtol)
+                if d is not None:
+                    return Divergence(node.name, node.op_type, name, d, va[name].shape, vb[name].shape, compared)
+                compared += 1
+    return None
+
+
+def bisect_torch(bundle, model: onnx.ModelProto, atol: float = 1e-4, rtol: float = 0.0) -> Divergence | None:
+    """First PyTorch submodule (execution order) whose output differs from the ONNX export's.
+
+    Needs a TorchScript export (node names carry the module scope).
+
+    Raises:
+        UserError: no node name in ``model`` matches a module scope.
+    """
+    import torch
+
+    records: list[tuple[str, np.ndarray]] = []
+    hooks = []
+    for name, mod in bundle.model.named_modules():
+        if not name:
+            continue
+        hooks.append(mod.register_forward_hook(
+            lambda m, i, o, name=name: records.append((name, o.detach().numpy())) if isinstance(o, torch.Tensor) else None))
+    try:
+        bundle.run()
+    finally:
+        for h in hooks:
+            h.remove()
+    last_in_scope: dict[str, str] = {}
+    for node in model.graph.node:
+        parts = node.name.strip("/").split("/")[:-1]
+        for k in range(1, len(parts) + 1):
+            last_in_scope[".".join(parts[:k])] = node.output[0]
+    feeds = bundle.numpy_inputs()
+    values = ort_run(ort_session(expose_intermediates(model)), feeds)
+    compared = 0
+    for name, ref in records:
+        tensor = last_in_scope.get(name)
+        if tensor is None or tensor not in values or values[tensor].shape != ref.shape:
+            continue
+        d = _diff(ref, values[tensor], atol, rtol)
+        if d is not None:
+            return Divergence(name, "module", tensor, d, ref.shape, values[tensor].shape, compared)
+        compared += 1
+    if compared == 0:
+        raise UserError("no ONNX node name matches a PyTorch module scope; --torch needs a TorchScript "
+                        "(dynamo=False) export, whose node names carry the module path")
+    return None
+
+
+def wrong_rewrite_neg_as_identity(model: onnx.ModelProto) -> tuple[onnx.ModelProto, str]:
+    """A deliberately WRONG rewrite for the bisection demo: drop the first ``Neg`` as if it were an Identity.
+
+    Shapes still agree (Neg is elementwise), so only values reveal it. Returns the faulty copy and
+    the name of the removed node.
+
+    Raises:
+        UserError: the model has no Neg node.
+    """
+    out = onnx.ModelProto()
+    out.CopyFrom(model)
+    negs = [n for n in out.graph.node if n.op_type == "Neg"]
+    if not negs:
+        raise UserError("the model has no Neg node to break")
+    neg = negs[0]
+    src, dst = neg.input[0], neg.output[0]
+    for n in out.graph.node:
+        for i, name in enumerate(n.input):
+            if name == dst:
+                n.input[i] = src
+    out.graph.node.remove(neg)
+    return out, neg.name
+
+
+def _parse_dims(text: str) -> dict[str, int]:
+    try:
+        return {k.strip(): int(v) for k, v in (item.split("=") for item in text.split(",") if item.strip())}
+    except ValueError as exc:
+        raise UserError(f"--dims {text!r}: expected name=int pairs such as batch=2,sequence=8") from exc
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m lab01_onnx.bisect", description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("a", help="reference model (.onnx), or with --torch a common.models name (llama_tiny)")
+    p.add_argument("b", help="candidate model (.onnx)")
+    p.add_argument("--torch", action="store_true", help="A is a PyTorch model name from common.models")
+    p.add_argument("--atol", type=float, default=1e-4, help="absolute tolerance (default 1e-4)")
+    p.add_argument("--rtol", type=float, default=0.0, help="relative tolerance (default 0)")
+    p.add_argument("--dims", default="batch=2,sequence=8", help="values of symbolic dims (default batch=2,sequence=8)")
+    p.add_argument("--inputs", help=".npz file of named inputs (default: deterministic random inputs)")
+    p.add_argument("--seed", type=int, default=0)
+    args = p.parse_args(argv)
+    model_b = load_model(args.b)
+    check(model_b, args.b)
+    if args.torch:
+        from common.models import build_model
+
+        dims = _parse_dims(args.dims)
+        bundle = build_model(args.a, batch=dims.get("batch", 2), seq=dims.get("sequence", 8))
+        div = bisect_torch(bundle, model_b, args.atol, args.rtol)
+    else:
+        model_a = load_model(args.a)
+        check(model_a, args.a)
+        if args.inputs:
+            if not Path(args.inputs).is_file():
+                raise UserError(f"--inputs {args.inputs}: no such file")
+            feeds = dict(np.load(args.inputs))
+        else:
+            feeds = make_feeds(model_a, _parse_dims(args.dims), args.seed)
+        div = bisect_onnx(model_a, model_b, feeds, args.atol, args.rtol)
+    if div is None:
+        print(f"no divergence beyond atol={args.atol} rtol={args.rtol}: the models agree on this input")
+        return 0
+    print(div.line())
+    return 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(run_cli(main))
