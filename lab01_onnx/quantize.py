@@ -13,7 +13,9 @@ reports the max abs logit difference beside it.
 """
 from __future__ import annotations
 
+import contextlib
 import os
+import tempfile
 from pathlib import Path
 from typing import Iterable, Mapping
 
@@ -50,14 +52,16 @@ def quantize_int8(model_path: str | os.PathLike, out_path: str | os.PathLike,
 
     from lab01_onnx.export import ort_session, quiet_logging
 
-    out = Path(out_path)
+    out = Path(out_path).resolve()
     tmp = out.with_name(out.stem + ".tmp.onnx")
-    src = Path(model_path)
+    src = Path(model_path).resolve()
     if prefold:
         src = out.with_name(out.stem + ".folded.tmp.onnx")
         ort_session(model_path, level="BASIC", optimized_model_path=src)
     try:
-        with quiet_logging(""):  # quantize_static logs a pre-processing hint on the root logger
+        # quantize_static logs a pre-processing hint on the root logger, and its symbolic shape
+        # inference dumps "sym_shape_infer_temp.onnx" into the working directory when it gives up.
+        with quiet_logging(""), tempfile.TemporaryDirectory() as scratch, contextlib.chdir(scratch):
             q.quantize_static(str(src), str(tmp), _Reader(), quant_format=q.QuantFormat.QDQ,
                               activation_type=q.QuantType.QUInt8, weight_type=q.QuantType.QInt8, per_channel=True,
                               op_types_to_quantize=list(op_types), calibrate_method=q.CalibrationMethod.MinMax)

@@ -3,10 +3,16 @@
 The schedule is a transform-dialect script built op by op from Python (``mlir.dialects.transform``)
 and applied by the transform interpreter to the linalg-on-tensors module *before* bufferization:
 
-1. ``structured.tile_using_for`` the matmul by ``cache_tile = (MC, NC, KC)`` (0 = not tiled;
-   default ``(0, 0, 256)``: a 256-deep panel of B stays in cache while a row block of C is
-   updated; Goto & van de Geijn 2008, "Anatomy of high-performance matrix multiplication").
-   M/N cache tiles are possible but make the vectorizer copy whole C blocks through registers.
+1. Cache tiles, ``cache_tile = (MC, NC, KC)`` (0 = not tiled; default ``(0, 256, 256)``: a
+   256 x 256 panel of B (256 KiB) stays in the L2 cache while every row block of C is updated
+   against it; Goto & van de Geijn 2008, "Anatomy of high-performance matrix multiplication").
+   M and N are tiled with ``structured.tile_using_forall`` (an ``scf.forall`` whose C slices go
+   back through ``tensor.parallel_insert_slice``; with ``tile_using_for`` the vectorizer would
+   turn the ``tensor.insert_slice`` of each C slice into one huge ``vector<M x NC>`` copy), K
+   with ``structured.tile_using_for`` (a reduction cannot be an ``scf.forall``). An M/N tile is
+   applied only where it divides the extent (no dynamic-shaped remainder tile, which the
+   vectorizer would leave scalar). ``linalg.batch_matmul`` (what ``tosa.matmul`` becomes) gets
+   the same schedule with a leading tile size 1 on its batch loop.
 2. Tile the result again by ``(MR, NR, 1)`` (default ``(8, 32)``): an MR x NR block of C stays in
    vector registers while k runs (8 rows x 2 zmm registers with AVX-512).
 3. Tile every other static linalg op (``linalg.fill``, the bias + ReLU ``linalg.generic``,
@@ -25,7 +31,8 @@ and applied by the transform interpreter to the linalg-on-tensors module *before
 
 After :func:`tile_and_vectorize` the module is still on tensors; :data:`FAST_STAGES` then
 bufferizes it with the same one-shot-bufferize stage as the naive path, lowers the remaining n-D
-vector transfers to 1-D (``convert-vector-to-scf``) and goes to LLVM (``convert-vector-to-llvm``).
+vector transfers to 1-D (``convert-vector-to-scf``), turns the ``scf.forall`` into a sequential
+``scf.for`` (``scf-forall-to-for``: one thread) and goes to LLVM (``convert-vector-to-llvm``).
 Sizes that the tiles do not divide: each tile loop is *peeled* (``loop.peel``) right after
 tiling, so full tiles run in a main loop with static shapes (vectorized) and the partial last tile
 in a remainder loop with dynamic shapes, which the vectorizer leaves as scalar code (correct,
@@ -49,10 +56,10 @@ from common.errors import UserError
 from .lowering import BUFFERIZE, SCF_TO_CF, as_module, mlir_error_line
 
 #: Cache-level tile (MC, NC, KC) and register tile (MR, NR) for f32 on AVX-512.
-CACHE_TILE = (0, 0, 256)
+CACHE_TILE = (0, 256, 256)
 REGISTER_TILE = (8, 32)
 
-LINALG_TO_LOOPS = "builtin.module(func.func(convert-linalg-to-loops), lower-affine)"
+LINALG_TO_LOOPS = "builtin.module(func.func(convert-linalg-to-loops), scf-forall-to-for, lower-affine)"
 VECTOR_TO_SCF = ("builtin.module(func.func(convert-vector-to-scf{full-unroll=true target-rank=1}), "
                  "canonicalize, cse)")
 VECTOR_TO_LLVM = (
@@ -85,12 +92,14 @@ _SKIP = ("linalg.conv", "linalg.pooling", "linalg.depthwise", "linalg.yield", "l
 
 @dataclass(frozen=True)
 class TileGroup:
-    """Ops tiled alike: ``matmul`` (cache tile, then ``[MR, NR, 1]``) or elementwise-like
-    (``sizes``); ``peel[i]`` says whether tile loop ``i`` needs a remainder loop."""
+    """Ops tiled alike: first by ``cache_sizes`` (empty: no cache-level tiling), then by ``sizes``;
+    ``peel[i]`` says whether loop ``i`` of the second tiling needs a remainder loop. ``matmul``
+    is True for the (batch) matmul schedule."""
 
     matmul: bool
     sizes: tuple
     peel: tuple
+    cache_sizes: tuple = ()
 
 
 def _loop_count(op) -> int:
@@ -109,11 +118,19 @@ def _group_of(op, cache_tile, register_tile) -> TileGroup | None:
     if not all(isinstance(t, ir.RankedTensorType) and t.has_static_shape for t in types):
         return None
     shape = list(ir.RankedTensorType(types[0]).shape)
-    if name == "linalg.matmul":
-        m, n = shape
-        mc, nc = (cache_tile or (0, 0, 0))[:2]
+    if name in ("linalg.matmul", "linalg.batch_matmul"):
+        # batch_matmul (e.g. from tosa.matmul): the same schedule with a leading tile size 1 on
+        # the batch loop, so each tile is an ordinary 2-D MR x NR register block.
+        batch = (1,) if name == "linalg.batch_matmul" else ()
+        m, n = shape[-2:]
+        mc, nc, kc = cache_tile or (0, 0, 0)
+        # an M/N cache tile is used only where it divides the extent (no dynamic-shaped
+        # remainder tile, which the vectorizer would leave scalar); KC is free: k is then tiled by 1
+        mc, nc = (t if 0 < t < d and d % t == 0 else 0 for t, d in ((mc, m), (nc, n)))
         inner_m, inner_n = (mc or m), (nc or n)
-        return TileGroup(True, (mr, nr, 1), (inner_m % mr != 0, inner_n % nr != 0))
+        cache = (mc, nc, kc)
+        return TileGroup(True, batch + (mr, nr, 1), (False,) * len(batch) + (inner_m % mr != 0, inner_n % nr != 0),
+                         batch + cache if any(cache) else ())
     r = _loop_count(op)
     if r == 0:
         return None
@@ -157,8 +174,7 @@ def _untag(module: ir.Module) -> None:
     module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
 
 
-def build_schedule(groups: list[TileGroup], cache_tile=CACHE_TILE, *,
-                   context: ir.Context) -> tuple[ir.Module, ir.OpView]:
+def build_schedule(groups: list[TileGroup], *, context: ir.Context) -> tuple[ir.Module, ir.OpView]:
     """Build the transform script; returns ``(transform module, its named sequence)``.
 
     ``groups[i]`` says how to tile the ops tagged ``lab03.tile_group = i``.
@@ -176,8 +192,12 @@ def build_schedule(groups: list[TileGroup], cache_tile=CACHE_TILE, *,
                 for g, group in enumerate(groups):
                     ops = structured.MatchOp(any_op, root, op_attrs=ir.DictAttr.get(
                         {TILE_GROUP_ATTR: ir.IntegerAttr.get(i64, g)})).result
-                    if group.matmul and cache_tile and any(cache_tile):
-                        ops = structured.TileUsingForOp(ops, sizes=list(cache_tile)).tiled_linalg_op
+                    if any(group.cache_sizes[:-1]):  # M/N cache tiles: an scf.forall (see module doc)
+                        parallel = list(group.cache_sizes[:-1]) + [0]
+                        ops = structured.TileUsingForallOp(any_op, any_op, ops, tile_sizes=parallel).tiled_op
+                    if group.cache_sizes and group.cache_sizes[-1]:  # KC: a reduction, so an scf.for
+                        reduction = [0] * (len(group.cache_sizes) - 1) + [group.cache_sizes[-1]]
+                        ops = structured.TileUsingForOp(ops, sizes=reduction).tiled_linalg_op
                     tiled = structured.TileUsingForOp(ops, sizes=list(group.sizes))
                     # peel innermost first; only loops whose extent the tile does not divide
                     for loop, peel in reversed(list(zip(tiled.loops, group.peel))):
@@ -226,7 +246,7 @@ def tile_and_vectorize(module_or_text, cache_tile=CACHE_TILE, register_tile=REGI
     module = as_module(module_or_text, context)
     _check_tiles(cache_tile, register_tile)
     groups = tag_tile_groups(module, cache_tile, register_tile)
-    tmod, seq = build_schedule(groups, cache_tile, context=module.context)
+    tmod, seq = build_schedule(groups, context=module.context)
     try:
         interpreter.apply_named_sequence(module, seq, tmod)
     except (ir.MLIRError, ValueError) as exc:

@@ -57,9 +57,47 @@ import numpy as np
 
 from common.errors import MissingDependency, UserError, require, run_cli
 
-# Import order matters (see the module docstring): upstream ``mlir`` before torch-mlir's MLIR.
+# Import order matters (see the module docstring): upstream ``mlir``, then torch-mlir's MLIR,
+# then anything that loads MLIR's runner-utils library (the JIT); see preload_torch_mlir().
 _TORCH_MLIR_FIRST = "torch_mlir" in sys.modules and "mlir" not in sys.modules
 from lab03_mlir import jit, lowering  # noqa: E402  (imports the upstream ``mlir`` bindings)
+
+
+def _runner_utils_loaded() -> bool:
+    """True when MLIR's ``libmlir_c_runner_utils`` is mapped into this process (Linux only)."""
+    try:
+        return "libmlir_c_runner_utils" in Path("/proc/self/maps").read_text()
+    except OSError:
+        return False
+
+
+def preload_torch_mlir() -> str | None:
+    """Load torch-mlir's native MLIR (``torch_mlir.ir``, no torch import) now, if installed.
+
+    Loading it *after* this process has loaded MLIR's runner-utils library (what
+    :mod:`lab03_mlir.jit` passes to ``ExecutionEngine`` and llvmlite when a module needs it) aborts
+    the whole process with "LLVM ERROR: inconsistency in registered CommandLine options" (both
+    register LLVM's command-line options); the order mlir -> torch_mlir -> JIT is safe. So this
+    module calls it at import time, and :func:`import_block` calls it again.
+
+    Returns:
+        None when torch-mlir is loaded (or not installed: :func:`import_block` names the package),
+        else the one-line reason it cannot be loaded safely any more.
+    """
+    if "torch_mlir.ir" in sys.modules:
+        return None
+    if _runner_utils_loaded():
+        return ("torch-mlir cannot be loaded into this process: MLIR's runner-utils library is already "
+                "loaded (the JIT ran first) and loading torch-mlir now would abort the process; import "
+                "lab03_mlir.from_torch before running the JIT, or run `python -m lab03_mlir.from_torch`")
+    try:
+        importlib.import_module("torch_mlir.ir")
+    except (ImportError, OSError):  # not installed or broken: import_block names it when needed
+        pass
+    return None
+
+
+preload_torch_mlir()
 
 LAB = "lab03"
 FUNC_NAME = "forward"
@@ -229,11 +267,15 @@ def import_block(block: TorchBlock, output_type: str) -> ImportedIR:
         :class:`ImportedIR` (not yet saved; see :func:`save_ir`).
 
     Raises:
-        UserError: unknown output type, or the imported module fails the verifier.
+        UserError: unknown output type, the imported module fails the verifier, or torch-mlir
+            can no longer be loaded safely (see :func:`preload_torch_mlir`).
         MissingDependency: torch-mlir is not installed.
     """
     if output_type not in OUTPUT_TYPES:
         raise UserError(f"unknown output type {output_type!r}: use one of {', '.join(OUTPUT_TYPES)}")
+    blocked = preload_torch_mlir()
+    if blocked:
+        raise UserError(blocked)
     fx = require("torch_mlir.fx", "torch-mlir", "importing PyTorch into MLIR")
     t0 = time.perf_counter()
     with warnings.catch_warnings():  # torch.export's internal LeafSpec deprecation notice, not ours
@@ -774,6 +816,9 @@ def parse_args(argv: Sequence[str] | None = None) -> FromTorchConfig:
     bad = [t for t in types if t not in OUTPUT_TYPES]
     if bad or not types:
         raise UserError(f"--types: unknown output type(s) {bad or a.types!r}; use some of {','.join(OUTPUT_TYPES)}")
+    if set(types) == {"stablehlo"} and a.no_iree:
+        raise UserError("--types stablehlo with --no-iree leaves nothing to run (only IREE compiles StableHLO); "
+                        "add linalg or tosa, or drop --no-iree")
     if a.repeats <= 0 or a.threads <= 0:
         raise UserError("--repeats and --threads must be positive")
     return FromTorchConfig(mlp=_parse_dims(a.mlp, 3, "--mlp"), conv=_parse_dims(a.conv, 4, "--conv"),

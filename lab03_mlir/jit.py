@@ -32,11 +32,14 @@ from mlir.runtime import get_ranked_memref_descriptor, make_zero_d_memref_descri
 
 from common.errors import UserError
 
-from .lowering import ABI_ATTR
+from .lowering import ABI_ATTR, RESULTS_ATTR, op_counts
 
 _MLIR_PKG = Path(ir.__file__).resolve().parent
 #: MLIR's C runner utilities (``memrefCopy`` for strided copies, printing helpers).
 RUNNER_UTILS = [str(p) for p in (_MLIR_PKG / "lib" / "libmlir_c_runner_utils.so",) if p.exists()]
+
+#: External functions the process itself provides (libc); anything else needs RUNNER_UTILS.
+_LIBC = {"malloc", "free", "aligned_alloc", "memcpy", "memmove", "memset"}
 
 _DTYPES = {"f32": np.float32, "f64": np.float64, "f16": np.float16, "i64": np.int64,
            "i32": np.int32, "i16": np.int16, "i8": np.int8, "i1": np.bool_}
@@ -90,15 +93,31 @@ def read_abi(module: ir.Module, func_name: str) -> list[ArgSpec] | None:
         return [_spec_of(ir.TypeAttr(a).value) for a in ir.ArrayAttr(op.attributes[ABI_ATTR])]
 
 
+def read_num_outputs(module: ir.Module, func_name: str) -> int | None:
+    """How many trailing memref arguments of ``func_name`` are outputs (``lab03.num_results``,
+    recorded by ``lower`` when the function returned values), or None when not recorded."""
+    op = _llvm_funcs(module).get(func_name)
+    if op is None or RESULTS_ATTR not in op.attributes:
+        return None
+    return ir.IntegerAttr(op.attributes[RESULTS_ATTR]).value
+
+
 def plan_arguments(abi: list[ArgSpec] | None, inputs: Sequence[np.ndarray],
-                   output_shapes=None, output_dtypes=None) -> list[ArgSpec]:
+                   output_shapes=None, output_dtypes=None, n_outputs: int | None = None) -> list[ArgSpec]:
     """Check ``inputs`` (and optional declared outputs) against the ABI; return the output specs.
+
+    ``n_outputs`` (from :func:`read_num_outputs`) fixes how many trailing arguments are outputs;
+    when None, every argument after the given inputs is taken as an output.
 
     Raises:
         UserError: wrong count, shape or dtype (one line naming the argument), or outputs that
             cannot be inferred (dynamic dims or no ABI and no ``output_shapes``).
     """
     inputs = [np.asarray(a) for a in inputs]
+    if abi is not None and n_outputs is not None and len(inputs) != len(abi) - n_outputs:
+        n_in = len(abi) - n_outputs
+        raise UserError(f"the function takes {n_in} inputs ({', '.join(map(str, abi[:n_in]))}) and writes "
+                        f"{n_outputs} output(s); got {len(inputs)} inputs")
     if abi is None:
         if output_shapes is None:
             raise UserError("the module carries no lab03.abi attribute (lower it with lab03_mlir.lowering.lower, whose "
@@ -127,6 +146,27 @@ def plan_arguments(abi: list[ArgSpec] | None, inputs: Sequence[np.ndarray],
     return outs
 
 
+def check_llvm_dialect(module: ir.Module) -> None:
+    """Raise :class:`UserError` unless every op of ``module`` is in the ``llvm`` dialect."""
+    other = {d: c for d, c in op_counts(module).items() if d != "llvm"}
+    if other:
+        raise UserError(f"the module is not fully lowered to the LLVM dialect (still has ops of {other}): "
+                        "lower it with lab03_mlir.lowering.lower and stages ending in the 'llvm' stage")
+
+
+def runtime_libs(module: ir.Module) -> list[str]:
+    """:data:`RUNNER_UTILS` if ``module`` declares an external function that libc does not
+    provide (e.g. ``memrefCopy`` for a strided copy), else ``[]``: the library is loaded only
+    when needed (loading it before torch-mlir aborts a process that later imports torch-mlir;
+    see :func:`lab03_mlir.from_torch.preload_torch_mlir`)."""
+    for op in module.body.operations:
+        if op.operation.name == "llvm.func" and not len(op.regions[0].blocks):
+            name = ir.StringAttr(op.attributes["sym_name"]).value
+            if name not in _LIBC and not name.startswith("llvm."):
+                return list(RUNNER_UTILS)
+    return []
+
+
 def _descriptor(a: np.ndarray):
     return make_zero_d_memref_descriptor(a) if a.ndim == 0 else get_ranked_memref_descriptor(a)
 
@@ -135,15 +175,17 @@ class _Kernel:
     """Shared argument handling: contiguous inputs, allocated outputs, kept-alive descriptors."""
 
     def __init__(self, module: ir.Module, func_name: str):
+        check_llvm_dialect(module)
         self.func_name = func_name
         self.abi = read_abi(module, func_name)
+        self.n_outputs = read_num_outputs(module, func_name)
 
     def prepare(self, inputs: Sequence[np.ndarray], output_shapes=None, output_dtypes=None):
         """Validate, allocate outputs, build descriptors. Returns ``(call, outputs)``.
 
         ``call()`` runs the kernel once on the bound arrays (no allocation; used for timing).
         """
-        out_specs = plan_arguments(self.abi, inputs, output_shapes, output_dtypes)
+        out_specs = plan_arguments(self.abi, inputs, output_shapes, output_dtypes, self.n_outputs)
         arrays = [np.ascontiguousarray(a) for a in inputs]
         outputs = [np.zeros(s.shape, s.dtype) for s in out_specs]
         descs = [_descriptor(a) for a in arrays + outputs]
@@ -163,7 +205,8 @@ class EngineKernel(_Kernel):
     Args:
         llvm_module: the module (kept alive by this object; not mutated).
         opt_level: LLVM optimization level 0-3.
-        shared_libs: runtime libraries (default: MLIR's ``libmlir_c_runner_utils``).
+        shared_libs: runtime libraries (default: :func:`runtime_libs`, MLIR's
+            ``libmlir_c_runner_utils`` when the module calls into it).
     """
 
     def __init__(self, llvm_module: ir.Module, func_name: str, *, opt_level: int = 3,
@@ -174,7 +217,7 @@ class EngineKernel(_Kernel):
         self.module = llvm_module
         try:
             self.engine = ExecutionEngine(llvm_module, opt_level=opt_level,
-                                          shared_libs=list(RUNNER_UTILS if shared_libs is None else shared_libs))
+                                          shared_libs=list(runtime_libs(llvm_module) if shared_libs is None else shared_libs))
         except RuntimeError as exc:
             raise UserError(f"ExecutionEngine could not compile the module: {' '.join(str(exc).split())[:300]}") from None
         self._fn = self.engine.lookup(func_name)
@@ -223,7 +266,7 @@ class LlvmliteKernel(_Kernel):
         super().__init__(llvm_module, func_name)
         llvm.initialize_native_target()
         llvm.initialize_native_asmprinter()
-        for lib in RUNNER_UTILS:
+        for lib in runtime_libs(llvm_module):
             llvm.load_library_permanently(lib)
         self.llvm_ir = to_llvm_ir(llvm_module)
         mod = llvm.parse_assembly(self.llvm_ir)
@@ -276,7 +319,9 @@ def run_with_engine(llvm_module, func_name: str, inputs: Sequence[np.ndarray], o
         UserError: argument mismatch (before compiling) or a compile failure.
     """
     module = _module_of(llvm_module)
-    plan_arguments(read_abi(module, func_name), inputs, output_shapes, output_dtypes)
+    check_llvm_dialect(module)
+    plan_arguments(read_abi(module, func_name), inputs, output_shapes, output_dtypes,
+                   read_num_outputs(module, func_name))
     return EngineKernel(module, func_name, opt_level=opt_level)(inputs, output_shapes, output_dtypes)
 
 
@@ -284,5 +329,7 @@ def run_with_llvmlite(llvm_module, func_name: str, inputs: Sequence[np.ndarray],
                       output_dtypes=None, *, opt_level: int = 3) -> list[np.ndarray]:
     """Same as :func:`run_with_engine` through ``mlir-translate`` + llvmlite MCJIT."""
     module = _module_of(llvm_module)
-    plan_arguments(read_abi(module, func_name), inputs, output_shapes, output_dtypes)
+    check_llvm_dialect(module)
+    plan_arguments(read_abi(module, func_name), inputs, output_shapes, output_dtypes,
+                   read_num_outputs(module, func_name))
     return LlvmliteKernel(module, func_name, opt_level=opt_level)(inputs, output_shapes, output_dtypes)

@@ -45,6 +45,8 @@ from mlir.passmanager import PassManager
 from common.errors import UserError
 
 ABI_ATTR = "lab03.abi"
+#: Number of results a function had before bufferization (they become its last memref arguments).
+RESULTS_ATTR = "lab03.num_results"
 
 BUFFERIZE = (
     "builtin.module("
@@ -202,12 +204,20 @@ def mlir_error_line(exc: Exception) -> str:
 
 
 def add_c_interface(module: ir.Module) -> None:
-    """Mark every public ``func.func`` with a body ``llvm.emit_c_interface`` (in place)."""
+    """Mark every public ``func.func`` with a body ``llvm.emit_c_interface`` (in place).
+
+    A function that returns values also gets ``lab03.num_results = R``: after
+    ``buffer-results-to-out-params`` its last ``R`` memref arguments are the outputs, which lets
+    :mod:`lab03_mlir.jit` tell a missing input from an output.
+    """
     with module.context:
         for op in module.body.operations:
             if op.operation.name == "func.func" and len(op.regions[0].blocks) and \
                     "sym_visibility" not in op.attributes:
                 op.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
+                n_results = len(ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value).results)
+                if n_results and RESULTS_ATTR not in op.attributes:  # they become the last arguments
+                    op.attributes[RESULTS_ATTR] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), n_results)
 
 
 def record_abi(module: ir.Module) -> bool:

@@ -4,7 +4,7 @@
 
 Steps (each prints one line and is followed by its gate):
  1. build     linalg on tensors with the Python builder API; verify()
- 2. save      the linalg IR as results/lab03/00_linalg.mlir
+ 2. save      print the linalg IR and save it as results/lab03/00_linalg.mlir
  3. lower     named stages (bufferize, affine, scf, cf, llvm); IR after each + op-count table
  4. unroll    the Python AffineLoopUnroll pass vs builtin affine-loop-unroll (same IR, same numbers)
  5. jit       ExecutionEngine and llvmlite against NumPy
@@ -57,15 +57,13 @@ def step_build(args):
     counts = lowering.op_counts(module)
     print(f"[1 build ] linalg on tensors for relu(A[{args.m}x{args.k}] @ B[{args.k}x{args.n}] + bias): "
           f"{sum(counts.values())} ops {counts}, verify() = {module.operation.verify()}")
-    if args.verbose:
-        print(module)
     return module
 
 
 def step_save(module, out: Path) -> Path:
     path = out / "00_linalg.mlir"
     path.write_text(str(module))
-    print(f"[2 save  ] {path} ({path.stat().st_size} bytes)")
+    print(f"[2 save  ] {path} ({path.stat().st_size} bytes):\n{module}")
     if "linalg.matmul" not in path.read_text():
         raise AssertionError("gate: saved IR has no linalg.matmul")
     return path
@@ -244,13 +242,13 @@ def step_from_torch(args) -> int:
 def parse_args(argv):
     p = argparse.ArgumentParser(prog="python -m lab03_mlir.pipeline", description=__doc__.split("\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
-    p.add_argument("--m", type=int, default=pick(256, 64), help="rows of A and of the output")
-    p.add_argument("--n", type=int, default=pick(256, 48), help="columns of B and of the output")
-    p.add_argument("--k", type=int, default=pick(256, 40), help="reduction length")
+    p.add_argument("--m", type=int, default=pick(256, 64), help="rows of A and of the output (default %(default)s)")
+    p.add_argument("--n", type=int, default=pick(256, 48), help="columns of B and of the output (default %(default)s)")
+    p.add_argument("--k", type=int, default=pick(256, 40), help="reduction length (default %(default)s)")
     p.add_argument("--sizes", default=pick("256,512,1024", "64,128"),
-                   help="comma-separated square sizes for the timing step (empty: skip timing)")
+                   help="comma-separated square sizes for the timing step, empty: skip timing (default %(default)s)")
     p.add_argument("--repeats", type=int, default=None, help="timed rounds per size (default: by size)")
-    p.add_argument("--unroll-factor", type=int, default=4, help="AffineLoopUnroll factor (positive)")
+    p.add_argument("--unroll-factor", type=int, default=4, help="AffineLoopUnroll factor, positive (default %(default)s)")
     p.add_argument("--no-from-torch", action="store_true", help="skip step 9 (torch-mlir + IREE ladder)")
     p.add_argument("-v", "--verbose", action="store_true", help="print the IR after every stage")
     args = p.parse_args(argv)
@@ -260,8 +258,10 @@ def parse_args(argv):
         args.sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     except ValueError:
         raise UserError(f"--sizes must be comma-separated integers, got {args.sizes!r}") from None
-    for s in args.sizes:
-        builder.check_shape(s, s, s)
+    if any(s <= 0 for s in args.sizes):
+        raise UserError(f"--sizes must be positive integers, got {args.sizes}")
+    if args.repeats is not None and args.repeats <= 0:
+        raise UserError(f"--repeats must be a positive integer, got {args.repeats}")
     return args
 
 

@@ -114,6 +114,35 @@ def test_fast_path_vectorizes_the_mlp_matmul(report):
     fast, naive = report.compiled[("mlp", "linalg", "fast")], report.compiled[("mlp", "linalg", "naive")]
     assert ft.vector_op_count(fast) > 0 and ft.main_op_vectorized(fast, "mlp")
     assert ft.vector_op_count(naive) == 0 and not ft.main_op_vectorized(naive, "mlp")
+    tosa_fast = report.compiled[("mlp", "tosa", "fast")]  # tosa.matmul -> linalg.batch_matmul, tiled too
+    assert ft.vector_op_count(tosa_fast) > 0 and "linalg.batch_matmul" not in ft._bufferized(tosa_fast).ir
+    assert "vector<1x8x32xf32>" in ft._bufferized(tosa_fast).ir  # the same 8x32 register tile
+
+
+BAD_ORDER = """
+from mlir.execution_engine import ExecutionEngine
+from common.errors import UserError
+from lab03_mlir import builder, jit, lowering
+res = lowering.lower(builder.build_matmul_bias_relu(4, 3, 2))
+ExecutionEngine(res.module, opt_level=0, shared_libs=jit.RUNNER_UTILS)  # as a conv kernel would
+from lab03_mlir import from_torch as ft
+try:
+    ft.import_block(ft.build_mlp_block(2, 4, 4), "linalg")
+except UserError as exc:
+    print("REFUSED:", exc)
+"""
+
+
+def test_torch_mlir_after_the_jit_is_refused_not_an_abort():
+    # in a fresh process (pytest itself loaded torch-mlir first, via lab03_mlir/conftest.py):
+    # loading torch-mlir after MLIR's runner-utils library would abort with "LLVM ERROR:
+    # inconsistency in registered CommandLine options"; the step must refuse with one line instead
+    import subprocess
+    import sys
+    proc = subprocess.run([sys.executable, "-c", BAD_ORDER], capture_output=True, text=True, timeout=120,
+                          cwd=str(ft.Path(__file__).resolve().parent.parent))
+    assert "LLVM ERROR" not in proc.stderr and proc.returncode == 0, proc.stderr[-500:]
+    assert "REFUSED: torch-mlir cannot be loaded into this process" in proc.stdout
 
 
 def test_gate_table_written_and_all_ok(report):
@@ -192,7 +221,8 @@ def test_cli_help(capsys):
 
 
 @pytest.mark.parametrize("argv, what", [(["--mlp", "4,x,8"], "--mlp"), (["--conv", "1,2,3"], "--conv"),
-                                        (["--types", "linalg,onnx"], "--types")])
+                                        (["--types", "linalg,onnx"], "--types"),
+                                        (["--types", "stablehlo", "--no-iree"], "nothing to run")])
 def test_cli_bad_input_is_one_line(capsys, argv, what):
     assert run_cli(ft.main, argv) == 2
     err = capsys.readouterr().err.strip()

@@ -135,11 +135,29 @@ def test_mismatched_inputs_fail_before_compiling(monkeypatch):
         jit.run_with_engine(res, F, [good[0], np.zeros((3, 3), np.float32), good[2]])
     with pytest.raises(UserError, match="expects float32"):
         jit.run_with_engine(res, F, [good[0].astype(np.float64), good[1], good[2]])
-    with pytest.raises(UserError, match="takes 4 memref arguments"):
+    with pytest.raises(UserError, match=r"takes 3 inputs .* writes 1 output\(s\); got 6 inputs"):
         jit.run_with_llvmlite(res, F, good + good)
+    with pytest.raises(UserError, match="got 2 inputs"):  # a missing input is not taken for an output
+        jit.run_with_engine(res, F, good[:2])
     with pytest.raises(UserError, match="no function @nope"):
         jit.run_with_engine(res, "nope", good)
+    with pytest.raises(UserError, match="not fully lowered to the LLVM dialect"):
+        jit.run_with_engine(lowered(4, 3, 2, stages=lowering.STAGES[:1]), F, good)
     assert compiled == []
+
+
+def test_runner_utils_loaded_only_when_needed():
+    assert jit.runtime_libs(lowered(4, 3, 2).module) == []  # only malloc/free: libc
+    strided = lowering.lower("""
+      func.func @copy(%a: memref<4x4xf32>, %b: memref<2x2xf32>) {
+        %s = memref.subview %a[0, 0] [2, 2] [2, 2] : memref<4x4xf32> to memref<2x2xf32, strided<[8, 2]>>
+        memref.copy %s, %b : memref<2x2xf32, strided<[8, 2]>> to memref<2x2xf32>
+        return
+      }""", stages=lowering.STAGES[-1:])
+    assert jit.runtime_libs(strided.module) == jit.RUNNER_UTILS  # memrefCopy lives there
+    a = np.arange(16, dtype=np.float32).reshape(4, 4)
+    np.testing.assert_array_equal(jit.run_with_engine(strided, "copy", [a], output_shapes=[(2, 2)])[0],
+                                  a[::2, ::2])
 
 
 # --------------------------------------------------------------------------- unroll
@@ -285,9 +303,42 @@ def test_tiled_vectorized_is_faster_than_naive_in_one_run():
     assert stats["fast"].median_ms < stats["naive"].median_ms
 
 
+@pytest.mark.parametrize("cache_tile", [(0, 32, 16), (20, 0, 8)])
+def test_cache_tiles_match_numpy_divisible_or_not(cache_tile):
+    # NC = 32 divides n = 64, not n = 53 (then it is not applied); MC = 20 divides m = 40 (peeled
+    # inside by MR = 8), not m = 37; KC = 16 or 8 leaves a k remainder
+    for shape in ((40, 64, 29), (37, 53, 29)):
+        tiled = fast.tile_and_vectorize(builder.build_matmul_bias_relu(*shape), cache_tile=cache_tile)
+        text = str(tiled)
+        assert "vector.fma" in text
+        assert ("scf.forall" in text) == (shape[0] == 40)  # the M/N cache tile, only where it divides
+        res = lowering.lower(tiled, stages=fast.FAST_STAGES)
+        inputs = builder.random_inputs(*shape, seed=5)
+        np.testing.assert_allclose(jit.run_with_engine(res, F, inputs)[0], builder.reference(*inputs),
+                                   atol=ATOL, rtol=0)
+
+
 def test_bad_tile_sizes():
     with pytest.raises(UserError, match="register_tile"):
         fast.tile_and_vectorize(builder.build_matmul_bias_relu(8, 8, 8), register_tile=(0, 32))
+
+
+def test_batch_matmul_from_tosa_is_tiled_like_matmul():
+    # tosa.matmul becomes linalg.batch_matmul; the schedule tiles its batch loop by 1 and gives
+    # it the same 8x32 register tiles (before: vectorized whole and untiled, an 8x larger module)
+    shape = (37, 53, 29)
+    linalg_text = lowering.lower(tosa.build_tosa_matmul_bias_relu(*shape),
+                                 stages=[("tosa", lowering.TOSA_TO_LINALG)]).ir("tosa")
+    assert "linalg.batch_matmul" in linalg_text
+    tiled = str(fast.tile_and_vectorize(linalg_text))
+    assert "linalg.batch_matmul" not in tiled and "vector.fma" in tiled
+    assert "-> (vector<1x8x32xf32>)" in tiled  # the C block hoisted into registers
+    res = lowering.lower(tiled, stages=fast.FAST_STAGES)
+    plain = lowering.lower(fast.tile_and_vectorize(builder.build_matmul_bias_relu(*shape)), stages=fast.FAST_STAGES)
+    assert res.op_count_rows()[-1]["total"] < 2 * plain.op_count_rows()[-1]["total"]
+    inputs = builder.random_inputs(*shape, seed=4)
+    np.testing.assert_allclose(jit.run_with_engine(res, F, inputs)[0], builder.reference(*inputs),
+                               atol=ATOL, rtol=0)
 
 
 # --------------------------------------------------------------------------- TOSA
@@ -315,11 +366,15 @@ def test_pipeline_runs_and_writes_tables(results_dir, capsys):
     for table in ("stage_op_counts", "unroll", "verification", "timing"):
         assert (lab / f"{table}.json").exists()
     assert (lab / "unroll" / "03_unroll.mlir").exists() and (lab / "tosa" / "01_tosa.mlir").exists()
+    # step 9 ran in a child process (torch-mlir + IREE) and passed, or said why it was skipped
+    assert "[9 from_torch] every torch-mlir path and IREE match PyTorch" in out or "[9 from_torch] skipped" in out
 
 
 @pytest.mark.parametrize("argv, msg", [(["--m", "0"], "--m must be a positive integer"),
                                        (["--unroll-factor", "0"], "unroll factor"),
-                                       (["--sizes", "1,x"], "--sizes")])
+                                       (["--sizes", "1,x"], "--sizes"),
+                                       (["--sizes", "64,-3"], "--sizes must be positive"),
+                                       (["--repeats", "-2"], "--repeats must be a positive integer")])
 def test_cli_bad_input_is_one_line(argv, msg, results_dir, capsys):
     assert run_cli(pipeline.main, argv) == 2
     err = capsys.readouterr().err.strip()
