@@ -133,7 +133,8 @@ def bisect_torch(bundle, model: onnx.ModelProto, atol: float = 1e-4, rtol: float
     Needs a TorchScript export (node names carry the module scope).
 
     Raises:
-        UserError: no node name in ``model`` matches a module scope.
+        UserError: ``model``'s inputs are not ``bundle``'s, or no node name in ``model`` matches a
+        module scope.
     """
     import torch
 
@@ -155,6 +156,11 @@ def bisect_torch(bundle, model: onnx.ModelProto, atol: float = 1e-4, rtol: float
         for k in range(1, len(parts) + 1):
             last_in_scope[".".join(parts[:k])] = node.output[0]
     feeds = bundle.numpy_inputs()
+    inits = {t.name for t in model.graph.initializer}
+    wanted = [i.name for i in model.graph.input if i.name not in inits]
+    if sorted(wanted) != sorted(feeds):
+        raise UserError(f"the ONNX model's inputs {wanted} are not {bundle.name}'s {list(feeds)}; "
+                        f"pass the TorchScript export of {bundle.name}")
     values = ort_run(ort_session(expose_intermediates(model)), feeds)
     compared = 0
     for name, ref in records:
@@ -220,7 +226,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from common.models import build_model
 
         dims = _parse_dims(args.dims)
-        bundle = build_model(args.a, batch=dims.get("batch", 2), seq=dims.get("sequence", 8))
+        size = {"batch": dims.get("batch", 2)}
+        if args.a != "resnet50":  # the image models take no sequence length
+            size["seq"] = dims.get("sequence", 8)
+        bundle = build_model(args.a, **size)
         div = bisect_torch(bundle, model_b, args.atol, args.rtol)
     else:
         model_a = load_model(args.a)

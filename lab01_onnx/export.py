@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import re
 import warnings
 from pathlib import Path
 from typing import Mapping
@@ -39,9 +40,12 @@ def load_model(path: str | os.PathLike) -> onnx.ModelProto:
     """``onnx.load`` with one-line errors.
 
     Raises:
-        UserError: the file is missing or is not an ONNX ModelProto (e.g. a text file).
+        UserError: the file is missing, is a directory, or is not an ONNX ModelProto (e.g. a text
+        file or a truncated download).
     """
     p = Path(path)
+    if p.is_dir():
+        raise UserError(f"{p} is a directory; pass the path of an .onnx model file")
     if not p.is_file():
         raise UserError(f"{p}: no such file; pass the path of an .onnx model")
     try:
@@ -98,8 +102,14 @@ def ort_session(model: str | os.PathLike | onnx.ModelProto, *, threads: int = 1,
     try:
         return ort.InferenceSession(src, so, providers=list(providers), provider_options=provider_options)
     except Exception as exc:
-        first = str(exc).strip().splitlines()[0][:200]
-        raise UserError(f"onnxruntime {ort.__version__} cannot load the model: {first}") from exc
+        raise UserError(f"onnxruntime {ort.__version__} cannot load the model: {_ort_message(exc)}") from exc
+
+
+def _ort_message(exc: Exception, limit: int = 240) -> str:
+    """First line of an ORT error without its C++ source location (``/onnxruntime_src/...h:46 void f(...)``)."""
+    first = str(exc).strip().splitlines()[0]
+    first = re.sub(r"/onnxruntime_src/\S+ .*?\)\s*", "", first, count=1)
+    return first[:limit]
 
 
 def ort_run(session, feeds: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -156,10 +166,24 @@ def quiet_logging(*names: str, level: int = logging.ERROR):
             lg.setLevel(lv)
 
 
-def _check_opset(opset: int, lo: int, hi: int, exporter: str) -> None:
+def _check_opset(opset: int, lo: int, hi: int, exporter: str, flag: str = "--opset") -> None:
     if not lo <= opset <= hi:
         raise UserError(f"opset {opset} is not supported by the {exporter} exporter of torch {torch.__version__} "
-                        f"(supported {lo}..{hi}); pass --opset in that range")
+                        f"(supported {lo}..{hi}); pass {flag} in that range")
+
+
+def check_torchscript_opset(opset: int) -> None:
+    """Raise :class:`UserError` unless torch's TorchScript exporter accepts ``opset`` (7..20 in torch 2.13)."""
+    from torch.onnx import _constants
+
+    _check_opset(opset, _constants.ONNX_MIN_OPSET, _constants.ONNX_TORCHSCRIPT_EXPORTER_MAX_OPSET, "TorchScript")
+
+
+def check_dynamo_opset(opset: int) -> None:
+    """Raise :class:`UserError` unless the dynamo exporter accepts ``opset`` (18..23 in torch 2.13)."""
+    from torch.onnx import _constants
+
+    _check_opset(opset, 18, _constants.ONNX_MAX_OPSET, "dynamo", flag="--dynamo-opset")
 
 
 def export_torchscript(bundle, path: str | os.PathLike, *, opset: int = TORCHSCRIPT_DEFAULT_OPSET,
@@ -177,11 +201,9 @@ def export_torchscript(bundle, path: str | os.PathLike, *, opset: int = TORCHSCR
         training: ``torch.onnx.TrainingMode`` (default: the exporter's EVAL).
 
     Raises:
-        UserError: unsupported opset.
+        UserError: unsupported opset, or the exporter cannot convert an op at this opset.
     """
-    from torch.onnx import _constants
-
-    _check_opset(opset, _constants.ONNX_MIN_OPSET, _constants.ONNX_TORCHSCRIPT_EXPORTER_MAX_OPSET, "TorchScript")
+    check_torchscript_opset(opset)
     feed = dict(bundle.inputs if inputs is None else inputs)
     extra = {} if training is None else {"training": training}
     return _atomic_export(path, lambda tmp: torch.onnx.export(
@@ -194,15 +216,40 @@ def export_dynamo(bundle, path: str | os.PathLike, *, opset: int = DYNAMO_DEFAUL
     """Export with ``torch.onnx.export(..., dynamo=True)`` (torch.export + onnxscript optimizer).
 
     Raises:
-        UserError: unsupported opset.
+        UserError: unsupported opset, or the exporter cannot convert an op at this opset.
     """
-    from torch.onnx import _constants
-
-    _check_opset(opset, 18, _constants.ONNX_MAX_OPSET, "dynamo")
+    check_dynamo_opset(opset)
     return _atomic_export(path, lambda tmp: torch.onnx.export(
         bundle.model, (), tmp, kwargs=dict(bundle.inputs), input_names=list(bundle.inputs),
         output_names=list(bundle.output_names), dynamic_axes=bundle.dynamic_axes, opset_version=opset,
         dynamo=True, external_data=False, verbose=False), patch_masks=False)
+
+
+@contextlib.contextmanager
+def _silence_native_output():
+    """Point file descriptors 1 and 2 at /dev/null for the block (restored afterwards).
+
+    torch 2.13's TorchScript exporter always enables its C++ ONNX log (``setup_onnx_logging``
+    tests the function ``_jit_is_onnx_log_enabled`` instead of calling it) and, on a failed
+    export, dumps the whole TorchScript graph to the process's stderr. The exception it raises
+    carries the message that matters; the CLI prints that as one line.
+    """
+    import sys
+
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    saved = [os.dup(1), os.dup(2)]
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 1)
+        os.dup2(devnull, 2)
+        yield
+    finally:
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        for fd in (*saved, devnull):
+            os.close(fd)
 
 
 def _atomic_export(path, fn, patch_masks: bool) -> Path:
@@ -214,10 +261,16 @@ def _atomic_export(path, fn, patch_masks: bool) -> Path:
         stack.enter_context(warnings.catch_warnings())
         warnings.simplefilter("ignore")
         stack.enter_context(contextlib.redirect_stdout(stack.enter_context(open(os.devnull, "w"))))
+        stack.enter_context(_silence_native_output())
         if patch_masks:
             stack.enter_context(traceable_masks())
         try:
             fn(str(tmp))
+        except torch.onnx.OnnxExporterError as exc:  # e.g. an op with no symbolic at this opset
+            tmp.unlink(missing_ok=True)
+            first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:240]
+            raise UserError(f"the exporter failed writing {p.name}: {first}; try another opset "
+                            f"(default {TORCHSCRIPT_DEFAULT_OPSET} TorchScript, {DYNAMO_DEFAULT_OPSET} dynamo)") from exc
         except Exception:
             tmp.unlink(missing_ok=True)
             raise

@@ -48,7 +48,34 @@ def load_model(path: str | os.PathLike, *, load_external_data: bool = True) -> o
         raise UserError(f"{p}: not an ONNX model ({type(exc).__name__}); give a file written by onnx.save / torch.onnx.export") from None
     if not model.graph.node and not model.graph.output:
         raise UserError(f"{p}: not an ONNX model (parsed to an empty graph); give a file written by onnx.save / torch.onnx.export")
+    check_dataflow(model, str(p))
     return model
+
+
+def check_dataflow(model: onnx.ModelProto, label: str = "model") -> None:
+    """The part of ``onnx.checker`` every tool here relies on, cheap enough for any model size.
+
+    ONNX IR spec, "Graphs": nodes are listed in topological order and every value is assigned
+    once, so each main-graph node input is empty (an omitted optional input), a graph input, an
+    initializer, or an output of an earlier node. (The full checker is not run here: models saved
+    by ONNX Runtime hold contrib-domain ops it does not know.)
+
+    Raises:
+        UserError: a node reads a value nothing defines before it, or a value is assigned twice.
+    """
+    g = model.graph
+    defined = {i.name for i in g.input} | {t.name for t in g.initializer}
+    for k, node in enumerate(g.node):
+        for name in node.input:
+            if name and name not in defined:
+                raise UserError(f"{label} is not a valid ONNX graph: node {k} {node.name or node.op_type!r} ({node.op_type}) "
+                                f"reads {name!r}, which no graph input, initializer or earlier node defines; "
+                                "re-export it or fix the graph")
+        for name in node.output:
+            if name and name in defined:
+                raise UserError(f"{label} is not a valid ONNX graph: {name!r} is assigned twice (node {k} "
+                                f"{node.name or node.op_type!r}); re-export it or fix the graph")
+            defined.add(name)
 
 
 def op_key(node: onnx.NodeProto) -> str:

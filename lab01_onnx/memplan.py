@@ -490,7 +490,7 @@ def _plot(reports: dict[str, OnnxMemoryReport], name: str):
 
     from common.results import save_plot
 
-    fig, axes = plt.subplots(1, len(reports), figsize=(5.5 * len(reports), 3.8), squeeze=False)
+    fig, axes = plt.subplots(1, len(reports), figsize=(5.5 * len(reports), 4.6), squeeze=False)
     for ax, (label, rep) in zip(axes[0], reports.items()):
         for order, style in [("given", "-"), ("bfs", ":"), ("greedy", "--")]:
             p = rep.plans[order]
@@ -501,7 +501,9 @@ def _plot(reports: dict[str, OnnxMemoryReport], name: str):
         ax.set_title(f"{label}: naive {g.naive_bytes / 2**20:.0f} MiB")
         ax.set_xlabel("step (node index in the order)")
         ax.set_ylabel("MiB")
-        ax.legend(fontsize=7)
+    # one legend under the plots, so it never hides a curve
+    fig.legend(*axes[0][0].get_legend_handles_labels(), loc="lower center", ncol=3, fontsize=7, frameon=False)
+    fig.tight_layout(rect=(0, 0.1, 1, 1))
     return save_plot(fig, LAB, name)
 
 

@@ -5,7 +5,8 @@ stage). Steps, each one function below, each printing one line and followed by i
 
  1. export        TorchScript (opset 17) and dynamo (opset 18) exports with dynamic batch/sequence
  2. check         onnx.checker.check_model(full_check=True) on every model written
- 3. optimize      custom passes to a fixed point; onnxoptimizer and ORT levels beside them
+ 3. optimize      custom passes to a fixed point; onnxoptimizer and ORT levels beside them;
+                  the same passes on a second real export (BERT-base), gated against PyTorch
  4. validate      PyTorch -> raw ONNX -> optimized ONNX -> ORT-optimized on 100 text sequences
  5. latency       eager vs ORT CPU vs ORT CUDA, batch 1/4 x sequence 32/128; ORT optimization levels
  6. scale         the passes on a generated 100k-node graph, beside onnxoptimizer
@@ -36,10 +37,11 @@ from common.timing import environment, interleaved, set_torch_threads
 from lab01_onnx import bisect as bisect_mod
 from lab01_onnx import export as ex
 from lab01_onnx.passes import CUSTOM_PASSES, op_counts, run_passes
-from lab01_onnx.quantize import quantize_int8, top1_agreement
+from lab01_onnx.quantize import per_channel_ok, quantize_int8, top1_agreement
 
 LAB = "lab01"
 ATOL = 1e-4
+ATOL_BERT = 1e-4  # second-model gate (max abs vs PyTorch on last_hidden_state / pooler_output)
 #: onnxoptimizer built-ins run beside (and after) the custom passes; fuse_consecutive_reshapes
 #: does not exist there, eliminate_identity does (a direct comparison).
 ONNXOPT_PASSES = ["eliminate_identity", "eliminate_deadend", "eliminate_shape_gather", "eliminate_nop_reshape",
@@ -136,10 +138,12 @@ def _passes_row(graph: str, stage: str, model: onnx.ModelProto, base: onnx.Model
     return row
 
 
-def optimize(ctx: Ctx) -> None:
-    """Custom passes to a fixed point on the TorchScript export, beside onnxoptimizer."""
-    raw = ctx.models["torchscript"]
-    graph = f"llama_tiny TorchScript opset {ctx.args.opset}"
+def _custom_pass_rows(ctx: Ctx, graph: str, raw: onnx.ModelProto) -> tuple[onnx.ModelProto, int, float]:
+    """Rows ``raw export``, ``+ <pass>`` (each pass once, in turn) and the fixed point for one graph.
+
+    Returns:
+        ``(optimized model, iterations to the fixed point, seconds of the fixed-point run)``.
+    """
     rows = ctx.tables["passes"]
     rows.append(_passes_row(graph, "raw export", raw, raw))
     current = raw
@@ -158,6 +162,15 @@ def optimize(ctx: Ctx) -> None:
     iters = report[-1]["iter"] + 1
     rows.append(_passes_row(graph, f"custom passes, fixed point ({iters} iterations)", opt, raw,
                             rewrites=sum(r["rewrites"] for r in report), seconds=round(dt, 4)))
+    return opt, iters, dt
+
+
+def optimize(ctx: Ctx) -> None:
+    """Custom passes to a fixed point on the TorchScript export, beside onnxoptimizer."""
+    raw = ctx.models["torchscript"]
+    graph = f"llama_tiny TorchScript opset {ctx.args.opset}"
+    rows = ctx.tables["passes"]
+    opt, iters, dt = _custom_pass_rows(ctx, graph, raw)
     t0 = time.perf_counter()
     only_opt, _ = run_passes(raw, [], onnxoptimizer_passes=ONNXOPT_PASSES)
     rows.append(_passes_row(graph, "onnxoptimizer only", only_opt, raw, seconds=round(time.perf_counter() - t0, 4)))
@@ -181,6 +194,49 @@ def optimize(ctx: Ctx) -> None:
     ctx.show_ir("after custom passes", opt)
     if not len(opt.graph.node) < len(raw.graph.node):
         raise UserError("gate: the custom passes did not reduce the node count of the TorchScript export")
+
+
+def optimize_bert(ctx: Ctx) -> None:
+    """The same passes on a second real TorchScript export: BERT-base (``common.models.build_bert``).
+
+    LLaMA-tiny's export has no Reshape->Reshape pair and no Identity here (torch 2.13,
+    transformers 4.57), so the custom passes only fold ``Shape -> Gather``. BERT's export does
+    have Identity nodes: the TorchScript exporter deduplicates initializers with equal values
+    (``_jit_pass_onnx_deduplicate_initializers``) and reads each duplicate through an
+    ``Identity`` of the kept one. ``BertModel`` initializes every bias to 0 and every LayerNorm
+    weight to 1, so with these seeded weights there are many; a trained checkpoint has far fewer.
+    Gate: raw and optimized BERT both match PyTorch (max abs <= :data:`ATOL_BERT`) at a batch and
+    sequence other than the export's. ``--quick`` (CI) uses the 2-layer, 128-hidden BERT.
+    """
+    from common.models import build_bert
+
+    small = ctx.args.quick
+    name = "bert (2-layer, hidden 128)" if small else "bert-base"
+    bundle = build_bert(batch=2, seq=16, seed=ctx.args.seed, small=small)
+    path = ex.export_torchscript(bundle, ctx.out / "bert_passes.onnx", opset=ctx.args.opset)
+    raw = ex.load_model(path)
+    graph = f"{name} TorchScript opset {ctx.args.opset} (second model)"
+    opt, _, dt = _custom_pass_rows(ctx, graph, raw)
+    ex.check(opt, f"{name} after the custom passes")
+    ids = np.random.default_rng(ctx.args.seed).integers(1, 1000, size=(3, 24)).astype(np.int64)
+    feed = {"input_ids": ids, "attention_mask": np.ones_like(ids), "token_type_ids": np.zeros_like(ids)}
+    feed = {k: v for k, v in feed.items() if k in bundle.inputs}
+    reference = bundle.run(feed)
+    chain = GateChain(f"pytorch {name}", reference, atol=ATOL_BERT)
+    chain.check(f"{name} onnx raw", ex.ort_run(ex.ort_session(path), feed))
+    chain.check(f"{name} onnx optimized (custom passes)", ex.ort_run(ex.ort_session(opt), feed))
+    ctx.tables["accuracy"].extend(chain.rows)
+    path.unlink()  # not needed later (BERT-base is ~0.4 GB)
+    n0, n1 = len(raw.graph.node), len(opt.graph.node)
+    inits = {t.name for t in raw.graph.initializer}
+    ident = [n for n in raw.graph.node if n.op_type == "Identity"]
+    dedup = sum(1 for n in ident if n.input[0] in inits)
+    ctx.say("optimize-bert", f"{name}: custom passes {n0} -> {n1} nodes (-{100 * (n0 - n1) / n0:.1f}%; "
+            f"{len(ident)} Identity, {dedup} of them reading an initializer: the exporter's deduplication), "
+            f"{dt * 1e3:.0f} ms; "
+            f"max abs vs PyTorch {max(r['max_abs'] for r in chain.rows):.2e} (gate {ATOL_BERT})")
+    if not n1 < n0:
+        raise UserError(f"gate: the custom passes did not reduce the node count of the {name} export")
 
 
 def ort_levels(ctx: Ctx) -> None:
@@ -242,7 +298,7 @@ def validate(ctx: Ctx) -> None:
         outs = _run_ort_all(path, ctx.feeds, level=level, threads=ctx.args.threads)
         report = chain.check(stage, outs)
         errs[stage] = report.rows[0]["max_abs"]
-    ctx.tables["accuracy"] = chain.rows
+    ctx.tables["accuracy"][:0] = chain.rows  # LLaMA-tiny first; the BERT rows of optimize_bert follow
     ctx.meta["max_abs"] = errs
     ctx.say("validate", f"{ctx.meta['validation']} ({ctx.meta['data_source']}): max abs vs PyTorch "
             + ", ".join(f"{k} {v:.2e}" for k, v in errs.items()) + f" (gate {ATOL})")
@@ -384,7 +440,7 @@ def scale(ctx: Ctx) -> None:
         if len(current.graph.node) != 3 * blocks:
             raise UserError(f"gate: expected {3 * blocks} nodes after the passes on {graph}, got {len(current.graph.node)}")
     # onnxoptimizer: same generator, doubling sizes until a run takes longer than the budget
-    n, timings = 1000, {}
+    n, timings, growth = min(1000, ctx.args.scale_nodes), {}, 1.0
     while n <= ctx.args.scale_nodes:
         model = synthetic_graph(n)
         t0 = time.perf_counter()
@@ -401,12 +457,13 @@ def scale(ctx: Ctx) -> None:
         if dt * 2 ** max(growth, 3.0) > ctx.args.onnxopt_budget_s:
             break
         n *= 2
-    ctx.meta["onnxoptimizer_growth_exponent"] = round(float(growth), 2)
+    ctx.meta["onnxoptimizer_growth_exponent"] = round(float(growth), 2) if len(timings) > 1 else None
     ctx.meta["custom_passes_us_per_node"] = {k: round(v, 2) for k, v in per_node.items()}
     big = max(per_node)
     ctx.say("scale", f"custom passes: {per_node[big] * big / 1e6:.2f} s on {big} nodes; us/node "
             + " vs ".join(f"{v:.1f} ({k})" for k, v in sorted(per_node.items()))
-            + f"; onnxoptimizer {timings[sizes[-1]]:.2f} s on {sizes[-1]} nodes, time ~ n^{growth:.1f}"
+            + f"; onnxoptimizer {timings[sizes[-1]]:.2f} s on {sizes[-1]} nodes, "
+            + (f"time ~ n^{growth:.1f}" if len(sizes) > 1 else "one size only (no growth exponent)")
             + ("" if sizes[-1] >= ctx.args.scale_nodes else f" (stopped before {ctx.args.scale_nodes}: over its budget)"))
 
 
@@ -435,7 +492,8 @@ def quantize(ctx: Ctx) -> None:
          "median_ms_b1_s128": round(st["fp32"].median_ms, 3), "p10_ms_b1_s128": round(st["fp32"].p10_ms, 3),
          "p90_ms_b1_s128": round(st["fp32"].p90_ms, 3),
          "file_bytes": ctx.paths["opt"].stat().st_size},
-        {"model": "int8 QDQ (MatMul, U8S8, per-channel, MinMax; weights constant-folded by ORT BASIC first)", "top1_agreement": round(agree, 4),
+        {"model": f"int8 QDQ (MatMul, U8S8, {'per-channel' if per_channel_ok(ctx.args.opset) else 'per-tensor'}, "
+                  "MinMax; weights constant-folded by ORT BASIC first)", "top1_agreement": round(agree, 4),
          "max_abs_logit_diff": round(max_diff, 4), "median_ms_b1_s128": round(st["int8"].median_ms, 3),
          "p10_ms_b1_s128": round(st["int8"].p10_ms, 3), "p90_ms_b1_s128": round(st["int8"].p90_ms, 3),
          "file_bytes": path.stat().st_size,
@@ -607,7 +665,11 @@ def write_tables(ctx: Ctx) -> None:
              "quantization": "Latency interleaved fp32/int8 in one run at batch 1, sequence 128; on a loaded "
                              "machine compare the p10 columns.",
              "passes": "reduction_pct counts every node; non_constant_reduction_pct leaves out Constant "
-                       "nodes (ORT turns them into initializers at load). Synthetic rows: the linear-time check."}
+                       "nodes (ORT turns them into initializers at load). Synthetic rows: the linear-time check. "
+                       "'(second model)' rows: the same passes on BERT's TorchScript export, whose Identity nodes "
+                       "come from the exporter deduplicating equal-valued initializers (BertModel's zero biases and "
+                       "unit LayerNorm weights at these seeded weights); LLaMA-tiny's export has no Identity and no "
+                       "Reshape->Reshape pair."}
     written = []
     for name, rows in ctx.tables.items():
         if rows:
@@ -626,6 +688,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--opset", type=int, default=ex.TORCHSCRIPT_DEFAULT_OPSET, help="TorchScript exporter opset (default 17)")
     p.add_argument("--dynamo-opset", type=int, default=ex.DYNAMO_DEFAULT_OPSET, help="dynamo exporter opset (default 18)")
     p.add_argument("--skip-dynamo", action="store_true", help="skip the dynamo export (saves ~20 s)")
+    p.add_argument("--skip-bert", action="store_true",
+                   help="skip the passes on the second real export, BERT-base (saves ~20 s)")
     p.add_argument("--threads", type=int, default=1, help="intra-op threads for PyTorch and ORT (default 1)")
     p.add_argument("--n-texts", type=int, default=100, help="validation sequences (default 100)")
     p.add_argument("--seq", type=int, default=32, help="validation sequence length in tokens (default 32)")
@@ -639,11 +703,17 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                         "to exceed this many seconds (default 10, CI 2)")
     p.add_argument("--min-top1", type=float, default=0.9, help="INT8 gate: minimum next-token top-1 agreement")
     p.add_argument("--quick", action="store_true", default=budget.ci(),
-                   help="fewer latency shapes (default under CI=true)")
+                   help="fewer latency shapes and a 2-layer BERT for the second-model passes rows "
+                        "(default under CI=true)")
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args(argv)
     if args.threads < 1 or args.n_texts < 1 or args.seq < 2 or args.val_batch < 1 or args.repeats < 1:
         raise UserError("--threads, --n-texts, --val-batch and --repeats must be >= 1 and --seq >= 2")
+    ex.check_torchscript_opset(args.opset)  # both before any work, so a bad flag writes nothing
+    if not args.skip_dynamo:
+        ex.check_dynamo_opset(args.dynamo_opset)
+    if args.scale_nodes < BLOCK_NODES or args.warmup < 0:
+        raise UserError(f"--scale-nodes must be >= {BLOCK_NODES} (one generated block) and --warmup >= 0")
     return args
 
 
@@ -658,6 +728,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         check_models(ctx)
         optimize(ctx)
         ort_levels(ctx)
+        if not ctx.args.skip_bert:
+            optimize_bert(ctx)
         validate(ctx)
         latency(ctx)
         scale(ctx)

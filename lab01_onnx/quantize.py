@@ -34,14 +34,21 @@ def quantize_int8(model_path: str | os.PathLike, out_path: str | os.PathLike,
     ``Transpose`` of its weight; unfolded, quantize_static sees that as an *activation* (a Q/DQ
     pair at run time, fp32 weights kept in the file) instead of an int8 weight initializer.
 
+    Weights are per output channel when the model's opset is >= 13 (``DequantizeLinear``'s
+    ``axis`` attribute appeared in opset 13), per tensor otherwise (see :func:`per_channel_ok`).
+
     Raises:
         MissingDependency: onnxruntime.quantization is unavailable.
-        UserError: no calibration feeds.
+        UserError: no calibration feeds, or an opset below 10 (no ``QuantizeLinear``).
     """
     q = require("onnxruntime.quantization", "onnxruntime", "INT8 quantization")
     feeds = list(calibration)
     if not feeds:
         raise UserError("INT8 calibration needs at least one input batch")
+    opset = _opset(model_path)
+    if opset < 10:
+        raise UserError(f"INT8 QDQ quantization needs opset >= 10 (QuantizeLinear), the model has {opset}; "
+                        "export with --opset 13 or newer")
 
     class _Reader(q.CalibrationDataReader):
         def __init__(self):
@@ -63,7 +70,8 @@ def quantize_int8(model_path: str | os.PathLike, out_path: str | os.PathLike,
         # inference dumps "sym_shape_infer_temp.onnx" into the working directory when it gives up.
         with quiet_logging(""), tempfile.TemporaryDirectory() as scratch, contextlib.chdir(scratch):
             q.quantize_static(str(src), str(tmp), _Reader(), quant_format=q.QuantFormat.QDQ,
-                              activation_type=q.QuantType.QUInt8, weight_type=q.QuantType.QInt8, per_channel=True,
+                              activation_type=q.QuantType.QUInt8, weight_type=q.QuantType.QInt8,
+                              per_channel=per_channel_ok(opset),
                               op_types_to_quantize=list(op_types), calibrate_method=q.CalibrationMethod.MinMax)
         os.replace(tmp, out)
     finally:
@@ -71,6 +79,18 @@ def quantize_int8(model_path: str | os.PathLike, out_path: str | os.PathLike,
         if prefold:
             src.unlink(missing_ok=True)
     return out
+
+
+def _opset(model_path: str | os.PathLike) -> int:
+    import onnx
+
+    model = onnx.load(str(model_path), load_external_data=False)
+    return next((int(o.version) for o in model.opset_import if o.domain in ("", "ai.onnx")), 0)
+
+
+def per_channel_ok(opset: int) -> bool:
+    """Per-channel weights need ``DequantizeLinear(axis=...)``, which exists from opset 13 on."""
+    return opset >= 13
 
 
 def top1_agreement(ref_logits: np.ndarray, q_logits: np.ndarray) -> float:

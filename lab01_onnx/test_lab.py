@@ -375,6 +375,20 @@ def test_identity_read_from_loop_body_is_renamed_there():
     assert op_counts(out)["Identity"] == 0 and len(loop.attribute[0].g.node) == 2  # body untouched otherwise
 
 
+def test_identity_read_from_scan_body_is_renamed_there():
+    # Scan body: state passes through, each scanned row gets the outer-scope value ``b`` added.
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["s_in"], ["s_out"]), helper.make_node("Add", ["row", "b"], ["row_out"])],
+        "body", [helper.make_tensor_value_info("s_in", F, [3]), helper.make_tensor_value_info("row", F, [3])],
+        [helper.make_tensor_value_info("s_out", F, [3]), helper.make_tensor_value_info("row_out", F, [3])])
+    nodes = [helper.make_node("Relu", ["x"], ["a"]), helper.make_node("Identity", ["a"], ["b"]),
+             helper.make_node("Scan", ["x", "rows"], ["final", "scanned"], body=body, num_scan_inputs=1)]
+    model = make_model(nodes, [("x", F, [3]), ("rows", F, [4, 3])], [("final", F, [3]), ("scanned", F, [4, 3])])
+    out = apply(eliminate_identity, model, {"x": rnd(3), "rows": rnd(4, 3)}, 1)
+    scan = [n for n in out.graph.node if n.op_type == "Scan"][0]
+    assert scan.attribute[0].g.node[1].input[1] == "a" and op_counts(out)["Identity"] == 0
+
+
 def test_identity_to_graph_output_renames_subgraph_readers_of_the_source():
     nodes = [helper.make_node("Relu", ["x"], ["a"]), _if_reading("a"), helper.make_node("Identity", ["a"], ["y"])]
     model = make_model(nodes, [("x", F, [3]), ("c", TensorProto.BOOL, [])], [("y", F, None), ("z", F, None)])
@@ -507,7 +521,8 @@ def test_manager_reaches_fixed_point_and_reports():
         np.testing.assert_array_equal(run_ref(out, {"x": x})["y"], run_ref(model, {"x": x})["y"])
 
 
-def test_manager_with_onnxoptimizer_folds_further():
+def test_manager_with_onnxoptimizer_runs_it_and_keeps_outputs():
+    # (this graph has nothing left for these two built-ins; the point is the combined fixed point)
     model = mixed_model()
     out, report = run_passes(model, onnxoptimizer_passes=["eliminate_deadend", "fuse_consecutive_concats"])
     assert any(r["pass"].startswith("onnxoptimizer:") for r in report)
@@ -603,6 +618,27 @@ def test_export_dynamic_axes_work_beyond_the_example(exported, batch, seq):
     gate(exported["bundle"].run(feeds), got, atol=1e-4)
 
 
+def test_passes_on_a_second_real_export_bert(tmp_path):
+    # BERT's TorchScript export reads deduplicated equal-valued initializers through Identity
+    # nodes: eliminate_identity removes every one, and the outputs still match PyTorch.
+    from common.gates import gate
+    from common.models import build_bert
+    from lab01_onnx.export import export_torchscript
+
+    bundle = build_bert(batch=2, seq=16, small=True)
+    raw = onnx.load(str(export_torchscript(bundle, tmp_path / "bert.onnx")))
+    assert op_counts(raw)["Identity"] > 0
+    out, report = run_passes(raw)
+    onnx.checker.check_model(out, full_check=True)
+    removed = len(raw.graph.node) - len(out.graph.node)
+    assert op_counts(out)["Identity"] == 0 and removed == op_counts(raw)["Identity"]
+    assert sum(r["rewrites"] for r in report if r["pass"] == "eliminate_identity") == removed
+    ids = np.random.default_rng(1).integers(1, 1000, size=(3, 24)).astype(np.int64)
+    feeds = {"input_ids": ids, "attention_mask": np.ones_like(ids), "token_type_ids": np.zeros_like(ids)}
+    feeds = {k: v for k, v in feeds.items() if k in bundle.inputs}
+    gate(bundle.run(feeds), _ort(out, feeds), atol=1e-4, rtol=0)
+
+
 def test_dynamo_export_is_dynamic_and_matches(tmp_path):
     from common.gates import gate
     from common.models import build_llama_tiny
@@ -657,6 +693,9 @@ def test_bisect_pytorch_against_onnx(exported):
     faulty, _ = wrong_rewrite_neg_as_identity(exported["raw"])
     div = bisect_torch(exported["bundle"], faulty)
     assert div is not None and "layers.0.self_attn" in div.node
+    from common.models import build_bert
+    with pytest.raises(UserError, match="are not bert's"):  # another model's export: one clear line
+        bisect_torch(build_bert(batch=2, seq=8, small=True), exported["raw"])
 
 
 def test_int8_quantization_gate(exported, tmp_path):
@@ -699,7 +738,48 @@ def test_cli_bad_inputs_give_one_line_and_nonzero_exit(tmp_path, capsys, results
 
     rc, err = _cli(pipeline.main, ["--opset", "99", "--skip-dynamo"], capsys)
     assert rc == 2 and len(err) == 1 and "opset 99 is not supported" in err[0]
+    rc, err = _cli(pipeline.main, ["--dynamo-opset", "17"], capsys)
+    assert rc == 2 and len(err) == 1 and "pass --dynamo-opset" in err[0]
     assert not any(results_dir.rglob("*.onnx"))  # nothing half-written
+
+    good = tmp_path / "good.onnx"
+    onnx.save(make_model([helper.make_node("Relu", ["x"], ["y"])], [("x", F, [2])], [("y", F, [2])]), str(good))
+    truncated = tmp_path / "truncated.onnx"
+    truncated.write_bytes(good.read_bytes()[:-7])
+    for bad, expected in ((truncated, "is not an ONNX model"), (tmp_path / "missing.onnx", "no such file"),
+                          (tmp_path, "is a directory")):
+        rc, err = _cli(bisect.main, [str(bad), str(good)], capsys)
+        assert rc == 2 and len(err) == 1 and expected in err[0], err
+
+
+def test_exporter_failure_is_one_line_and_leaves_no_file(tmp_path, capfd):
+    # opset 7 is inside the TorchScript exporter's range, but it has no ONNX op for aten::arange there.
+    from common.models import build_llama_tiny
+    from lab01_onnx.export import export_torchscript
+
+    with pytest.raises(UserError, match="not implemented for opset 7"):
+        export_torchscript(build_llama_tiny(batch=2, seq=4), tmp_path / "m.onnx", opset=7)
+    assert not list(tmp_path.iterdir())  # neither the model nor its temporary file
+    assert "Torch IR graph" not in capfd.readouterr().err  # the exporter's native graph dump is silenced
+
+
+def test_int8_quantization_below_opset_13_falls_back_to_per_tensor(tmp_path):
+    # Per-channel DequantizeLinear needs the ``axis`` attribute (opset 13); at opset 12 the
+    # quantizer must fall back to per-tensor weights and still give a checker-valid model.
+    from lab01_onnx.export import save_model
+    from lab01_onnx.quantize import quantize_int8
+
+    w = rnd(8, 4)
+    model = make_model([helper.make_node("MatMul", ["x", "w"], ["y"])], [("x", F, ["N", 8])], [("y", F, ["N", 4])],
+                       inits={"w": w}, opset=12)
+    src = save_model(model, tmp_path / "mm.onnx")
+    calib = [{"x": np.random.default_rng(s).standard_normal((4, 8)).astype(np.float32)} for s in range(2)]
+    path = quantize_int8(src, tmp_path / "mm_int8.onnx", calib)
+    onnx.checker.check_model(str(path), full_check=True)
+    q = onnx.load(str(path))
+    assert all(not n.attribute for n in q.graph.node if n.op_type == "DequantizeLinear")  # no axis: per tensor
+    x = calib[0]["x"]
+    np.testing.assert_allclose(_ort(path, {"x": x})["y"], x @ w, atol=0.1, rtol=0)  # int8 error, not broken
 
 
 def test_pipeline_help_lists_the_steps(capsys):
@@ -741,6 +821,6 @@ def test_pipeline_gate_failure_exits_with_one_line(capsys, results_dir, monkeypa
     from lab01_onnx import pipeline
 
     monkeypatch.setattr(pipeline, "ATOL", 0.0)  # float32 reassociation (~1e-7) now fails the gate
-    rc = run_cli(pipeline.main, ["--skip-dynamo", "--n-texts", "4", "--repeats", "1", "--warmup", "0"])
+    rc = run_cli(pipeline.main, ["--skip-dynamo", "--quick", "--n-texts", "4", "--repeats", "1", "--warmup", "0"])
     err = [line for line in capsys.readouterr().err.splitlines() if line.startswith("error:")]
     assert rc == 2 and len(err) == 1 and "gate failed at stage 'onnx raw (TorchScript)'" in err[0]

@@ -215,6 +215,30 @@ def test_memplan_cli_bad_inputs_exit_2(tmp_path, results_dir, capsys):
     assert "--dim N=N" in capsys.readouterr().err
     assert run_cli(memplan.main, [str(good), "--dim", "N=zero"]) == 2
     assert "positive integer" in capsys.readouterr().err
+    assert run_cli(memplan.main, [str(tmp_path)]) == 2
+    assert "is a directory" in capsys.readouterr().err
+    truncated = tmp_path / "truncated.onnx"
+    truncated.write_bytes(good.read_bytes()[:-5])
+    assert run_cli(memplan.main, [str(truncated), "--dim", "N=2"]) == 2
+    assert "not an ONNX model" in capsys.readouterr().err
+
+
+def _dangling_input_model():
+    """Fails onnx.checker: Relu reads a value nothing defines."""
+    return helper.make_model(helper.make_graph([helper.make_node("Relu", ["missing"], ["y"])], "g", [],
+                                               [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])]))
+
+
+@pytest.mark.parametrize("tool", ["memplan", "whatran"])
+def test_tools_reject_a_model_failing_the_checker(tool, tmp_path, results_dir, capsys):
+    bad = tmp_path / "bad.onnx"
+    onnx.save(_dangling_input_model(), str(bad))
+    with pytest.raises(onnx.checker.ValidationError):  # the premise: the checker rejects it too
+        onnx.checker.check_model(_dangling_input_model())
+    argv = [str(bad)] if tool == "memplan" else [str(bad), str(bad)]
+    assert run_cli({"memplan": memplan.main, "whatran": whatran.main}[tool], argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "not a valid ONNX graph" in err[0] and "'missing'" in err[0]
 
 
 def test_memplan_cli_writes_table(tmp_path, results_dir):
