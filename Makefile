@@ -7,7 +7,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup run test lab01 lab02 lab03 extras clean-venv
+.PHONY: setup run test lab01 lab01-tools lab02 lab03 gpu-export gpu-run clean-venv
 
 setup: $(STAMP)
 
@@ -19,16 +19,33 @@ $(STAMP): pyproject.toml requirements.lock
 	@du -sh $(VENV) | awk '{print "venv size: " $$1}'
 	@touch $(STAMP)
 
-run: setup lab01 lab02 lab03
+# The main job: every lab pipeline and tool with its default budget (~30 min on 2 cores).
+run: setup lab01 lab01-tools lab02 lab03
 
 lab01: setup
 	$(PY) -m lab01_onnx.pipeline
+
+# Lab 01's proof harness (backend suite + fuzzing) and the warm-up guide's tools.
+lab01-tools: setup
+	$(PY) -m lab01_onnx.conformance
+	$(PY) -m lab01_onnx.fuzz --n 2000
+	$(PY) -m lab01_onnx.fusions
+	$(PY) -m lab01_onnx.whatran
+	$(PY) -m lab01_onnx.memplan
+	$(PY) -m lab01_onnx.customop
 
 lab02: setup
 	$(PY) -m lab02_tvm.pipeline
 
 lab03: setup
 	$(PY) -m lab03_mlir.pipeline
+
+# TVM for an NVIDIA GPU: build here (needs nvcc, no GPU), then run on the GPU host (see lab02_tvm/README.md).
+gpu-export: setup
+	$(PY) -m lab02_tvm.cuda_remote export --model all --out build/cuda
+
+gpu-run: setup
+	$(PY) -m lab02_tvm.cuda_remote run --dir build/cuda
 
 test: setup
 	$(PY) -m pytest
