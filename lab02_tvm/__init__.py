@@ -8,6 +8,7 @@ Modules (one per step family, see README.md):
 - :mod:`lab02_tvm.tuning` — step 6: MetaSchedule tuning and build from the database.
 - :mod:`lab02_tvm.cross` — step 8: cross-compile for AArch64 (Cortex-A55), ELF check.
 - :mod:`lab02_tvm.rpc` — step 9: tuning through an RPC tracker on loopback.
+- :mod:`lab02_tvm.cuda_remote` — build for CUDA here (no GPU needed), run and check on a GPU host.
 - :mod:`lab02_tvm.tir_pass` — step 10: a custom TIR loop-reordering pass in the lowering pipeline.
 - :mod:`lab02_tvm.pipeline` — ``python -m lab02_tvm.pipeline``: all steps in order.
 """

@@ -1,0 +1,200 @@
+"""Step 4: untuned build for the host CPU, run on the Relax VM, gate against the reference.
+
+``tvm.compile(mod, target)`` (Relay's ``relay.build`` successor) runs the Relax build pipeline
+(``relax.pipeline.default_build_pipeline``: LegalizeOps, memory planning, VM lowering — no fusion)
+and the TIR lowering pipeline (``s_tir``), then LLVM. The result is a ``relax.VMExecutable`` run by
+``relax.VirtualMachine``. Untuned TIR is the TOPI compute definition lowered as written: naive,
+single-threaded loop nests, so it is one to two orders of magnitude slower than PyTorch eager —
+that gap is what scheduling and tuning (steps 5-6) close.
+
+Numeric gate: fp32 reassociation (different loop orders, FMA contraction) moves results by a few
+ulps of the *largest* partial sums, so the tolerance is relative to the output's scale:
+``|tvm - ref| <= 1e-4 · max|ref|`` per output (``common.gates`` with ``scale_atol_by_ref``).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from common.errors import MissingDependency
+
+REL_TOL = 1e-4  # gate: max |tvm - reference| <= REL_TOL * max |reference|
+
+
+def host_target() -> dict:
+    """The host CPU as a TVM target dict: ``{"kind": "llvm", "mcpu": <LLVM's name for this CPU>}``.
+
+    ``mcpu`` comes from ``tvm.target.codegen.llvm_get_system_cpu()`` (LLVM's
+    ``sys::getHostCPUName``, e.g. ``znver4``, ``skylake-avx512``); omitted when LLVM says ``generic``.
+    """
+    from tvm.target import codegen
+    cpu = codegen.llvm_get_system_cpu()
+    return {"kind": "llvm", "mcpu": cpu} if cpu and cpu != "generic" else {"kind": "llvm"}
+
+
+def compile_module(mod, target: dict | str, *, tir_pipeline: str = "default"):
+    """``tvm.compile`` a Relax module; returns ``(executable, seconds)``.
+
+    Args:
+        mod: Relax ``IRModule`` (fused or not; the build legalizes what is left).
+        target: target dict (``{"kind": "llvm", "mcpu": ...}``) or string.
+        tir_pipeline: name of a registered TIR lowering pipeline (``"default"`` = ``s_tir``;
+            step 10 registers ``"lab02_loop_reorder"``).
+    """
+    import tvm
+    t0 = time.perf_counter()
+    ex = tvm.compile(mod, tvm.target.Target(target), tir_pipeline=tir_pipeline)
+    return ex, time.perf_counter() - t0
+
+
+def _to_numpy_list(out) -> list[np.ndarray]:
+    if hasattr(out, "numpy"):
+        return [out.numpy()]
+    res: list[np.ndarray] = []
+    for o in out:
+        res.extend(_to_numpy_list(o))
+    return res
+
+
+class VMRunner:
+    """A Relax VM bound to one model's inputs and weights: ``runner()`` runs ``main`` once.
+
+    Args:
+        executable: from :func:`compile_module` (or MetaSchedule's build).
+        im: :class:`lab02_tvm.relax_import.ImportedModel` (inputs, params, output names).
+        device: ``tvm.cpu()`` (default) or ``tvm.cuda(0)``.
+        with_params: pass the weights after the inputs (``False`` for a module whose weights were
+            bound as constants, e.g. the tuned build).
+    """
+
+    def __init__(self, executable, im, device=None, *, with_params: bool = True):
+        import tvm
+        from tvm import relax
+        self.device = device or tvm.cpu()
+        self._is_cpu = self.device.dlpack_device_type() == tvm.cpu().dlpack_device_type()
+        self.vm = relax.VirtualMachine(executable, self.device)
+        self.main = self.vm["main"]
+        self.args = im.vm_args(device, with_params=with_params)
+        self.output_names = list(im.output_names)
+        self.last = None
+
+    def __call__(self):
+        self.last = self.main(*self.args)
+        if not self._is_cpu:  # wait for the device kernels before the clock stops
+            self.device.sync()
+        return self.last
+
+    def outputs(self) -> dict[str, np.ndarray]:
+        """Named NumPy outputs of the last call (runs once if never run)."""
+        if self.last is None:
+            self()
+        arrays = _to_numpy_list(self.last)
+        if len(arrays) != len(self.output_names):
+            raise AssertionError(f"VM returned {len(arrays)} outputs, expected {self.output_names}")
+        return dict(zip(self.output_names, arrays))
+
+
+def error_summary(reference: dict[str, np.ndarray], candidate: dict[str, np.ndarray]) -> dict:
+    """Worst errors over all outputs: ``{"max_abs": float, "max_ref": float, "rel_to_scale": float}``.
+
+    ``rel_to_scale`` = ``max_abs / max|ref|`` of the output where ``max_abs`` is the largest ratio —
+    the quantity the step-4 gate bounds by :data:`REL_TOL`.
+    """
+    worst = {"max_abs": 0.0, "max_ref": 0.0, "rel_to_scale": 0.0}
+    for name, ref in reference.items():
+        r = ref.astype(np.float64)
+        d = float(np.max(np.abs(r - candidate[name].astype(np.float64)))) if r.size else 0.0
+        scale = float(np.max(np.abs(r))) if r.size else 0.0
+        rel = d / scale if scale > 0 else d
+        if rel >= worst["rel_to_scale"]:
+            worst = {"max_abs": d, "max_ref": scale, "rel_to_scale": rel}
+    return worst
+
+
+def gate_outputs(im, outputs: dict[str, np.ndarray], *, stage: str, rel_tol: float = REL_TOL):
+    """Gate ``outputs`` against ``im.reference``: names → shapes → dtypes → ``|Δ| <= rel_tol·max|ref|``.
+
+    Returns:
+        ``common.gates.GateReport``.
+
+    Raises:
+        common.gates.GateError: the first output that differs, with the table.
+    """
+    from common.gates import gate
+    return gate(im.reference, outputs, atol=rel_tol, scale_atol_by_ref=True, stage=stage)
+
+
+@dataclass
+class BuildRun:
+    """One build of one model: the executable, its runner, times and errors.
+
+    Attributes:
+        build_s: seconds in ``tvm.compile`` (wall clock).
+        first_run_ms: the gate run (also warms the VM), in ms.
+        errors: :func:`error_summary` against the reference.
+    """
+
+    executable: object
+    runner: VMRunner
+    build_s: float
+    first_run_ms: float
+    errors: dict
+
+
+def build_and_check(im, mod, target: dict, *, stage: str, tir_pipeline: str = "default",
+                    device=None) -> BuildRun:
+    """Compile ``mod``, run it once on ``im``'s inputs, gate against the reference.
+
+    Raises:
+        common.gates.GateError: outputs differ beyond :data:`REL_TOL` relative to the output scale.
+    """
+    ex, build_s = compile_module(mod, target, tir_pipeline=tir_pipeline)
+    runner = VMRunner(ex, im, device)
+    t0 = time.perf_counter()
+    runner()
+    first_ms = (time.perf_counter() - t0) * 1e3
+    outs = runner.outputs()
+    errors = error_summary(im.reference, outs)
+    gate_outputs(im, outs, stage=stage)
+    return BuildRun(executable=ex, runner=runner, build_s=build_s, first_run_ms=first_ms, errors=errors)
+
+
+# ---------------------------------------------------------------------------------------------
+# CUDA path
+# ---------------------------------------------------------------------------------------------
+
+def cuda_reason() -> str | None:
+    """``None`` when TVM can run on a CUDA device here, else the one-line reason it cannot."""
+    import tvm
+    if not tvm.runtime.enabled("cuda"):
+        return "this TVM build cannot load its CUDA runtime (no CUDA driver / libcuda on this machine)"
+    if not tvm.cuda(0).exist:
+        return "no CUDA device visible to TVM (tvm.cuda(0).exist is False)"
+    return None
+
+
+def cuda_target() -> dict:
+    """``{"kind": "cuda", "arch": "sm_XY"}`` for device 0 (host code: llvm)."""
+    import tvm
+    dev = tvm.cuda(0)
+    arch = "sm_" + str(dev.compute_version).replace(".", "")
+    return {"kind": "cuda", "arch": arch, "host": {"kind": "llvm"}}
+
+
+def build_cuda(im, fused_mod) -> BuildRun:
+    """Untuned CUDA build: ``DefaultGPUSchedule`` binds every loop nest to blocks/threads, then build.
+
+    Raises:
+        MissingDependency: no usable CUDA device (the reason from :func:`cuda_reason`).
+        common.gates.GateError: outputs differ from the reference beyond the gate.
+    """
+    import tvm
+    reason = cuda_reason()
+    if reason:
+        raise MissingDependency(f"cuda target skipped: {reason}")
+    target = cuda_target()
+    with tvm.target.Target(target):
+        mod = tvm.s_tir.transform.DefaultGPUSchedule()(fused_mod)
+    return build_and_check(im, mod, target, stage="tvm_cuda_untuned", device=tvm.cuda(0))

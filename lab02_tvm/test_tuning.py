@@ -1,0 +1,213 @@
+"""Tests of Lab 02 steps 5, 6 and 9: manual schedule, MetaSchedule tuning, tuning over RPC.
+
+The workload is a small dense layer, ``relu(x @ W + b)`` (fp32, x [M, K], W [K, N], b [N]), built
+directly in Relax so the tests do not depend on the model importers. The NumPy expression is
+the independent reference. Timing comparisons are made between candidates measured in the same
+run (interleaved), never against a wall-clock constant. With ``CI=true`` the budgets shrink.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import tvm
+from tvm import relax
+
+from common.budget import pick
+from common.errors import UserError
+from common.timing import interleaved, tvm_threads
+from lab02_tvm import schedules, tuning
+
+pytestmark = pytest.mark.lab02
+
+RTOL, ATOL = 1e-5, 1e-4  # fp32 dense with K <= 256, inputs ~N(0, 1): sums of O(16) magnitude
+
+
+def dense_module(m: int, k: int, n: int, layers: int = 1, seed: int = 0):
+    """Relax ``main(x) = relu(x @ W + b)`` repeated ``layers`` times (same shapes, k == n when
+    layers > 1); returns (mod, weights [(W, b)], x)."""
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((m, k)).astype("float32")
+    weights = []
+    bb = relax.BlockBuilder()
+    xv = relax.Var("x", relax.TensorType((m, k), "float32"))
+    with bb.function("main", [xv]):
+        with bb.dataflow():
+            h = xv
+            for _ in range(layers):
+                w = (rng.standard_normal((k, n)) / np.sqrt(k)).astype("float32")
+                b = rng.standard_normal((n,)).astype("float32")
+                weights.append((w, b))
+                h = bb.emit(relax.op.nn.relu(relax.op.add(relax.op.matmul(h, relax.const(w)),
+                                                           relax.const(b))))
+            out = bb.emit_output(h)
+        bb.emit_func_output(out)
+    return bb.get(), weights, x
+
+
+def dense_reference(x: np.ndarray, weights) -> np.ndarray:
+    """NumPy ``relu(x @ W + b)`` for each layer, in float64 then cast to float32."""
+    h = x.astype(np.float64)
+    for w, b in weights:
+        h = np.maximum(h @ w + b, 0.0)
+    return h.astype(np.float32)
+
+
+def host_target() -> dict:
+    from tvm.target import codegen
+
+    return {"kind": "llvm", "mcpu": codegen.llvm_get_system_cpu(), "num-cores": 1}
+
+
+def run_vm(ex, x: np.ndarray):
+    vm = relax.VirtualMachine(ex, tvm.cpu())
+    arg = tvm.runtime.tensor(x)
+    return (lambda: vm["main"](arg)), (lambda: vm["main"](arg).numpy())
+
+
+# ----------------------------------------------------------------------------------------------
+def test_extract_tasks_weights_flops_shares():
+    """Two identical dense layers are one task of weight 2 whose FLOPs are ~2*M*K*N."""
+    m, k = 32, 64
+    mod, _, _ = dense_module(m, k, k, layers=2)
+    infos = tuning.extract_tasks(mod, host_target())
+    assert len(infos) == 1
+    ti = infos[0]
+    assert ti.weight == 2
+    gemm = 2.0 * m * k * k
+    assert gemm <= ti.flops <= gemm * 1.1, (ti.flops, gemm)  # + bias add and ReLU per output
+    assert ti.share == pytest.approx(1.0)
+
+
+def test_plan_budget_shallow_then_deep():
+    infos = [tuning.TaskInfo(index=i, name=f"t{i}", weight=1, flops=f, share=0.0)
+             for i, f in enumerate([50.0, 30.0, 10.0, 5.0, 5.0])]
+    plan = tuning.plan_budget(infos, 40, deep_top_k=2, deep_trials=10)
+    assert sum(plan.values()) == 40
+    assert all(v >= 6 for v in plan.values())  # shallow: 30 trials over 5 tasks
+    assert plan["t0"] == plan["t4"] + 5 and plan["t1"] == plan["t4"] + 5  # deep: 10 over top 2
+    # too small for SHALLOW_MIN_TRIALS on every task: only the hottest are covered
+    assert tuning.SHALLOW_MIN_TRIALS == 4
+    small = tuning.plan_budget(infos, 10, deep_top_k=0)
+    assert small == {"t0": 5, "t1": 5, "t2": 0, "t3": 0, "t4": 0}
+    assert tuning.plan_budget(infos, 3, deep_top_k=0) == {"t0": 3, "t1": 0, "t2": 0, "t3": 0, "t4": 0}
+    shallow, full = tuning.plan_budget(infos, 40, deep_top_k=2, deep_trials=10, phases=True)
+    assert shallow == {f"t{i}": 6 for i in range(5)} and full == plan
+    with pytest.raises(UserError, match="--trials"):
+        tuning.plan_budget(infos, 0)
+
+
+def test_manual_schedule_matches_numpy_after_each_step_and_shows_loops():
+    """MLC-course style: after every primitive the kernel still computes relu(x @ W + b)."""
+    mod, _, _ = dense_module(64, 128, 96)
+    target = host_target()
+    prim = tuning.extract_tasks(mod, target)[0].task.dispatched[0]
+    arrays, outputs = schedules.kernel_args(prim, seed=1)
+    assert outputs == [3] and [a.shape for a in arrays] == [(64, 128), (128, 96), (96,), (64, 96)]
+    x, w, b = arrays[:3]
+    expected = dense_reference(x, [(w, b)])
+    checked = []
+
+    def check(step: str, m: tvm.IRModule) -> None:
+        call, read = schedules.run_kernel(schedules.build_kernel(m, target),
+                                          [a.copy() for a in arrays], outputs)
+        call()
+        np.testing.assert_allclose(read()[0], expected, rtol=RTOL, atol=ATOL, err_msg=step)
+        checked.append(step)
+
+    result = schedules.manual_schedule(prim, target, check=check)
+    names = [s for s, _ in result.steps]
+    assert checked == names
+    for prefix in ("split", "reorder", "cache_write", "reverse_compute_inline", "vectorize",
+                   "unroll", "fuse + parallel", "decompose_reduction"):
+        assert any(n.startswith(prefix) for n in names), (prefix, names)
+    nest_before, nest_after = result.steps[0][1], result.steps[-1][1]
+    assert "[parallel]" not in nest_before and "[vectorized]" not in nest_before
+    assert "[parallel]" in nest_after and "[vectorized]" in nest_after and "[unrolled]" in nest_after
+    assert len(nest_after.splitlines()) > len(nest_before.splitlines())  # tiled: more loops
+    script = result.sch.mod.script()
+    assert "T.parallel" in script and "T.vectorized" in script and '"local"' in script
+    assert "matmul_init" in script and "matmul_update" in script
+
+
+def test_build_tuned_without_database_is_one_clear_error(tmp_path):
+    mod, _, _ = dense_module(8, 8, 8)
+    with pytest.raises(UserError, match="no MetaSchedule database"):
+        tuning.build_tuned(mod, host_target(), tmp_path / "empty")
+
+
+# ----------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def tuned(tmp_path_factory):
+    """One small tuning run shared by the tests below: (mod, weights, x, work_dir, report)."""
+    mod, weights, x = dense_module(256, 256, 256, seed=2)
+    work_dir = tmp_path_factory.mktemp("tuning") / "dense"
+    report = tuning.tune(mod, host_target(), work_dir, max_trials_global=pick(16, 8),
+                         deep_top_k=0, progress=False)
+    return mod, weights, x, work_dir, report
+
+
+@pytest.mark.slow
+def test_tuned_faster_than_untuned_same_run(tuned):
+    mod, weights, x, work_dir, report = tuned
+    target = host_target()
+    assert report.trials == pick(16, 8) and report.tasks_total == 1
+    assert report.tasks_tuned == 1 and report.share_covered == pytest.approx(1.0)
+    assert report.build_error_rate < 0.5, report
+    assert report.est_minutes_100_per_task > 0 and "--trials 100" in report.command_100
+    assert (work_dir / "database_tuning_record.json").stat().st_size > 0
+    expected = dense_reference(x, weights)
+    untuned_call, untuned_read = run_vm(tvm.compile(mod, target=tuning.as_target(target)), x)
+    tuned_call, tuned_read = run_vm(tuning.build_tuned(mod, target, work_dir), x)
+    np.testing.assert_allclose(untuned_read(), expected, rtol=RTOL, atol=ATOL)
+    np.testing.assert_allclose(tuned_read(), expected, rtol=RTOL, atol=ATOL)
+    with tvm_threads(1):
+        stats = interleaved({"untuned": untuned_call, "tuned": tuned_call}, warmup=2,
+                            repeats=pick(10, 5))
+    assert stats["tuned"].median_ms < stats["untuned"].median_ms, stats
+
+
+@pytest.mark.slow
+def test_second_run_reuses_database_without_tuning(tuned):
+    mod, weights, x, work_dir, first = tuned
+    records = work_dir / "database_tuning_record.json"
+    before = records.read_bytes()
+    again = tuning.tune(mod, host_target(), work_dir, max_trials_global=pick(16, 8),
+                        deep_top_k=0, progress=False)
+    assert again.trials == 0 and again.reused
+    assert again.trials_in_db == first.trials_in_db
+    assert records.read_bytes() == before  # nothing measured, nothing appended
+    assert again.seconds_per_trial == pytest.approx(first.seconds_per_trial)
+    cov = tuning.database_coverage(mod, host_target(), work_dir)
+    assert cov["tasks_in_db"] == 1 and cov["share_covered"] == pytest.approx(1.0)
+    _, read = run_vm(tuning.build_tuned(mod, host_target(), work_dir), x)
+    np.testing.assert_allclose(read(), dense_reference(x, weights), rtol=RTOL, atol=ATOL)
+
+
+@pytest.mark.slow
+def test_three_point_rows_use_the_database(tuned):
+    mod, _, _, work_dir, report = tuned
+    records = work_dir / "database_tuning_record.json"
+    before = records.read_bytes()
+    rows = schedules.run_three_point(mod, host_target(), tuned_work_dir=work_dir, tune_trials=8,
+                                     repeats=3, progress=False)
+    assert records.read_bytes() == before  # the kernel was in the database: not re-tuned
+    assert [r["schedule"] for r in rows] == ["naive", "manual", "tuned"]
+    assert all(r["status"] == "ok" for r in rows)
+    naive, manual, tuned_row = rows
+    assert naive["speedup_vs_naive"] == 1.0
+    assert manual["median_ms"] < naive["median_ms"]  # same run, interleaved
+    assert tuned_row["tuned_now"] == 0 and tuned_row["trials"] == report.trials_in_db
+
+
+@pytest.mark.slow
+def test_rpc_tuning_on_loopback_records_measured_candidates(tmp_path):
+    pytest.importorskip("tornado", reason="TVM's RPC tracker needs tornado (pip install tornado)")
+    from lab02_tvm import rpc
+
+    mod, _, _ = dense_module(64, 64, 64, seed=3)
+    res = rpc.tune_over_rpc(mod, host_target(), tmp_path / "rpc", trials=pick(4, 2),
+                            n_servers=2, timeout_s=240, progress=False)
+    assert res["servers_registered"] == 2
+    assert res["measured"] >= 1, res
+    assert res["best_ms"] is not None and res["best_ms"] > 0
+    assert res["cleaned_up"], "tracker/server processes still alive"

@@ -1,0 +1,204 @@
+"""Step 10 (extension): a custom TIR pass — reduction-loop interchange — in the lowering pipeline.
+
+The rewrite (loop interchange, Allen & Kennedy, "Optimizing Compilers for Modern Architectures",
+ch. 5; the ``ikj`` matmul order of every HPC course): TOPI writes a reduction as
+``for spatial...: for reduce...: C[s] += A[..] * B[..]`` — the innermost loop walks the reduction
+axis, so the loads of ``B[k, j]`` stride by a whole row and nothing vectorizes. Moving the
+innermost *spatial* loop inside the reduction loops (``i, j, k`` → ``i, k, j``) makes the inner
+loop write ``C[i, j]`` and read ``B[k, j]`` with stride 1, which LLVM's loop vectorizer turns into
+SIMD. ``decompose_reduction`` then hoists the ``C = 0`` init into its own loop nest.
+
+Per block, it fires only when (preconditions, each checked):
+
+1. the block has at least one reduction iterator (``T.axis.reduce``) and one spatial iterator;
+2. the loops around it are a perfect nest, one loop per block iterator, each loop bound to exactly
+   one iterator (no fused/split loops), and the innermost loop is a reduction loop;
+3. the innermost spatial loop indexes the **last** dimension of the written buffer (so after the
+   interchange the inner loop is unit-stride in the output);
+4. the PrimFunc is not already scheduled (``tirx.is_scheduled``, e.g. by MetaSchedule).
+
+It is applied with ``tvm.s_tir.Schedule`` (``reorder`` + ``decompose_reduction``), which checks
+that the interchange is legal for the block (TVM docs: ``tvm.s_tir.Schedule.reorder``); a block
+the schedule refuses is left unchanged. The pass is registered as the named TIR pipeline
+``"lab02_loop_reorder"`` = this pass followed by TVM's default ``s_tir`` lowering pipeline, and is
+selected with ``tvm.compile(mod, target, tir_pipeline="lab02_loop_reorder")``.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+PIPELINE_NAME = "lab02_loop_reorder"
+
+
+@dataclass
+class ReorderStats:
+    """What one application of the pass did.
+
+    Attributes:
+        funcs_seen: PrimFuncs visited; blocks_seen: blocks visited.
+        reordered: ``["func/block: (old order) -> (new order)", …]``.
+        skipped: ``{reason: count}`` for blocks left unchanged.
+    """
+
+    funcs_seen: int = 0
+    blocks_seen: int = 0
+    reordered: list[str] = field(default_factory=list)
+    skipped: dict[str, int] = field(default_factory=dict)
+
+    def skip(self, reason: str) -> None:
+        self.skipped[reason] = self.skipped.get(reason, 0) + 1
+
+
+LAST_STATS = ReorderStats()  # stats of the most recent run inside a build (the pipeline is opaque)
+
+
+def _block_plan(sch, block_rv) -> tuple[list, list] | str:
+    """``(loops, new_order)`` for an eligible block, else the reason it is not eligible."""
+    from tvm import tirx
+
+    loops = sch.get_loops(block_rv)
+    block = sch.get(block_rv)
+    if not loops:
+        return "no loops"
+    realize = sch.get(loops[-1]).body
+    if not hasattr(realize, "iter_values") or not realize.block.same_as(block):
+        return "imperfect nest"
+    ivs = list(block.iter_vars)
+    if len(ivs) != len(loops):
+        return "loops != iterators"
+    # iterator i is bound to iter_values[i]; map each loop to the iterator bound to its variable
+    loop_vars = [sch.get(lv).loop_var for lv in loops]
+    kind_of, iv_of = {}, {}
+    for value, iv in zip(realize.iter_values, ivs):
+        pos = next((i for i, v in enumerate(loop_vars) if isinstance(value, tirx.Var) and value.same_as(v)), None)
+        if pos is None or pos in kind_of:
+            return "loop not bound 1:1 to an iterator"
+        kind_of[pos], iv_of[pos] = int(iv.iter_type), iv.var
+    reduce_kind, spatial_kind = int(tirx.IterVar.CommReduce), int(tirx.IterVar.DataPar)
+    spatial = [i for i in range(len(loops)) if kind_of[i] == spatial_kind]
+    reduction = [i for i in range(len(loops)) if kind_of[i] == reduce_kind]
+    if len(spatial) + len(reduction) != len(loops):
+        return "iterator neither spatial nor reduction"
+    if not reduction or not spatial:
+        return "no reduction" if not reduction else "no spatial loop"
+    if kind_of[len(loops) - 1] != reduce_kind:
+        return "innermost loop already spatial"
+    inner_pos = spatial[-1]
+    if len(block.writes) != 1:
+        return "more than one written buffer"
+    last = block.writes[0].region[-1].min
+    if not (isinstance(last, tirx.Var) and last.same_as(iv_of[inner_pos])):
+        return "inner spatial loop is not the output's last axis"
+    inner = loops[inner_pos]
+    new_order = [lv for lv in loops if lv is not inner] + [inner]
+    return list(loops), new_order
+
+
+def _loop_names(sch, loops) -> str:
+    return ", ".join(sch.get(lv).loop_var.name for lv in loops)
+
+
+def reorder_prim_func(func, name: str = "main", stats: ReorderStats | None = None):
+    """Apply the interchange to every eligible block of one PrimFunc; returns the new PrimFunc."""
+    import tvm
+    from tvm import s_tir
+
+    stats = stats if stats is not None else ReorderStats()
+    stats.funcs_seen += 1
+    if func.attrs is not None and bool(func.attrs.get("tirx.is_scheduled", False)):
+        stats.skip("already scheduled")
+        return func
+    sch = s_tir.Schedule(tvm.IRModule({"main": func}))
+    try:
+        root = sch.get_sblock("root")
+    except Exception:  # noqa: BLE001 - functions without a root block are not TE-style
+        stats.skip("no root block")
+        return func
+    changed = False
+    for block_rv in sch.get_child_blocks(root):
+        stats.blocks_seen += 1
+        plan = _block_plan(sch, block_rv)
+        if isinstance(plan, str):
+            stats.skip(plan)
+            continue
+        loops, new_order = plan
+        before = _loop_names(sch, loops)
+        try:
+            sch.reorder(*new_order)
+        except s_tir.ScheduleError as exc:  # the schedule could not prove the interchange legal
+            stats.skip(f"reorder refused: {str(exc).splitlines()[0][:60]}")
+            continue
+        try:
+            sch.decompose_reduction(block_rv, _first_reduction_loop(sch, block_rv))
+        except s_tir.ScheduleError:  # still correct: the init stays a predicated store in the nest
+            stats.skip("init not hoisted (decompose_reduction refused)")
+        changed = True
+        blk_name = sch.get(block_rv).name_hint
+        stats.reordered.append(f"{name}/{blk_name}: ({before}) -> ({_loop_names(sch, new_order)})")
+    return sch.mod["main"] if changed else func
+
+
+def _first_reduction_loop(sch, block_rv):
+    """The outermost loop around ``block_rv`` bound to a reduction iterator."""
+    from tvm import tirx
+    loops = sch.get_loops(block_rv)
+    realize = sch.get(loops[-1]).body
+    reduce_values = [value for value, iv in zip(realize.iter_values, sch.get(block_rv).iter_vars)
+                     if int(iv.iter_type) == int(tirx.IterVar.CommReduce)]
+    for lv in loops:
+        if any(value.same_as(sch.get(lv).loop_var) for value in reduce_values):
+            return lv
+    raise AssertionError("no reduction loop")
+
+
+def ReorderReductionLoops(stats: ReorderStats | None = None):
+    """The module pass: :func:`reorder_prim_func` on every PrimFunc of a TIR ``IRModule``.
+
+    Precondition: TIR still has blocks (run it first in the lowering pipeline, before
+    ``LowerOpaqueBlock``). Postcondition: same results up to nothing — each output element still
+    accumulates its terms in the same reduction order, only the order *between* elements changes.
+    """
+    import tvm
+
+    @tvm.transform.module_pass(opt_level=0, name="ReorderReductionLoops")
+    def _pass(mod, _ctx):
+        st = stats if stats is not None else ReorderStats()
+        updates = {}
+        for gv, func in mod.functions.items():
+            if isinstance(func, tvm.tirx.PrimFunc):
+                new = reorder_prim_func(func, gv.name_hint, st)
+                if not new.same_as(func):
+                    updates[gv] = new
+        for gv, func in updates.items():
+            mod[gv] = func
+        global LAST_STATS
+        LAST_STATS = st
+        return mod
+
+    return _pass
+
+
+def _pipeline_factory():
+    """``(pipeline, finalize_host, finalize_device)`` = ReorderReductionLoops → default ``s_tir``."""
+    import tvm
+    base, fin_host, fin_dev = tvm.tirx.get_tir_pipeline("s_tir")
+    return tvm.transform.Sequential([ReorderReductionLoops(), base], name=PIPELINE_NAME), fin_host, fin_dev
+
+
+def register() -> str:
+    """Register the ``"lab02_loop_reorder"`` TIR pipeline (idempotent); returns its name."""
+    import tvm
+    tvm.tirx.register_tir_pipeline(PIPELINE_NAME, _pipeline_factory)
+    return PIPELINE_NAME
+
+
+_LOOP_LINE = re.compile(r"^\s*(for |with T\.sblock\(|[A-Za-z_][\w]*\[.*\] = )")
+
+
+def loop_nest(func, max_lines: int = 40) -> str:
+    """The loop structure of a PrimFunc: its ``for`` lines, block names and stores, indented as in TVMScript."""
+    lines = [ln.rstrip() for ln in func.script().splitlines() if _LOOP_LINE.match(ln)]
+    if len(lines) > max_lines:
+        lines = lines[:max_lines] + [f"    ... ({len(lines) - max_lines} more lines)"]
+    return "\n".join(lines)

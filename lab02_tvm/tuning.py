@@ -1,0 +1,794 @@
+"""Step 6 — MetaSchedule: extract tuning tasks, tune them on a budget, build from the database.
+
+MetaSchedule (``tvm.s_tir.meta_schedule``, the successor of AutoTVM and Ansor; Shao et al.,
+"Tensor Program Optimization with Probabilistic Programs", NeurIPS 2022) tunes one TIR PrimFunc
+per *task*. A task is a fused kernel of the Relax graph; its *weight* is how many times the
+graph calls it. The tuning log is the *database* (two JSON-lines files under ``work_dir``:
+``database_workload.json`` and ``database_tuning_record.json``), the modern form of the
+AutoTVM/Ansor tuning records.
+
+Budget policy (what :func:`tune` does):
+
+1. *shallow* — every task (hottest first, by weighted-FLOP share) gets the same small number of
+   trials, so no kernel stays a naive loop nest;
+2. *deep* — the ``deep_top_k`` tasks with the largest weighted-FLOP share get ``deep_trials``
+   more trials between them (split evenly, hottest first).
+
+Tasks already in the database are not re-tuned: a second run with the same budget spends zero
+trials (the records are reused), a larger budget only tops tasks up.
+
+Three facts measured on the 2-core machine this lab was built on shape the code:
+
+* MetaSchedule's default builder function imports ``tvm.s_tir.tensor_intrin`` in every
+  build worker (25-55 s), so with its 30 s timeout about half the candidates "failed to build"
+  and a trial cost ~20 s. :func:`fast_build` is the same build without that import (the
+  tensor intrinsics are only needed for tensorized int8/fp16 schedules, which the fp32 CPU
+  rules do not generate): a trial costs 1-2 s.
+* MetaSchedule's ``TuneContext`` imports the whole ``tvm.s_tir.tensor_intrin`` package in the
+  tuning process too (70 s here, 55 s of it CUDA intrinsics):
+  :func:`cpu_tensor_intrinsics` loads only the x86/Arm sets for CPU targets, and
+  :class:`PooledBuilder` keeps its build workers alive between batches. With these, ResNet-50
+  tuning cost 2.45 s per trial with 0 % build errors (128 trials, 2 loaded cores).
+* ``compile_relax`` legalizes and fuses the module itself before looking kernels up in the
+  database, so :func:`build_tuned` must get the *unfused* module; tasks are extracted from the
+  module after exactly the same passes (:func:`fuse_for_tasks`) so that the database keys
+  (structural hashes of the fused PrimFuncs) match.
+
+Entry points (used by ``pipeline.py``, ``schedules.py`` and ``rpc.py``):
+:func:`extract_tasks`, :func:`tune`, :func:`build_tuned`, :func:`database_coverage`,
+:func:`load_database`.
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Iterator, Sequence
+
+import tvm
+from tvm import relax
+from tvm.ir.utils import derived_object
+from tvm.s_tir import meta_schedule as ms
+from tvm.s_tir.meta_schedule.builder import BuilderResult, PyBuilder
+from tvm.s_tir.meta_schedule.builder.local_builder import _serialize_params
+from tvm.s_tir.meta_schedule.builder.local_builder import _worker_func as _build_worker
+from tvm.s_tir.meta_schedule.measure_callback import PyMeasureCallback
+from tvm.support.popen_pool import PopenPoolExecutor, StatusKind
+
+from common.errors import UserError
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+MS_LOGGER = "tvm.s_tir.meta_schedule"
+#: Candidates per search iteration (MetaSchedule's default is 64; small batches keep the
+#: progress bar and the time budget responsive on 2 cores).
+TRIALS_PER_ITER = 16
+#: Fewest trials a task gets in the shallow phase (fewer teach the cost model nothing).
+SHALLOW_MIN_TRIALS = 4
+#: Build timeout per candidate, seconds (MetaSchedule's default is 30 s).
+BUILD_TIMEOUT_S = 60.0
+
+
+# --------------------------------------------------------------------------------------------
+# Targets and task extraction
+# --------------------------------------------------------------------------------------------
+def as_target(target: Any) -> tvm.target.Target:
+    """``tvm.target.Target`` from a Target, a dict (``{"kind": "llvm", "mcpu": ..., "num-cores": N}``)
+    or a string.
+
+    Raises:
+        UserError: TVM rejects the description.
+    """
+    if isinstance(target, tvm.target.Target):
+        return target
+    try:
+        return tvm.target.Target(target)
+    except Exception as exc:  # TVM raises a bare TVMError / ValueError with a long message
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise UserError(f"invalid TVM target {target!r}: {first}") from exc
+
+
+def target_cores(target: tvm.target.Target) -> int:
+    """The ``num-cores`` attribute of a CPU target (1 when absent)."""
+    try:
+        return int(target.attrs.get("num-cores", 1) or 1)
+    except Exception:  # noqa: BLE001 - attrs differ per target kind
+        return 1
+
+
+def fuse_for_tasks(mod: tvm.IRModule, target: Any) -> tvm.IRModule:
+    """Legalize and fuse an unfused Relax module exactly as ``compile_relax`` does.
+
+    Passes (in the order of ``tvm.s_tir.meta_schedule.relax_integration.compile_relax``):
+    library dispatch for the target, ``LegalizeOps``, ``AnnotateTIROpPattern``, ``FoldConstant``,
+    ``FuseOps``, ``FuseTIR``. Task extraction must see the same fused PrimFuncs the compiler
+    later looks up, otherwise the database keys do not match and the build stays untuned.
+
+    Args:
+        mod: Relax IRModule with ``main``, parameters bound as constants, not yet legalized.
+        target: the compilation target.
+    Returns:
+        The fused IRModule (Relax ``main`` calling fused TIR PrimFuncs).
+    """
+    target = as_target(target)
+    try:
+        dispatch = relax.pipeline.library_dispatch_passes(target)
+    except (ValueError, AttributeError):
+        dispatch = []
+    seq = tvm.transform.Sequential([
+        *dispatch,
+        relax.transform.LegalizeOps(),
+        relax.transform.AnnotateTIROpPattern(),
+        relax.transform.FoldConstant(),
+        relax.transform.FuseOps(),
+        relax.transform.FuseTIR(),
+    ])
+    with target, tvm.transform.PassContext(opt_level=3):
+        return seq(mod)
+
+
+@dataclass
+class TaskInfo:
+    """One MetaSchedule tuning task.
+
+    Attributes:
+        index: position in MetaSchedule's extraction order.
+        name: task name (the fused PrimFunc, e.g. ``fused_conv2d3_add3_relu2``).
+        weight: how many times the graph calls the kernel.
+        flops: floating-point operations of one call (``s_tir.analysis.estimate_tir_flops``).
+        share: ``weight * flops`` as a fraction of the whole model's weighted FLOPs (0..1).
+        task: the ``ms.ExtractedTask`` (its ``dispatched[0]`` is the PrimFunc module).
+    """
+
+    index: int
+    name: str
+    weight: int
+    flops: float
+    share: float
+    task: Any = field(default=None, repr=False, compare=False)
+
+    @property
+    def weighted_flops(self) -> float:
+        """``weight * flops`` (FLOPs per model inference spent in this kernel)."""
+        return self.weight * self.flops
+
+    def row(self) -> dict:
+        """Table row: index, name, weight, MFLOP per call, weighted GFLOP, share %."""
+        return {"index": self.index, "task": self.name, "weight": self.weight,
+                "mflop_per_call": round(self.flops / 1e6, 3),
+                "weighted_gflop": round(self.weighted_flops / 1e9, 4),
+                "share_pct": round(100 * self.share, 2)}
+
+
+def extract_tasks(mod: tvm.IRModule, target: Any) -> list[TaskInfo]:
+    """MetaSchedule tasks of an unfused Relax module, with weights, FLOPs and shares.
+
+    Args:
+        mod: unfused Relax IRModule, parameters bound (what ``relax.frontend.torch`` produces).
+        target: compilation target (Target, dict or string).
+    Returns:
+        Tasks sorted by weighted-FLOP share, largest first. ResNet-50 (batch 1, 224x224) has
+        about 8.2 GFLOP per image (multiply + add = 2 FLOPs); the task count depends on the
+        import: 43 here, where ``batch_norm`` stays its own operator (the issue measured 28).
+    Raises:
+        UserError: the module has no ``main`` or yields no task.
+    """
+    target = as_target(target)
+    if "main" not in [gv.name_hint for gv in mod.get_global_vars()]:
+        raise UserError("extract_tasks needs a Relax IRModule with a 'main' function")
+    fused = fuse_for_tasks(mod, target)
+    tasks = ms.relax_integration.extract_tasks(fused, target)
+    if not tasks:
+        raise UserError("MetaSchedule extracted no task: the module has no TIR kernel to tune")
+    from tvm.s_tir.analysis import estimate_tir_flops
+
+    flops = [float(estimate_tir_flops(t.dispatched[0])) for t in tasks]
+    total = sum(f * int(t.weight) for f, t in zip(flops, tasks)) or 1.0
+    infos = [TaskInfo(index=i, name=t.task_name, weight=int(t.weight), flops=f,
+                      share=f * int(t.weight) / total, task=t)
+             for i, (t, f) in enumerate(zip(tasks, flops))]
+    return sorted(infos, key=lambda ti: -ti.weighted_flops)
+
+
+# --------------------------------------------------------------------------------------------
+# Builder, runner, database
+# --------------------------------------------------------------------------------------------
+def fast_build(mod: tvm.IRModule, target: tvm.target.Target, _params: Any = None) -> Any:
+    """MetaSchedule builder function: ``default_build`` without importing ``tensor_intrin``.
+
+    Same steps as ``s_tir.meta_schedule.builder.default_build`` (strip the weight-layout
+    rewrite blocks, ``tvm.compile`` the PrimFunc) but without ``import tvm.s_tir.tensor_intrin``,
+    which costs 25-55 s per build worker here and made half the candidates time out.
+    Runs inside MetaSchedule's build worker processes (they import this module by name).
+    """
+    from tvm.driver import build as tvm_build
+    from tvm.s_tir.transform import RemoveWeightLayoutRewriteBlock
+
+    mod = RemoveWeightLayoutRewriteBlock(skip_tensor_rewrite=True)(mod)
+    return tvm_build(mod, target=target)
+
+
+@derived_object
+class PooledBuilder(PyBuilder):
+    """MetaSchedule builder: :func:`fast_build` in a *persistent* pool of worker processes.
+
+    ``LocalBuilder`` starts a fresh process pool for every batch (a guard against a slow memory
+    leak in long runs); each worker then pays ``import tvm`` (7-9 s on a loaded 2-core machine),
+    about 1 s per trial at 16 candidates per batch. This builder keeps its workers and restarts
+    them every ``restart_every`` candidates instead. Results and error strings are those of
+    ``LocalBuilder`` (same worker function).
+    """
+
+    def __init__(self, max_workers: int | None = None, timeout_sec: float = BUILD_TIMEOUT_S,
+                 restart_every: int = 512) -> None:
+        super().__init__()
+        self.max_workers = max_workers or os.cpu_count() or 1
+        self.timeout_sec = timeout_sec
+        self.restart_every = restart_every
+        self._pool = None
+        self._since_restart = 0
+
+    def _get_pool(self):
+        if self._pool is not None and self._since_restart >= self.restart_every:
+            self.close()
+        if self._pool is None:
+            self._pool = PopenPoolExecutor(max_workers=self.max_workers, timeout=self.timeout_sec)
+            self._since_restart = 0
+        return self._pool
+
+    def build(self, build_inputs: list) -> list:
+        pool = self._get_pool()
+        args = [(fast_build, None, b.mod, b.target, _serialize_params(b.params))
+                for b in build_inputs]
+        results = []
+        for res in pool.map_with_error_catching(lambda x: _build_worker(*x), args):
+            if res.status == StatusKind.COMPLETE:
+                results.append(BuilderResult(res.value, None))
+            elif res.status == StatusKind.TIMEOUT:
+                results.append(BuilderResult(
+                    None, f"PooledBuilder: Timeout, killed after {self.timeout_sec} seconds"))
+            else:
+                results.append(BuilderResult(None, "PooledBuilder: An exception occurred\n"
+                                             + str(res.value)))
+        self._since_restart += len(build_inputs)
+        return results
+
+    def close(self) -> None:
+        """Shut the worker processes down (idempotent)."""
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
+
+
+def make_builder(num_workers: int | None = None) -> Any:
+    """:class:`PooledBuilder` with ``num_workers`` build processes (default: CPU count)."""
+    return PooledBuilder(max_workers=num_workers or os.cpu_count() or 1)
+
+
+def evaluator_config() -> ms.runner.EvaluatorConfig:
+    """How each candidate is timed: 3 runs per repeat, 1 repeat, at least 50 ms, no cache flush."""
+    return ms.runner.EvaluatorConfig(number=3, repeat=1, min_repeat_ms=50,
+                                     enable_cpu_cache_flush=False)
+
+
+def make_runner() -> ms.runner.LocalRunner:
+    """``LocalRunner``: one worker process measures one candidate at a time (timings do not overlap)."""
+    return ms.runner.LocalRunner(evaluator_config=evaluator_config(), timeout_sec=60)
+
+
+def database_paths(work_dir: str | os.PathLike) -> tuple[Path, Path]:
+    """The two JSON-lines files of a MetaSchedule ``JSONDatabase`` in ``work_dir``."""
+    wd = Path(work_dir)
+    return wd / "database_workload.json", wd / "database_tuning_record.json"
+
+
+def open_database(work_dir: str | os.PathLike) -> ms.database.JSONDatabase:
+    """Open (creating if needed) the JSON database under ``work_dir``."""
+    Path(work_dir).mkdir(parents=True, exist_ok=True)
+    return ms.database.JSONDatabase(work_dir=str(work_dir), module_equality="structural")
+
+
+def load_database(work_dir: str | os.PathLike) -> ms.database.JSONDatabase:
+    """Open an existing, non-empty tuning database.
+
+    Raises:
+        UserError: ``work_dir`` holds no database or it has no tuning record.
+    """
+    _, records = database_paths(work_dir)
+    if not records.is_file() or records.stat().st_size == 0:
+        raise UserError(f"no MetaSchedule database in {work_dir}: run the tuning step first "
+                        "(python -m lab02_tvm.pipeline --trials N) or point to its work dir")
+    return open_database(work_dir)
+
+
+def task_records(db: ms.database.Database, task: Any) -> list:
+    """Tuning records of one task (all measured candidates, best first)."""
+    mod = task.dispatched[0]
+    if not db.has_workload(mod):
+        return []
+    return list(db.get_top_k(db.commit_workload(mod), 1 << 20))
+
+
+def best_ms_of(records: list) -> float | None:
+    """Best mean run time (ms) among records with a valid measurement."""
+    best = None
+    for r in records:
+        if r.run_secs:
+            secs = [float(s) for s in r.run_secs]
+            if secs and max(secs) < 1e9:  # MetaSchedule stores 1e10 s for failed runs
+                v = 1e3 * sum(secs) / len(secs)
+                best = v if best is None else min(best, v)
+    return best
+
+
+def database_coverage(mod: tvm.IRModule, target: Any, work_dir: str | os.PathLike) -> dict:
+    """How much of a model the database covers.
+
+    Returns:
+        ``{"tasks": n, "tasks_in_db": k, "share_covered": fraction of weighted FLOPs whose
+        kernel has a measured record, "records": total records}``.
+    """
+    infos = extract_tasks(mod, target)
+    db = load_database(work_dir)
+    hit = [ti for ti in infos if best_ms_of(task_records(db, ti.task)) is not None]
+    return {"tasks": len(infos), "tasks_in_db": len(hit),
+            "share_covered": sum(ti.share for ti in hit),
+            "records": len(db.get_all_tuning_records())}
+
+
+# --------------------------------------------------------------------------------------------
+# Progress and statistics
+# --------------------------------------------------------------------------------------------
+@derived_object
+class ProgressCallback(PyMeasureCallback):
+    """Measure callback: advances a tqdm bar and counts build/run errors per batch."""
+
+    def __init__(self, bar: Any, stats: dict) -> None:
+        super().__init__()
+        self.bar = bar
+        self.stats = stats
+
+    def apply(self, task_scheduler, task_id, measure_candidates, builder_results, runner_results):
+        n = len(measure_candidates)
+        build_err = sum(1 for b in builder_results if b.error_msg is not None)
+        run_err = sum(1 for b, r in zip(builder_results, runner_results)
+                      if b.error_msg is None and r.error_msg is not None)
+        self.stats["trials"] += n
+        self.stats["build_errors"] += build_err
+        self.stats["run_errors"] += run_err
+        for r in runner_results:
+            if r.error_msg is None and r.run_secs:
+                ms_ = 1e3 * sum(float(s) for s in r.run_secs) / len(r.run_secs)
+                cur = self.stats["best_ms"]
+                self.stats["best_ms"] = ms_ if cur is None else min(cur, ms_)
+        if build_err and not self.stats.get("first_build_error"):
+            msg = next(b.error_msg for b in builder_results if b.error_msg is not None)
+            self.stats["first_build_error"] = msg.strip().splitlines()[-1][:300]
+        if self.bar is not None:
+            self.bar.update(n)
+            postfix = {"task": self.stats.get("task", "")[:28], "build_err": self.stats["build_errors"]}
+            if self.stats["best_ms"] is not None:
+                postfix["best_ms"] = f"{self.stats['best_ms']:.3f}"
+            self.bar.set_postfix(postfix, refresh=False)
+
+
+_STUB_DOC = "CPU-only tensor intrinsics (lab02_tvm.tuning)"
+
+
+@contextlib.contextmanager
+def cpu_tensor_intrinsics(target: tvm.target.Target) -> Iterator[None]:
+    """Inside the block, ``tvm.s_tir.tensor_intrin`` holds only the CPU tensor intrinsics.
+
+    ``TuneContext.__init__`` runs ``import tvm.s_tir.tensor_intrin``, whose package ``__init__``
+    parses every intrinsic of every backend as TVMScript; the CUDA set alone took 55 s of a 70 s
+    import here (``python -X importtime``). For an ``llvm`` target only the x86 and Arm CPU sets
+    can be used by the schedule rules, so the package is installed with just those two
+    submodules and the later ``import`` is a no-op. On exit the stub package is removed again
+    (the two submodules stay registered and cached), so a later full import, e.g. for a CUDA
+    target, still loads everything. Other targets, or an already imported package: no change.
+    """
+    name = "tvm.s_tir.tensor_intrin"
+    if name in sys.modules or target.kind.name != "llvm":
+        yield
+        return
+    import importlib
+    import importlib.util
+    import types
+
+    import tvm.s_tir
+
+    spec = importlib.util.find_spec(name)
+    pkg = types.ModuleType(name, _STUB_DOC)
+    pkg.__path__ = list(spec.submodule_search_locations or [])
+    pkg.__file__ = spec.origin
+    pkg.__package__ = name
+    pkg.__spec__ = spec
+    sys.modules[name] = pkg
+    try:
+        for sub in ("x86", "arm_cpu"):
+            setattr(pkg, sub, importlib.import_module(f"{name}.{sub}"))
+    except Exception:  # noqa: BLE001 - fall back to the full (slow) import
+        del sys.modules[name]
+        importlib.import_module(name)
+    try:
+        yield
+    finally:
+        if getattr(sys.modules.get(name), "__doc__", None) == _STUB_DOC:
+            del sys.modules[name]
+            if getattr(tvm.s_tir, "tensor_intrin", None) is pkg:
+                delattr(tvm.s_tir, "tensor_intrin")
+
+
+@contextlib.contextmanager
+def tuning_environment(target: tvm.target.Target, verbose: bool = False) -> Iterator[None]:
+    """Environment for MetaSchedule's worker processes, restored afterwards.
+
+    * ``TVM_NUM_THREADS`` = the target's ``num-cores`` (unless already set), so candidates are
+      measured with the thread count the model will run with;
+    * ``PYTHONPATH`` gains the repository root, so build workers can import :func:`fast_build`;
+    * MetaSchedule's console log is limited to warnings (the full log is in ``work_dir/logs``)
+      unless ``verbose``.
+    """
+    saved = {k: os.environ.get(k) for k in ("TVM_NUM_THREADS", "PYTHONPATH")}
+    os.environ.setdefault("TVM_NUM_THREADS", str(target_cores(target)))
+    paths = [str(REPO_ROOT)] + [p for p in (saved["PYTHONPATH"] or "").split(os.pathsep) if p]
+    os.environ["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
+    logging.getLogger(MS_LOGGER).setLevel(logging.INFO if verbose else logging.WARNING)
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def _quiet_ms_console(verbose: bool) -> None:
+    """Reset MetaSchedule's global logger before it is configured again for a tuning call.
+
+    ``create_loggers`` re-lists the logger's current handlers by name in a ``dictConfig``; a
+    handler left from an earlier configuration (or added by a test harness) breaks it, so the
+    old handlers are closed and removed. The console handler it then creates gets the logger's
+    current level: WARNING unless ``verbose`` (the full log goes to ``work_dir/logs``).
+    """
+    lg = logging.getLogger(MS_LOGGER)
+    for h in list(lg.handlers):
+        lg.removeHandler(h)
+        h.close()
+    lg.setLevel(logging.INFO if verbose else logging.WARNING)
+
+
+# --------------------------------------------------------------------------------------------
+# Tuning
+# --------------------------------------------------------------------------------------------
+@dataclass
+class TuneReport:
+    """What one :func:`tune` call spent and reached.
+
+    Attributes:
+        model: name of the work dir (``results/lab02/tuning/<model>``).
+        work_dir: where the database and logs are.
+        trials: candidates measured by this call (0 when everything was reused).
+        trials_in_db: tuning records in the database after the call (all runs together).
+        minutes: wall time of this call's tuning, minutes.
+        seconds_per_trial: wall seconds per measured candidate (this call, or the run that
+            wrote the database when this call reused it; ``None`` when unknown).
+        tasks_total / tasks_tuned: tasks extracted / tasks with at least one measured record.
+        share_covered: weighted-FLOP share (0..1) of the tasks with a measured record.
+        build_errors / run_errors: candidates that failed to build / to run, this call.
+        build_error_rate: ``build_errors / trials`` (0 when no trial).
+        est_minutes_100_per_task: estimated wall minutes for 100 trials per task at
+            ``seconds_per_trial``.
+        command_100: the command that spends 100 trials per task.
+        reused: True when the call spent no trial because the database already held the plan.
+        stopped_by_time: True when ``tune_minutes`` ran out before the plan was done.
+        plan: trials planned per task name (cumulative target in the database).
+        tasks: per-task rows (name, weight, MFLOP, share, records, best ms).
+    """
+
+    model: str
+    work_dir: str
+    trials: int
+    trials_in_db: int
+    minutes: float
+    seconds_per_trial: float | None
+    tasks_total: int
+    tasks_tuned: int
+    share_covered: float
+    build_errors: int
+    run_errors: int
+    build_error_rate: float
+    est_minutes_100_per_task: float | None
+    command_100: str
+    reused: bool
+    stopped_by_time: bool
+    plan: dict = field(default_factory=dict, repr=False)
+    tasks: list = field(default_factory=list, repr=False)
+
+    def summary(self) -> dict:
+        """Flat dict for tables (without the per-task rows and the plan)."""
+        d = asdict(self)
+        d.pop("tasks")
+        d.pop("plan")
+        return d
+
+    def line(self) -> str:
+        """One human line: trials, minutes, coverage, build errors, the 100-trials estimate."""
+        spt = f"{self.seconds_per_trial:.2f} s/trial" if self.seconds_per_trial else "s/trial n/a"
+        est = (f"~{self.est_minutes_100_per_task:.0f} min" if self.est_minutes_100_per_task
+               else "n/a")
+        what = "reused the database (0 new trials)" if self.reused else f"{self.trials} trials"
+        if self.stopped_by_time:
+            what += " (time budget reached before the plan)"
+        return (f"{what} in {self.minutes:.1f} min ({spt}), {self.tasks_tuned}/{self.tasks_total} "
+                f"tasks tuned covering {100 * self.share_covered:.1f}% of FLOPs, build errors "
+                f"{100 * self.build_error_rate:.1f}%; 100 trials/task: `{self.command_100}` ({est})")
+
+
+def plan_budget(infos: Sequence[TaskInfo], max_trials_global: int, *, deep_top_k: int = 6,
+                deep_trials: int | None = None, phases: bool = False) -> Any:
+    """Trials per task: shallow over all tasks, then deep on the hottest.
+
+    Args:
+        infos: tasks sorted by weighted-FLOP share, largest first (as :func:`extract_tasks` gives).
+        max_trials_global: total trials (>= 1).
+        deep_top_k: how many of the hottest tasks get the deep phase (0 disables it).
+        deep_trials: trials of the deep phase in total (split evenly over the ``deep_top_k``
+            tasks, remainder to the hottest); default a third of ``max_trials_global`` when
+            ``deep_top_k > 0``.
+    Returns:
+        ``{task name: trials}`` with ``sum == max_trials_global``. The shallow phase gives every
+        task the same count, but at least ``SHALLOW_MIN_TRIALS``: when the budget is too small
+        for that, only the hottest tasks are covered (the report's ``share_covered`` says how
+        much of the FLOPs they carry) and the coldest (elementwise) kernels stay untuned.
+    Raises:
+        UserError: ``max_trials_global < 1`` or negative ``deep_top_k``/``deep_trials``.
+    """
+    if max_trials_global < 1:
+        raise UserError(f"--trials must be >= 1 (got {max_trials_global})")
+    if deep_top_k < 0 or (deep_trials is not None and deep_trials < 0):
+        raise UserError("deep_top_k and deep_trials must be >= 0")
+    k = min(deep_top_k, len(infos))
+    if deep_trials is None:
+        deep_trials = max_trials_global // 3 if k else 0
+    deep = min(deep_trials, max_trials_global) if k else 0
+    shallow = max_trials_global - deep
+    plan = {ti.name: 0 for ti in infos}
+    n = len(infos)
+    if shallow:
+        per = max(shallow // n, min(SHALLOW_MIN_TRIALS, shallow))
+        covered = min(n, shallow // per)
+        for ti in infos[:covered]:
+            plan[ti.name] += per
+        for i in range(shallow - per * covered):  # remainder: one more each, hottest first
+            plan[infos[i % covered].name] += 1
+    shallow_plan = dict(plan)
+    if deep:
+        per, rest = divmod(deep, k)
+        for i, ti in enumerate(infos[:k]):
+            plan[ti.name] += per + (1 if i < rest else 0)
+    if phases:
+        return shallow_plan, plan
+    return plan
+
+
+def _summary_path(work_dir: str | os.PathLike) -> Path:
+    return Path(work_dir) / "tuning_summary.json"
+
+
+def search_strategy(trials: int) -> Any:
+    """Evolutionary search sized to the trials of one task.
+
+    MetaSchedule's defaults (population 512, 4 genetic rounds) cost ~20 s of search per
+    iteration on 2 loaded cores, which dominates when a task gets a handful of trials. A
+    population of 64 per 4 trials (128..512) with 2 rounds keeps the search at a few seconds.
+    """
+    pop = int(min(512, max(128, 16 * trials)))
+    return ms.search_strategy.EvolutionarySearch(population_size=pop, init_min_unmeasured=min(50, pop // 4),
+                                                 genetic_num_iters=2 if trials <= 16 else 3)
+
+
+def _tune_one(info: TaskInfo, trials: int, *, work_dir: str, builder, runner, database,
+              cost_model, callback: ProgressCallback, seed: int, verbose: bool) -> None:
+    """Tune one task for ``trials`` more candidates into ``database``."""
+    _quiet_ms_console(verbose)
+    ctxs, weights = ms.relax_integration.extracted_tasks_to_tune_contexts(
+        [info.task], work_dir, strategy=search_strategy(trials),
+        num_threads=os.cpu_count() or 1, seed=seed)
+    callback.stats["task"] = info.name
+    callback.stats["best_ms"] = None  # best_ms is per task
+    ms.tune_tasks(
+        tasks=ctxs, task_weights=weights, work_dir=work_dir,
+        max_trials_global=trials, max_trials_per_task=trials,
+        num_trials_per_iter=min(TRIALS_PER_ITER, trials),
+        builder=builder, runner=runner, database=database, cost_model=cost_model,
+        measure_callbacks=[*ms.MeasureCallback.create("default"), callback],
+        task_scheduler="round-robin")
+
+
+def tune_tasks_plan(infos: Sequence[TaskInfo], plan: dict[str, int] | Sequence[dict[str, int]],
+                    target: Any, work_dir: str | os.PathLike, *, tune_minutes: float | None = None,
+                    num_workers: int | None = None, runner: Any = None, seed: int = 0,
+                    progress: bool = True, verbose: bool = False, desc: str = "tune") -> dict:
+    """Top every task up to its planned record count; the engine behind :func:`tune` and ``rpc``.
+
+    ``plan`` is ``{task name: records wanted in the database}``, or a list of such dicts run as
+    successive phases (shallow, then deep) with one builder, runner and cost model. In each
+    phase tasks are visited in the order of ``infos``; a task whose database already holds the
+    wanted records is skipped (reused). ``tune_minutes`` is checked before each task.
+
+    Args:
+        infos: the tasks (from :func:`extract_tasks`).
+        plan: records wanted per task name, or a list of phases.
+        target: the target.
+        work_dir: database + logs directory.
+        tune_minutes: wall-clock cap (minutes), checked between tasks.
+        num_workers: build processes.
+        runner: a MetaSchedule runner (default :func:`make_runner`; ``rpc.py`` passes an
+            ``RPCRunner``, which the caller then shuts down).
+        seed: base seed (task ``i`` in phase ``p`` uses ``seed + 1000 p + i``).
+        progress: tqdm bar over trials; ``desc`` is its label.
+        verbose: MetaSchedule's console log at INFO.
+    Returns:
+        ``{"trials", "build_errors", "run_errors", "seconds", "stopped_by_time", "best_ms" (of the
+        last task tuned, ms), "first_build_error"}`` for this call.
+    """
+    from tqdm import tqdm
+
+    target = as_target(target)
+    work_dir = str(work_dir)
+    phases = [plan] if isinstance(plan, dict) else list(plan)
+    db = open_database(work_dir)
+    have = {ti.name: len(task_records(db, ti.task)) for ti in infos}
+    final = {ti.name: max([p.get(ti.name, 0) for p in phases] + [0]) for ti in infos}
+    total = sum(max(0, final[n] - have[n]) for n in final)
+    stats = {"trials": 0, "build_errors": 0, "run_errors": 0, "best_ms": None,
+             "first_build_error": None, "stopped_by_time": False, "seconds": 0.0}
+    if total == 0:
+        return stats
+    start = time.perf_counter()
+    deadline = None if tune_minutes is None else start + 60.0 * tune_minutes
+    with cpu_tensor_intrinsics(target), tuning_environment(target, verbose):
+        builder = make_builder(num_workers)
+        own_runner = runner is None
+        runner = runner or make_runner()
+        cost_model = ms.CostModel.create("xgb", num_tuning_cores=os.cpu_count() or 1,
+                                         tree_method="auto")
+        bar = tqdm(total=total, desc=desc, unit="trial", disable=not progress, leave=True)
+        callback = ProgressCallback(bar, stats)
+        try:
+            for p, phase in enumerate(phases):
+                for ti in infos:
+                    todo = phase.get(ti.name, 0) - len(task_records(db, ti.task))
+                    if todo <= 0:
+                        continue
+                    if deadline is not None and time.perf_counter() > deadline:
+                        stats["stopped_by_time"] = True
+                        break
+                    _tune_one(ti, todo, work_dir=work_dir, builder=builder, runner=runner,
+                              database=db, cost_model=cost_model, callback=callback,
+                              seed=seed + 1000 * p + ti.index, verbose=verbose)
+                if stats["stopped_by_time"]:
+                    break
+        finally:
+            bar.close()
+            builder.close()
+            if own_runner:
+                runner.pool.shutdown()
+    stats["seconds"] = time.perf_counter() - start
+    return stats
+
+
+def tune(mod: tvm.IRModule, target: Any, work_dir: str | os.PathLike, *, max_trials_global: int,
+         tune_minutes: float | None = None, deep_top_k: int = 6, deep_trials: int | None = None,
+         num_workers: int | None = None, seed: int = 0, progress: bool = True,
+         verbose: bool = False) -> TuneReport:
+    """Tune a Relax model with MetaSchedule on a trial (and optional time) budget.
+
+    Args:
+        mod: unfused Relax IRModule with parameters bound.
+        target: compilation target; its ``num-cores`` sets the threads candidates run with.
+        work_dir: database + logs directory, by convention ``results/lab02/tuning/<model>``.
+        max_trials_global: total trials (candidates measured) for the plan, see :func:`plan_budget`.
+        tune_minutes: wall-clock cap; checked between tasks, so a task in flight finishes.
+        deep_top_k: number of hottest tasks (weighted-FLOP share) tuned deeper.
+        deep_trials: trials of the deep phase in total (default ``max_trials_global // 3``).
+        num_workers: build processes (default: CPU count).
+        seed: base random seed (task ``i`` uses ``seed + i``).
+        progress: show a tqdm bar over trials.
+        verbose: let MetaSchedule log its per-task tables on the console.
+    Returns:
+        A :class:`TuneReport`. The database is in ``work_dir``; ``tuning_summary.json`` there keeps
+        the seconds per trial of the run that wrote it, so a reusing run can still estimate.
+    Raises:
+        UserError: bad budget, or no task to tune.
+    """
+    if tune_minutes is not None and tune_minutes <= 0:
+        raise UserError(f"--tune-minutes must be > 0 (got {tune_minutes})")
+    target = as_target(target)
+    work_dir = Path(work_dir)
+    infos = extract_tasks(mod, target)
+    shallow_plan, plan = plan_budget(infos, max_trials_global, deep_top_k=deep_top_k,
+                                     deep_trials=deep_trials, phases=True)
+    # shallow phase over all tasks (hottest first), then the deep phase on the hottest: if time
+    # runs out, every task has had its shallow share before any task went deep.
+    stats = tune_tasks_plan(infos, [shallow_plan, plan], target, work_dir,
+                            tune_minutes=tune_minutes, num_workers=num_workers, seed=seed,
+                            progress=progress, verbose=verbose, desc=f"tune {work_dir.name}")
+    trials, seconds = stats["trials"], stats["seconds"]
+    build_errors, run_errors = stats["build_errors"], stats["run_errors"]
+    stopped = bool(stats["stopped_by_time"])
+
+    summary_file = _summary_path(work_dir)
+    previous = json.loads(summary_file.read_text()) if summary_file.is_file() else {}
+    if trials:
+        spt = seconds / trials
+        total_trials = previous.get("trials", 0) + trials
+        total_seconds = previous.get("seconds", 0.0) + seconds
+        summary_file.write_text(json.dumps({"trials": total_trials, "seconds": total_seconds,
+                                            "seconds_per_trial": total_seconds / total_trials},
+                                           indent=1))
+        spt = total_seconds / total_trials
+    else:
+        spt = previous.get("seconds_per_trial")
+
+    db = open_database(work_dir)
+    rows, tuned_share, tuned = [], 0.0, 0
+    for ti in infos:
+        recs = task_records(db, ti.task)
+        best = best_ms_of(recs)
+        if best is not None:
+            tuned += 1
+            tuned_share += ti.share
+        rows.append({**ti.row(), "planned": plan[ti.name], "records": len(recs),
+                     "best_ms": None if best is None else round(best, 4)})
+    n = len(infos)
+    model = work_dir.name
+    return TuneReport(
+        model=model, work_dir=str(work_dir), trials=trials,
+        trials_in_db=len(db.get_all_tuning_records()), minutes=seconds / 60,
+        seconds_per_trial=spt, tasks_total=n, tasks_tuned=tuned, share_covered=tuned_share,
+        build_errors=build_errors, run_errors=run_errors,
+        build_error_rate=build_errors / trials if trials else 0.0,
+        est_minutes_100_per_task=None if spt is None else spt * 100 * n / 60,
+        command_100=f"python -m lab02_tvm.pipeline --model {model} --trials {100 * n}",
+        reused=trials == 0 and tuned > 0, stopped_by_time=stopped, plan=plan, tasks=rows)
+
+
+# --------------------------------------------------------------------------------------------
+# Build from the database
+# --------------------------------------------------------------------------------------------
+def build_tuned(mod: tvm.IRModule, target: Any, work_dir: str | os.PathLike) -> Any:
+    """Compile a Relax model with the kernels recorded in the tuning database; no tuning.
+
+    ``compile_relax`` legalizes and fuses ``mod`` itself, looks each fused PrimFunc up in the
+    database (``MetaScheduleApplyDatabase``) and keeps unmatched kernels as they are.
+
+    Args:
+        mod: the *unfused* Relax IRModule, parameters bound (the same one given to :func:`tune`).
+        target: the target used for tuning.
+        work_dir: the tuning work dir holding the database.
+    Returns:
+        A ``relax.VMExecutable``: run it with ``relax.VirtualMachine(ex, tvm.cpu())["main"](...)``.
+    Raises:
+        UserError: no database in ``work_dir``.
+    """
+    target = as_target(target)
+    db = load_database(work_dir)
+    return ms.relax_integration.compile_relax(db, mod, target, params=None)
+
+
+def query_tuned_primfunc(db: ms.database.Database, prim_mod: tvm.IRModule, target: Any):
+    """The best scheduled version of one kernel from a database, or ``None``.
+
+    Args:
+        prim_mod: IRModule holding the kernel as ``main`` (an extracted task's ``dispatched[0]``).
+    Returns:
+        The scheduled IRModule (``tirx.is_scheduled``) or ``None`` when the database lacks it.
+    """
+    return db.query_ir_module(prim_mod, as_target(target), "main")
