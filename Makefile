@@ -7,7 +7,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup run test lab01 lab01-tools lab02 lab03 gpu-export gpu-run clean-venv
+.PHONY: cross-toolchain setup run test lab01 lab01-tools lab02 lab03 gpu-export gpu-run clean-venv
 
 setup: $(STAMP)
 
@@ -20,7 +20,13 @@ $(STAMP): pyproject.toml requirements.lock
 	@touch $(STAMP)
 
 # The main job: every lab pipeline and tool with its default budget (~30 min on 2 cores).
-run: setup lab01 lab01-tools lab02 lab03
+run: setup cross-toolchain lab01 lab01-tools lab02 lab03
+
+# Best effort: Debian's AArch64 cross gcc lets Lab 02 link a .so for the board (else it keeps the tar of objects).
+cross-toolchain:
+	-@command -v aarch64-linux-gnu-gcc >/dev/null || { command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ] && \
+	  apt-get update -qq && apt-get install -y -qq gcc-aarch64-linux-gnu libc6-dev-arm64-cross >/dev/null; } || \
+	  echo "note: no AArch64 cross gcc (apt-get install gcc-aarch64-linux-gnu); Lab 02 exports a tar of objects instead"
 
 lab01: setup
 	$(PY) -m lab01_onnx.pipeline
