@@ -152,8 +152,15 @@ class _Index:
         self.local_defs: dict[int, set] = {}
         self.removed: set[int] = set()
         self.removed_inits: set[str] = set()
+        #: When a list, ``_release`` appends every name whose use count drops to exactly 1 (a pass
+        #: that refuses a rewrite while a value has several readers re-checks it from there).
+        self.dropped: list[str] | None = None
         self.new_inits: list[onnx.TensorProto] = []
         self._const_cache: dict[str, np.ndarray | None] = {}
+        # _data_dims results: name -> (generation, dims); generation None = fully static, valid
+        # for the whole pass; otherwise valid until the next fusion bumps ``_dims_gen``.
+        self._dims_memo: dict[str, tuple[int | None, list[int | None] | None]] = {}
+        self._dims_gen = 0
         # One wrapper object per node for the whole pass: ``id(node)`` keys the bookkeeping, and a
         # protobuf wrapper nobody references may be freed and re-created with another id.
         self.nodes: list[onnx.NodeProto] = list(g.node)
@@ -248,6 +255,8 @@ class _Index:
         while work:
             name = work.pop()
             self.uses[name] -= 1
+            if self.dropped is not None and self.uses[name] == 1:
+                self.dropped.append(name)
             if not cascade or self.uses[name] > 0:
                 continue
             if name in self.initializers:
@@ -259,6 +268,18 @@ class _Index:
             if all(self.uses[o] <= 0 for o in p.output if o):
                 self.removed.add(id(p))
                 work.extend(n for n in p.input if n)
+
+    def live_consumers(self, name: str) -> list[tuple[onnx.NodeProto, int]]:
+        """The live main-graph readers ``(node, input index)`` of ``name``.
+
+        Stale entries (removed nodes, inputs since pointed elsewhere) are dropped from the index
+        on the way, so repeated calls cost O(live readers + entries added since the last call).
+        """
+        live = [(n, i) for n, i in self.consumers.get(name, ())
+                if id(n) not in self.removed and i < len(n.input) and n.input[i] == name]
+        if name in self.consumers:
+            self.consumers[name] = list(live)
+        return live
 
     def finish(self) -> onnx.ModelProto:
         """Write the kept nodes/initializers back and drop value_info of names that no longer exist."""
@@ -286,6 +307,7 @@ def _static_shapes(model: onnx.ModelProto) -> dict[str, list[int | None] | None]
     A value whose rank is unknown maps to None. Inference failures give an empty map (every
     shape-dependent rewrite is then refused, never guessed).
     """
+    model = _exact_initializer_outputs(model)
     try:
         inferred = onnx.shape_inference.infer_shapes(model, check_type=False, strict_mode=False, data_prop=True)
     except Exception:
@@ -300,6 +322,37 @@ def _static_shapes(model: onnx.ModelProto) -> dict[str, list[int | None] | None]
         out[vi.name] = [d.dim_value if d.HasField("dim_value") else None for d in t.shape.dim]
     for t in g.initializer:
         out[t.name] = list(t.dims)
+    return out
+
+
+def _exact_initializer_outputs(model: onnx.ModelProto) -> onnx.ModelProto:
+    """``model``, or a copy whose graph outputs that are (non-overridable) initializers declare the
+    initializer's exact type.
+
+    Shape inference takes such a value's type from the graph output's declaration, which may be
+    looser than the tensor (``int64[?,?]`` for an ``int64[1,1]`` initializer), and then loses the
+    shapes of everything computed from it -- which a second run, after those values were folded
+    into initializers, would know. Declaring the exact type keeps inference (and so the passes)
+    independent of that declaration. The caller's model is never modified.
+    """
+    g = model.graph
+    inputs = {i.name for i in g.input}
+    inits = {t.name: t for t in g.initializer if t.name not in inputs}
+    fix = {}
+    for o in g.output:
+        t = inits.get(o.name)
+        if t is None:
+            continue
+        exact = helper.make_tensor_value_info(o.name, t.data_type, list(t.dims))
+        if o.type.SerializeToString(deterministic=True) != exact.type.SerializeToString(deterministic=True):
+            fix[o.name] = exact
+    if not fix:
+        return model
+    out = onnx.ModelProto()
+    out.CopyFrom(model)
+    for o in out.graph.output:
+        if o.name in fix:
+            o.type.CopyFrom(fix[o.name].type)
     return out
 
 
@@ -340,12 +393,19 @@ def fuse_consecutive_reshapes(model: onnx.ModelProto) -> PassResult:
       * every ``0`` in a constant ``s2`` with ``allowzero=0`` is resolved: from a constant ``s1``
         (``s1[i] > 0`` gives that dim; ``s1[i] == 0`` with the first node's ``allowzero=0``
         copies ``x``'s dim ``i``, so the ``0`` stays valid in ``s2'``), else from a static dim of
-        ``m`` after ``onnx.shape_inference``; an unresolvable or zero-sized dim refuses the fusion.
+        ``m`` after ``onnx.shape_inference``, completed through the current chain of constant-shape
+        Reshapes that produces ``m`` (an earlier fusion may have bypassed a tensor whose shape
+        inference could not know); an unresolvable or zero-sized dim refuses the fusion.
 
     The fused node is the second node with data input ``x`` and shape ``s2'`` (``s2`` itself when
     no ``0`` had to be resolved); its ``allowzero`` attribute is kept. The first Reshape is removed,
     and so is whatever only fed its shape input (e.g. a Shape->Gather->Concat chain), which the
-    fusion left dead. Chains of any length fuse in one call (nodes are visited in topological order).
+    fusion left dead. Chains of any length fuse in one call (nodes are visited in topological order
+    and each fuses upwards as far as it can). The pass iterates to a local fixed point, so it is
+    idempotent: when a fusion's cleanup leaves a value with a single reader (e.g. it removed a
+    ``Shape(m)`` that made an earlier pair's ``m`` have two uses), or changes a Reshape that feeds
+    another one, that reader Reshape is tried again -- a worklist of exactly those values, so the
+    pass stays linear.
 
     Returns:
         PassResult with ``rewrites`` = number of Reshape nodes removed.
@@ -354,29 +414,54 @@ def fuse_consecutive_reshapes(model: onnx.ModelProto) -> PassResult:
     if _opset(m) < 5:
         return PassResult(m, 0)
     idx = _Index(m)
+    idx.dropped = []  # names whose use count fell to 1: their Reshape reader may have become fusable
     shapes = _LazyShapes(model)  # the untouched input: same names and values, never mid-rewrite
     rewrites = 0
     for node in idx.nodes:
-        # Fuse upwards while the data producer is a fusable Reshape: an earlier fusion may have
-        # made a Reshape the producer (or the sole reader) only after it was visited.
-        while _is(node, "Reshape") and len(node.input) >= 2 and id(node) not in idx.removed:
-            mid = node.input[0]
-            first = idx.producer.get(mid)
-            if first is None or id(first) in idx.removed or not _is(first, "Reshape") or len(first.input) < 2:
-                break
-            if idx.uses[mid] != 1:  # another consumer, a graph output, a subgraph reference, or s2 itself
-                break
-            new_shape = _fused_shape(node, first, idx, shapes)
-            if new_shape is None:
-                break
-            idx.set_input(node, 0, first.input[0], cascade=False)  # ``first`` is removed just below
-            if new_shape is not True:
-                name = idx.unique_name(f"{node.input[1]}_fused")
-                idx.add_initializer(name, new_shape)
-                idx.set_input(node, 1, name)
-            idx.remove_node(first)
-            rewrites += 1
+        rewrites += _fuse_at(node, idx, shapes)
+    # Local fixed point: a fusion can make an already visited pair fusable, because its cleanup
+    # removed the other reader of that pair's middle tensor (e.g. a ``Shape(m)`` that only fed the
+    # fused node's shape input), or because it rewrote the Reshape that produces a middle tensor.
+    # Re-try just those Reshapes; each entry stems from one use-count decrement or one fusion, so
+    # the work stays linear.
+    while idx.dropped:
+        name = idx.dropped.pop()
+        if idx.uses[name] != 1:
+            continue
+        for reader, i in idx.live_consumers(name):
+            if i == 0:
+                rewrites += _fuse_at(reader, idx, shapes)
     return PassResult(idx.finish(), rewrites)
+
+
+def _fuse_at(node, idx: _Index, shapes: _LazyShapes) -> int:
+    """Fuse ``node`` (a Reshape) with its producer Reshape, repeatedly; returns the fusions done."""
+    done = 0
+    # Fuse upwards while the data producer is a fusable Reshape: an earlier fusion may have
+    # made a Reshape the producer (or the sole reader) only after it was visited.
+    while _is(node, "Reshape") and len(node.input) >= 2 and id(node) not in idx.removed:
+        mid = node.input[0]
+        first = idx.producer.get(mid)
+        if first is None or id(first) in idx.removed or not _is(first, "Reshape") or len(first.input) < 2:
+            break
+        if idx.uses[mid] != 1:  # another consumer, a graph output, a subgraph reference, or s2 itself
+            break
+        new_shape = _fused_shape(node, first, idx, shapes)
+        if new_shape is None:
+            break
+        idx.set_input(node, 0, first.input[0], cascade=False)  # ``first`` is removed just below
+        if new_shape is not True:
+            name = idx.unique_name(f"{node.input[1]}_fused")
+            idx.add_initializer(name, new_shape)
+            idx.set_input(node, 1, name)
+        idx.remove_node(first)
+        idx._dims_gen += 1
+        done += 1
+    if done and idx.dropped is not None and node.output and node.output[0]:
+        # ``node`` changed (data input, maybe its shape input): its own Reshape reader, if that
+        # is the only one, gets another look.
+        idx.dropped.append(node.output[0])
+    return done
 
 
 def _fused_shape(node, first, idx: _Index, shapes: _LazyShapes):
@@ -400,10 +485,84 @@ def _fused_shape(node, first, idx: _Index, shapes: _LazyShapes):
             if allowzero1 == 0:  # m's dim i is x's dim i, and a 0 in s2' copies exactly that
                 continue
             return None  # m's dim i is a literal 0 (allowzero=1): refuse rather than reason about empty tensors
-        dims = shapes.dims(node.input[0])
+        dims = _data_dims(node.input[0], idx, shapes)
         if dims is None or i >= len(dims) or not dims[i]:
             return None
         out[i] = dims[i]
+    return out
+
+
+def _data_dims(name: str, idx: _Index, shapes: _LazyShapes) -> list[int | None] | None:
+    """Dims of ``name``: shape inference of the input model, completed through the *current*
+    chain of Reshapes with constant shapes that produces it.
+
+    A fusion rewires a Reshape past middle tensors whose shapes inference could not know (e.g. a
+    computed shape input), so a later Reshape's output may only now be derivable from the
+    Reshape spec (``0`` copies the input dim unless ``allowzero=1``, ``-1`` is the element count
+    over the product of the others). Deriving it here decides the fusion the same way a second
+    run (whose shape inference sees the rewritten graph) would. Results are memoized: fully
+    static ones for the whole pass (a tensor's dims never change under these value-preserving
+    rewrites), others until the next fusion (which may shorten a chain), so between fusions each
+    value is walked once.
+    """
+    memo, gen = idx._dims_memo, idx._dims_gen
+    chain, cur, base, seen = [], name, None, set()
+    while True:
+        hit = memo.get(cur)
+        if hit is not None and hit[0] in (None, gen):
+            base = hit[1]
+            break
+        d = shapes.dims(cur)
+        if d is not None and all(v is not None for v in d):
+            base = d
+            memo[cur] = (None, d)
+            break
+        p = idx.producer.get(cur)
+        if (p is None or id(p) in idx.removed or not _is(p, "Reshape") or len(p.input) < 2 or cur in seen
+                or not p.input[0]):
+            base = d
+            break
+        s = idx.constant(p.input[1])
+        if s is None or s.ndim != 1 or s.dtype != np.int64:
+            base = d
+            break
+        seen.add(cur)
+        chain.append((cur, d, s, _attr_int(p, "allowzero", 0)))
+        cur = p.input[0]
+    for cur, d, s, allowzero in reversed(chain):
+        derived = _reshape_dims(base, s, allowzero)
+        if derived is None or (d is not None and len(d) != len(derived)):
+            base = d
+        else:
+            base = [a if a is not None else b for a, b in zip(d, derived)] if d is not None else derived
+        memo[cur] = (None if base is not None and all(v is not None for v in base) else gen, base)
+    return base
+
+
+def _reshape_dims(xd: list[int | None] | None, s: np.ndarray, allowzero: int) -> list[int | None] | None:
+    """Output dims of ``Reshape(x, s)`` for dims ``xd`` of ``x`` (None entries = unknown), or None if ``s`` is invalid."""
+    out: list[int | None] = []
+    infer = None
+    for j, v in enumerate(int(v) for v in s):
+        if v > 0:
+            out.append(v)
+        elif v == 0:
+            out.append(0 if allowzero else (xd[j] if xd is not None and j < len(xd) else None))
+        elif v == -1 and infer is None:
+            infer = j
+            out.append(None)
+        else:
+            return None
+    if infer is not None:
+        others = [v for j, v in enumerate(out) if j != infer]
+        if xd is not None and all(v is not None for v in xd) and all(v is not None for v in others):
+            numel, rest = 1, 1
+            for v in xd:
+                numel *= v
+            for v in others:
+                rest *= v
+            if rest > 0 and numel % rest == 0:
+                out[infer] = numel // rest
     return out
 
 
@@ -501,8 +660,12 @@ def fold_constant_gather(model: onnx.ModelProto) -> PassResult:
         ``Constant`` nodes);
       * ``Gather(Shape(x), indices)`` with constant ``indices`` (axis 0 of the 1-D shape): every
         gathered dim of ``x`` is static after ``onnx.shape_inference`` -- other dims of ``x``
-        may stay symbolic (``batch``, ``sequence``). ``Shape``'s ``start``/``end`` attributes
-        (opset 15) are applied with the spec's clamping to [0, r].
+        may stay symbolic (``batch``, ``sequence``). When ``x`` is a constant (including a value
+        folded earlier in the same call) its dims are taken from the value itself; shape
+        inference treats a graph output that is an initializer as having the initializer's
+        exact type, not the (possibly looser) declared one. So whatever a second run could fold
+        is already folded by the first: the pass is idempotent. ``Shape``'s ``start``/``end``
+        attributes (opset 15) are applied with the spec's clamping to [0, r].
 
     The result becomes an initializer named like the Gather's output; when that output is a graph
     output the Gather becomes a ``Constant`` node instead (an initializer cannot double as the
@@ -569,7 +732,10 @@ def _gather_shape(idx: _Index, shapes: _LazyShapes, name: str, indices: np.ndarr
         return None
     if axis not in (0, -1):
         return None
-    dims = shapes.dims(shape_node.input[0])
+    value = idx.constant(shape_node.input[0])
+    # A constant's shape is its array's (this covers values folded earlier in this very pass,
+    # which the one shape inference of the input model saw only as Gather outputs).
+    dims = list(value.shape) if value is not None else shapes.dims(shape_node.input[0])
     if dims is None:  # rank unknown
         return None
     r = len(dims)

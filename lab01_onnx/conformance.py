@@ -1,0 +1,792 @@
+"""Differential conformance run of the Lab 01 graph passes on the ONNX backend test suite.
+
+For every test case shipped inside the ``onnx`` wheel (the ~1,900 backend *node* cases from
+``onnx.backend.test.case.node.collect_testcases`` plus the small real models under
+``onnx/backend/test/data``: ``simple``, ``pytorch-converted``, ``pytorch-operator``, ``light``)
+each custom pass is run alone and the whole pass manager is run once, and the result must:
+
+1. leave its input model untouched (passes are pure: ``fn(model) -> PassResult``) and give the
+   same graph when run twice on it (deterministic);
+2. pass ``onnx.checker.check_model`` (``full_check=True`` whenever the original passes it);
+3. keep every graph input and output name, element type and shape (the model's interface);
+4. give the same outputs as the original on the case's own inputs, run by the same runtime:
+   ONNX Runtime (CPUExecutionProvider, graph optimizations off, 1 thread, so the kernels are the
+   same on both sides), or ``onnx.reference.ReferenceEvaluator`` where ORT cannot run the
+   original. The custom passes only move data (Reshape fusion, Identity removal, Gather
+   folding), so equality is exact (bitwise, NaN == NaN) -- no tolerance hides a wrong rewrite;
+5. be idempotent: running the same pass again rewrites nothing.
+
+Cases are skipped (never passed vacuously) when the original itself fails the checker, no
+runtime can run it, its outputs are not reproducible (random ops), or its data must be
+downloaded; every skip carries its reason in the tables.
+
+Run: ``python -m lab01_onnx.conformance [--limit N] [--filter REGEX] [--kinds node,simple]``.
+Writes ``results/lab01/conformance.{md,csv,json}`` (one row per pass variant) and
+``results/lab01/conformance_cases.*`` (one row per case that was rewritten, failed or skipped).
+
+Source of the cases: https://github.com/onnx/onnx/tree/main/onnx/backend/test (Apache-2.0).
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import dataclasses
+import functools
+import glob
+import os
+import re
+import sys
+import time
+import warnings
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+
+LAB = "lab01"
+ORT_SKIP_ENV = "MLC_CONFORMANCE_NO_ORT"  # set to 1 to force onnx.reference everywhere
+
+# ---------------------------------------------------------------------------------------------
+# Pass variants
+# ---------------------------------------------------------------------------------------------
+
+PassFn = Callable[[onnx.ModelProto], Any]
+
+
+def _call_pass(fn: PassFn, model: onnx.ModelProto) -> tuple[onnx.ModelProto, int | None]:
+    """Run one pass; accept ``PassResult(model, rewrites)``, ``(model, report)`` or a model.
+
+    Returns the new model and the number of rewrites it reported (None when it reports none).
+    """
+    out = fn(model)
+    if isinstance(out, onnx.ModelProto):
+        return out, None
+    if hasattr(out, "model") and hasattr(out, "rewrites"):
+        return out.model, int(out.rewrites)
+    if isinstance(out, tuple) and out and isinstance(out[0], onnx.ModelProto):
+        return out[0], None
+    raise TypeError(f"pass returned {type(out).__name__}, expected PassResult or ModelProto")
+
+
+def stand_in_variants() -> dict[str, PassFn]:
+    """onnxoptimizer's own ``eliminate_identity`` as a stand-in / baseline pass variant."""
+    import onnxoptimizer
+
+    return {"onnxoptimizer.eliminate_identity":
+            lambda m: onnxoptimizer.optimize(m, ["eliminate_identity"])}
+
+
+def custom_variants() -> dict[str, PassFn]:
+    """Each custom pass of ``lab01_onnx.passes`` alone, plus ``all`` (the pass manager).
+
+    Raises ImportError when ``lab01_onnx/passes.py`` does not exist yet.
+    """
+    from lab01_onnx import passes
+
+    variants: dict[str, PassFn] = dict(passes.CUSTOM_PASSES)
+    variants["all"] = run_all_passes
+    return variants
+
+
+def run_all_passes(model: onnx.ModelProto) -> Any:
+    """``passes.run_passes`` (all custom passes to a fixed point) as a PassResult."""
+    from lab01_onnx import passes
+
+    new, report = passes.run_passes(model)
+    return passes.PassResult(new, sum(int(r.get("rewrites", 0)) for r in report))
+
+
+def onnxoptimizer_variant(names: Sequence[str]) -> dict[str, PassFn]:
+    """``all+onnxoptimizer``: the pass manager with onnxoptimizer built-ins in the loop.
+
+    onnxoptimizer's fusions (e.g. ``fuse_bn_into_conv``) change the arithmetic, so this variant
+    is compared with the case's own tolerance (see :data:`TOLERANT_VARIANTS`), not bitwise.
+    """
+    from lab01_onnx import passes
+
+    def run(model: onnx.ModelProto) -> Any:
+        new, report = passes.run_passes(model, onnxoptimizer_passes=tuple(names))
+        return passes.PassResult(new, sum(int(r.get("rewrites", 0)) for r in report))
+
+    return {"all+onnxoptimizer": run}
+
+
+# Variants whose rewrites may change floating-point results: compared with the case's
+# rtol/atol (the backend suite's, 1e-3 / 1e-7 by default). Every other variant is bitwise.
+TOLERANT_VARIANTS = {"all+onnxoptimizer"}
+
+
+def load_variants(stand_in: bool = False, onnxoptimizer_passes: Sequence[str] = ()
+                  ) -> dict[str, PassFn]:
+    """The variants to check: the custom passes (plus ``all+onnxoptimizer`` when onnxoptimizer
+    passes are named), or onnxoptimizer's stand-in when asked."""
+    if stand_in:
+        return stand_in_variants()
+    variants = custom_variants()
+    if onnxoptimizer_passes:
+        variants.update(onnxoptimizer_variant(onnxoptimizer_passes))
+    return variants
+
+
+# ---------------------------------------------------------------------------------------------
+# Cases
+# ---------------------------------------------------------------------------------------------
+
+@dataclasses.dataclass
+class Case:
+    """One model with its input sets. ``feeds``: one dict input-name -> value per data set."""
+
+    name: str
+    kind: str
+    model: onnx.ModelProto | None
+    feeds: list[dict[str, Any]]
+    rtol: float = 1e-3
+    atol: float = 1e-7
+    skip: str | None = None  # reason this case cannot be run at all
+
+    def op_types(self) -> set[str]:
+        return set() if self.model is None else all_op_types(self.model.graph)
+
+
+def all_op_types(graph: onnx.GraphProto) -> set[str]:
+    """Op types of a graph and of every subgraph (If/Loop/Scan bodies) inside it."""
+    ops: set[str] = set()
+    for node in graph.node:
+        ops.add(node.op_type)
+        for attr in node.attribute:
+            for sub in ([attr.g] if attr.HasField("g") else []) + list(attr.graphs):
+                ops |= all_op_types(sub)
+    return ops
+
+
+def _data_dir() -> str:
+    return os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data")
+
+
+def _runtime_input_names(model: onnx.ModelProto) -> list[str]:
+    inits = {t.name for t in model.graph.initializer}
+    return [i.name for i in model.graph.input if i.name not in inits]
+
+
+def _load_proto_value(path: str) -> Any:
+    """Load one ``input_i.pb``: a TensorProto, SequenceProto or OptionalProto."""
+    data = open(path, "rb").read()
+    for proto_cls, convert in ((onnx.TensorProto, numpy_helper.to_array),
+                               (onnx.SequenceProto, numpy_helper.to_list),
+                               (onnx.OptionalProto, numpy_helper.to_optional)):
+        proto = proto_cls()
+        try:
+            proto.ParseFromString(data)
+            if proto_cls is onnx.TensorProto and not proto.dims and not proto.raw_data \
+                    and proto.data_type == 0:
+                continue
+            return convert(proto)
+        except Exception:  # noqa: BLE001 - try the next container type
+            continue
+    raise ValueError(f"cannot parse {path}")
+
+
+@functools.lru_cache(maxsize=1)
+def _node_cases() -> tuple[Case, ...]:
+    return tuple(node_cases())
+
+
+def node_cases() -> list[Case]:
+    """The backend *node* test cases (one ONNX model per operator behaviour)."""
+    from onnx.backend.test.case.node import collect_testcases
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        raw = collect_testcases()
+    cases = []
+    for tc in raw:
+        names = _runtime_input_names(tc.model)
+        feeds = []
+        for inputs, _outputs in tc.data_sets or []:
+            values = [numpy_helper.to_array(v) if isinstance(v, onnx.TensorProto) else v
+                      for v in inputs]
+            feeds.append(dict(zip(names, values)))
+        cases.append(Case(tc.name, "node", tc.model, feeds, tc.rtol, tc.atol,
+                          None if feeds else "no input data set"))
+    return cases
+
+
+def _dummy_value(vi: onnx.ValueInfoProto, rng: np.random.Generator) -> np.ndarray:
+    """Seeded random input for a declared tensor input (symbolic dims become 1)."""
+    tt = vi.type.tensor_type
+    shape = [d.dim_value if d.HasField("dim_value") else 1 for d in tt.shape.dim]
+    dtype = onnx.helper.tensor_dtype_to_np_dtype(tt.elem_type)
+    if np.issubdtype(dtype, np.floating):
+        return rng.standard_normal(shape).astype(dtype)
+    return rng.integers(0, 4, size=shape).astype(dtype)
+
+
+def data_dir_cases(kinds: Iterable[str] = ("simple", "pytorch-converted", "pytorch-operator",
+                                           "light", "real")) -> list[Case]:
+    """The small real models stored under ``onnx/backend/test/data/<kind>``.
+
+    ``light`` models have no stored inputs: they get seeded random ones (seed 0), as the ONNX
+    backend runner does. ``real`` cases only name a download URL: they are listed as skipped
+    (their ``light_`` twins are run instead).
+    """
+    cases = []
+    root = _data_dir()
+    for kind in kinds:
+        kdir = os.path.join(root, kind)
+        if not os.path.isdir(kdir):
+            continue
+        if kind == "light":
+            for path in sorted(glob.glob(os.path.join(kdir, "*.onnx"))):
+                model = onnx.load(path)
+                rng = np.random.default_rng(0)
+                inits = {t.name for t in model.graph.initializer}
+                feeds = [{vi.name: _dummy_value(vi, rng) for vi in model.graph.input
+                          if vi.name not in inits}]
+                name = os.path.splitext(os.path.basename(path))[0]
+                cases.append(Case(name, kind, model, feeds))
+            continue
+        for case_dir in sorted(glob.glob(os.path.join(kdir, "test_*"))):
+            name = os.path.basename(case_dir)
+            model_path = os.path.join(case_dir, "model.onnx")
+            if not os.path.exists(model_path):
+                cases.append(Case(name, kind, None, [],
+                                  skip="download-only (data.json names a URL; its light_ twin runs)"))
+                continue
+            model = onnx.load(model_path)
+            names = _runtime_input_names(model)
+            feeds = []
+            for ds in sorted(glob.glob(os.path.join(case_dir, "test_data_set_*"))):
+                files = sorted(glob.glob(os.path.join(ds, "input_*.pb")),
+                               key=lambda p: int(re.findall(r"\d+", os.path.basename(p))[0]))
+                feeds.append(dict(zip(names, [_load_proto_value(f) for f in files])))
+            cases.append(Case(name, kind, model, feeds, skip=None if feeds else "no input data set"))
+    return cases
+
+
+ALL_KINDS = ("node", "simple", "pytorch-converted", "pytorch-operator", "light", "real")
+
+
+def load_cases(kinds: Sequence[str] = ALL_KINDS, filter_re: str | None = None,
+               limit: int | None = None) -> list[Case]:
+    """All cases of the given kinds, optionally filtered by a regex on the name and truncated."""
+    unknown = set(kinds) - set(ALL_KINDS)
+    if unknown:
+        from common.errors import UserError
+        raise UserError(f"unknown case kind(s) {sorted(unknown)}; choose from {list(ALL_KINDS)}")
+    cases: list[Case] = []
+    if "node" in kinds:
+        cases += _node_cases()  # cached: collecting them takes ~5 s
+    cases += data_dir_cases([k for k in kinds if k != "node"])
+    if filter_re:
+        try:
+            rx = re.compile(filter_re)
+        except re.error as exc:
+            from common.errors import UserError
+            raise UserError(f"--filter {filter_re!r} is not a valid regex ({exc})") from None
+        cases = [c for c in cases if rx.search(c.name)]
+    return cases[:limit] if limit else cases
+
+
+TARGET_OPS = {"Reshape", "Identity", "Gather", "Shape", "If", "Loop", "Scan"}
+
+
+def pattern_count(model: onnx.ModelProto) -> int:
+    """Main-graph instances of what the passes rewrite: Reshape fed by Reshape, Identity, and
+    Gather whose indices are constant and whose data is constant or a Shape."""
+    g = model.graph
+    producer = {o: n for n in g.node for o in n.output}
+    consts = {t.name for t in g.initializer} | {n.output[0] for n in g.node
+                                               if n.op_type == "Constant" and n.output}
+
+    def made_by(name: str, op: str) -> bool:
+        return name in producer and producer[name].op_type == op
+
+    count = 0
+    for n in g.node:
+        if n.op_type == "Identity":
+            count += 1
+        elif n.op_type == "Reshape" and n.input and made_by(n.input[0], "Reshape"):
+            count += 1
+        elif (n.op_type == "Gather" and len(n.input) == 2 and n.input[1] in consts
+              and (n.input[0] in consts or made_by(n.input[0], "Shape"))):
+            count += 1
+    return count
+
+
+def quick_slice(cases: Sequence[Case], n: int = 300) -> list[Case]:
+    """A deterministic slice for CI, ``n`` cases: first those containing a pattern the passes
+    rewrite (:func:`pattern_count`), then those using Reshape/Identity/Gather/Shape/If/Loop/Scan
+    anywhere (subgraphs included), then every k-th remaining case."""
+    def rank(c: Case) -> int:
+        if c.model is None:
+            return 2
+        return 0 if pattern_count(c.model) else (1 if c.op_types() & TARGET_OPS else 2)
+
+    ranked = sorted(cases, key=rank)  # stable: keeps the suite's order within a rank
+    first = [c for c in ranked if rank(c) < 2][:n]
+    rest = [c for c in ranked if rank(c) == 2]
+    missing = n - len(first)
+    if missing > 0 and rest:
+        first += rest[::max(1, len(rest) // missing)][:missing]
+    return first
+
+
+# ---------------------------------------------------------------------------------------------
+# Running and comparing
+# ---------------------------------------------------------------------------------------------
+
+class RuntimeFailure(Exception):
+    """Neither runtime could run a model on its inputs."""
+
+
+def _ort_run(model: onnx.ModelProto, feeds: Mapping[str, Any]) -> list[Any]:
+    import onnxruntime as ort
+
+    from common.timing import ort_session_options
+
+    so = ort_session_options(threads=1, level="DISABLE_ALL")
+    so.log_severity_level = 4
+    sess = ort.InferenceSession(model.SerializeToString(), so,
+                                providers=["CPUExecutionProvider"])
+    return sess.run(None, dict(feeds))
+
+
+def _ref_run(model: onnx.ModelProto, feeds: Mapping[str, Any]) -> list[Any]:
+    from onnx.reference import ReferenceEvaluator
+
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        return list(ReferenceEvaluator(model).run(None, dict(feeds)))
+
+
+RUNTIMES: dict[str, Callable[[onnx.ModelProto, Mapping[str, Any]], list[Any]]] = {
+    "onnxruntime": _ort_run, "onnx.reference": _ref_run}
+
+
+def run_reference_side(model: onnx.ModelProto, feeds_list: Sequence[Mapping[str, Any]]
+                       ) -> tuple[str, list[list[Any]]]:
+    """Run the original model on every input set with the first runtime that can.
+
+    Returns (runtime name, outputs per input set). Raises RuntimeFailure naming both errors.
+    """
+    errors = []
+    names = ["onnx.reference"] if os.environ.get(ORT_SKIP_ENV) == "1" else list(RUNTIMES)
+    for name in names:
+        try:
+            return name, [RUNTIMES[name](model, f) for f in feeds_list]
+        except Exception as exc:  # noqa: BLE001 - record and try the next runtime
+            errors.append(f"{name}: {_short(exc)}")
+    raise RuntimeFailure("; ".join(errors))
+
+
+def _short(exc: BaseException, n: int = 160) -> str:
+    text = " ".join(str(exc).split())
+    text = re.sub(r"^\[ONNXRuntimeError\] : \d+ : \w+ : ", "", text)
+    return f"{type(exc).__name__}: {text[:n]}"
+
+
+def _is_float(a: np.ndarray) -> bool:
+    return a.dtype.kind in "fc" or a.dtype.name in ("bfloat16", "float8e4m3fn")
+
+
+def diff_values(ref: Any, got: Any, *, rtol: float = 0.0, atol: float = 0.0, where: str = "output"
+                ) -> str | None:
+    """First difference between two runtime values, or None when they match.
+
+    Checks, in order: container kind (tensor / sequence / optional / map), length, dtype, shape,
+    then values: exact (bitwise for ints/bools/strings, NaN == NaN for floats) when
+    ``rtol == atol == 0``, else ``|got - ref| <= atol + rtol*|ref|`` elementwise.
+    """
+    if ref is None or got is None:
+        return None if ref is None and got is None else f"{where}: optional presence differs"
+    if isinstance(ref, dict) or isinstance(got, dict):
+        if not (isinstance(ref, dict) and isinstance(got, dict)) or ref.keys() != got.keys():
+            return f"{where}: map keys differ"
+        for k in ref:
+            d = diff_values(ref[k], got[k], rtol=rtol, atol=atol, where=f"{where}[{k!r}]")
+            if d:
+                return d
+        return None
+    if isinstance(ref, list) or isinstance(got, list):
+        if not (isinstance(ref, list) and isinstance(got, list)) or len(ref) != len(got):
+            return f"{where}: sequence length differs"
+        for i, (r, g) in enumerate(zip(ref, got)):
+            d = diff_values(r, g, rtol=rtol, atol=atol, where=f"{where}[{i}]")
+            if d:
+                return d
+        return None
+    ref, got = np.asarray(ref), np.asarray(got)
+    if ref.dtype != got.dtype:
+        return f"{where}: dtype {got.dtype} != {ref.dtype}"
+    if ref.shape != got.shape:
+        return f"{where}: shape {got.shape} != {ref.shape}"
+    if not _is_float(ref):
+        return None if np.array_equal(ref, got) else f"{where}: values differ"
+    r, g = ref.astype(np.float64), got.astype(np.float64)
+    nan_r, nan_g = np.isnan(r), np.isnan(g)
+    if (nan_r != nan_g).any():
+        return f"{where}: NaN positions differ"
+    r, g = np.where(nan_r, 0, r), np.where(nan_g, 0, g)
+    with np.errstate(all="ignore"):
+        if rtol == 0 and atol == 0:
+            bad = (r != g)
+        else:
+            bad = ~(np.abs(g - r) <= atol + rtol * np.abs(r)) & (r != g)
+        if bad.any():
+            err = float(np.nanmax(np.abs(g - r)[bad])) if bad.any() else 0.0
+            return (f"{where}: {int(bad.sum())}/{bad.size} values differ "
+                    f"(max abs {err:.3g}, atol {atol}, rtol {rtol})")
+    return None
+
+
+def diff_outputs(ref: Sequence[Sequence[Any]], got: Sequence[Sequence[Any]], names: Sequence[str],
+                 **tol: float) -> str | None:
+    """Compare outputs of every input set (list of lists, in graph output order)."""
+    for k, (r_set, g_set) in enumerate(zip(ref, got)):
+        if len(r_set) != len(g_set):
+            return f"set {k}: {len(g_set)} outputs != {len(r_set)}"
+        for name, r, g in zip(names, r_set, g_set):
+            d = diff_values(r, g, where=f"set {k} {name}", **tol)
+            if d:
+                return d
+    return None
+
+
+def interface(model: onnx.ModelProto) -> list[tuple[str, str, str]]:
+    """The model's interface: (role, name, type) of every graph input and output, in order."""
+    def tstr(vi: onnx.ValueInfoProto) -> str:
+        return vi.type.SerializeToString().hex()
+    return ([("input", v.name, tstr(v)) for v in model.graph.input]
+            + [("output", v.name, tstr(v)) for v in model.graph.output])
+
+
+def interface_diff(before: onnx.ModelProto, after: onnx.ModelProto) -> str | None:
+    """One line naming the first graph input/output whose name, type or shape changed."""
+    a, b = interface(before), interface(after)
+    if len(a) != len(b):
+        return f"{len(b)} graph inputs+outputs != {len(a)}"
+    for (role, n1, t1), (_, n2, t2) in zip(a, b):
+        if n1 != n2:
+            return f"graph {role} {n1!r} renamed to {n2!r}"
+        if t1 != t2:
+            return f"graph {role} {n1!r} changed type/shape"
+    return None
+
+
+def graph_key(model: onnx.ModelProto) -> bytes:
+    """What a rewrite changes: the nodes, initializers and interface (not value_info)."""
+    g = onnx.GraphProto()
+    g.CopyFrom(model.graph)
+    del g.value_info[:]
+    return g.SerializeToString(deterministic=True)
+
+
+def checker_error(model: onnx.ModelProto, full_check: bool) -> str | None:
+    """``onnx.checker.check_model`` message (first line) or None when the model passes."""
+    try:
+        onnx.checker.check_model(model, full_check=full_check)
+        return None
+    except Exception as exc:  # noqa: BLE001 - checker raises several types
+        return _short(exc, 200)
+
+
+# ---------------------------------------------------------------------------------------------
+# One variant on one model
+# ---------------------------------------------------------------------------------------------
+
+FAILURES = ("pass_error", "mutated_input", "nondeterministic", "checker_failed",
+            "interface_changed", "runtime_error", "output_mismatch", "not_idempotent")
+
+
+@dataclasses.dataclass
+class Outcome:
+    """Result of one pass variant on one model: ``status`` is ``unchanged``, ``equal`` or one
+    of FAILURES; ``rewrites`` is what the pass reported (None when it reports nothing)."""
+
+    status: str
+    rewrites: int | None = None
+    rewritten: bool = False
+    detail: str = ""
+
+    @property
+    def failed(self) -> bool:
+        return self.status in FAILURES
+
+
+def check_variant(fn: PassFn, model: onnx.ModelProto, feeds_list: Sequence[Mapping[str, Any]],
+                  runtime: str, ref_outputs: Sequence[Sequence[Any]], *, full_check: bool,
+                  rtol: float = 0.0, atol: float = 0.0) -> Outcome:
+    """Apply one pass variant to ``model`` and check the properties of the module doc.
+
+    ``ref_outputs`` are the original's outputs from ``runtime`` on ``feeds_list``.
+    """
+    before = model.SerializeToString(deterministic=True)
+    key_before = graph_key(model)
+    try:
+        new, rewrites = _call_pass(fn, model)
+    except Exception as exc:  # noqa: BLE001 - a pass must not raise on a valid model
+        return Outcome("pass_error", detail=_short(exc, 240))
+    if model.SerializeToString(deterministic=True) != before:
+        return Outcome("mutated_input", rewrites, detail="the pass modified its input model")
+    rewritten = graph_key(new) != key_before
+    if rewritten:
+        try:
+            twin, _ = _call_pass(fn, model)
+        except Exception as exc:  # noqa: BLE001
+            return Outcome("nondeterministic", rewrites, rewritten,
+                           "raised on a second run over the same input: " + _short(exc, 200))
+        if graph_key(twin) != graph_key(new):
+            return Outcome("nondeterministic", rewrites, rewritten,
+                           "two runs over the same input gave different graphs")
+    if not rewritten and not (rewrites or 0):
+        if new.SerializeToString(deterministic=True) == before:
+            return Outcome("unchanged", rewrites)
+    err = checker_error(new, full_check)
+    if err:
+        return Outcome("checker_failed", rewrites, rewritten, err)
+    err = interface_diff(model, new)
+    if err:
+        return Outcome("interface_changed", rewrites, rewritten, err)
+    try:
+        got = [RUNTIMES[runtime](new, f) for f in feeds_list]
+    except Exception as exc:  # noqa: BLE001
+        return Outcome("runtime_error", rewrites, rewritten, f"{runtime}: {_short(exc, 240)}")
+    names = [o.name for o in model.graph.output]
+    err = diff_outputs(ref_outputs, got, names, rtol=rtol, atol=atol)
+    if err:
+        return Outcome("output_mismatch", rewrites, rewritten, f"{runtime}: {err}")
+    if rewritten:
+        try:
+            again, again_rewrites = _call_pass(fn, new)
+        except Exception as exc:  # noqa: BLE001
+            return Outcome("pass_error", rewrites, rewritten, "second run: " + _short(exc, 200))
+        if graph_key(again) != graph_key(new) or (again_rewrites or 0) > 0:
+            return Outcome("not_idempotent", rewrites, rewritten,
+                           f"second run reported {again_rewrites} rewrite(s) / changed the graph")
+    return Outcome("equal", rewrites, rewritten)
+
+
+@dataclasses.dataclass
+class CaseResult:
+    case: Case
+    runtime: str = ""
+    skip: str | None = None
+    outcomes: dict[str, Outcome] = dataclasses.field(default_factory=dict)
+
+
+def _reproducible(model: onnx.ModelProto, feeds: Sequence[Mapping[str, Any]], runtime: str,
+                  first: Sequence[Sequence[Any]]) -> bool:
+    second = [RUNTIMES[runtime](model, f) for f in feeds]
+    names = [o.name for o in model.graph.output]
+    return diff_outputs(first, second, names) is None
+
+
+def run_case(case: Case, variants: Mapping[str, PassFn]) -> CaseResult:
+    """Run every variant on one case; the case is skipped (with the reason) when its original
+    model cannot serve as the reference."""
+    res = CaseResult(case)
+    if case.skip or case.model is None:
+        res.skip = case.skip or "no model"
+        return res
+    if checker_error(case.model, full_check=False):
+        res.skip = "original fails onnx.checker"
+        return res
+    full_check = checker_error(case.model, full_check=True) is None
+    try:
+        res.runtime, ref = run_reference_side(case.model, case.feeds)
+    except RuntimeFailure as exc:
+        res.skip = f"no runtime runs the original ({exc})"
+        return res
+    for name, fn in variants.items():
+        tol = ({"rtol": case.rtol, "atol": case.atol} if name in TOLERANT_VARIANTS else {})
+        out = check_variant(fn, case.model, case.feeds, res.runtime, ref, full_check=full_check,
+                            **tol)
+        if out.status == "output_mismatch" and not _reproducible(case.model, case.feeds,
+                                                                 res.runtime, ref):
+            res.skip, res.outcomes = "outputs not reproducible (random op)", {}
+            return res
+        res.outcomes[name] = out
+    return res
+
+
+# ---------------------------------------------------------------------------------------------
+# Summary and tables
+# ---------------------------------------------------------------------------------------------
+
+def skip_category(reason: str) -> str:
+    """Group skip reasons: the text up to the first parenthesis."""
+    return reason.split(" (")[0]
+
+
+def summarize(results: Sequence[CaseResult], variants: Sequence[str]) -> dict[str, Any]:
+    """Counts: cases total/run/skipped (by reason), and per variant rewritten/equal/failures."""
+    run = [r for r in results if r.skip is None]
+    skipped = collections.Counter(skip_category(r.skip) for r in results if r.skip)
+    per_variant = []
+    for v in variants:
+        outs = [r.outcomes[v] for r in run if v in r.outcomes]
+        statuses = collections.Counter(o.status for o in outs)
+        per_variant.append({
+            "variant": v,
+            "comparison": "case rtol/atol" if v in TOLERANT_VARIANTS else "bitwise",
+            "cases_run": len(outs),
+            "rewritten": sum(o.rewritten for o in outs),
+            "rewrites": sum(o.rewrites or 0 for o in outs),
+            "unchanged": statuses["unchanged"],
+            "equal": statuses["equal"] + statuses["unchanged"],
+            **{f: statuses[f] for f in FAILURES},
+        })
+    return {
+        "cases_total": len(results),
+        "cases_run": len(run),
+        "cases_rewritten": sum(any(o.rewritten for o in r.outcomes.values()) for r in run),
+        "cases_failed": sum(any(o.failed for o in r.outcomes.values()) for r in run),
+        "runtimes": dict(collections.Counter(r.runtime for r in run)),
+        "skipped": dict(skipped),
+        "per_variant": per_variant,
+    }
+
+
+def case_rows(results: Sequence[CaseResult]) -> list[dict[str, Any]]:
+    """One row per case that was rewritten, failed or skipped (the others are all `unchanged`)."""
+    rows = []
+    for r in results:
+        if r.skip:
+            rows.append({"case": r.case.name, "kind": r.case.kind, "variant": "",
+                         "status": "skipped", "rewrites": "", "runtime": "", "detail": r.skip})
+            continue
+        for v, o in r.outcomes.items():
+            if o.rewritten or o.failed or (o.rewrites or 0):
+                rows.append({"case": r.case.name, "kind": r.case.kind, "variant": v,
+                             "status": o.status, "rewrites": o.rewrites, "runtime": r.runtime,
+                             "detail": o.detail})
+    return rows
+
+
+def write_tables(results: Sequence[CaseResult], variants: Sequence[str], *,
+                 meta: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Write results/lab01/conformance.* (per variant) and conformance_cases.* (per case)."""
+    from common.results import write_table
+    from common.timing import environment
+
+    summary = summarize(results, variants)
+    skipped_lines = "\n".join(f"- {k}: {n}" for k, n in sorted(summary["skipped"].items()))
+    notes = (f"{summary['cases_total']} cases, {summary['cases_run']} run "
+             f"({summary['runtimes']}), {summary['cases_rewritten']} rewritten by at least one "
+             f"variant, {summary['cases_failed']} with a failure. Outputs compared against "
+             f"the original's (column `comparison`: bitwise with NaN == NaN for the custom "
+             f"data-movement passes; the case's rtol/atol for onnxoptimizer fusions), "
+             f"on the same runtime "
+             f"(ORT CPU, graph optimizations off, 1 thread; onnx.reference where ORT cannot).\n\n"
+             f"Skipped cases by reason:\n{skipped_lines or '- none'}\n\n"
+             f"Per-case rows (rewritten, failed, skipped): conformance_cases.*")
+    env = environment(threads=1)
+    full_meta = {k: v for k, v in summary.items() if k != "per_variant"}
+    full_meta.update(meta or {})
+    paths = write_table(LAB, "conformance", summary["per_variant"],
+                        title="Lab 01 passes on the ONNX backend test suite", env=env,
+                        meta=full_meta, notes=notes)
+    write_table(LAB, "conformance_cases", case_rows(results),
+                title="Lab 01 conformance: rewritten, failed and skipped cases", env=env,
+                meta={"variants": list(variants)})
+    summary["paths"] = {k: str(p) for k, p in paths.items()}
+    return summary
+
+
+def run_conformance(cases: Sequence[Case], variants: Mapping[str, PassFn], *,
+                    progress: bool = True) -> list[CaseResult]:
+    """Run every variant on every case, with a tqdm progress bar."""
+    from tqdm import tqdm
+
+    results = []
+    bar = tqdm(cases, desc="conformance", unit="case", disable=not progress, file=sys.stderr)
+    for case in bar:
+        results.append(run_case(case, variants))
+        fails = sum(any(o.failed for o in r.outcomes.values()) for r in results)
+        bar.set_postfix(failed=fails, refresh=False)
+    return results
+
+
+def print_summary(summary: Mapping[str, Any], results: Sequence[CaseResult]) -> None:
+    print(f"cases: {summary['cases_total']} total, {summary['cases_run']} run "
+          f"{summary['runtimes']}, {summary['cases_rewritten']} rewritten, "
+          f"{summary['cases_failed']} failed")
+    for row in summary["per_variant"]:
+        fails = {f: row[f] for f in FAILURES if row[f]}
+        print(f"  {row['variant']:<34} run {row['cases_run']:>5}  rewritten {row['rewritten']:>4}"
+              f"  rewrites {row['rewrites']:>5}  equal {row['equal']:>5}  failures {fails or 0}")
+    for reason, n in sorted(summary["skipped"].items()):
+        print(f"  skipped {n:>4}: {reason}")
+    for r in results:
+        for v, o in r.outcomes.items():
+            if o.failed:
+                print(f"  FAIL {r.case.name} [{v}] {o.status}: {o.detail}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m lab01_onnx.conformance", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--limit", type=int, default=None, help="run only the first N cases")
+    ap.add_argument("--filter", default=None, help="regex on the case name (e.g. 'reshape|gather')")
+    ap.add_argument("--kinds", default=",".join(ALL_KINDS),
+                    help=f"comma list of case kinds (default: all of {','.join(ALL_KINDS)})")
+    ap.add_argument("--quick", type=int, default=None, metavar="N",
+                    help="the CI slice: N cases, those using Reshape/Identity/Gather/... first")
+    ap.add_argument("--stand-in", action="store_true",
+                    help="check onnxoptimizer's eliminate_identity instead of the custom passes")
+    ap.add_argument("--onnxoptimizer", default="", metavar="P1,P2",
+                    help="also check run_passes(onnxoptimizer_passes=[P1,P2,...]) as variant "
+                         "all+onnxoptimizer, compared with the case's rtol/atol (not bitwise)")
+    ap.add_argument("--no-progress", action="store_true", help="hide the tqdm bar")
+    ap.add_argument("-v", "--verbose", action="store_true",
+                    help="print each rewritten case and its outcome")
+    args = ap.parse_args(argv)
+    from common.errors import UserError
+
+    if args.limit is not None and args.limit <= 0:
+        raise UserError(f"--limit must be positive, got {args.limit}")
+    opt_names = [p for p in args.onnxoptimizer.split(",") if p]
+    if opt_names:
+        import onnxoptimizer
+
+        unknown = sorted(set(opt_names) - set(onnxoptimizer.get_available_passes()))
+        if unknown:
+            raise UserError(f"onnxoptimizer has no pass {unknown}; see "
+                            "onnxoptimizer.get_available_passes()")
+    try:
+        variants = load_variants(args.stand_in, opt_names)
+    except ImportError as exc:
+        raise UserError(f"cannot import the Lab 01 passes ({exc}); use --stand-in to check "
+                        "onnxoptimizer's eliminate_identity instead") from exc
+    t0 = time.perf_counter()
+    cases = load_cases([k.strip() for k in args.kinds.split(",") if k.strip()],
+                       args.filter, None if args.quick else args.limit)
+    if args.quick:
+        cases = quick_slice(cases, args.quick)
+    if not cases:
+        raise UserError(f"no case matches --filter {args.filter!r}; try a broader regex")
+    print(f"loaded {len(cases)} cases in {time.perf_counter() - t0:.1f} s; "
+          f"variants: {', '.join(variants)}")
+    t1 = time.perf_counter()
+    results = run_conformance(cases, variants, progress=not args.no_progress)
+    elapsed = time.perf_counter() - t1
+    if args.verbose:
+        for row in case_rows(results):
+            print("  ", row)
+    summary = write_tables(results, list(variants), meta={
+        "filter": args.filter, "limit": args.limit, "quick": args.quick, "kinds": args.kinds,
+        "stand_in": args.stand_in, "onnxoptimizer_passes": args.onnxoptimizer,
+        "tolerant_variants": sorted(TOLERANT_VARIANTS & set(variants)),
+        "elapsed_s": round(elapsed, 1), "onnx": onnx.__version__})
+    print_summary(summary, results)
+    print(f"ran in {elapsed:.1f} s; wrote {summary['paths'].get('md', summary['paths'])}")
+    return 1 if summary["cases_failed"] else 0
+
+
+if __name__ == "__main__":
+    from common.errors import run_cli
+
+    raise SystemExit(run_cli(main))

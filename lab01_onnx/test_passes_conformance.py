@@ -1,0 +1,533 @@
+"""Conformance of the Lab 01 passes: a CI slice of the ONNX backend suite, a hypothesis fuzz run,
+every counterexample ever found as a named regression test, and checks that the harness itself
+catches broken passes (so green means something).
+
+Properties (see :mod:`lab01_onnx.conformance`): the input model is untouched, onnx.checker
+passes, graph input/output names and types are unchanged, outputs are bitwise equal (atol = rtol
+= 0, NaN == NaN) to the original's on the same runtime (ONNX Runtime CPU with graph
+optimizations off, or onnx.reference where ORT lacks the op), and each pass is idempotent.
+
+Budget: about 1 min with CI=true (300 backend cases + 300 fuzz graphs, derandomized).
+Full runs: ``python -m lab01_onnx.conformance`` and ``python -m lab01_onnx.fuzz --n 10000``.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import onnx
+import onnx.parser
+import pytest
+from onnx import TensorProto as T
+from onnx import helper as h
+from onnx import numpy_helper as nh
+
+from common.budget import pick
+from lab01_onnx import conformance as conf
+
+pytestmark = pytest.mark.lab01
+
+passes = pytest.importorskip("lab01_onnx.passes", reason="lab01_onnx/passes.py is not written yet")
+
+BACKEND_SLICE = pick(400, 300)
+FUZZ_EXAMPLES = pick(500, 300)
+
+
+@pytest.fixture(scope="module")
+def variants():
+    return conf.custom_variants()
+
+
+def _fmt_failures(results) -> str:
+    return "\n".join(f"{r.case.name} [{v}] {o.status}: {o.detail}"
+                     for r in results for v, o in r.outcomes.items() if o.failed)
+
+
+# ---------------------------------------------------------------------------------------------
+# Backend suite slice
+# ---------------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def backend_results(variants):
+    cases = conf.quick_slice(conf.load_cases(), BACKEND_SLICE)
+    return cases, conf.run_conformance(cases, variants, progress=False)
+
+
+def test_backend_slice_outputs_equal_and_checker_passes(backend_results, variants):
+    cases, results = backend_results
+    summary = conf.summarize(results, list(variants))
+    assert not _fmt_failures(results), "passes broke backend cases:\n" + _fmt_failures(results)
+    # not vacuous: nearly every case ran, and the passes rewrote some of them
+    assert summary["cases_run"] >= 0.95 * len(cases), summary["skipped"]
+    by_variant = {r["variant"]: r for r in summary["per_variant"]}
+    assert by_variant["eliminate_identity"]["rewritten"] > 0
+    assert by_variant["all"]["rewritten"] > 0
+    for row in summary["per_variant"]:
+        assert row["equal"] == row["cases_run"], row
+
+
+def test_backend_slice_every_skip_has_a_reason(backend_results):
+    _, results = backend_results
+    for r in results:
+        if r.skip is not None:
+            assert r.skip.strip() and not r.outcomes, r.case.name
+
+
+def test_backend_cli_writes_tables(results_dir):
+    from common.errors import run_cli
+
+    rc = run_cli(conf.main, ["--filter", "^test_(reshape|identity|gather_0|gather_neg)",
+                             "--kinds", "node", "--no-progress"])
+    assert rc == 0
+    data = json.loads((results_dir / "lab01" / "conformance.json").read_text())
+    assert {r["variant"] for r in data["rows"]} == set(passes.CUSTOM_PASSES) | {"all"}
+    assert data["meta"]["cases_run"] > 10
+    md = (results_dir / "lab01" / "conformance.md").read_text()
+    assert "Skipped cases by reason" in md
+    assert (results_dir / "lab01" / "conformance_cases.csv").exists()
+
+
+def test_backend_cli_bad_input_one_line(capsys):
+    from common.errors import run_cli
+
+    assert run_cli(conf.main, ["--limit", "0"]) == 2
+    assert run_cli(conf.main, ["--filter", "^no_such_case$", "--kinds", "simple"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 2 and all(line.startswith("error: ") for line in err)
+
+
+# ---------------------------------------------------------------------------------------------
+# Fuzz slice
+# ---------------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def fuzz_stats(variants):
+    from lab01_onnx import fuzz
+
+    return fuzz.run_fuzz(FUZZ_EXAMPLES, variants, derandomize=True, progress=False)
+
+
+def test_fuzz_slice_no_counterexample(fuzz_stats):
+    assert fuzz_stats.examples == FUZZ_EXAMPLES
+    msgs = [f"[{c['variant']}] {c['status']}: {c['detail']}\n{c['model_text']}\n"
+            f"feeds: {c['feeds']}" for c in fuzz_stats.counterexamples]
+    assert not msgs, "\n\n".join(msgs)
+
+
+def test_fuzz_slice_reaches_every_pass(fuzz_stats):
+    rows = {r["variant"]: r for r in fuzz_stats.rows()}
+    for name in passes.CUSTOM_PASSES:
+        assert rows[name]["rewritten"] > 0, f"the fuzzer never triggered {name}"
+
+
+def test_fuzz_generator_covers_the_traps(fuzz_stats):
+    needed = {"reshape_zero_copy", "reshape_minus_one", "reshape_allowzero_1", "reshape_chain",
+              "reshape_feeds_shape_input", "computed_shape", "identity_chain",
+              "identity_of_graph_input", "identity_read_by_if_branch",
+              "identity_read_by_loop_body", "gather_negative_index", "gather_index_rank0",
+              "gather_index_rank2", "gather_over_constant", "gather_over_shape",
+              "graph_output_mid_chain", "symbolic_input_dim", "empty_tensor",
+              "reshape_mid_read_by_if_branch", "shape_start_end", "overridable_initializer"}
+    missing = needed - set(fuzz_stats.features)
+    assert not missing, f"generator never produced {sorted(missing)}"
+
+
+def test_fuzz_cli_writes_counts(results_dir, capsys):
+    from common.errors import run_cli
+    from lab01_onnx import fuzz
+
+    rc = run_cli(fuzz.main, ["--n", "25", "--seed", "3", "--no-progress"])
+    data = json.loads((results_dir / "lab01" / "fuzz.json").read_text())
+    assert data["meta"]["examples"] == 25 and data["meta"]["seed"] == 3
+    assert {r["variant"] for r in data["rows"]} == set(passes.CUSTOM_PASSES) | {"all"}
+    assert all(r["examples"] == 25 for r in data["rows"])
+    assert rc == (1 if data["meta"]["counterexamples"] else 0)
+    assert run_cli(fuzz.main, ["--n", "0"]) == 2
+    assert capsys.readouterr().err.strip().startswith("error: --n")
+
+
+# ---------------------------------------------------------------------------------------------
+# The harness catches broken passes (injected faults)
+# ---------------------------------------------------------------------------------------------
+
+def naive_fuse_reshapes(model: onnx.ModelProto) -> onnx.ModelProto:
+    """A deliberately wrong fusion: ``Reshape(Reshape(x, s1), s2) -> Reshape(x, s2)`` always,
+    ignoring that a ``0`` in s2 copies a dim of the *middle* tensor."""
+    m = onnx.ModelProto()
+    m.CopyFrom(model)
+    producer = {o: n for n in m.graph.node for o in n.output}
+    for n in m.graph.node:
+        first = producer.get(n.input[0]) if n.op_type == "Reshape" else None
+        if first is not None and first.op_type == "Reshape":
+            n.input[0] = first.input[0]
+    return m
+
+
+def rename_outputs(model: onnx.ModelProto) -> onnx.ModelProto:
+    """A deliberately wrong Identity removal: renames graph outputs to the producer's name."""
+    m = onnx.ModelProto()
+    m.CopyFrom(model)
+    for n in list(m.graph.node):
+        if n.op_type == "Identity":
+            for o in m.graph.output:
+                if o.name == n.output[0]:
+                    o.name = n.input[0]
+            m.graph.node.remove(n)
+    return m
+
+
+def _model(nodes, inputs, outputs, inits=(), opset=18):
+    g = h.make_graph(nodes, "g", inputs, outputs, list(inits))
+    m = h.make_model(g, opset_imports=[h.make_opsetid("", opset)])
+    m.ir_version = 8
+    return m
+
+
+def _check(fn, model, feeds):
+    """Outcome of ``fn`` on ``model`` with the harness, ORT as the runtime."""
+    assert conf.checker_error(model, full_check=True) is None
+    ref = [conf.RUNTIMES["onnxruntime"](model, feeds)]
+    return conf.check_variant(fn, model, [feeds], "onnxruntime", ref, full_check=True)
+
+
+def _zero_copy_chain():
+    """``Reshape(Reshape(x[2,3,4], [6,4]), [0,-1])``: the 0 copies 6 (middle), not 2 (x)."""
+    x = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    m = _model([h.make_node("Reshape", ["x", "s1"], ["mid"]),
+                h.make_node("Reshape", ["mid", "s2"], ["y"])],
+               [h.make_tensor_value_info("x", T.FLOAT, [2, 3, 4])],
+               [h.make_tensor_value_info("y", T.FLOAT, [None, None])],
+               [nh.from_array(np.array([6, 4], np.int64), "s1"),
+                nh.from_array(np.array([0, -1], np.int64), "s2")])
+    return m, {"x": x}
+
+
+def test_harness_catches_wrong_reshape_fusion():
+    m, feeds = _zero_copy_chain()
+    out = _check(naive_fuse_reshapes, m, feeds)
+    assert out.status == "output_mismatch", out
+
+
+def test_harness_catches_renamed_graph_output():
+    m = _model([h.make_node("Neg", ["x"], ["t"]), h.make_node("Identity", ["t"], ["y"])],
+               [h.make_tensor_value_info("x", T.FLOAT, [3])],
+               [h.make_tensor_value_info("y", T.FLOAT, [3])])
+    out = _check(rename_outputs, m, {"x": np.ones(3, np.float32)})
+    assert out.status == "interface_changed" and "'y' renamed to 't'" in out.detail, out
+
+
+def test_harness_catches_mutated_input_nondeterminism_and_non_idempotence():
+    m, feeds = _zero_copy_chain()
+
+    def mutating(model):
+        model.graph.node[0].name = "touched"
+        return model
+
+    assert _check(mutating, m, feeds).status == "mutated_input"
+
+    def grows_name(model):  # deterministic, but each run changes the graph again
+        new = onnx.ModelProto()
+        new.CopyFrom(model)
+        new.graph.node[0].name += "x"
+        return passes.PassResult(new, 1)
+
+    assert _check(grows_name, m, feeds).status == "not_idempotent"
+    calls = []
+
+    def counter_named(model):  # the result depends on how often it was called
+        new = onnx.ModelProto()
+        new.CopyFrom(model)
+        calls.append(1)
+        new.graph.node[0].name = f"n{len(calls)}"
+        return passes.PassResult(new, 1)
+
+    assert _check(counter_named, m, feeds).status == "nondeterministic"
+
+
+def test_fuzzer_finds_an_injected_fault():
+    from lab01_onnx import fuzz
+
+    stats = fuzz.run_fuzz(100, {"naive_fuse": naive_fuse_reshapes}, derandomize=True,
+                          progress=False, max_rounds=1, shrink=False)
+    assert stats.counterexamples, "the fuzzer missed a Reshape fusion that ignores 0-copy"
+    assert stats.counterexamples[0]["status"] in ("output_mismatch", "runtime_error",
+                                                  "checker_failed")
+
+
+def test_diff_values_exact_and_nan_policy():
+    a = np.array([1.0, np.nan, 3.0], np.float32)
+    assert conf.diff_values(a, a.copy()) is None
+    assert "1/3 values differ" in conf.diff_values(a, a + np.float32([0, 0, 1e-7 * 3]))
+    assert "dtype" in conf.diff_values(a, a.astype(np.float64))
+    assert "NaN positions" in conf.diff_values(a, np.array([1.0, 2.0, 3.0], np.float32))
+    assert conf.diff_values([a], [a]) is None and "length" in conf.diff_values([a], [])
+
+
+# ---------------------------------------------------------------------------------------------
+# Regression tests: every counterexample found (see /tmp/brief/lab01_counterexamples.md)
+# ---------------------------------------------------------------------------------------------
+
+def _assert_every_variant_ok(model, feeds, variants):
+    bad = {}
+    for name, fn in variants.items():
+        out = _check(fn, model, feeds)
+        if out.failed:
+            bad[name] = f"{out.status}: {out.detail}"
+    assert not bad, bad
+
+
+_HEAD = '<ir_version: 8, opset_import: ["" : 18]>\n'
+
+# name -> (where it was found and what broke, model in ONNX text syntax, feeds)
+REGRESSIONS = {
+    "ce1_gather_shape_rank0_constant_index": (
+        "backend test_flexattention_*_expanded_ver26: fold_constant_gather crashed on "
+        "Gather(Shape(x), Constant rank-0 index) (AttributeError 'int' has no attribute 'flat')",
+        """g (float[2,3,4,5] x) => (int64 y) {
+             s = Shape(x)
+             i = Constant <value = int64 {3}> ()
+             y = Gather <axis = 0> (s, i)
+           }""",
+        {"x": np.zeros((2, 3, 4, 5), np.float32)}),
+    "ce2_fuse_reshapes_keeps_shape_initializer_read_elsewhere": (
+        "fuzz: fusing Reshape(Reshape(x, s1), s2) deleted initializer s1 although an Identity "
+        "still read it (checker: 's1' is not output of any previous nodes)",
+        """g (float[6] x) => (float[6] r2, int64[2] y) <int64[2] s1 = {2, 3}, int64[1] s2 = {6}> {
+             r1 = Reshape(x, s1)
+             r2 = Reshape(r1, s2)
+             y = Identity(s1)
+           }""",
+        {"x": np.arange(6, dtype=np.float32)}),
+    "ce3_fuse_reshapes_keeps_shape_initializer_that_is_graph_output": (
+        "fuzz: the same deletion when s1 is itself a graph output (checker: graph output 's1' "
+        "is not an output of any node)",
+        """g (float[6] x) => (float[6] r2, int64[2] s1) <int64[2] s1 = {2, 3}, int64[1] s2 = {6}> {
+             r1 = Reshape(x, s1)
+             r2 = Reshape(r1, s2)
+           }""",
+        {"x": np.arange(6, dtype=np.float32)}),
+    "ce4_fuse_reshapes_keeps_producer_of_first_data_input": (
+        "fuzz + backend test_group_normalization_*_expanded: fusing Reshape(Reshape(Neg(x), s1), "
+        "s2) deleted the Neg that feeds the fused Reshape",
+        """g (float[3,4,2,2] x) => (float[3,4,4] y)
+             <int64[3] s1 = {3, 4, 4}, int64[3] s2 = {3, 4, -1}> {
+             a = Neg(x)
+             m = Reshape(a, s1)
+             y = Reshape(m, s2)
+           }""",
+        {"x": np.arange(48, dtype=np.float32).reshape(3, 4, 2, 2)}),
+    "ce5_fuse_reshapes_keeps_shape_initializer_used_as_reshape_data": (
+        "fuzz: s1 of the fused pair is also the *data* of another Reshape; fusion deleted it",
+        """g (float[1] x) => (float[1] r7, int64[1] r5)
+             <int64[1] c2 = {1}, int64[1] c4 = {1}, int64[1] c6 = {1}> {
+             r3 = Reshape(x, c2)
+             r5 = Reshape(c2, c4)
+             r7 = Reshape(r3, c6)
+           }""",
+        {"x": np.array([2.0], np.float32)}),
+    "ce6_fuse_reshapes_keeps_shape_node_read_by_gather": (
+        "fuzz: a chain Reshape(Reshape(Reshape(Shape(x)))) fused and deleted the Shape although "
+        "a Gather still read it",
+        """g (float[1] x, int64 i) => (int64[1] r10, int64 g4)
+             <int64[1] c5 = {1}, int64[1] c7 = {1}, int64[1] c9 = {1}> {
+             s2 = Shape(x)
+             g4 = Gather <axis = 0> (s2, i)
+             r6 = Reshape(s2, c5)
+             r8 = Reshape(r6, c7)
+             r10 = Reshape(r8, c9)
+           }""",
+        {"x": np.array([2.0], np.float32), "i": np.array(0, np.int64)}),
+    "ce7_fuse_reshapes_idempotent_after_refused_pair": (
+        "fuzz: not idempotent. Reshape(Reshape(Reshape(x, s1), Shape(y)), s3): the middle pair "
+        "is refused (computed s2), the last pair fuses to Reshape(r1, s3), and the new pair "
+        "(r1, r3) was only fused by a second run",
+        """g (float[2,3] x, float[3,2] y) => (float[6] r3) <int64[1] s1 = {6}, int64[1] s3 = {6}> {
+             r1 = Reshape(x, s1)
+             s2 = Shape(y)
+             r2 = Reshape(r1, s2)
+             r3 = Reshape(r2, s3)
+           }""",
+        {"x": np.arange(6, dtype=np.float32).reshape(2, 3), "y": np.zeros((3, 2), np.float32)}),
+    "ce8a_eliminate_identity_output_identity_read_by_if": (
+        "fuzz (flaky): an Identity feeding a graph output whose value an If branch reads; the "
+        "Identity sometimes stayed while its input was renamed (checker: 'g3' is not output of "
+        "any previous nodes) -- see test_regression_ce8_result_independent_of_heap_layout",
+        """g (float[1,2,N] x) => (float[1,1] id4, float[?,?] if6) <int32 i2 = {1}> {
+             g3 = Gather <axis = 1> (x, i2)
+             id4 = Identity (g3)
+             c5 = Constant <value = bool {1}> ()
+             if6 = If (c5) <else_branch = else_branch () => (float[?,?] else_out5) {
+                 else_out5 = Identity (id4)
+               }, then_branch = then_branch () => (float[?,?] then_out5) {
+                 then_out5 = Neg (id4)
+               }>
+           }""",
+        {"x": np.array([[[2.0], [3.0]]], np.float32)}),
+    "ce8b_eliminate_identity_chain_to_graph_output": (
+        "fuzz (flaky): Identity(Identity(Reshape(If(...)))) feeding a graph output and a Relu; "
+        "an Identity sometimes stayed (checker: 'r5' is not output of any previous nodes)",
+        """g (float[2,2,2,2] x) => (float[16] id7, float[16] e8) <int64[1] c4 = {16}> {
+             c2 = Constant <value = bool {0}> ()
+             if3 = If (c2) <else_branch = else_branch () => (float[?,?,?,?] else_out2) {
+                 else_out2 = Identity (x)
+               }, then_branch = then_branch () => (float[?,?,?,?] then_out2) {
+                 then_out2 = Identity (x)
+               }>
+             r5 = Reshape (if3, c4)
+             id6 = Identity (r5)
+             id7 = Identity (id6)
+             e8 = Relu (id7)
+           }""",
+        {"x": np.arange(16, dtype=np.float32).reshape(2, 2, 2, 2) - 8}),
+    "ce8c_all_nondeterministic_identity_of_shape": (
+        "fuzz (10,000-graph run, passes.py of 00:45): run_passes gave different graphs on two runs "
+        "over the same input (the CE-8 heap-layout bug reached through the pass manager)",
+        """g (float[1,1,1,N] x1, float[M] x2) => (int64[?] id8, float[?,?,?,?,?] scan11) {
+             c3 = Constant <value = int64[2,1] {0, 1}> ()
+             c4 = Constant <value = int64[1] {-1}> ()
+             r5 = Reshape (c3, c4)
+             r6 = Reshape (x2, r5)
+             s7 = Shape <end = -1, start = 1> (r5)
+             id8 = Identity (s7)
+             trip9 = Constant <value = int64 {2}> ()
+             loop10, scan11 = Loop (trip9, "", x1) <body = loop_body (int64 i9, bool cond_in9,
+                 float[?,?,?,?] v_in9) => (bool cond_out9, float[?,?,?,?] v_out9,
+                 float[?,?,?,?] scan9) {
+                 cond_out9 = Identity (cond_in9)
+                 v_out9 = Add (v_in9, x1)
+                 scan9 = Identity (x1)
+               }>
+           }""",
+        {"x1": np.array([[[[3.0, 1.0]]]], np.float32), "x2": np.array([-3.0, 2.0], np.float32)}),
+    "ce9_fuse_reshapes_idempotent_after_dead_shape_chain": (
+        "fuzz: not idempotent. (r1, r2) is refused while Shape(r1) also reads r1; fusing the "
+        "later (r3, r4) kills that Shape (it only fed r3's shape), so (r1, r2) became fusable "
+        "for a second run",
+        """g (float[2,3] x, float[6] y) => (float[3,2] r2, float[6] r4)
+             <int64[1] s1 = {6}, int64[2] s2 = {3, 2}, int64[1] s4 = {6}> {
+             r1 = Reshape (x, s1)
+             r2 = Reshape (r1, s2)
+             s = Shape (r1)
+             r3 = Reshape (y, s)
+             r4 = Reshape (r3, s4)
+           }""",
+        {"x": np.arange(6, dtype=np.float32).reshape(2, 3), "y": np.arange(6, dtype=np.float32)}),
+    "ce10_fold_gather_idempotent_shape_of_folded_value": (
+        "fuzz: not idempotent. Gather(k, 0) folds to an initializer g5; Gather(Shape(g5), 0) is "
+        "left because shape inference on the input did not know g5's shape (k is also a graph "
+        "output declared int64[?,?]); a second run folds it from the new initializer's shape",
+        """g (float[2] x) => (int64[?,?] k, int64 g10) <int64[1,1] k = {-2}, int64 i4 = {0},
+             int64 i9 = {0}> {
+             g5 = Gather <axis = 0> (k, i4)
+             s8 = Shape (g5)
+             g10 = Gather <axis = 0> (s8, i9)
+           }""",
+        {"x": np.zeros(2, np.float32)}),
+    "ce9b_fuse_reshapes_idempotent_long_chain": (
+        "fuzz (2,000 graphs, --max-steps 16): CE-9 family on a longer graph, kept as found",
+        """fuzz (float[x1_d0] x1, int64 xi20, int64[1] k22, int64[1] xi23) => (int64[4] r29)
+                <int64[1] c3 =  {1}, int64[1] c5 =  {0}, int64[1] c6 =  {-1}, int64[1] c7 =  {1},
+                 int64[1] c8 =  {1}, int64[2,1] c11 =  {4,1}, int64[1] c12 =  {-1},
+                 int64[1] c15 =  {-1}, int64[1] k22 =  {-2}, int64[1] c28 =  {0}>
+             {
+                id2 = Identity (x1)
+                r4 = Reshape (id2, c3)
+                cat9 = Concat <axis: int = 0> (c5, c6, c7, c8)
+                r10 = Reshape (r4, cat9)
+                r13 = Reshape (c11, c12)
+                r14 = Reshape (cat9, r13)
+                r16 = Reshape (r14, c15)
+                e17 = Add (c15, c15)
+                id18 = Identity (e17)
+                s19 = Shape (id18)
+                g21 = Gather <axis: int = 0> (s19, xi20)
+                g24 = Gather <axis: int = 0> (k22, xi23)
+                e25 = Add (g24, g24)
+                e26 = Neg (e25)
+                id27 = Identity (e26)
+                r29 = Reshape (r16, c28)
+             }""",
+        {"x1": np.array([2.0], np.float32), "xi20": np.array(0, np.int64),
+         "k22": np.array([5], np.int64), "xi23": np.array([0], np.int64)}),
+    "ce10b_fold_gather_idempotent_gather_of_shape_of_gather": (
+        "fuzz (2,000 graphs, --max-steps 16): CE-10 family; g6 = Gather(Shape(r3), i5) with i5 "
+        "also a graph output, then Gather(Shape(g6)), kept as found",
+        """fuzz (float[x1_d0,x1_d1] x1) => (int64[?] i5, int64[1] r29)
+                <int64[1] c2 =  {4}, int64[1] i5 =  {0}, int64[2] c8 =  {2,2}, int64[1] c12 =  {4},
+                 int64[1] c14 =  {1}, int64 i16 =  {0}, int64[1] c18 =  {0}, int64[1] c20 =  {1},
+                 int64[1] c21 =  {1}, int64[1] c26 =  {4}, int64[1] c28 =  {1}>
+             {
+                r3 = Reshape (x1, c2)
+                s4 = Shape (r3)
+                g6 = Gather <axis: int = 0> (s4, i5)
+                e7 = Add (g6, g6)
+                r9 = Reshape (r3, c8)
+                c10 = Constant <value: tensor = bool value {0}> ()
+                if11 = If (c10) <else_branch: graph = else_branch () => (float[?] else_out10) {
+                   else_out10 = Identity (r3)
+                }, then_branch: graph = then_branch () => (float[?] then_out10) {
+                   then_out10 = Identity (r3)
+                }>
+                r13 = Reshape (if11, c12)
+                s15 = Shape (g6)
+                g17 = Gather <axis: int = 0> (s15, i16)
+                u19 = Unsqueeze (g17, c18)
+                cat22 = Concat <axis: int = 0> (c14, u19, c20, c21)
+                r23 = Reshape <allowzero: int = 1> (c12, cat22)
+                e24 = Add (cat22, cat22)
+                id25 = Identity (e24)
+                r27 = Reshape (id25, c26)
+                r29 = Reshape (c26, c28)
+             }""",
+        {"x1": np.array([[2.0, 1.0, 0.0, -2.0]], np.float32)}),
+}
+
+
+@pytest.mark.parametrize("name", list(REGRESSIONS))
+def test_regression(name, variants):
+    """Every counterexample ever found (see the REGRESSIONS table): all variants must keep the
+    checker passing, the interface and the outputs, and be idempotent."""
+    why, text, feeds = REGRESSIONS[name]
+    model = onnx.parser.parse_model(_HEAD + text)
+    _assert_every_variant_ok(model, feeds, variants)
+
+
+def test_regression_ce1_folds_to_the_right_dim():
+    why, text, feeds = REGRESSIONS["ce1_gather_shape_rank0_constant_index"]
+    folded = passes.fold_constant_gather(onnx.parser.parse_model(_HEAD + text))
+    assert folded.rewrites == 1
+    assert conf._ort_run(folded.model, feeds)[0] == 5  # dim 3 of [2,3,4,5], rank 0
+
+
+def test_regression_ce4_fused_graph_is_neg_then_reshape():
+    why, text, feeds = REGRESSIONS["ce4_fuse_reshapes_keeps_producer_of_first_data_input"]
+    fused = passes.fuse_consecutive_reshapes(onnx.parser.parse_model(_HEAD + text))
+    assert fused.rewrites == 1
+    assert [n.op_type for n in fused.model.graph.node] == ["Neg", "Reshape"]
+
+
+@pytest.mark.parametrize("name", [n for n in REGRESSIONS if n.startswith("ce8")])
+def test_regression_ce8_result_independent_of_heap_layout(name, variants, monkeypatch):
+    """CE-8: the passes once keyed removed nodes by ``id()`` of protobuf wrappers that could be
+    garbage-collected mid-pass; when the memory was reused, the result depended on the heap (the
+    fuzz run hit it ~1 in 50). Here 80-byte protobuf wrappers are allocated just before the pass
+    writes its result back, which made the old code fail every time; the result must not change."""
+    if not hasattr(passes, "_Index") or not hasattr(passes._Index, "finish"):
+        pytest.skip("passes.py no longer has _Index.finish, the hook this test churns the heap at")
+    _, text, feeds = REGRESSIONS[name]
+    model = onnx.parser.parse_model(_HEAD + text)
+    quiet = {k: fn(model) for k, fn in variants.items()}
+    finish, keep = passes._Index.finish, []
+
+    def churning_finish(self):
+        keep.append([onnx.NodeProto() for _ in range(64)] + [(i, i) for i in range(64)])
+        return finish(self)
+
+    monkeypatch.setattr(passes._Index, "finish", churning_finish)
+    for k, fn in variants.items():
+        got, _ = conf._call_pass(fn, model)
+        want, _ = conf._call_pass(lambda m: quiet[k], model)
+        assert conf.checker_error(got, full_check=True) is None, k
+        assert got.SerializeToString(deterministic=True) == want.SerializeToString(
+            deterministic=True), f"{k}: result depends on heap layout"
