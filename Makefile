@@ -34,7 +34,7 @@ lab01: setup
 # Lab 01's proof harness (backend suite + fuzzing) and the warm-up guide's tools.
 lab01-tools: setup
 	$(PY) -m lab01_onnx.conformance
-	$(PY) -m lab01_onnx.fuzz --n 2000
+	$(PY) -m lab01_onnx.fuzz --n 10000
 	$(PY) -m lab01_onnx.fusions
 	$(PY) -m lab01_onnx.whatran
 	$(PY) -m lab01_onnx.memplan
