@@ -241,7 +241,6 @@ def optimize_bert(ctx: Ctx) -> None:
 
 def ort_levels(ctx: Ctx) -> None:
     """Node counts of the model ORT saves after each graph optimization level (input: optimized model)."""
-    base = ctx.models["opt"]
     for level in ORT_LEVELS:
         path = ctx.out / f"llama_tiny_ort_{level.lower()}.onnx"
         ex.ort_session(ctx.paths["opt"], level=level, threads=ctx.args.threads, optimized_model_path=path)

@@ -33,6 +33,52 @@ def check_shape(m, n, k) -> tuple[int, int, int]:
     return int(m), int(n), int(k)
 
 
+def build_kernel(m: int, n: int, k: int, body, *, context: ir.Context | None = None,
+                 func_name: str = FUNC_NAME) -> ir.Module:
+    """Build and verify a module with one public ``func.func (A[m,k], B[k,n], bias[n]) -> [m,n]``.
+
+    Args:
+        m, n, k: positive sizes (rows of A, columns of B, reduction length).
+        body: ``body(a, b, bias, m, n, k) -> result value`` emitting the ops (float32 tensors),
+            called inside the function with the MLIR context and an unknown location active.
+        context: MLIR context to build in (a new one if None; the module keeps it alive).
+        func_name: symbol name of the function.
+
+    Raises:
+        UserError: a non-positive or non-integer size.
+    """
+    m, n, k = check_shape(m, n, k)
+    ctx = context or ir.Context()
+    with ctx, ir.Location.unknown():
+        module = ir.Module.create()
+        f32 = ir.F32Type.get()
+        t = ir.RankedTensorType.get
+        with ir.InsertionPoint(module.body):
+
+            @func.FuncOp.from_py_func(t([m, k], f32), t([k, n], f32), t([n], f32), name=func_name)
+            def _kernel(a, b, bias):
+                return body(a, b, bias, m, n, k)
+
+        module.operation.verify()
+    return module
+
+
+def _linalg_body(a, b, bias, m: int, n: int, k: int):
+    """``linalg.fill`` + ``linalg.matmul``, then bias + ReLU as one ``linalg.generic``."""
+    f32 = ir.F32Type.get()
+    zero = arith.constant(f32, 0.0)
+    acc = linalg.fill(zero, outs=[tensor.empty([m, n], f32)])
+    mm = linalg.matmul(a, b, outs=[acc])
+    d0, d1 = ir.AffineDimExpr.get(0), ir.AffineDimExpr.get(1)
+    maps = [ir.AffineMap.get(2, 0, [d0, d1]), ir.AffineMap.get(2, 0, [d1]), ir.AffineMap.get(2, 0, [d0, d1])]
+
+    @linalg.generic([mm, bias], [tensor.empty([m, n], f32)], maps, [linalg.IteratorType.parallel] * 2)
+    def bias_relu(c, b_j, _out):
+        return arith.maximumf(arith.addf(c, b_j), zero)
+
+    return bias_relu
+
+
 def build_matmul_bias_relu(m: int, n: int, k: int, *, context: ir.Context | None = None,
                            func_name: str = FUNC_NAME) -> ir.Module:
     """Build and verify the linalg-on-tensors module for ``relu(A[m,k] @ B[k,n] + bias[n])``.
@@ -48,32 +94,7 @@ def build_matmul_bias_relu(m: int, n: int, k: int, *, context: ir.Context | None
     Raises:
         UserError: a non-positive or non-integer size.
     """
-    m, n, k = check_shape(m, n, k)
-    ctx = context or ir.Context()
-    with ctx, ir.Location.unknown():
-        module = ir.Module.create()
-        f32 = ir.F32Type.get()
-        t = ir.RankedTensorType.get
-        with ir.InsertionPoint(module.body):
-
-            @func.FuncOp.from_py_func(t([m, k], f32), t([k, n], f32), t([n], f32), name=func_name)
-            def _kernel(a, b, bias):
-                zero = arith.constant(f32, 0.0)
-                acc = linalg.fill(zero, outs=[tensor.empty([m, n], f32)])
-                mm = linalg.matmul(a, b, outs=[acc])
-                d0, d1 = ir.AffineDimExpr.get(0), ir.AffineDimExpr.get(1)
-                maps = [ir.AffineMap.get(2, 0, [d0, d1]), ir.AffineMap.get(2, 0, [d1]),
-                        ir.AffineMap.get(2, 0, [d0, d1])]
-
-                @linalg.generic([mm, bias], [tensor.empty([m, n], f32)], maps,
-                                [linalg.IteratorType.parallel] * 2)
-                def bias_relu(c, b_j, _out):
-                    return arith.maximumf(arith.addf(c, b_j), zero)
-
-                return bias_relu
-
-        module.operation.verify()
-    return module
+    return build_kernel(m, n, k, _linalg_body, context=context, func_name=func_name)
 
 
 def reference(a: np.ndarray, b: np.ndarray, bias: np.ndarray) -> np.ndarray:

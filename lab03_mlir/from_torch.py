@@ -48,7 +48,6 @@ import sys
 import tempfile
 import time
 import warnings
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
@@ -237,23 +236,11 @@ class ImportedIR:
 
 
 def op_counts(module) -> dict[str, int]:
-    """Ops per dialect prefix in ``module`` (``linalg.matmul`` -> ``linalg``), ``builtin.module`` excluded.
+    """Ops per dialect prefix (``linalg.matmul`` -> ``linalg``) of a torch-mlir or upstream module.
 
-    Works on a module of any of the MLIR builds here (torch-mlir's or upstream's): it only uses
-    ``Operation.walk``, which both bindings share.
+    Lab 03's :func:`lab03_mlir.lowering.op_counts`, which walks with the module's own MLIR build.
     """
-    top = module.operation
-    ir_mod = importlib.import_module("torch_mlir.ir" if type(top).__module__.startswith("torch_mlir")
-                                     else "mlir.ir")
-    counts: Counter = Counter()
-
-    def visit(op):
-        if op != top:
-            counts[op.name.split(".", 1)[0]] += 1
-        return ir_mod.WalkResult.ADVANCE
-
-    top.walk(visit, ir_mod.WalkOrder.PRE_ORDER)
-    return dict(sorted(counts.items()))
+    return lowering.op_counts(module)
 
 
 def import_block(block: TorchBlock, output_type: str) -> ImportedIR:

@@ -33,6 +33,8 @@ Sources: MLIR docs "Bufferization" (one-shot bufferize, buffer deallocation) and
 """
 from __future__ import annotations
 
+import importlib
+
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -122,17 +124,19 @@ class LoweringResult:
 def op_counts(module_or_op) -> dict[str, int]:
     """Count operations by dialect prefix (``affine.for`` -> ``affine``), nested ops included.
 
-    The ``builtin.module`` itself is not counted.
+    The ``builtin.module`` itself is not counted. Works on a module of either MLIR build here
+    (upstream ``mlir`` or torch-mlir's bundled copy): it walks with that build's own ``ir`` module.
     """
     op = module_or_op.operation
+    ir_mod = importlib.import_module("torch_mlir.ir" if type(op).__module__.startswith("torch_mlir") else "mlir.ir")
     counts: Counter = Counter()
 
     def visit(o):
         if o != op:
             counts[o.name.split(".", 1)[0]] += 1
-        return ir.WalkResult.ADVANCE
+        return ir_mod.WalkResult.ADVANCE
 
-    op.walk(visit, ir.WalkOrder.PRE_ORDER)
+    op.walk(visit, ir_mod.WalkOrder.PRE_ORDER)
     return dict(sorted(counts.items()))
 
 

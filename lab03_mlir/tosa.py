@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import numpy as np
 from mlir import ir
-from mlir.dialects import func, tosa
+from mlir.dialects import tosa
 
-from .builder import FUNC_NAME, check_shape
+from .builder import FUNC_NAME, build_kernel
 from .lowering import STAGES, TOSA_TO_LINALG
 
 #: ``("tosa", tosa -> linalg)`` then the default linalg -> LLVM stages.
@@ -35,28 +35,22 @@ def _reshape(x, shape: list[int]):
     return tosa.ReshapeOp(x, new_shape, results=[ir.RankedTensorType.get(shape, f32)]).result
 
 
+def _tosa_body(a, b, bias, m: int, n: int, k: int):
+    """``tosa.matmul`` on ``[1, m, k] x [1, k, n]``, ``tosa.add`` of ``[1, 1, n]``, ``tosa.clamp`` at 0."""
+    f32 = ir.F32Type.get()
+    t = ir.RankedTensorType.get
+    zp = tosa.ConstOp(ir.DenseElementsAttr.get(np.zeros(1, np.float32), type=t([1], f32))).result
+    prod = tosa.MatMulOp(t([1, m, n], f32), _reshape(a, [1, m, k]), _reshape(b, [1, k, n]), zp, zp).result
+    biased = tosa.AddOp(t([1, m, n], f32), prod, _reshape(bias, [1, 1, n])).result
+    relu = tosa.ClampOp(t([1, m, n], f32), biased, ir.FloatAttr.get(f32, 0.0),
+                        ir.FloatAttr.get(f32, float(np.finfo(np.float32).max))).result
+    return _reshape(relu, [m, n])
+
+
 def build_tosa_matmul_bias_relu(m: int, n: int, k: int, *, context: ir.Context | None = None,
                                 func_name: str = FUNC_NAME) -> ir.Module:
     """Build and verify ``relu(A @ B + bias)`` with ``tosa.matmul``, ``tosa.add``, ``tosa.clamp``.
 
     Args / returns / raises: as :func:`lab03_mlir.builder.build_matmul_bias_relu` (float32).
     """
-    m, n, k = check_shape(m, n, k)
-    ctx = context or ir.Context()
-    with ctx, ir.Location.unknown():
-        module = ir.Module.create()
-        f32 = ir.F32Type.get()
-        t = ir.RankedTensorType.get
-        with ir.InsertionPoint(module.body):
-
-            @func.FuncOp.from_py_func(t([m, k], f32), t([k, n], f32), t([n], f32), name=func_name)
-            def _kernel(a, b, bias):
-                zp = tosa.ConstOp(ir.DenseElementsAttr.get(np.zeros(1, np.float32), type=t([1], f32))).result
-                prod = tosa.MatMulOp(t([1, m, n], f32), _reshape(a, [1, m, k]), _reshape(b, [1, k, n]), zp, zp).result
-                biased = tosa.AddOp(t([1, m, n], f32), prod, _reshape(bias, [1, 1, n])).result
-                relu = tosa.ClampOp(t([1, m, n], f32), biased, ir.FloatAttr.get(f32, 0.0),
-                                    ir.FloatAttr.get(f32, float(np.finfo(np.float32).max))).result
-                return _reshape(relu, [m, n])
-
-        module.operation.verify()
-    return module
+    return build_kernel(m, n, k, _tosa_body, context=context, func_name=func_name)
