@@ -147,8 +147,20 @@ def build_and_check(im, mod, target: dict, *, stage: str, tir_pipeline: str = "d
                     device=None) -> BuildRun:
     """Compile ``mod``, run it once on ``im``'s inputs, gate against the reference.
 
+    Args:
+        im: :class:`lab02_tvm.relax_import.ImportedModel`; its ``reference`` (PyTorch eager or ONNX
+            Runtime outputs, fp32 NumPy arrays) is the independent reference.
+        mod: Relax ``IRModule`` whose ``main`` takes ``(*inputs, *weights)`` (weights not bound).
+        target: TVM target dict, e.g. :func:`host_target`.
+        stage: name of this build in the gate report.
+        tir_pipeline: registered TIR lowering pipeline (see :func:`compile_module`).
+        device: ``tvm.cpu()`` (default) or ``tvm.cuda(0)``.
+    Returns:
+        :class:`BuildRun` (``build_s`` in seconds, ``first_run_ms`` in ms, ``errors`` from
+        :func:`error_summary`).
     Raises:
-        common.gates.GateError: outputs differ beyond :data:`REL_TOL` relative to the output scale.
+        common.gates.GateError: an output's name, shape or dtype differs, or
+            ``max|tvm - ref| > REL_TOL * max|ref|`` (:data:`REL_TOL` = 1e-4, per output).
     """
     ex, build_s = compile_module(mod, target, tir_pipeline=tir_pipeline)
     runner = VMRunner(ex, im, device)

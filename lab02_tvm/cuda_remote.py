@@ -297,8 +297,20 @@ def _torch_cuda(manifest: dict, arrays, inputs, reference, repeats: int) -> dict
             "torch_version": torch.__version__}
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one ``UserError`` line (``run_cli`` prints it, exit 2)."""
+
+    def error(self, message: str):
+        raise UserError(f"{message} (see --help)")
+
+
 def _main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m lab02_tvm.cuda_remote", description=__doc__.split("\n\n")[0])
+    """CLI: ``export`` (build here) or ``run`` (on the GPU host); 0 when every gate passes, else 1.
+
+    Raises:
+        UserError: bad arguments, or no exported models under ``--dir``.
+    """
+    ap = _Parser(prog="python -m lab02_tvm.cuda_remote", description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     e = sub.add_parser("export", help="build for CUDA here (needs nvcc, no GPU)")
     e.add_argument("--model", choices=["resnet50", "bert", "llama_tiny", "all"], default="all")
@@ -310,6 +322,10 @@ def _main(argv: Sequence[str] | None = None) -> int:
     r.add_argument("--out", type=Path, default=None, help="results folder (default results/lab02)")
     r.add_argument("--repeats", type=int, default=50)
     args = ap.parse_args(argv)
+    if args.cmd == "run" and args.repeats < 1:
+        raise UserError(f"--repeats must be >= 1 (got {args.repeats})")
+    if args.cmd == "export" and not (args.arch.startswith("sm_") and args.arch[3:].rstrip("af").isdigit()):
+        raise UserError(f"--arch must name a CUDA architecture such as sm_90 or sm_80 (got {args.arch!r})")
     if args.cmd == "export":
         for m in (["resnet50", "bert"] if args.model == "all" else [args.model]):
             export(m, args.out, arch=args.arch, seed=args.seed)

@@ -42,6 +42,10 @@ def test_run_without_a_gpu_is_one_clear_line(tmp_path, capsys):
     from common.errors import run_cli
     assert run_cli(cr._main, ["run", "--dir", str(tmp_path)]) == 2
     assert "no exported models" in capsys.readouterr().err
+    for argv in (["run", "--dir", str(tmp_path), "--repeats", "0"], ["frob"]):
+        assert run_cli(cr._main, argv) == 2, argv
+        err = capsys.readouterr().err.strip()
+        assert err.startswith("error: ") and "\n" not in err, err
 
 
 @pytest.mark.gpu

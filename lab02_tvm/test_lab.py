@@ -172,9 +172,13 @@ def test_untuned_bert_matches_pytorch(bert_small, host):
 def test_untuned_resnet50_matches_pytorch(host):
     """ResNet-50 family at reduced depth (1-1-1-1) and 64×64: same ops as the full model."""
     from lab02_tvm.build import build_and_check
-    from lab02_tvm.relax_import import import_torch, run_standard_passes
+    from tvm import relax
+    from lab02_tvm.relax_import import bindings_without_struct_info, import_torch, run_standard_passes
     im = import_torch(build_resnet50(small=True, image=64))
+    relax.analysis.well_formed(im.mod)  # raises on the first violation
+    assert bindings_without_struct_info(im.mod) == []
     pr = run_standard_passes(im.mod)
+    assert all(r["well_formed"] for r in pr.rows)
     run = build_and_check(im, pr.fused_mod, host, stage="tvm_untuned")
     _assert_close_to_scale(im.reference, run.runner.outputs())
 
@@ -208,9 +212,16 @@ def test_gate_catches_a_wrong_output(bert_small):
 
 
 def test_host_target_names_the_cpu(host):
+    """The step-4 target is LLVM for *this* CPU: ``mcpu`` is LLVM's host CPU name (unless generic)."""
     import tvm
+    from tvm.target import codegen
     t = tvm.target.Target(host)
     assert t.kind.name == "llvm"
+    cpu = codegen.llvm_get_system_cpu()
+    if cpu and cpu != "generic":
+        assert host["mcpu"] == cpu and str(t.attrs.get("mcpu")) == cpu
+    else:
+        assert "mcpu" not in host
 
 
 def test_cuda_path_skips_with_a_reason_without_gpu(bert_small):
@@ -367,9 +378,11 @@ def test_cli_help_and_bad_input(capsys):
         main(["--help"])
     assert ei.value.code == 0
     assert "--tune-minutes" in capsys.readouterr().out
-    assert run_cli(main, ["--trials", "0"]) == 2
-    err = capsys.readouterr().err.strip()
-    assert err.startswith("error: --trials") and "\n" not in err
+    for argv, starts in ((["--trials", "0"], "error: --trials"), (["--repeats", "0"], "error: --repeats"),
+                         (["--model", "vgg"], "error: argument --model: invalid choice")):
+        assert run_cli(main, argv) == 2, argv
+        err = capsys.readouterr().err.strip()
+        assert err.startswith(starts) and "\n" not in err, err
 
 
 def test_ci_budgets_stay_tiny(monkeypatch):

@@ -156,8 +156,9 @@ def ReorderReductionLoops(stats: ReorderStats | None = None):
     """The module pass: :func:`reorder_prim_func` on every PrimFunc of a TIR ``IRModule``.
 
     Precondition: TIR still has blocks (run it first in the lowering pipeline, before
-    ``LowerOpaqueBlock``). Postcondition: same results up to nothing — each output element still
-    accumulates its terms in the same reduction order, only the order *between* elements changes.
+    ``LowerOpaqueBlock``). Postcondition: the same values in the same order per element — each
+    output element still accumulates its terms in the same reduction order; only the order in
+    which *different* elements are updated changes. Records what it did in :data:`LAST_STATS`.
     """
     import tvm
 
