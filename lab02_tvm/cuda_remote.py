@@ -166,16 +166,9 @@ def export(model: str, out_dir: Path, *, arch: str = DEFAULT_ARCH, seed: int = 0
 # device host
 
 def _time(fn, sync, warmup: int, repeats: int) -> list[float]:
-    for _ in range(warmup):
-        fn()
-    sync()
-    out = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        sync()
-        out.append((time.perf_counter() - t0) * 1e3)
-    return out
+    """Per-call milliseconds of ``fn(); sync()`` (device work finished inside each sample)."""
+    from common.timing import measure
+    return measure(lambda: (fn(), sync()), warmup=warmup, repeats=repeats).samples_ms
 
 
 def _load_cuda_runtime() -> None:
