@@ -165,10 +165,10 @@ def export(model: str, out_dir: Path, *, arch: str = DEFAULT_ARCH, seed: int = 0
 # ---------------------------------------------------------------------------------------------
 # device host
 
-def _time(fn, sync, warmup: int, repeats: int) -> list[float]:
-    """Per-call milliseconds of ``fn(); sync()`` (device work finished inside each sample)."""
+def _time(fn, sync, warmup: int, repeats: int):
+    """:class:`common.timing.TimingStats` of ``fn(); sync()`` (device work finished inside each sample)."""
     from common.timing import measure
-    return measure(lambda: (fn(), sync()), warmup=warmup, repeats=repeats).samples_ms
+    return measure(lambda: (fn(), sync()), warmup=warmup, repeats=repeats)
 
 
 def _load_cuda_runtime() -> None:
@@ -249,7 +249,7 @@ def run_one(d: Path, *, repeats: int = 50) -> dict:
     tvm_ms = _time(lambda: vm["main"](*args), dev.sync, 5, repeats)
     row = {"model": manifest["model"], "arch": manifest["arch"], "gpu": _gpu_name(),
            "gate": "pass" if rep.passed else f"FAIL: {rep.first_failure}", "max_abs": rep.max_abs(),
-           "tvm_cuda_untuned_ms": float(np.median(tvm_ms)), "tvm_cuda_p90_ms": float(np.percentile(tvm_ms, 90)),
+           "tvm_cuda_untuned_ms": tvm_ms.median_ms, "tvm_cuda_p90_ms": tvm_ms.p90_ms,
            "build_s_on_cpu_host": manifest["build_s"],
            "load_and_nvcc_s": load_s}
     row.update(_torch_cuda(manifest, arrays, inputs, reference, repeats))
@@ -286,7 +286,7 @@ def _torch_cuda(manifest: dict, arrays, inputs, reference, repeats: int) -> dict
         ref0 = reference[manifest["outputs"][0]]
         err = float(np.abs(outs[0].float().cpu().numpy() - ref0).max() / max(np.abs(ref0).max(), 1e-30))
         ms = _time(lambda: model(**feed), torch.cuda.synchronize, 5, repeats)
-    return {"torch_cuda_eager_ms": float(np.median(ms)), "torch_cuda_rel_err": err,
+    return {"torch_cuda_eager_ms": ms.median_ms, "torch_cuda_rel_err": err,
             "torch_version": torch.__version__}
 
 
