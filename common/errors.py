@@ -2,7 +2,10 @@
 
 Library code raises :class:`UserError` (or a subclass) with a message that names the problem and
 what to do. Command-line entry points run through :func:`run_cli`, which prints ``error: <msg>``
-on stderr and returns exit code 2 instead of a traceback.
+on stderr and returns exit code 2 instead of a traceback. A failed numeric gate raises
+:class:`GateFailed` (``common.gates.GateError`` is one): :func:`run_cli` prints ``gate failed: ...``
+with the gate's table on stderr and returns exit code 1. Exit codes: 0 ok, 1 a gate failed,
+2 bad input or a missing part, 130 interrupted.
 """
 from __future__ import annotations
 
@@ -14,6 +17,14 @@ from typing import Callable, Sequence
 
 class UserError(Exception):
     """A problem the user can fix (bad argument, bad file, missing package); one-line message."""
+
+
+class GateFailed(AssertionError):
+    """A numeric or structural gate failed: the candidate is not what the reference says.
+
+    Not a user error (the input was fine, the result is wrong). The message is the first failing
+    check on its first line, then the gate's table; :func:`run_cli` prints it and exits 1.
+    """
 
 
 class MissingDependency(UserError):
@@ -43,16 +54,21 @@ def require(module: str, pip_name: str | None = None, why: str = "") -> ModuleTy
 
 
 def run_cli(main: Callable[[Sequence[str] | None], int | None], argv: Sequence[str] | None = None) -> int:
-    """Run a CLI ``main(argv)``; turn :class:`UserError` into one stderr line and exit code 2.
+    """Run a CLI ``main(argv)`` with the labs' exit-code convention.
 
     Returns:
-        ``main``'s return value (``0`` when it returns ``None``), or 2 after a :class:`UserError`.
+        ``main``'s return value (``0`` when it returns ``None``); 1 after a :class:`GateFailed`
+        (``gate failed: <first failure>`` and the table on stderr); 2 after a :class:`UserError`
+        (one ``error: <msg>`` line on stderr); 130 on Ctrl-C.
     """
     try:
         rc = main(argv)
     except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except GateFailed as exc:
+        print(f"gate failed: {exc}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         return 130

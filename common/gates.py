@@ -20,6 +20,8 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from .errors import GateFailed
+
 NAN_POLICIES = ("equal", "fail")
 
 
@@ -39,12 +41,16 @@ def _as_mapping(x: Any) -> dict[str, np.ndarray]:
     return {"output": _as_numpy(x)}
 
 
-class GateError(AssertionError):
-    """A gate failed; ``.report`` is the :class:`GateReport` (its markdown is the message)."""
+class GateError(GateFailed):
+    """A gate failed; ``.report`` is the :class:`GateReport` (its markdown is the message).
+
+    A :class:`common.errors.GateFailed` (hence an ``AssertionError``): CLIs run through
+    :func:`common.errors.run_cli` print it and exit 1.
+    """
 
     def __init__(self, report: "GateReport"):
         self.report = report
-        super().__init__(f"gate failed at stage {report.stage!r}: {report.first_failure}\n{report.to_markdown()}")
+        super().__init__(f"stage {report.stage!r}: {report.first_failure}\n{report.to_markdown()}")
 
 
 @dataclass

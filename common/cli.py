@@ -1,0 +1,102 @@
+"""One command-line convention for every pipeline and tool of the labs.
+
+- Usage errors are one line: ``error: <what> (see --help)`` on stderr, exit code 2 (like any
+  :class:`~common.errors.UserError`); a failed numeric gate prints the gate's table and exits 1
+  (:func:`common.errors.run_cli` does both).
+- ``-v`` is counted, like tinygrad's ``DEBUG`` levels: ``-v`` prints what each step did in more
+  detail (rewrites and their counts, per-op tables), ``-vv`` also prints the IR after each stage.
+- ``--quick`` always means "small budgets for a fast check" and takes no value; a step is skipped
+  with ``--skip-<step>`` (never ``--no-<step>``); budgets under ``CI=true`` come from
+  :mod:`common.budget`, never from a flag's default, so a full run can always be asked for.
+- Every step prints lines that start with ``[N step]`` (step number, short name), e.g.
+  ``[3 passes] 623 -> 596 nodes``, in all three labs.
+
+Example::
+
+    p = parser("python -m lab02_tvm.pipeline", __doc__, steps=["tuning", "onnx"])
+    p.add_argument("--trials", type=int, default=None)
+    args = p.parse_args(argv)          # args.verbose: int, args.quick: bool, args.skip: set[str]
+    step(1, "import", "ResNet-50: 321 Relax bindings")
+    if want_ir(args):
+        print(mod.script())
+"""
+from __future__ import annotations
+
+import argparse
+from typing import Iterable, Sequence
+
+from .errors import UserError
+
+__all__ = ["Parser", "parser", "step", "want_ir", "positive"]
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, but a usage error raises :class:`UserError` (one ``error:`` line, exit 2)."""
+
+    def error(self, message: str):  # noqa: D401 - argparse API
+        raise UserError(f"{message} (see --help)")
+
+
+def parser(prog: str, doc: str | None = None, *, steps: Iterable[str] = (), quick: str | None = None,
+           epilog: str | None = None) -> Parser:
+    """A :class:`Parser` with the shared options already added.
+
+    Args:
+        prog: the command as a user types it, e.g. ``"python -m lab01_onnx.pipeline"``.
+        doc: the module docstring; its first paragraph becomes the description.
+        steps: names of skippable steps; each becomes ``--skip-<name>`` (dashes kept) and, when
+            given, lands in ``args.skip`` (a set of names) after parsing.
+        quick: help text for ``--quick`` (what it shrinks); ``None`` leaves ``--quick`` out.
+        epilog: text after the options (e.g. the step list).
+
+    Returns:
+        the parser; ``parse_args`` gives ``verbose`` (int, 0 by default) and, where asked for,
+        ``quick`` (bool) and ``skip`` (``set[str]``).
+    """
+    desc = (doc or "").strip().split("\n\n")[0] or None
+    p = Parser(prog=prog, description=desc, epilog=epilog,
+               formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("-v", "--verbose", action="count", default=0,
+                   help="more detail: -v per-step tables and rewrites, -vv also the IR after each stage")
+    if quick is not None:
+        p.add_argument("--quick", action="store_true", help=quick)
+    names = list(steps)
+    for name in names:
+        p.add_argument(f"--skip-{name}", action="append_const", const=name, dest="skip",
+                       help=f"skip the {name} step")
+    p.set_defaults(skip=None)
+    _orig = p.parse_args
+
+    def parse_args(args: Sequence[str] | None = None, namespace=None):
+        ns = _orig(args, namespace)
+        ns.skip = set(ns.skip or ())
+        return ns
+
+    p.parse_args = parse_args  # type: ignore[method-assign]
+    return p
+
+
+def step(n: int | str, name: str, msg: str) -> str:
+    """Print and return one step line, ``[N name] msg`` (the format shared by the three labs)."""
+    line = f"[{n} {name}] {msg}"
+    print(line, flush=True)
+    return line
+
+
+def want_ir(args: argparse.Namespace, level: int = 2) -> bool:
+    """True when ``-v`` was given at least ``level`` times (``-vv`` prints IR by convention)."""
+    return int(getattr(args, "verbose", 0) or 0) >= level
+
+
+def positive(name: str, value: float | int | None, *, strict: bool = True) -> None:
+    """Raise :class:`UserError` unless ``value`` is ``None`` or > 0 (>= 0 with ``strict=False``).
+
+    Args:
+        name: the option as typed, e.g. ``"--trials"``.
+        value: the parsed value.
+        strict: require > 0 (default) rather than >= 0.
+    """
+    if value is None:
+        return
+    if (value <= 0) if strict else (value < 0):
+        raise UserError(f"{name} must be {'>' if strict else '>='} 0 (got {value})")
