@@ -23,7 +23,7 @@ Example::
 from __future__ import annotations
 
 import argparse
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from .errors import UserError
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import importlib
 import sys
 from types import ModuleType
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 
 class UserError(Exception):

@@ -15,7 +15,7 @@ NVIDIA's v1.5 variant).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Mapping
+from collections.abc import Callable, Mapping
 
 import numpy as np
 import torch

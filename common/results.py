@@ -25,7 +25,8 @@ import math
 import os
 import tempfile
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 from .errors import UserError, run_cli
 

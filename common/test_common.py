@@ -147,7 +147,7 @@ def test_atomic_write_leaves_no_partial_file(tmp_path):
         def encode(self):
             raise RuntimeError("boom")
 
-    with pytest.raises(Exception):
+    with pytest.raises(RuntimeError, match="boom"):
         results.atomic_write(target, Boom())  # type: ignore[arg-type]
     assert target.read_text() == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["t.json"]

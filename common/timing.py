@@ -13,7 +13,7 @@ import os
 import platform
 import time
 from dataclasses import asdict, dataclass, field
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 import numpy as np
 

@@ -39,6 +39,7 @@ import re
 import sys
 import time
 import warnings
+from pathlib import Path
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -173,7 +174,7 @@ def _runtime_input_names(model: onnx.ModelProto) -> list[str]:
 
 def _load_proto_value(path: str) -> Any:
     """Load one ``input_i.pb``: a TensorProto, SequenceProto or OptionalProto."""
-    data = open(path, "rb").read()
+    data = Path(path).read_bytes()
     for proto_cls, convert in ((onnx.TensorProto, numpy_helper.to_array),
                                (onnx.SequenceProto, numpy_helper.to_list),
                                (onnx.OptionalProto, numpy_helper.to_optional)):
@@ -306,11 +307,7 @@ def pattern_count(model: onnx.ModelProto) -> int:
 
     count = 0
     for n in g.node:
-        if n.op_type == "Identity":
-            count += 1
-        elif n.op_type == "Reshape" and n.input and made_by(n.input[0], "Reshape"):
-            count += 1
-        elif (n.op_type == "Gather" and len(n.input) == 2 and n.input[1] in consts
+        if n.op_type == "Identity" or n.op_type == "Reshape" and n.input and made_by(n.input[0], "Reshape") or (n.op_type == "Gather" and len(n.input) == 2 and n.input[1] in consts
               and (n.input[0] in consts or made_by(n.input[0], "Shape"))):
             count += 1
     return count
@@ -541,9 +538,8 @@ def check_variant(fn: PassFn, model: onnx.ModelProto, feeds_list: Sequence[Mappi
         if graph_key(twin) != graph_key(new):
             return Outcome("nondeterministic", rewrites, rewritten,
                            "two runs over the same input gave different graphs")
-    if not rewritten and not (rewrites or 0):
-        if new.SerializeToString(deterministic=True) == before:
-            return Outcome("unchanged", rewrites)
+    if not rewritten and not (rewrites or 0) and new.SerializeToString(deterministic=True) == before:
+        return Outcome("unchanged", rewrites)
     err = checker_error(new, full_check)
     if err:
         return Outcome("checker_failed", rewrites, rewritten, err)

@@ -28,7 +28,7 @@ from __future__ import annotations
 import argparse
 import time
 from pathlib import Path
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import onnx

@@ -20,7 +20,7 @@ import os
 import re
 import warnings
 from pathlib import Path
-from typing import Mapping
+from collections.abc import Mapping
 
 import numpy as np
 import onnx

@@ -33,7 +33,7 @@ import re
 import tempfile
 import time
 from pathlib import Path
-from typing import Sequence
+from collections.abc import Sequence
 
 import onnx
 

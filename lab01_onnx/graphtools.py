@@ -17,7 +17,7 @@ import contextlib
 import os
 import warnings
 from pathlib import Path
-from typing import Mapping
+from collections.abc import Mapping
 
 import numpy as np
 import onnx

@@ -30,7 +30,7 @@ from __future__ import annotations
 import collections
 import time
 from dataclasses import dataclass
-from typing import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 import numpy as np
 import onnx

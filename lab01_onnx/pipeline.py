@@ -23,7 +23,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import onnx
@@ -116,7 +116,7 @@ def export_models(ctx: Ctx) -> None:
 
 def check_models(ctx: Ctx) -> None:
     """onnx.checker (full_check) on every model file written so far."""
-    for kind, path in ctx.paths.items():
+    for path in ctx.paths.values():
         ex.check(path, str(path.name))
     ctx.say("check", f"{len(ctx.paths)} models pass onnx.checker.check_model(full_check=True): "
             + ", ".join(f"{p.name} ({len(ctx.models[k].graph.node)} nodes)" for k, p in ctx.paths.items()))
@@ -338,8 +338,8 @@ def latency(ctx: Ctx) -> None:
     for batch, seq in shapes:
         feed = _token_feed(batch, seq)
         tfeed = {k: torch.from_numpy(v) for k, v in feed.items()}
-        fns = {"pytorch eager": lambda: ctx.bundle.model(**tfeed)}
-        fns.update({name: (lambda s=s: s.run(None, feed)) for name, s in sessions.items()})
+        fns = {"pytorch eager": lambda tfeed=tfeed: ctx.bundle.model(**tfeed)}
+        fns.update({name: (lambda s=s, feed=feed: s.run(None, feed)) for name, s in sessions.items()})
         eager_out = ctx.bundle.run(feed)
         for name, sess in sessions.items():  # gate: never time a model that computes something else
             compare(eager_out, ex.ort_run(sess, feed), atol=ATOL, stage=f"{name} b{batch} s{seq}").raise_if_failed()
@@ -645,7 +645,7 @@ def plot_rewritten_region(ctx: Ctx) -> Path | None:
 def write_tables(ctx: Ctx) -> None:
     """All tables (md/csv/json with the environment) and the two PNGs."""
     env = environment(threads=ctx.args.threads)
-    meta = {"model": "llama_tiny (common.models.build_llama_tiny, seed %d)" % ctx.args.seed,
+    meta = {"model": f"llama_tiny (common.models.build_llama_tiny, seed {ctx.args.seed})",
             "export_example": "batch 2, sequence 16", "opset_torchscript": ctx.args.opset,
             "opset_dynamo": ctx.args.dynamo_opset, "exporter_constant_folding": False, "atol": ATOL,
             "data_source": ctx.meta.get("data_source"), "validation": ctx.meta.get("validation"),

@@ -17,7 +17,7 @@ import contextlib
 import os
 import tempfile
 from pathlib import Path
-from typing import Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 import numpy as np
 

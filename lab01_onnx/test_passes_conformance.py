@@ -527,7 +527,7 @@ def test_regression_ce8_result_independent_of_heap_layout(name, variants, monkey
     monkeypatch.setattr(passes._Index, "finish", churning_finish)
     for k, fn in variants.items():
         got, _ = conf._call_pass(fn, model)
-        want, _ = conf._call_pass(lambda m: quiet[k], model)
+        want, _ = conf._call_pass(lambda m, k=k: quiet[k], model)
         assert conf.checker_error(got, full_check=True) is None, k
         assert got.SerializeToString(deterministic=True) == want.SerializeToString(
             deterministic=True), f"{k}: result depends on heap layout"

@@ -40,7 +40,7 @@ import collections
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+from collections.abc import Sequence
 
 import onnx
 
@@ -201,9 +201,9 @@ def _attrs(n: onnx.NodeProto) -> dict[str, str]:
     except Exception:  # ops without an ONNX schema (com.microsoft): keep all
         return out
     for name, spec in schema.attributes.items():
-        if name in out and spec.default_value.type != onnx.AttributeProto.UNDEFINED:
-            if out[name] == repr(onnx.helper.get_attribute_value(spec.default_value)):
-                del out[name]
+        if (name in out and spec.default_value.type != onnx.AttributeProto.UNDEFINED
+                and out[name] == repr(onnx.helper.get_attribute_value(spec.default_value))):
+            del out[name]
     return out
 
 

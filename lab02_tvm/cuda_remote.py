@@ -35,7 +35,7 @@ import os
 import time
 import zlib
 from pathlib import Path
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

@@ -26,7 +26,7 @@ import argparse
 import os
 import time
 from pathlib import Path
-from typing import Sequence
+from collections.abc import Sequence
 
 from common.budget import ci, pick
 from common.errors import UserError, run_cli

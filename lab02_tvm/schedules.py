@@ -26,7 +26,8 @@ from __future__ import annotations
 import os
 import tempfile
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import numpy as np
 import tvm
@@ -72,7 +73,7 @@ def _walk(stmt: Any, depth: int, out: list[str]) -> None:
     elif isinstance(stmt, tvm.tirx.SeqStmt):
         for s in stmt.seq:
             _walk(s, depth, out)
-    elif hasattr(stmt, "body") and isinstance(getattr(stmt, "body"), tvm.tirx.Stmt):
+    elif hasattr(stmt, "body") and isinstance(stmt.body, tvm.tirx.Stmt):
         _walk(stmt.body, depth, out)
     elif isinstance(stmt, tvm.tirx.IfThenElse):
         _walk(stmt.then_case, depth, out)
@@ -102,7 +103,7 @@ def _collect_blocks(stmt: Any, out: list) -> None:
     elif isinstance(stmt, tvm.tirx.SeqStmt):
         for s in stmt.seq:
             _collect_blocks(s, out)
-    elif hasattr(stmt, "body") and isinstance(getattr(stmt, "body"), tvm.tirx.Stmt):
+    elif hasattr(stmt, "body") and isinstance(stmt.body, tvm.tirx.Stmt):
         _collect_blocks(stmt.body, out)
 
 

@@ -39,7 +39,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+from collections.abc import Sequence
 
 from mlir import ir
 from mlir.passmanager import PassManager

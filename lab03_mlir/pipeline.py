@@ -19,7 +19,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 from pathlib import Path
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -209,7 +209,7 @@ def step_tables(args, lowered, unroll_row, chain, timing_rows, blas):
                   "interleaved with each other right after, with fewer repeats (at 1024^3 one timed call each, "
                   "after the verification call). GFLOP/s = (2MNK + 2MN) / median time. Shared machines are "
                   "noisy: compare ratios from one run, not absolute numbers across runs."))
-    print(f"[8 tables] " + ", ".join(str(p["md"]) for p in paths))
+    print("[8 tables] " + ", ".join(str(p["md"]) for p in paths))
 
 
 def step_from_torch(args) -> int:
