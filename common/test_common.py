@@ -6,6 +6,9 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st_
+from hypothesis.extra import numpy as hnp
 
 from common import budget, data, gates, results, timing
 from common.errors import MissingDependency, UserError, require, run_cli
@@ -34,6 +37,78 @@ def test_gate_order_names_then_shapes_then_dtypes():
     assert "shape" in r.first_failure
     r = gates.compare(ref, {"a": np.zeros(3, np.float64), "b": np.zeros(3, np.float32)}, atol=1e-4)
     assert "dtype" in r.first_failure
+
+
+def test_gate_reports_first_failure_in_check_order_not_output_order():
+    ref = {"a": np.zeros(3, np.float32), "b": np.zeros(3, np.float32), "c": np.zeros(3, np.float32)}
+    values_a = np.ones(3, np.float32)
+    # a: wrong values, b: wrong dtype, c: wrong shape -> the shape problem is reported first
+    r = gates.compare(ref, {"a": values_a, "b": np.zeros(3, np.float64), "c": np.zeros(4, np.float32)}, atol=1e-4)
+    assert r.first_failure.startswith("c: shape")
+    assert [row["status"] for row in r.rows] == ["values", "dtype", "shape"]  # rows stay in output order
+    # a: wrong values, b: wrong dtype -> dtype before values
+    r = gates.compare(ref, {"a": values_a, "b": np.zeros(3, np.float64), "c": ref["c"]}, atol=1e-4)
+    assert r.first_failure.startswith("b: dtype")
+    # a: wrong shape, c missing, d unexpected -> names before shapes
+    r = gates.compare(ref, {"a": np.zeros(2, np.float32), "b": ref["b"], "d": ref["c"]}, atol=1e-4)
+    assert r.first_failure == "output names differ: missing ['c'], unexpected ['d']"
+    assert [row["status"] for row in r.rows] == ["shape", "ok", "missing", "unexpected"]
+    # only values wrong: the first failing output in order, with where it first differs
+    bad_b = np.array([0, 0, 1], np.float32)
+    r = gates.compare(ref, {"a": values_a, "b": bad_b, "c": ref["c"]}, atol=1e-4)
+    assert r.first_failure.startswith("a: 3 of 3 elements") and "first at [0]" in r.first_failure
+
+
+def test_diff_stats_known_answer():
+    ref = np.array([[1.0, 2.0], [3.0, 4.0]])
+    cand = np.array([[1.0, 2.5], [3.0, 4.0 + 1e-6]])
+    st = gates.diff_stats(ref, cand, atol=1e-3, rtol=0.0)
+    assert st["mismatches"] == 1 and st["first_bad"] == (0, 1) and st["mismatch_frac"] == 0.25
+    assert st["max_abs"] == pytest.approx(0.5) and st["max_rel"] == pytest.approx(0.25)
+    assert (st["atol"], st["rtol"], st["size"]) == (1e-3, 0.0, 4)
+    assert gates.diff_stats(ref, cand, atol=0.0, rtol=0.3)["mismatches"] == 0  # 0.5 <= 0.3 * 2
+    with pytest.raises(ValueError, match="one shape"):
+        gates.diff_stats(ref, ref[0], atol=0.0)
+    with pytest.raises(ValueError):
+        gates.diff_stats(ref, ref, atol=-1.0)
+
+
+def test_diff_stats_infinities_integers_and_strings():
+    inf = np.inf
+    assert gates.diff_stats([inf, -inf], [inf, -inf], atol=0.0)["mismatches"] == 0
+    st = gates.diff_stats([inf, 1.0], [-inf, 1.0], atol=0.0)
+    assert st["mismatches"] == 1 and st["max_abs"] == inf and st["first_bad"] == (0,)
+    # rtol * |inf| is an infinite tolerance: an infinity must still match only itself
+    assert gates.diff_stats([inf], [5.0], atol=0.0, rtol=0.1)["mismatches"] == 1
+    st = gates.diff_stats(np.array([1, 2, 3]), np.array([1, 2, 5]), atol=10.0)  # integers: exact
+    assert (st["mismatches"], st["max_abs"], st["atol"], st["first_bad"]) == (1, 2.0, 0.0, (2,))
+    st = gates.diff_stats(np.array(["a", "b"]), np.array(["a", "c"]), atol=0.0)
+    assert st["mismatches"] == 1 and st["first_bad"] == (1,) and st["max_abs"] == inf
+    assert gates.diff_stats(np.zeros((0, 3)), np.zeros((0, 3)), atol=0.0)["mismatches"] == 0
+
+
+@settings(max_examples=200)
+@given(pairs=hnp.arrays(np.float64, st_.integers(1, 12), elements=st_.floats(allow_nan=True, allow_infinity=True,
+                                                                            width=32)).flatmap(
+    lambda r: st_.tuples(st_.just(r), hnp.arrays(np.float64, r.shape, elements=st_.floats(width=32)))),
+       atol=st_.sampled_from([0.0, 1e-6, 1e-2]), rtol=st_.sampled_from([0.0, 1e-5, 0.1]))
+def test_diff_stats_agrees_with_numpy_isclose(pairs, atol, rtol):
+    ref, cand = pairs
+    cand = np.where(np.arange(ref.size) % 3 == 0, ref, cand)  # many exact matches (and equal NaN / inf)
+    expected = ~np.isclose(cand, ref, rtol=rtol, atol=atol, equal_nan=True)  # independent reference
+    st = gates.diff_stats(ref, cand, atol=atol, rtol=rtol)
+    assert st["mismatches"] == int(expected.sum())
+    assert st["first_bad"] == (None if not expected.any() else (int(np.argmax(expected)),))
+    with_nan = gates.diff_stats(ref, cand, atol=atol, rtol=rtol, nan_policy="fail")
+    assert with_nan["mismatches"] == int((expected | np.isnan(ref) | np.isnan(cand)).sum())
+
+
+def test_one_markdown_table_writer():
+    assert gates.rows_to_markdown is results.markdown_table
+    text = results.markdown_table([{"a": 1.23456, "b": "x|y"}, {"a": 2e-5}])
+    assert text.splitlines() == ["| a | b |", "|---|---|", "| 1.235 | x\\|y |", "| 2e-05 |  |"]
+    rep = gates.compare([1.0], [1.0], atol=0.0)
+    assert rep.to_markdown() == results.markdown_table(rep.rows).rstrip("\n")
 
 
 def test_gate_nan_policy():
@@ -139,16 +214,17 @@ def test_results_diff_of_folders_without_tables_is_a_clear_error(tmp_path, capsy
     assert len(err) == 1 and "no results tables" in err[0]
 
 
-def test_atomic_write_leaves_no_partial_file(tmp_path):
+def test_atomic_write_leaves_no_partial_file(tmp_path, monkeypatch):
     target = tmp_path / "t.json"
     results.atomic_write(target, "old")
 
-    class Boom:
-        def encode(self):
-            raise RuntimeError("boom")
+    def boom(src, dst):  # the crash happens after the temporary file was written, before the rename
+        raise RuntimeError("boom")
 
+    monkeypatch.setattr(results.os, "replace", boom)
     with pytest.raises(RuntimeError, match="boom"):
-        results.atomic_write(target, Boom())  # type: ignore[arg-type]
+        results.atomic_write(target, "new")
+    monkeypatch.undo()
     assert target.read_text() == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["t.json"]
 
