@@ -1,0 +1,84 @@
+"""Tests for common.roof: the FMA kernel's answer, peak vs sgemm in one run, the cache, helpers."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from common import roof
+from common.errors import run_cli
+
+#: 200 steps of x <- fma(x, 0.999, 0.001) near 1: each step rounds by <= half an ulp (6e-8) and
+#: earlier errors shrink by 0.999, so |float32 - exact| <= 200 * 6e-8 = 1.2e-5.
+ITERS, ATOL = 200, 2e-5
+
+
+def test_fma_kernel_matches_closed_form_and_is_fma_on_registers():
+    lanes, n_acc = roof.fma_shape()
+    lib = roof.build_fma(lanes, n_acc)
+    init = np.random.default_rng(0).uniform(0.0, 2.0, lanes * n_acc).astype(np.float32)
+    got = roof.run_fma(lib, init, ITERS)
+    np.testing.assert_allclose(got, roof.fma_reference(init, ITERS), rtol=0, atol=ATOL)
+    np.testing.assert_array_equal(roof.run_fma(lib, init, 0), init)  # zero steps: a copy
+    if roof.host_isa()[0] != "sse":  # FMA hardware: the inner loop is n_acc vfmadd at least
+        assert roof.fma_asm(lib).count("vfmadd") >= n_acc
+
+
+def test_peak_is_at_least_the_sgemm_rate_in_one_interleaved_run():
+    fma, sgemm = roof.measure_compute(seconds=1.5)
+    assert fma["samples"] == sgemm["samples"] >= 5
+    # best of interleaved samples; 10 % tolerance for the noise of a shared machine
+    assert fma["best_gflops"] >= 0.9 * sgemm["best_gflops"], (fma, sgemm)
+    assert fma["p10_gflops"] <= fma["median_gflops"] <= fma["p90_gflops"] <= fma["best_gflops"]
+
+
+def test_bandwidth_measures_copy_and_add():
+    bw = roof.measure_bandwidth(seconds=0.2, nbytes=16 << 20)
+    assert bw["copy"]["samples"] >= 3 and bw["best_gbs"] >= bw["copy"]["best_gbs"] > 0
+
+
+def _fake_roof(cpu: str) -> dict:
+    return {"cpu": cpu, "peak_gflops": 100.0, "bandwidth_gbs": 20.0, "sgemm_gflops": 90.0}
+
+
+def test_cache_round_trips_and_rejects_other_cpu_corrupt_and_missing(results_dir):
+    from common.timing import cpu_model
+    r = _fake_roof(cpu_model())
+    path = roof.save_roof(r)
+    assert path == results_dir / roof.ROOF_FILE
+    assert roof.cached_roof() == r
+    roof.save_roof(_fake_roof("Some Other CPU"))
+    assert roof.cached_roof() is None
+    assert roof.cached_roof(any_cpu=True)["cpu"] == "Some Other CPU"
+    path.write_text("{ truncated")
+    assert roof.cached_roof() is None
+    path.unlink()
+    assert roof.cached_roof() is None and roof.percent_of_peak(50.0) is None
+
+
+def test_gflops_and_percent_of_peak():
+    assert roof.gflops(2e9, 1000.0) == pytest.approx(2.0)
+    assert roof.gflops(8.2e9, 100.0) == pytest.approx(82.0)
+    assert roof.percent_of_peak(25.0, {"peak_gflops": 100.0}) == pytest.approx(25.0)
+    assert roof.roof_time_ms(1e9, 1e6, _fake_roof("x")) == pytest.approx(10.0)  # compute-bound
+    assert roof.roof_time_ms(1e6, 2e8, _fake_roof("x")) == pytest.approx(10.0)  # memory-bound
+    with pytest.raises(ValueError):
+        roof.gflops(1e9, 0.0)
+
+
+def test_theoretical_peak_formula_and_unknown_cpu():
+    th = roof.theoretical_peak("znver3", ghz=2.0)
+    lanes = roof.host_isa()[1]
+    assert th["gflops"] == pytest.approx(2.0 * lanes * 2 * 2)
+    th = roof.theoretical_peak("some-future-cpu", ghz=2.0)
+    assert th["gflops"] is None and "unknown" in th["note"]
+
+
+def test_cli_writes_and_shows(results_dir, capsys):
+    assert run_cli(roof._main, ["--show"]) == 2  # nothing cached yet: one error line
+    assert run_cli(roof._main, ["--quick", "--seconds", "0.3"]) == 0
+    doc = json.loads((results_dir / roof.ROOF_FILE).read_text())
+    assert doc["peak_gflops"] > 0 and doc["cpu"] and doc["date"]
+    assert run_cli(roof._main, ["--show"]) == 0
+    assert "FMA peak" in capsys.readouterr().out
