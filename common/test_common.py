@@ -292,3 +292,48 @@ def test_budget_pick(monkeypatch):
     assert budget.ci() and budget.pick(100, 3) == 3
     monkeypatch.setenv("CI", "")
     assert not budget.ci() and budget.pick(100, 3) == 100
+
+
+# ---- required packages and the Hypothesis policy (root conftest.py) ------------------------------
+
+def _pytest_run(*args: str, **env: str):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parent.parent
+    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args], cwd=root,
+                          env={**os.environ, **env}, capture_output=True, text=True, timeout=300)
+
+
+def test_required_distributions_map_to_modules(tmp_path):
+    from common.errors import import_name, missing_required, required_distributions
+    req = required_distributions()
+    assert {"torch", "apache-tvm", "torch-mlir", "iree-base-runtime", "hypothesis"} <= set(req)
+    assert missing_required(req) == []  # this install is complete (the conftest enforces it too)
+    assert missing_required(["pytest", "no-such-dist-xyz"]) == ["no-such-dist-xyz"]
+    assert [import_name(d) for d in ("apache-tvm", "iree-base-compiler", "xtc-mlir-python-bindings", "tqdm")] == [
+        "tvm", "iree.compiler", "mlir", "tqdm"]
+    fake = tmp_path / "pyproject.toml"
+    fake.write_text('[project]\nname = "x"\ndependencies = ["torch==2.13.0", "numpy>=1.26,<3", "a-b[extra] ; python_version>\'3\'"]\n')
+    assert required_distributions(fake) == ["torch", "numpy", "a-b"]
+    assert required_distributions(tmp_path / "absent.toml") == []
+
+
+def test_missing_required_package_stops_the_run_with_one_line_each():
+    run = _pytest_run("-q", "common/test_common.py::test_budget_pick", MLC_EXTRA_REQUIRED="no-such-dist-xyz")
+    assert run.returncode != 0
+    lines = [ln for ln in (run.stdout + run.stderr).splitlines() if "no-such-dist-xyz" in ln]
+    assert lines == ["missing required package no-such-dist-xyz: run make setup "
+                     "(or .venv/bin/pip install -c requirements.lock no-such-dist-xyz)"]
+    assert "passed" not in run.stdout  # stopped before any test ran
+
+
+def test_hypothesis_explores_new_examples_and_prints_a_replayable_seed():
+    from hypothesis import settings as hsettings
+    for profile in (hsettings.default, hsettings.get_profile("ci")):
+        assert not profile.derandomize and profile.print_blob and profile.max_examples == 100
+    run = _pytest_run("-q", "common/test_common.py::test_budget_pick", "--hypothesis-seed=7", CI="true")
+    assert run.returncode == 0 and "seed 7: replay with --hypothesis-seed=7" in run.stdout
+    run = _pytest_run("-q", "common/test_common.py::test_budget_pick", CI="true")
+    assert run.returncode == 0 and "profile 'mlc'" in run.stdout and "--hypothesis-seed=" in run.stdout
