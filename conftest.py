@@ -24,7 +24,6 @@ import os
 import random
 
 import pytest
-from hypothesis import HealthCheck, settings
 
 from common.errors import missing_required, missing_required_lines, required_distributions
 
@@ -34,11 +33,16 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 os.environ.setdefault("MPLBACKEND", "Agg")
 
 HYPOTHESIS_MAX_EXAMPLES = 100
-_HYPOTHESIS = dict(derandomize=False, max_examples=HYPOTHESIS_MAX_EXAMPLES, print_blob=True, deadline=None,
-                   suppress_health_check=[HealthCheck.too_slow])
-for _name in ("mlc", "ci"):
-    settings.register_profile(_name, settings.get_profile("default"), **_HYPOTHESIS)
-settings.load_profile("mlc")
+try:  # hypothesis is a required package: when it is absent, pytest_configure reports it with the others
+    from hypothesis import HealthCheck, settings
+except ImportError:  # pragma: no cover
+    settings = None
+else:
+    for _name in ("mlc", "ci"):
+        settings.register_profile(_name, settings.get_profile("default"), derandomize=False, print_blob=True,
+                                  max_examples=HYPOTHESIS_MAX_EXAMPLES, deadline=None,
+                                  suppress_health_check=[HealthCheck.too_slow])
+    settings.load_profile("mlc")
 _SEED: dict[str, int | str | None] = {"seed": None}
 
 
