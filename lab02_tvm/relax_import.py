@@ -147,7 +147,7 @@ def lab01_llama_onnx() -> tuple[Path, str]:
     out = results_dir("lab02") / "llama_tiny_fallback.onnx"
     b = build_llama_tiny(batch=2, seq=16, seed=0)
     try:
-        from lab01_onnx.export import export_torchscript
+        from common.onnx_utils import export_torchscript
         export_torchscript(b, out)
         how = "Lab 01's TorchScript exporter"
     except ImportError:

@@ -1,0 +1,396 @@
+"""The one place the labs load, check, save, export and run ONNX models.
+
+* Files: :func:`load_model` (one-line :class:`UserError` for a missing, empty, truncated or
+  non-ONNX file; optionally the data-flow part of the checker), :func:`check_model` (the full
+  checker), :func:`check_dataflow`, :func:`save_model` (atomic).
+* Export (https://docs.pytorch.org/docs/stable/onnx.html): :func:`export_torchscript`
+  (``dynamo=False``, opset :data:`TORCHSCRIPT_OPSET`, exporter constant folding OFF by default so
+  the raw graph keeps the shape arithmetic graph passes exist for, and ALWAYS with
+  :func:`traceable_masks`, so every tool gets the same LLaMA graph the lab optimizes) and
+  :func:`export_dynamo` (``torch.export`` + onnxscript, opset :data:`DYNAMO_OPSET`, optionally a
+  custom-op translation table). Both write one self-contained file through a temporary name.
+* ONNX Runtime: :func:`ort_session` (threads, graph optimization level by its name in
+  :data:`ORT_LEVELS`, providers, optional saved optimized model and custom-op library, and ONE
+  log keyword, ``log_level``, that sets this session's severity only: ORT's process-wide logger is
+  never touched), :func:`ort_run`, :func:`ort_optimize`.
+* Graph facts: :data:`DEFAULT_DOMAINS`, :func:`opset`, :func:`op_key`, :func:`op_counts`.
+"""
+from __future__ import annotations
+
+import collections
+import contextlib
+import logging
+import os
+import re
+import sys
+import warnings
+from collections.abc import Mapping
+from pathlib import Path
+
+import numpy as np
+import onnx
+
+from .errors import UserError
+from .results import atomic_write
+
+__all__ = ["DEFAULT_DOMAINS", "ORT_LEVELS", "TORCHSCRIPT_OPSET", "DYNAMO_OPSET", "opset", "op_key", "op_counts",
+           "load_model", "check_model", "check_dataflow", "save_model", "export_torchscript", "export_dynamo",
+           "check_torchscript_opset", "check_dynamo_opset", "traceable_masks", "quiet_logging", "ort_session",
+           "ort_run", "ort_optimize", "ort_message"]
+
+#: The default ONNX operator domain, spelled both ways the IR allows (ONNX IR spec, "Operator sets").
+DEFAULT_DOMAINS = ("", "ai.onnx")
+#: ORT graph optimization levels by the names the labs use, in increasing order; each maps to
+#: ``onnxruntime.GraphOptimizationLevel.ORT_DISABLE_ALL`` / ``ORT_ENABLE_BASIC`` / ``_EXTENDED`` /
+#: ``_ALL`` (https://onnxruntime.ai/docs/performance/model-optimizations/graph-optimizations.html).
+ORT_LEVELS = ("DISABLE_ALL", "BASIC", "EXTENDED", "ALL")
+TORCHSCRIPT_OPSET = 17
+DYNAMO_OPSET = 18
+
+
+# ------------------------------------------------------------------------------------------------
+# graph facts
+# ------------------------------------------------------------------------------------------------
+
+def opset(model: onnx.ModelProto, domain: str = "") -> int:
+    """Opset version ``model`` imports for ``domain`` (``""`` = the default domain); 0 if none."""
+    wanted = DEFAULT_DOMAINS if domain in DEFAULT_DOMAINS else (domain,)
+    return next((int(o.version) for o in model.opset_import if o.domain in wanted), 0)
+
+
+def op_key(node: onnx.NodeProto) -> str:
+    """``op_type`` for the default domain, else ``"<domain>.<op_type>"`` (``com.microsoft.Gelu``)."""
+    return node.op_type if node.domain in DEFAULT_DOMAINS else f"{node.domain}.{node.op_type}"
+
+
+def op_counts(model: onnx.ModelProto) -> collections.Counter:
+    """Node count per :func:`op_key` in the main graph (If/Loop/Scan bodies are not counted)."""
+    return collections.Counter(op_key(n) for n in model.graph.node)
+
+
+# ------------------------------------------------------------------------------------------------
+# files
+# ------------------------------------------------------------------------------------------------
+
+def load_model(path: str | os.PathLike, *, dataflow: bool = False, load_external_data: bool = True
+               ) -> onnx.ModelProto:
+    """``onnx.load`` with one-line errors.
+
+    Args:
+        dataflow: also run :func:`check_dataflow` (cheap; the inspection tools want it).
+
+    Raises:
+        UserError: the path is missing or a directory; the file is empty, truncated or not a
+        serialized ``ModelProto`` (a text file, a PyTorch checkpoint); it parses to no graph; or
+        (``dataflow``) a node reads a value nothing defines.
+    """
+    p = Path(path)
+    if p.is_dir():
+        raise UserError(f"{p} is a directory; pass the path of an .onnx model file")
+    if not p.is_file():
+        raise UserError(f"{p}: no such file; pass the path of an .onnx model")
+    if p.stat().st_size == 0:
+        raise UserError(f"{p} is not an ONNX model (empty file); pass a file written by torch.onnx.export or onnx.save")
+    try:
+        model = onnx.load(str(p), load_external_data=load_external_data)
+    except Exception as exc:  # protobuf DecodeError, missing external data
+        raise UserError(f"{p} is not an ONNX model ({type(exc).__name__}: {str(exc)[:120]}); "
+                        "pass a file written by torch.onnx.export or onnx.save") from None
+    if not model.graph.node and not model.graph.output:
+        raise UserError(f"{p} is not an ONNX model (it parses, but holds no graph); pass a real .onnx file")
+    if dataflow:
+        check_dataflow(model, str(p))
+    return model
+
+
+def check_model(model_or_path: onnx.ModelProto | str | os.PathLike, name: str = "") -> None:
+    """``onnx.checker.check_model(full_check=True)`` (checker + strict shape inference).
+
+    Raises:
+        UserError: the model fails the checker; the message names the model and the first problem.
+    """
+    label = name or (str(model_or_path) if not isinstance(model_or_path, onnx.ModelProto) else "model")
+    target = str(model_or_path) if isinstance(model_or_path, (str, os.PathLike)) else model_or_path
+    try:
+        onnx.checker.check_model(target, full_check=True)
+    except (onnx.checker.ValidationError, onnx.shape_inference.InferenceError) as exc:
+        first = str(exc).strip().splitlines()[0][:200]
+        raise UserError(f"{label} fails onnx.checker: {first}; re-export it or fix the graph") from exc
+
+
+def check_dataflow(model: onnx.ModelProto, label: str = "model") -> None:
+    """The part of ``onnx.checker`` every tool relies on, cheap enough for any model size.
+
+    ONNX IR spec, "Graphs": nodes are listed in topological order and every value is assigned
+    once, so each main-graph node input is empty (an omitted optional input), a graph input, an
+    initializer, or an output of an earlier node. (Models saved by ONNX Runtime hold contrib-domain
+    ops the full checker does not know, so the tools run only this part.)
+
+    Raises:
+        UserError: a node reads a value nothing defines before it, or a value is assigned twice.
+    """
+    g = model.graph
+    defined = {i.name for i in g.input} | {t.name for t in g.initializer}
+    for k, node in enumerate(g.node):
+        for name in node.input:
+            if name and name not in defined:
+                raise UserError(f"{label} is not a valid ONNX graph: node {k} {node.name or node.op_type!r} ({node.op_type}) "
+                                f"reads {name!r}, which no graph input, initializer or earlier node defines; "
+                                "re-export it or fix the graph")
+        for name in node.output:
+            if name and name in defined:
+                raise UserError(f"{label} is not a valid ONNX graph: {name!r} is assigned twice (node {k} "
+                                f"{node.name or node.op_type!r}); re-export it or fix the graph")
+            defined.add(name)
+
+
+def save_model(model: onnx.ModelProto, path: str | os.PathLike) -> Path:
+    """Write ``model`` as one file, atomically (:func:`common.results.atomic_write`)."""
+    return atomic_write(path, model.SerializeToString())
+
+
+# ------------------------------------------------------------------------------------------------
+# exporters
+# ------------------------------------------------------------------------------------------------
+
+def _traceable_sdpa_mask(batch_size, cache_position, kv_length, kv_offset=0, mask_function=None,
+                         attention_mask=None, **_):
+    """Causal + padding boolean mask ``[B, 1, Q, KV]`` from tensor ops only (TorchScript-traceable).
+
+    transformers >= 4.53 builds masks with ``torch.vmap`` (``sdpa_mask_recent_torch``), which the
+    TorchScript tracer cannot trace, and its older fallback bakes the sequence length into a Reshape.
+    This computes the same mask as ``causal_mask_function`` AND the 2-D padding mask (what LLaMA
+    uses without sliding windows); the labs' gates compare the export with the *unpatched* PyTorch
+    model, so any deviation fails there.
+    """
+    import torch
+
+    kv = torch.arange(kv_length, device=cache_position.device) + kv_offset
+    mask = (kv[None, :] <= cache_position[:, None])[None, None]
+    if attention_mask is not None:
+        return mask & attention_mask[:, None, None, :].bool()
+    return mask.expand(batch_size, -1, -1, -1)
+
+
+@contextlib.contextmanager
+def traceable_masks():
+    """Route transformers' ``masking_utils.sdpa_mask`` through a traceable equivalent for the block."""
+    import transformers.masking_utils as mu
+
+    saved = mu.sdpa_mask
+    mu.sdpa_mask = _traceable_sdpa_mask
+    try:
+        yield
+    finally:
+        mu.sdpa_mask = saved
+
+
+@contextlib.contextmanager
+def quiet_logging(*names: str, level: int = logging.ERROR):
+    """Raise the level of the named loggers (``""`` = root) for the block; restore afterwards."""
+    loggers = [logging.getLogger(n) for n in names]
+    saved = [lg.level for lg in loggers]
+    for lg in loggers:
+        lg.setLevel(level)
+    try:
+        yield
+    finally:
+        for lg, lv in zip(loggers, saved):
+            lg.setLevel(lv)
+
+
+def _check_opset(value: int, lo: int, hi: int, exporter: str, flag: str) -> None:
+    import torch
+
+    if not lo <= value <= hi:
+        raise UserError(f"opset {value} is not supported by the {exporter} exporter of torch {torch.__version__} "
+                        f"(supported {lo}..{hi}); pass {flag} in that range")
+
+
+def check_torchscript_opset(value: int, flag: str = "--opset") -> None:
+    """Raise :class:`UserError` unless torch's TorchScript exporter accepts opset ``value``."""
+    from torch.onnx import _constants
+
+    _check_opset(value, _constants.ONNX_MIN_OPSET, _constants.ONNX_TORCHSCRIPT_EXPORTER_MAX_OPSET, "TorchScript", flag)
+
+
+def check_dynamo_opset(value: int, flag: str = "--dynamo-opset") -> None:
+    """Raise :class:`UserError` unless the dynamo exporter accepts opset ``value`` (18 and up)."""
+    from torch.onnx import _constants
+
+    _check_opset(value, 18, _constants.ONNX_MAX_OPSET, "dynamo", flag)
+
+
+def export_torchscript(bundle, path: str | os.PathLike, *, opset: int = TORCHSCRIPT_OPSET,
+                       constant_folding: bool = False, inputs: Mapping | None = None,
+                       dynamic: bool = True, training=None) -> Path:
+    """Export ``bundle`` (:class:`common.models.ModelBundle`) with the TorchScript exporter.
+
+    Always inside :func:`traceable_masks` (a no-op for models that do not build transformers
+    masks).
+
+    Args:
+        opset: ONNX opset (7..20 for torch 2.13's TorchScript exporter).
+        constant_folding: the exporter's own constant folding (and its eval-mode peephole, which
+            folds BatchNormalization into Conv). Off by default: the raw graph shows what graph
+            passes and ORT have to clean up.
+        inputs: example inputs (default ``bundle.inputs``); use batch and sequence >= 2, since a
+            size-1 example lets tracing bake that axis.
+        dynamic: declare ``bundle.dynamic_axes``.
+        training: ``torch.onnx.TrainingMode`` (default: the exporter's EVAL).
+
+    Raises:
+        UserError: unsupported opset, or the exporter cannot convert an op at this opset.
+    """
+    import torch
+
+    check_torchscript_opset(opset)
+    feed = dict(bundle.inputs if inputs is None else inputs)
+    extra = {} if training is None else {"training": training}
+    return _atomic_export(path, lambda tmp: torch.onnx.export(
+        bundle.model, tuple(feed.values()), tmp, input_names=list(feed), output_names=list(bundle.output_names),
+        dynamic_axes=bundle.dynamic_axes if dynamic else None, opset_version=opset, dynamo=False,
+        do_constant_folding=constant_folding, external_data=False, **extra), patch_masks=True)
+
+
+def export_dynamo(bundle, path: str | os.PathLike, *, opset: int = DYNAMO_OPSET,
+                  custom_translation_table: dict | None = None) -> Path:
+    """Export with ``torch.onnx.export(..., dynamo=True)`` (torch.export + onnxscript optimizer).
+
+    Args:
+        custom_translation_table: ``{torch op overload: onnxscript function}``, the exporter's
+            custom-op path (see :mod:`lab01_onnx.tools.customop`).
+
+    Raises:
+        UserError: unsupported opset, or the exporter cannot convert an op at this opset.
+    """
+    import torch
+
+    check_dynamo_opset(opset)
+    return _atomic_export(path, lambda tmp: torch.onnx.export(
+        bundle.model, (), tmp, kwargs=dict(bundle.inputs), input_names=list(bundle.inputs),
+        output_names=list(bundle.output_names), dynamic_axes=bundle.dynamic_axes, opset_version=opset,
+        dynamo=True, external_data=False, verbose=False, custom_translation_table=custom_translation_table),
+        patch_masks=False)
+
+
+@contextlib.contextmanager
+def _silence_native_output():
+    """Point file descriptors 1 and 2 at /dev/null for the block (restored afterwards).
+
+    torch 2.13's TorchScript exporter always enables its C++ ONNX log and, on a failed export,
+    dumps the whole TorchScript graph to the process's stderr; the exception carries the message
+    that matters, which the CLI prints as one line.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    saved = [os.dup(1), os.dup(2)]
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 1)
+        os.dup2(devnull, 2)
+        yield
+    finally:
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        for fd in (*saved, devnull):
+            os.close(fd)
+
+
+def _atomic_export(path, fn, patch_masks: bool) -> Path:
+    import torch
+
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    tmp = p.with_name(p.stem + ".tmp.onnx")
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(quiet_logging("torch", "torch.onnx", "torch.export", "torch._dynamo", "onnxscript"))
+        stack.enter_context(warnings.catch_warnings())
+        warnings.simplefilter("ignore")
+        stack.enter_context(contextlib.redirect_stdout(stack.enter_context(open(os.devnull, "w"))))
+        stack.enter_context(_silence_native_output())
+        if patch_masks:
+            stack.enter_context(traceable_masks())
+        try:
+            fn(str(tmp))
+        except torch.onnx.OnnxExporterError as exc:  # e.g. an op with no symbolic at this opset
+            tmp.unlink(missing_ok=True)
+            first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:240]
+            raise UserError(f"the exporter failed writing {p.name}: {first}; try another opset "
+                            f"(default {TORCHSCRIPT_OPSET} TorchScript, {DYNAMO_OPSET} dynamo)") from exc
+        except Exception:
+            tmp.unlink(missing_ok=True)
+            raise
+    os.replace(tmp, p)
+    return p
+
+
+# ------------------------------------------------------------------------------------------------
+# ONNX Runtime
+# ------------------------------------------------------------------------------------------------
+
+def ort_message(exc: BaseException, limit: int = 240) -> str:
+    """First line of an ORT error without its C++ source location (``/onnxruntime_src/...h:46 void f(...)``)."""
+    first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    first = re.sub(r"/onnxruntime_src/\S+ .*?\)\s*", "", first, count=1)
+    return first[:limit]
+
+
+def ort_session(model: str | os.PathLike | onnx.ModelProto, *, level: str = "DISABLE_ALL", threads: int = 1,
+                providers: tuple[str, ...] = ("CPUExecutionProvider",), provider_options=None,
+                optimized_model_path: str | os.PathLike | None = None, custom_ops_library: str | None = None,
+                log_level: int = 4):
+    """An ``onnxruntime.InferenceSession``: fixed threads (inter-op 1, sequential), one optimization level.
+
+    Args:
+        model: a path or an in-memory model.
+        level: one of :data:`ORT_LEVELS` (mapped by :func:`common.timing.ort_session_options`).
+        threads: intra-op threads.
+        providers, provider_options: as ``InferenceSession`` takes them.
+        optimized_model_path: ORT saves its optimized graph there (``optimized_model_filepath``).
+        custom_ops_library: a shared library registered with ``register_custom_ops_library``.
+        log_level: this session's log severity (0 verbose .. 4 fatal); default 4, since every
+            failure also surfaces as an exception. ORT's process-wide default logger is not changed.
+
+    Raises:
+        UserError: unknown level, or ORT cannot load the model (e.g. an opset newer than this ORT
+        implements, an op without a kernel); the message is ORT's first line.
+    """
+    import onnxruntime as ort
+
+    from .timing import ort_session_options
+
+    if level not in ORT_LEVELS:
+        raise UserError(f"unknown ORT optimization level {level!r}; use one of {', '.join(ORT_LEVELS)}")
+    so = ort_session_options(threads, level, optimized_model_path=str(optimized_model_path)
+                             if optimized_model_path else None)
+    so.log_severity_level = log_level
+    if custom_ops_library:
+        so.register_custom_ops_library(custom_ops_library)
+    src = model.SerializeToString() if isinstance(model, onnx.ModelProto) else str(model)
+    try:
+        return ort.InferenceSession(src, so, providers=list(providers), provider_options=provider_options)
+    except Exception as exc:
+        raise UserError(f"onnxruntime {ort.__version__} cannot load the model: {ort_message(exc)}") from exc
+
+
+def ort_run(model_or_session, feeds: Mapping[str, np.ndarray], **session_kw) -> dict[str, np.ndarray]:
+    """Run once; returns ``{output_name: value}`` in graph output order.
+
+    ``model_or_session`` is an ``InferenceSession`` or anything :func:`ort_session` takes (then
+    ``session_kw`` are its keywords).
+    """
+    sess = model_or_session if hasattr(model_or_session, "get_outputs") else ort_session(model_or_session, **session_kw)
+    names = [o.name for o in sess.get_outputs()]
+    return dict(zip(names, sess.run(names, dict(feeds))))
+
+
+def ort_optimize(src: str | os.PathLike, dst: str | os.PathLike, level: str, *, threads: int = 1) -> onnx.ModelProto:
+    """Let ORT optimize ``src`` at ``level``, save the result to ``dst`` and return it loaded.
+
+    The saved graph may hold ORT-only ops (``com.microsoft``, ``com.microsoft.nchwc``); run it
+    with ``level="DISABLE_ALL"`` to execute it as saved.
+    """
+    ort_session(src, level=level, threads=threads, optimized_model_path=dst)
+    return onnx.load(str(dst))
