@@ -192,18 +192,74 @@ def test_results_round_trip_and_diff_flags_changed_cell(results_dir, capsys, mon
     assert doc["rows"] == rows and doc["env"]["threads"] == 1
     assert "| resnet50 | 10 | True |" in paths["md"].read_text()
     assert paths["csv"].read_text().splitlines()[0] == "model,median_ms,ok"
-    # a second "student" run: bert 20 -> 30 ms (+50%), resnet50 10 -> 10.5 (+5%)
+    # a second "student" run: bert 20 -> 30 ms (+50%), resnet50 10 -> 10.5 (+5%): absolute ms, compared with --all
     other = results_dir / "other"
     monkeypatch.setenv("MLC_RESULTS_DIR", str(other))
     results.write_table("labX", "latency", [{"model": "resnet50", "median_ms": 10.5, "ok": True},
                                            {"model": "bert", "median_ms": 30.0, "ok": True}])
-    cells, only = results.diff_paths(results_dir / "labX", other / "labX", threshold=0.10)
+    cells, only = results.diff_paths(results_dir / "labX", other / "labX", threshold=0.10, all_columns=True)
     flagged = [c for c in cells if c["flagged"]]
     assert len(cells) == 2 and len(flagged) == 1 and flagged[0]["column"] == "median_ms"
     assert flagged[0]["rel_change"] == pytest.approx(0.5) and not only
-    assert run_cli(results._main, ["diff", str(results_dir / "labX"), str(other / "labX")]) == 1
-    assert run_cli(results._main, ["diff", str(results_dir / "labX"), str(results_dir / "labX")]) == 0
+    assert run_cli(results._main, ["diff", "--all", str(results_dir / "labX"), str(other / "labX")]) == 1
     assert "1 flagged" in capsys.readouterr().out
+    assert run_cli(results._main, ["diff", str(results_dir / "labX"), str(results_dir / "labX")]) == 0
+
+
+def _two_runs(root, rows_a: list[dict], rows_b: list[dict], monkeypatch):
+    for side, rows in (("a", rows_a), ("b", rows_b)):
+        monkeypatch.setenv("MLC_RESULTS_DIR", str(root / side))
+        results.write_table("lab02", "compare", rows)
+    return str(root / "a"), str(root / "b")
+
+
+def test_results_diff_ignores_milliseconds_by_default_and_flags_them_with_all(tmp_path, monkeypatch, capsys):
+    base = {"model": "resnet50", "stage": "tuned", "speedup_vs_eager": 1.07, "nodes": 321, "gate": "pass"}
+    a, b = _two_runs(tmp_path, [{**base, "median_ms": 110.9, "build_s": 2.1, "gflops": 36.59}],
+                     [{**base, "median_ms": 140.2, "build_s": 3.9, "gflops": 32.11}], monkeypatch)
+    assert run_cli(results._main, ["diff", a, b]) == 0
+    out = capsys.readouterr().out
+    assert "0 flagged of 3 differing cells" in out and "3 machine-dependent cells not compared" in out
+    assert run_cli(results._main, ["diff", "--all", a, b]) == 1
+    out = capsys.readouterr().out
+    assert "gflops: 36.59 -> 32.11  (-12.2%)" in out and "median_ms: 110.9 -> 140.2  (+26.4%)" in out
+
+
+def test_results_diff_flags_a_changed_speedup_with_its_sign(tmp_path, monkeypatch, capsys):
+    rows = [{"model": "bert", "speedup_vs_eager": 0.98, "x_vs_pytorch": 2.0, "% of peak": 40.0}]
+    a, b = _two_runs(tmp_path, rows, [{"model": "bert", "speedup_vs_eager": 0.667, "x_vs_pytorch": 2.5,
+                                        "% of peak": 41.0}], monkeypatch)
+    cells, _ = results.diff_paths(a, b)
+    by_col = {c["column"]: c for c in cells}
+    assert by_col["speedup_vs_eager"]["flagged"] and by_col["speedup_vs_eager"]["rel_change"] == pytest.approx(-0.3194, abs=1e-4)
+    assert by_col["x_vs_pytorch"]["flagged"] and by_col["x_vs_pytorch"]["rel_change"] == pytest.approx(0.25)
+    assert not by_col["% of peak"]["flagged"]  # +2.5% is under the threshold
+    assert run_cli(results._main, ["diff", a, b]) == 1
+    out = capsys.readouterr().out
+    assert "speedup_vs_eager: 0.98 -> 0.667  (-31.9%)" in out and "x_vs_pytorch: 2.0 -> 2.5  (+25.0%)" in out
+
+
+def test_results_diff_compares_errors_as_verdicts_and_text_exactly(tmp_path, monkeypatch):
+    row = {"stage": "onnx_opt", "output": "logits", "atol": 1e-4, "max_abs": 3e-6, "status": "ok", "rel_to_scale": 1e-7}
+    a, b = _two_runs(tmp_path, [row, {**row, "output": "pooled"}],
+                     [{**row, "max_abs": 9e-6, "rel_to_scale": 4e-7}, {**row, "output": "pooled", "max_abs": 2e-4,
+                                                                     "status": "values"}], monkeypatch)
+    cells, _ = results.diff_paths(a, b)
+    flagged = {(c["row"], c["column"]): c for c in cells if c["flagged"]}
+    # rows keyed by their leading text columns (stage, output), so the changed status is a cell, not a missing row
+    assert set(flagged) == {("('onnx_opt', 'pooled')", "max_abs"), ("('onnx_opt', 'pooled')", "status")}
+    assert flagged[("('onnx_opt', 'pooled')", "max_abs")]["verdict"] == "within -> beyond"
+    assert len([c for c in results.diff_paths(a, b, all_columns=True)[0] if c["flagged"]]) == 4  # + logits numbers
+
+
+def test_column_classes_from_name_words():
+    cls = results.column_class
+    assert [cls(c) for c in ("median_ms", "p10_ms_b1_s128", "build_s_on_cpu_host", "seconds_per_trial", "gflops",
+                            "GFLOP/s", "tracker_port", "us_per_node")] == ["machine"] * 8
+    assert [cls(c) for c in ("max_abs", "max_abs_err", "rel_to_scale", "torch_cuda_rel_err", "max_abs_logit_diff")
+            ] == ["error"] * 5
+    assert [cls(c) for c in ("speedup_vs_eager", "x_vs_pytorch", "% of peak", "nodes", "op_Reshape", "params",
+                            "mismatches", "relax_ops", "weighted_gflop", "build_errors")] == ["portable"] * 10
 
 
 def test_results_diff_of_folders_without_tables_is_a_clear_error(tmp_path, capsys):
