@@ -4,7 +4,9 @@ Every builder returns a :class:`ModelBundle`: the model in eval mode wrapped so 
 takes named tensors and returns plain tensors (what ``torch.export``, ``torch.onnx.export`` and
 the Relax importer need, not ``ModelOutput`` objects), example inputs, output names and a metadata
 record (source, config, seed, parameter count). Architectures come from ``transformers``; weights
-are drawn from ``torch.manual_seed(seed)`` so two builds with one seed are bit-identical.
+are drawn from PyTorch's CPU generator seeded with ``seed`` inside :func:`seeded`, so two builds
+with one seed are bit-identical and building a model leaves the caller's global RNG state as it was
+(no hidden ``torch.manual_seed`` side effect; inputs use their own ``torch.Generator``).
 
 ResNet-50: torchvision's ``resnet50`` does not import beside torch 2.13.0 (PyPI's torchvision
 fails with ``operator torchvision::nms does not exist``), so this uses ``transformers``
@@ -14,8 +16,9 @@ NVIDIA's v1.5 variant).
 """
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from collections.abc import Callable, Mapping
 
 import numpy as np
 import torch
@@ -62,6 +65,19 @@ class ModelBundle:
     def numpy_inputs(self) -> dict[str, np.ndarray]:
         """The example inputs as NumPy arrays (for ONNX Runtime / TVM feeds)."""
         return {k: v.detach().cpu().numpy() for k, v in self.inputs.items()}
+
+
+@contextlib.contextmanager
+def seeded(seed: int) -> Iterator[None]:
+    """Seed PyTorch's global CPU generator with ``seed`` inside the block; restore its state after.
+
+    What ``torch.manual_seed(seed)`` did for the code inside, without the side effect outside
+    (``torch.random.fork_rng``). Only the CPU generator is seeded: ``torch.manual_seed`` would also
+    queue a seed for every CUDA device, which ``fork_rng`` without devices would not restore.
+    """
+    with torch.random.fork_rng(devices=[]):
+        torch.random.default_generator.manual_seed(seed)
+        yield
 
 
 def _param_count(model: torch.nn.Module) -> int:
@@ -127,9 +143,8 @@ def build_llama_tiny(batch: int = 2, seq: int = 16, seed: int = 0) -> ModelBundl
         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=512,
         rms_norm_eps=1e-6, tie_word_embeddings=False, attn_implementation="eager",
     )
-    torch.manual_seed(seed)
-    inner = LlamaForCausalLM(cfg).eval()
-    with torch.no_grad():
+    with seeded(seed), torch.no_grad():
+        inner = LlamaForCausalLM(cfg).eval()
         for name, p in inner.named_parameters():
             if "norm" in name:
                 p.copy_(1.0 + 0.1 * torch.randn_like(p))
@@ -161,8 +176,8 @@ def build_bert(batch: int = 1, seq: int = 128, seed: int = 0, small: bool = Fals
 
     overrides = dict(num_hidden_layers=2, hidden_size=128, num_attention_heads=2, intermediate_size=512) if small else {}
     cfg = BertConfig(attn_implementation="eager", **overrides)
-    torch.manual_seed(seed)
-    inner = BertModel(cfg).eval()
+    with seeded(seed):
+        inner = BertModel(cfg).eval()
     ids, mask = _token_inputs(batch, seq, cfg.vocab_size, seed)
     model = _BertOutputs(inner).eval()
     axes = {0: "batch", 1: "sequence"}
@@ -194,9 +209,8 @@ def build_resnet50(batch: int = 1, image: int = 224, seed: int = 0, small: bool 
     from transformers import ResNetConfig, ResNetForImageClassification
 
     cfg = ResNetConfig(num_labels=1000, **({"depths": [1, 1, 1, 1]} if small else {}))
-    torch.manual_seed(seed)
-    inner = ResNetForImageClassification(cfg).eval()
-    with torch.no_grad():
+    with seeded(seed), torch.no_grad():
+        inner = ResNetForImageClassification(cfg).eval()
         for m in inner.modules():
             if isinstance(m, torch.nn.BatchNorm2d):
                 m.running_mean.normal_(0.0, 0.1)

@@ -338,6 +338,23 @@ def test_llama_tiny_is_seeded_and_matches_its_config():
     assert not np.allclose(norm, 1.0)  # randomized, not all-ones
 
 
+@pytest.mark.parametrize("name, kwargs", [("llama_tiny", {}), ("bert", {"small": True, "seq": 8}),
+                                          ("resnet50", {"small": True, "image": 32})])
+def test_building_a_model_leaves_the_global_rng_alone_and_is_reproducible(name, kwargs):
+    import torch
+
+    from common.models import build_model
+    torch.manual_seed(1234)
+    before = torch.get_rng_state()
+    a = build_model(name, seed=5, **kwargs)
+    assert torch.equal(torch.get_rng_state(), before)  # no hidden torch.manual_seed
+    b = build_model(name, seed=5, **kwargs)
+    sa, sb = a.model.state_dict(), b.model.state_dict()
+    assert list(sa) == list(sb) and all(torch.equal(sa[k], sb[k]) for k in sa)
+    c = build_model(name, seed=6, **kwargs)
+    assert not all(torch.equal(sa[k], v) for k, v in c.model.state_dict().items())
+
+
 def test_require_names_the_package():
     with pytest.raises(MissingDependency, match="pip install no-such-pkg"):
         require("no_such_module_xyz", "no-such-pkg", "the demo")
