@@ -339,24 +339,25 @@ class _Vk:
     def __init__(self, vk):
         self.vk, self._undo = vk, []
         os.environ.setdefault("LP_NUM_THREADS", "1")  # read by lavapipe when the device is created
+        try:
+            self._open(vk)
+        except vk.VkError as exc:  # no driver, a driver that fails to start, no device made
+            self.close()
+            raise _NoDevice(f"Vulkan did not start ({type(exc).__name__}); a CPU driver: "
+                            "apt-get install mesa-vulkan-drivers") from None
+
+    def _open(self, vk):
         app = vk.VkApplicationInfo(pApplicationName="lab03-spirv", applicationVersion=1, pEngineName="none",
                                    engineVersion=1, apiVersion=vk.VK_MAKE_VERSION(1, 0, 0))
-        try:
-            self.instance = vk.vkCreateInstance(vk.VkInstanceCreateInfo(pApplicationInfo=app), None)
-        except vk.VkError as exc:
-            raise _NoDevice(f"no Vulkan driver (vkCreateInstance: {type(exc).__name__}); "
-                            "apt-get install mesa-vulkan-drivers") from None
-        self._undo.append(lambda: vk.vkDestroyInstance(self.instance, None))
-        found = []
-        for pd in vk.vkEnumeratePhysicalDevices(self.instance):
-            props = vk.vkGetPhysicalDeviceProperties(pd)
-            found.append(props.deviceName)
-            if props.deviceType == vk.VK_PHYSICAL_DEVICE_TYPE_CPU:
-                self.physical, self.name = pd, props.deviceName
-                break
-        else:
+        instance = vk.vkCreateInstance(vk.VkInstanceCreateInfo(pApplicationInfo=app), None)
+        self._undo.append(lambda: vk.vkDestroyInstance(instance, None))
+        devices = [(pd, vk.vkGetPhysicalDeviceProperties(pd)) for pd in vk.vkEnumeratePhysicalDevices(instance)]
+        cpu = [(pd, p.deviceName) for pd, p in devices if p.deviceType == vk.VK_PHYSICAL_DEVICE_TYPE_CPU]
+        if not cpu:
             self.close()
-            raise _NoDevice(f"no CPU Vulkan device (lavapipe; apt-get install mesa-vulkan-drivers); found {found}")
+            raise _NoDevice(f"no CPU Vulkan device (lavapipe: apt-get install mesa-vulkan-drivers); "
+                            f"found {[p.deviceName for _, p in devices]}")
+        self.physical, self.name = cpu[0]
         families = vk.vkGetPhysicalDeviceQueueFamilyProperties(self.physical)
         self.family = next(i for i, f in enumerate(families) if f.queueFlags & vk.VK_QUEUE_COMPUTE_BIT)
         queue_info = vk.VkDeviceQueueCreateInfo(queueFamilyIndex=self.family, queueCount=1, pQueuePriorities=[1.0])

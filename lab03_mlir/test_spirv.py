@@ -179,6 +179,15 @@ def test_without_a_vulkan_loader_the_run_skips_with_the_reason(monkeypatch, resu
         spirv.run_launches(spirv.HostPlan(), {}, [])
 
 
+def test_without_a_vulkan_driver_the_reason_is_one_line(monkeypatch):
+    if spirv._import_vulkan()[1]:
+        pytest.skip("no Vulkan loader")
+    monkeypatch.setenv("VK_ICD_FILENAMES", "/nonexistent/icd.json")  # the loader finds no driver
+    monkeypatch.setenv("VK_DRIVER_FILES", "/nonexistent/icd.json")
+    reason = spirv.vulkan_reason()
+    assert reason and "\n" not in reason and "mesa-vulkan-drivers" in reason
+
+
 def test_cli_writes_the_table(results_dir, capsys):
     assert run_cli(spirv.main, ["--m", "8", "--n", "8", "--k", "8", "--skip-vulkan"]) == 0
     lines = capsys.readouterr().out.splitlines()
