@@ -1,8 +1,8 @@
 """Tests of lab02_tvm.roofline: per-kernel times sum to the whole run, FLOPs and bytes match hand
 counts, and the table and plot are written.
 
-Workload: Relax ``main(x, w, b) = relu(x @ w + b) @ w^T`` (fp32, 128 x 128), built untuned. The
-independent reference is NumPy (float64 matmuls, ``rtol=1e-5, atol=1e-3``: sums of 128 products of
+Workload: Relax ``main(x, w, b) = relu(x @ w + b) @ w^T`` (fp32, 64 x 64: a run of ~0.4 ms is rarely
+preempted on a shared machine), built untuned. The independent reference is NumPy (float64 matmuls, ``rtol=1e-5, atol=1e-3``: sums of 64 products of
 N(0,1)-scaled values, magnitudes ~1e2). Hand counts: ``matmul`` ``[M,K] x [K,N]`` = ``2MKN`` FLOP and
 ``(MK + KN + MN) * 4`` bytes; the fused ``matmul + add + relu`` adds ``2MN`` (one add, one max per
 output element).
@@ -19,7 +19,7 @@ from lab02_tvm.build import host_target
 
 pytestmark = pytest.mark.lab02
 
-M = K = N = 128
+M = K = N = 64
 ROOF = {"peak_gflops": 100.0, "bandwidth_gbs": 20.0, "sgemm_gflops": 90.0, "date": "test"}
 
 
@@ -64,11 +64,11 @@ def test_kernel_flops_and_bytes_match_hand_count(built):
 
 def test_kernel_times_sum_to_the_whole_run(built):
     vm, args, fused, _ = built
-    prof = roofline.profile_vm(vm, args, repeats=5)
+    prof = roofline.profile_vm(vm, args, repeats=20)
     names = set(prof["kernels"])
     assert {n for n in names if "matmul" in n} and all(not n.startswith("vm.") for n in names)
     assert all(k["calls"] == 1 for k in prof["kernels"].values())
-    frac = prof["sum_frac"]  # median over interleaved rounds of kernel sum / plain run
+    frac = prof["sum_frac"]  # fastest instrumented kernel sum / fastest plain run, interleaved
     assert 1 - roofline.SUM_TOLERANCE <= frac <= 1 + roofline.SUM_TOLERANCE, prof
     rows = roofline.kernel_rows(prof, roofline.kernel_infos(fused), ROOF, label="untuned")
     assert [r["lost_ms"] for r in rows] == sorted((r["lost_ms"] for r in rows), reverse=True)
