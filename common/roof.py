@@ -287,7 +287,7 @@ def measure_roof(seconds: float = 6.0, bw_seconds: float = 3.0, progress: bool =
     cpu = llvm_cpu()
     return {
         "cpu": cpu_model(), "llvm_cpu": cpu,
-        "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"), "threads": 1,
+        "date": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"), "threads": 1,
         "peak_gflops": fma["best_gflops"], "sgemm_gflops": sgemm["best_gflops"],
         "bandwidth_gbs": bw["best_gbs"], "fma": fma, "sgemm": sgemm, "bandwidth": bw,
         "theoretical": theoretical_peak(cpu),
