@@ -1,0 +1,185 @@
+"""The NPU coverage report: every node's verdict, coverage in nodes and FLOPs, partitions and their boundaries.
+
+For a static-shape model, :func:`coverage` creates a QNN session (HTP backend) with ORT's log at
+severity 0, reads it (:mod:`lab04_npu.qnnlog`) and maps it onto the graph:
+
+* **placement** of each node: ``QNN`` unless ORT lists it under ``Node(s) placed on
+  [CPUExecutionProvider]``; a node QNN refused carries QNN's ``REASON`` line verbatim;
+* **partition** of each QNN node: the QNN graph that adds it (``ComposeGraph``); members of a
+  fused node unit (``GeluFusion``, ``ReshapeGemmFusionGroup``) and nodes QNN does not log by name
+  take the partition of a unit-mate or of a neighbour in the same partition;
+* **boundary tensors**: each partition's inputs and outputs as QNN binds them (``input i NAME``),
+  with shape, bytes and what is on the other side (graph input/output, a CPU node, another
+  partition). Every one of them is a copy between host memory and the NPU per inference, and each
+  extra partition is one more graph launch: what makes a "95 % covered" model slow.
+
+The graph is named first (:func:`lab04_npu.graphfacts.name_nodes`) and given to QNN with ORT's
+optimizations off (``DISABLE_ALL``), so the log's names are the file's names; run ORT's basic
+level (constant folding) on the file before, as :func:`lab04_npu.pipeline` does, because that is
+what ORT does before partitioning in a deployment.
+"""
+from __future__ import annotations
+
+import collections
+from dataclasses import dataclass, field
+
+import onnx
+
+from lab04_npu.graphfacts import name_nodes, nbytes, node_flops, tensor_types
+from lab04_npu.qnnlog import QnnLog, base_name, parse
+
+EP = "QNNExecutionProvider"
+
+
+@dataclass
+class Coverage:
+    """A model's coverage report.
+
+    Attributes:
+        model: the named graph the report refers to.
+        nodes: one dict per node (index, name, op, placement, partition, validation, unit, reason, flops).
+        boundaries: one dict per (partition, boundary tensor): partition, direction, tensor,
+            shape, dtype, bytes, other_side.
+        log: the parsed log.
+    """
+
+    model: onnx.ModelProto
+    nodes: list[dict] = field(default_factory=list)
+    boundaries: list[dict] = field(default_factory=list)
+    log: QnnLog | None = None
+
+    def summary(self, label: str) -> dict:
+        """One row: nodes and FLOPs on QNN (counts and %), partitions, crossings and their bytes,
+        refused ops with QNN's first reason."""
+        n = len(self.nodes)
+        on = [r for r in self.nodes if r["placement"] == "QNN"]
+        flops = sum(r["flops"] for r in self.nodes)
+        cpu = collections.Counter(r["op"] for r in self.nodes if r["placement"] == "CPU")
+        reasons = [r["reason"] for r in self.nodes if r["placement"] == "CPU" and r["reason"]]
+        parts = {r["partition"] for r in on if r["partition"] is not None}
+        return {
+            "model": label, "nodes": n, "nodes_on_qnn": len(on),
+            "coverage_nodes_pct": round(100 * len(on) / max(n, 1), 2),
+            "gflops": round(flops / 1e9, 4),
+            "coverage_flops_pct": round(100 * sum(r["flops"] for r in on) / max(flops, 1), 3),
+            "partitions": len(parts),
+            "boundary_tensors": len(self.boundaries),
+            "boundary_mib": round(sum(b["bytes"] or 0 for b in self.boundaries) / 2**20, 3),
+            "cpu_ops": ", ".join(f"{k} x{v}" for k, v in cpu.most_common()) or "-",
+            "first_reason": reasons[0] if reasons else "-",
+        }
+
+
+def _resolve(name: str, names: set[str]) -> str | None:
+    if name in names:
+        return name
+    b = base_name(name)
+    return b if b in names else None
+
+
+def _partitions(model: onnx.ModelProto, log: QnnLog, on_qnn: set[str]) -> dict[str, int]:
+    """``{node: partition}`` for QNN nodes: logged members, then unit-mates, then neighbours."""
+    names = {n.name for n in model.graph.node}
+    part: dict[str, int] = {}
+    for k, p in enumerate(log.partitions):
+        for raw in p.nodes:
+            if (r := _resolve(raw, names)) in on_qnn:
+                part.setdefault(r, k)
+    mates: dict[str, set[str]] = collections.defaultdict(set)
+    for raw, v in log.verdicts.items():
+        if (r := _resolve(raw, names)) is not None:
+            mates[r] |= {x for u in v.unit if (x := _resolve(u.node, names)) is not None}
+    producer = {o: n.name for n in model.graph.node for o in n.output}
+    neighbours: dict[str, set[str]] = collections.defaultdict(set)
+    for n in model.graph.node:
+        for t in n.input:
+            if t in producer and producer[t] in on_qnn and n.name in on_qnn:
+                neighbours[n.name].add(producer[t])
+                neighbours[producer[t]].add(n.name)
+    changed = True
+    while changed:
+        changed = False
+        for name in on_qnn - part.keys():
+            for other in sorted(mates[name]) + sorted(neighbours[name]):
+                if other in part:
+                    part[name], changed = part[other], True
+                    break
+    return part
+
+
+def _boundaries(model: onnx.ModelProto, log: QnnLog, place: dict[str, str], part: dict[str, int],
+                types: dict) -> list[dict]:
+    g = model.graph
+    producer = {o: n.name for n in g.node for o in n.output}
+    consumers: dict[str, list[str]] = collections.defaultdict(list)
+    for n in g.node:
+        for t in n.input:
+            consumers[t].append(n.name)
+    graph_in, graph_out = {i.name for i in g.input}, {o.name for o in g.output}
+
+    def side(node: str) -> str:
+        return f"CPU {node}" if place.get(node) == "CPU" else f"QNN partition {part.get(node, '?')}"
+
+    rows = []
+    for k, p in enumerate(log.partitions):
+        for direction, tensors in (("in", p.inputs), ("out", p.outputs)):
+            for t in tensors:
+                shape, et = types.get(t, (None, 0))
+                if direction == "in":
+                    other = ["graph input"] if t in graph_in else [side(producer[t])] if t in producer else ["?"]
+                else:
+                    other = (["graph output"] if t in graph_out else []) + [
+                        side(c) for c in consumers.get(t, []) if part.get(c) != k]
+                rows.append({"partition": k, "direction": direction, "tensor": t,
+                             "shape": "x".join(map(str, shape)) if shape else "?",
+                             "dtype": onnx.helper.tensor_dtype_to_np_dtype(et).name if et else "?",
+                             "bytes": nbytes(shape, et), "other_side": "; ".join(dict.fromkeys(other)) or "-"})
+    return rows
+
+
+def report(model: onnx.ModelProto, log_text: str) -> Coverage:
+    """Map a QNN session's verbose log onto ``model`` (the graph the session was created from,
+    with unique node names). See the module doc for the rules."""
+    log = parse(log_text)
+    names = [n.name for n in model.graph.node]
+    name_set = set(names)
+    cpu = {r for _, raw in log.cpu_nodes if (r := _resolve(raw, name_set))}
+    on_qnn = set(names) - cpu if log.placed.get(EP) else set()
+    verdicts = {}
+    for raw, v in log.verdicts.items():
+        if (r := _resolve(raw, name_set)) is not None:
+            verdicts[r] = v
+    part = _partitions(model, log, on_qnn)
+    types = tensor_types(model)
+    cov = Coverage(model=model, log=log)
+    place = {}
+    for i, node in enumerate(model.graph.node):
+        v = verdicts.get(node.name)
+        placement = "QNN" if node.name in on_qnn else "CPU"
+        place[node.name] = placement
+        reason = v.reason if v and not v.passed else ""
+        if placement == "CPU" and v and v.passed:
+            reason = "validated by QNN, left on the CPU by ORT's partitioning"
+        cov.nodes.append({"index": i, "name": node.name, "op": node.op_type, "placement": placement,
+                          "partition": part.get(node.name), "validation": ("PASSED" if v.passed else "FAILED") if v
+                          else "not logged", "unit": f"{v.group} ({v.unit_op})" if v else "-",
+                          "reason": reason, "flops": node_flops(node, types)})
+    cov.boundaries = _boundaries(model, log, place, part, types)
+    return cov
+
+
+def coverage(model: onnx.ModelProto, **session_kw) -> Coverage:
+    """Name ``model``'s nodes, create a QNN session with the verbose log and build its report.
+
+    Args:
+        model: a static-shape model.
+        session_kw: passed to :func:`lab04_npu.qnn.qnn_session` (``precision``, ``soc_model``, ...).
+
+    Raises:
+        UserError: dynamic shapes, or QNN rejected the settings (see :func:`lab04_npu.qnn.qnn_session`).
+    """
+    from lab04_npu.qnn import qnn_session
+
+    named = name_nodes(model)
+    sess = qnn_session(named, level="DISABLE_ALL", verbose_log=True, **session_kw)
+    return report(named, sess.log)

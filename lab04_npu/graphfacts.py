@@ -1,0 +1,111 @@
+"""Static facts about a static-shape ONNX graph: unique node names, tensor shapes and bytes, FLOPs per node.
+
+FLOPs (a multiply-add counts 2, the convention of d2l and MLPerf):
+
+* ``MatMul``: ``2 * prod(output) * K`` (``K`` = last axis of the first input);
+* ``Gemm``: ``2 * M * N * K`` (+ ``M * N`` with a bias);
+* ``Conv``: ``2 * prod(output) * (C_in / group) * prod(kernel)``;
+* data movement (:data:`DATA_MOVEMENT`: Reshape, Transpose, Gather, Concat, Slice, Cast, ...): 0;
+* every other op: 1 per output element (elementwise ops, normalizations and Softmax are a few
+  FLOPs per element; next to the matrix products they round to nothing here).
+"""
+from __future__ import annotations
+
+import numpy as np
+import onnx
+
+DATA_MOVEMENT = frozenset({"Reshape", "Transpose", "Gather", "Concat", "Slice", "Cast", "Shape", "Unsqueeze",
+                           "Squeeze", "Flatten", "Expand", "Identity", "Split", "Constant", "ConstantOfShape",
+                           "Tile", "Pad", "GatherElements", "ScatterND", "Range"})
+
+
+def name_nodes(model: onnx.ModelProto) -> onnx.ModelProto:
+    """A copy of ``model`` in which every main-graph node has a unique, non-empty name.
+
+    Unnamed (or duplicate-named) nodes become ``<op_type>_<index>``: QNN's log names nodes, and an
+    empty name cannot be mapped back onto the graph.
+    """
+    out = onnx.ModelProto()
+    out.CopyFrom(model)
+    seen: set[str] = set()
+    for i, node in enumerate(out.graph.node):
+        if not node.name or node.name in seen:
+            node.name = f"{node.op_type}_{i}"
+        seen.add(node.name)
+    return out
+
+
+def tensor_types(model: onnx.ModelProto) -> dict[str, tuple[tuple[int, ...] | None, int]]:
+    """``{tensor name: (static shape or None, ONNX elem_type)}`` from shape inference, inputs,
+    outputs and initializers. Large initializers are passed to shape inference as typed graph
+    inputs (their values do not decide any shape), so a 400 MB model is not serialized for it."""
+    skeleton = _skeleton(model, onnx.ModelProto())
+    try:
+        inferred = onnx.shape_inference.infer_shapes(skeleton, strict_mode=False)
+    except Exception:  # contrib ops without inference functions: keep what the file states
+        inferred = model
+    out: dict[str, tuple[tuple[int, ...] | None, int]] = {}
+    g = inferred.graph
+    for vi in list(g.input) + list(g.value_info) + list(g.output):
+        t = vi.type.tensor_type
+        dims = [d.dim_value if d.HasField("dim_value") else None for d in t.shape.dim]
+        shape = tuple(dims) if t.HasField("shape") and all(d is not None for d in dims) else None
+        out[vi.name] = (shape, t.elem_type)
+    for init in g.initializer:
+        out[init.name] = (tuple(init.dims), init.data_type)
+    return out
+
+
+def _skeleton(model: onnx.ModelProto, out: onnx.ModelProto, max_elements: int = 64) -> onnx.ModelProto:
+    graph = onnx.GraphProto()
+    for f in ("node", "input", "output", "value_info"):
+        getattr(graph, f).extend(getattr(model.graph, f))
+    graph.name = model.graph.name
+    for init in model.graph.initializer:
+        if int(np.prod(init.dims, dtype=np.int64)) <= max_elements:
+            graph.initializer.append(init)
+        else:
+            graph.input.append(onnx.helper.make_tensor_value_info(init.name, init.data_type, list(init.dims)))
+    for f in ("ir_version", "producer_name"):
+        setattr(out, f, getattr(model, f))
+    out.opset_import.extend(model.opset_import)
+    out.graph.CopyFrom(graph)
+    return out
+
+
+def nbytes(shape: tuple[int, ...] | None, elem_type: int) -> int | None:
+    """Bytes of a dense tensor (None when the shape or type is unknown)."""
+    if shape is None or not elem_type:
+        return None
+    itemsize = np.dtype(onnx.helper.tensor_dtype_to_np_dtype(elem_type)).itemsize
+    return int(np.prod(shape, dtype=np.int64)) * itemsize
+
+
+def _attr(node: onnx.NodeProto, name: str, default):
+    for a in node.attribute:
+        if a.name == name:
+            return onnx.helper.get_attribute_value(a)
+    return default
+
+
+def node_flops(node: onnx.NodeProto, types: dict) -> int:
+    """FLOPs of one node by the rules of the module doc (0 when a needed shape is unknown)."""
+    def shape(i: int, outputs: bool = False):
+        names = node.output if outputs else node.input
+        return types.get(names[i], (None, 0))[0] if len(names) > i and names[i] else None
+
+    out = shape(0, outputs=True)
+    if out is None or node.op_type in DATA_MOVEMENT:
+        return 0
+    numel = int(np.prod(out, dtype=np.int64))
+    a = shape(0)
+    if node.op_type == "MatMul" and a:
+        return 2 * numel * int(a[-1])
+    if node.op_type == "Gemm" and a:
+        k = int(a[0] if _attr(node, "transA", 0) else a[-1])
+        return 2 * numel * k + (numel if len(node.input) > 2 and node.input[2] else 0)
+    if node.op_type == "Conv":
+        w = shape(1)
+        if w:
+            return 2 * numel * int(np.prod(w[1:], dtype=np.int64))
+    return numel

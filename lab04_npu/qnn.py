@@ -1,0 +1,300 @@
+"""ONNX Runtime's QNN execution provider on the HTP backend: registration, sessions, static shapes.
+
+The QNN EP ships as a *plugin* execution provider (``pip install onnxruntime-qnn``, 2.7.0 for
+onnxruntime >= 1.24): the wheel carries ``libonnxruntime_providers_qnn.so`` plus Qualcomm's QNN
+libraries (``libQnnHtp.so``: the HTP backend, which on x86 Linux runs the Hexagon graph through
+its own emulation; ``libHtpPrepare.so``: the graph preparer, i.e. the QNN compiler). A session
+gets it in two steps (https://onnxruntime.ai/docs/execution-providers/QNN-ExecutionProvider.html)::
+
+    ort.register_execution_provider_library("QNNExecutionProvider", onnxruntime_qnn.get_library_path())
+    so.add_provider_for_devices([d for d in ort.get_ep_devices() if d.ep_name == "QNNExecutionProvider"],
+                                {"backend_type": "htp", ...})
+
+Precision of a float model on HTP (measured here with onnxruntime-qnn 2.7.0, QNN 2.40):
+
+* ``fp32`` (``enable_htp_fp16_precision=0``): MatMul/Gemm/Conv keep fp32 (a 64-wide MatMul is
+  within 4e-6 of the CPU), but elementwise ops come back at fp16 resolution (a lone Relu is off by
+  up to 2^-11 relative): gate at a tolerance relative to the output's scale, not at 1e-5.
+* ``fp16`` (``enable_htp_fp16_precision=1``): everything in fp16 (MatMul relative error ~1e-3);
+  the preparer refuses to finalize it ("QNN_COMMON_ERROR_MEM_ALLOC") unless ``soc_model`` and
+  ``htp_arch`` are set, so this module sets ``soc_model=60`` (SM8650), ``htp_arch=73`` (v73) by default.
+  The 2.7.0 default *is* fp16, so a bare ``{"backend_type": "htp"}`` fails on a float model.
+
+Bad settings: an unknown ``soc_model`` / ``htp_arch`` is only a warning or an error *line in the
+log* and ORT silently falls back to the CPU; :func:`qnn_session` reads the log and raises
+:class:`~common.errors.UserError` with QNN's own message instead.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import sys
+import tempfile
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import onnx
+
+from common.errors import UserError, require
+
+EP = "QNNExecutionProvider"
+PIP_NAME = "onnxruntime-qnn"
+#: soc_model / htp_arch used when fp16 needs them (Snapdragon 8 Gen 3 = SM8650, Hexagon v73).
+DEFAULT_SOC, DEFAULT_ARCH = "60", "73"
+PRECISIONS = ("fp32", "fp16")
+FIX_DIMS_OPTION = "--fix-dims"
+
+
+def require_qnn():
+    """Import ``onnxruntime_qnn`` or raise :class:`~common.errors.MissingDependency` with the install line."""
+    return require("onnxruntime_qnn", PIP_NAME, "Lab 04 (ONNX Runtime's QNN execution provider, HTP backend)")
+
+
+def qnn_devices() -> list:
+    """Register the QNN plugin EP once per process and return its ``OrtEpDevice`` list.
+
+    Raises:
+        MissingDependency: ``onnxruntime-qnn`` is not installed (message carries the pip line).
+        UserError: the library registers but offers no device.
+    """
+    mod = require_qnn()
+    import onnxruntime as ort
+
+    devs = [d for d in ort.get_ep_devices() if d.ep_name == EP]
+    if not devs:
+        ort.register_execution_provider_library(EP, mod.get_library_path())
+        devs = [d for d in ort.get_ep_devices() if d.ep_name == EP]
+    if not devs:
+        raise UserError(f"{PIP_NAME} registered {mod.get_library_path()} but it offers no {EP} device")
+    return devs
+
+
+def provider_options(precision: str = "fp32", soc_model: str | None = None, htp_arch: str | None = None,
+                     **extra: str) -> dict[str, str]:
+    """QNN EP options for the HTP backend at ``precision`` (``fp32`` or ``fp16``; see module doc).
+
+    Raises:
+        UserError: unknown precision.
+    """
+    if precision not in PRECISIONS:
+        raise UserError(f"unknown precision {precision!r}; choose one of {', '.join(PRECISIONS)}")
+    opts = {"backend_type": "htp", "enable_htp_fp16_precision": "1" if precision == "fp16" else "0"}
+    if precision == "fp16":
+        soc_model, htp_arch = soc_model or DEFAULT_SOC, htp_arch or DEFAULT_ARCH
+    if soc_model:
+        opts["soc_model"] = str(soc_model)
+    if htp_arch:
+        opts["htp_arch"] = str(htp_arch)
+    opts.update({k: str(v) for k, v in extra.items()})
+    return opts
+
+
+@dataclass
+class Captured:
+    """Text written to a file descriptor inside :func:`capture_fd` (set when the block exits)."""
+
+    text: str = ""
+
+
+@contextlib.contextmanager
+def capture_fd(fd: int = 2) -> Iterator[Captured]:
+    """Capture everything written to file descriptor ``fd`` (default stderr) at the OS level.
+
+    ORT's default logger writes to ``std::cerr`` from C++, which ``sys.stderr`` redirection does
+    not see; this points the descriptor itself at a temporary file for the block.
+    """
+    out = Captured()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    saved = os.dup(fd)
+    with tempfile.TemporaryFile(mode="w+b") as tmp:
+        os.dup2(tmp.fileno(), fd)
+        try:
+            yield out
+        finally:
+            with contextlib.suppress(Exception):
+                sys.stderr.flush()
+            os.dup2(saved, fd)
+            os.close(saved)
+            tmp.seek(0)
+            out.text = tmp.read().decode("utf-8", "replace")
+
+
+# ------------------------------------------------------------------------------------------------
+# static shapes
+# ------------------------------------------------------------------------------------------------
+
+def _dims(vi: onnx.ValueInfoProto) -> list[int | str]:
+    return [d.dim_value if d.HasField("dim_value") else (d.dim_param or "?") for d in vi.type.tensor_type.shape.dim]
+
+
+def dynamic_inputs(model: onnx.ModelProto) -> dict[str, list[int | str]]:
+    """``{input name: dims}`` for every graph input (not an initializer) with a non-numeric dim."""
+    inits = {t.name for t in model.graph.initializer}
+    return {vi.name: _dims(vi) for vi in model.graph.input
+            if vi.name not in inits and any(not isinstance(d, int) or d <= 0 for d in _dims(vi))}
+
+
+def check_static(model: onnx.ModelProto, option: str = FIX_DIMS_OPTION) -> None:
+    """Raise a one-line :class:`UserError` naming the first input with a dynamic dim and the fix.
+
+    QNN's HTP graph preparer compiles for fixed shapes (an NPU binary has its buffers laid out at
+    compile time), so a symbolic ``batch``/``sequence`` must be fixed first.
+    """
+    dyn = dynamic_inputs(model)
+    if dyn:
+        name, dims = next(iter(dyn.items()))
+        params = sorted({d for v in dyn.values() for d in v if isinstance(d, str)})
+        example = ",".join(f"{p}=1" for p in params if p != "?") or "name=1"
+        raise UserError(f"input {name!r} has dynamic dims {dims}: QNN's HTP backend needs static shapes; "
+                        f"fix them with {option} {example} (onnxruntime.tools.onnx_model_utils.make_dim_param_fixed)")
+
+
+def fix_dims(model: onnx.ModelProto, dims: Mapping[str, int]) -> onnx.ModelProto:
+    """A copy of ``model`` with the symbolic dims ``dims`` (e.g. ``{"batch": 1, "sequence": 32}``) fixed.
+
+    Uses ``onnxruntime.tools.onnx_model_utils.make_dim_param_fixed`` for each name, then
+    ``fix_output_shapes`` (shape inference fills the outputs).
+
+    Raises:
+        UserError: a name is not a dim_param of the model, a value is not positive, or a dynamic
+            input remains afterwards (see :func:`check_static`).
+    """
+    from onnxruntime.tools.onnx_model_utils import fix_output_shapes, make_dim_param_fixed
+
+    known = {d for vi in list(model.graph.input) + list(model.graph.output) for d in _dims(vi) if isinstance(d, str)}
+    for name, value in dims.items():
+        if name not in known:
+            raise UserError(f"{FIX_DIMS_OPTION}: the model has no symbolic dim {name!r}; it has {sorted(known) or 'none'}")
+        if int(value) <= 0:
+            raise UserError(f"{FIX_DIMS_OPTION}: {name}={value} must be > 0")
+    out = onnx.ModelProto()
+    out.CopyFrom(model)
+    for name, value in dims.items():
+        make_dim_param_fixed(out.graph, name, int(value))
+    fix_output_shapes(out)
+    check_static(out)
+    return out
+
+
+def parse_dims(text: str) -> dict[str, int]:
+    """``"batch=1,sequence=32"`` -> ``{"batch": 1, "sequence": 32}``.
+
+    Raises:
+        UserError: malformed entry.
+    """
+    out = {}
+    for item in filter(None, (s.strip() for s in text.split(","))):
+        name, sep, value = item.partition("=")
+        if not sep or not value.strip().lstrip("-").isdigit():
+            raise UserError(f"{FIX_DIMS_OPTION}: expected name=int[,name=int...], got {item!r}")
+        out[name.strip()] = int(value)
+    return out
+
+
+# ------------------------------------------------------------------------------------------------
+# sessions
+# ------------------------------------------------------------------------------------------------
+
+#: log lines that mean QNN did not take the settings: turned into one UserError line
+_SETTING_ERRORS = re.compile(
+    r"(Unrecognized soc_model [^\n]*|Invalid HTP architecture[^\n]*|QNN SetupBackend failed[^\n]*"
+    r"|Failed to finalize QNN graph[^\n]*)")
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+@dataclass
+class QnnSession:
+    """An ``InferenceSession`` with the QNN EP, and the verbose log written while it was created.
+
+    Attributes:
+        session: ``onnxruntime.InferenceSession``.
+        log: ORT + QNN log text of session creation (severity 0 when ``verbose_log``).
+        options: the QNN provider options used.
+    """
+
+    session: object
+    log: str = ""
+    options: dict = field(default_factory=dict)
+
+    def run(self, feeds: Mapping) -> dict:
+        """Run and return ``{output name: np.ndarray}``."""
+        names = [o.name for o in self.session.get_outputs()]
+        with capture_fd(2):  # a session created with the verbose log also logs every run
+            values = self.session.run(names, dict(feeds))
+        return dict(zip(names, values))
+
+
+def _setting_error(log: str, options: Mapping[str, str]) -> str | None:
+    m = _SETTING_ERRORS.search(_ANSI.sub("", log))
+    if not m:
+        return None
+    chosen = ", ".join(f"{k}={options[k]}" for k in ("soc_model", "htp_arch") if k in options)
+    return f"QNN rejected the HTP settings ({chosen or 'defaults'}): {m.group(1).strip()}"
+
+
+def qnn_session(model: onnx.ModelProto | str | os.PathLike, *, precision: str = "fp32",
+                soc_model: str | None = None, htp_arch: str | None = None, level: str = "DISABLE_ALL",
+                verbose_log: bool = False, config: Mapping[str, str] | None = None,
+                threads: int = 1, **extra: str) -> QnnSession:
+    """Create a session with the QNN EP (HTP backend) first and the CPU EP as fallback.
+
+    Args:
+        model: a static-shape model (ModelProto or path). A path keeps external files (an
+            EP-context model's ``*_qnn.bin``) resolvable next to it.
+        precision, soc_model, htp_arch, extra: see :func:`provider_options`.
+        level: ORT graph optimization level (``DISABLE_ALL`` keeps every node of the file, so the
+            log's verdicts map one-to-one onto it; ``ALL`` is what a deployment uses).
+        verbose_log: log at severity 0 (every node's QNN verdict) and keep it in ``.log``.
+        config: extra session config entries (e.g. ``ep.context_enable``).
+
+    Raises:
+        UserError: dynamic input shapes; QNN rejected ``soc_model``/``htp_arch`` or could not
+            finalize the graph (QNN's message in one line); ORT could not load the model.
+        MissingDependency: ``onnxruntime-qnn`` is absent.
+    """
+    import onnxruntime as ort
+
+    from common.timing import ort_session_options
+
+    proto = model if isinstance(model, onnx.ModelProto) else onnx.load(str(model), load_external_data=False)
+    check_static(proto)
+    devs = qnn_devices()
+    opts = provider_options(precision, soc_model, htp_arch, **extra)
+    so = ort_session_options(threads, level)
+    so.log_severity_level = 0 if verbose_log else 2
+    so.log_verbosity_level = 0
+    for k, v in (config or {}).items():
+        so.add_session_config_entry(k, str(v))
+    so.add_provider_for_devices(devs, opts)
+    src = model.SerializeToString() if isinstance(model, onnx.ModelProto) else str(model)
+    with capture_fd(2) as cap:
+        try:
+            sess = ort.InferenceSession(src, so)
+            err = None
+        except Exception as exc:  # ORT raises a generic RuntimeError/Fail with QNN's text
+            sess, err = None, exc
+    why = _setting_error(cap.text, opts)
+    if why:
+        raise UserError(why)
+    if err is not None:
+        first = (str(err).strip().splitlines() or [type(err).__name__])[0]
+        raise UserError(f"onnxruntime could not create the QNN session: {first[:300]}") from err
+    return QnnSession(sess, cap.text if verbose_log else "", opts)
+
+
+def cpu_run(model: onnx.ModelProto | str | Path, feeds: Mapping, level: str = "DISABLE_ALL") -> dict:
+    """Run on ORT's CPU EP (1 thread) and return ``{output name: array}`` (the reference side)."""
+    import onnxruntime as ort
+
+    from common.timing import ort_session_options
+
+    so = ort_session_options(1, level)
+    so.log_severity_level = 3
+    src = model.SerializeToString() if isinstance(model, onnx.ModelProto) else str(model)
+    sess = ort.InferenceSession(src, so, providers=["CPUExecutionProvider"])
+    names = [o.name for o in sess.get_outputs()]
+    return dict(zip(names, sess.run(names, dict(feeds))))
