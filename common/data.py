@@ -4,6 +4,11 @@ Sources, in order:
 
 1. ``local_file``: a UTF-8 text file, one sequence per line, loaded with ``datasets``' ``text``
    loader (``load_dataset("text", data_files=...)``); a missing file is a :class:`UserError`.
+   Without ``local_file``: the file named by ``$MLC_DATA_FILE``, else the first of
+   ``DATA_FILES`` present in the repository's ``data/`` folder (``data/README.md``): WikiText-2's
+   raw validation file ``wiki.valid.raw`` (from ``wikitext-2-raw-v1.zip``) or the Hugging Face
+   hub's ``validation-00000-of-00001.parquet`` of ``wikitext-2-raw-v1`` (a ``text`` column, read
+   with ``datasets``' ``parquet`` loader). These give the same lines as the hub.
 2. WikiText-2 (Merity et al. 2016): ``load_dataset("wikitext", "wikitext-2-raw-v1",
    split="validation")``, the first ``n`` non-empty, non-heading lines. Tried only when the hub
    answers a 3-second connection probe (``datasets`` itself retries for ~25 s before failing).
@@ -32,6 +37,9 @@ from .errors import UserError
 
 WIKITEXT = ("wikitext", "wikitext-2-raw-v1", "validation")
 HUB_HOST = "huggingface.co"
+DATA_DIR = Path(__file__).resolve().parent.parent / "data"
+# Looked for in DATA_DIR, in this order, when no file is given (see data/README.md).
+DATA_FILES = ("wiki.valid.raw", "validation-00000-of-00001.parquet")
 
 
 @dataclass(frozen=True)
@@ -86,29 +94,44 @@ def _clean(lines, n: int) -> list[str]:
     return out
 
 
+def default_data_file() -> Path | None:
+    """The local evaluation file to use when none is passed: ``$MLC_DATA_FILE``, else the first of
+    ``DATA_FILES`` present in ``DATA_DIR``, else ``None`` (then the hub or the fallback corpus)."""
+    env = os.environ.get("MLC_DATA_FILE")
+    if env:
+        return Path(env)
+    return next((DATA_DIR / name for name in DATA_FILES if (DATA_DIR / name).is_file()), None)
+
+
+def _read_local(path: Path, n: int) -> TextData:
+    if not path.is_file():
+        raise UserError(f"data file {path} does not exist; pass an existing UTF-8 text file (one sequence per line)")
+    from datasets import load_dataset
+    kind = "parquet" if path.suffix == ".parquet" else "text"
+    ds = load_dataset(kind, data_files=str(path), split="train")
+    texts = _clean(ds["text"], n)
+    if not texts:
+        raise UserError(f"data file {path} has no non-empty lines")
+    return TextData(tuple(texts), f"local file {path} (first {len(texts)} non-empty lines)")
+
+
 @functools.lru_cache(maxsize=8)
 def load_texts(n: int = 100, local_file: str | None = None) -> TextData:
     """First ``n`` non-empty sequences of the evaluation text (see module docstring for sources).
 
     Args:
         n: number of sequences (>= 1).
-        local_file: path to a UTF-8 text file (one sequence per line); skips the hub.
+        local_file: path to a UTF-8 text file (one sequence per line, or a ``.parquet`` file with a
+            ``text`` column); skips the hub. ``None``: :func:`default_data_file`, if any.
 
     Raises:
-        UserError: ``n < 1``, a missing or empty local file.
+        UserError: ``n < 1``, a missing or empty local file (``$MLC_DATA_FILE`` included).
     """
     if n < 1:
         raise UserError(f"need at least one text sequence, got n={n}")
-    if local_file is not None:
-        path = Path(local_file)
-        if not path.is_file():
-            raise UserError(f"data file {path} does not exist; pass an existing UTF-8 text file (one sequence per line)")
-        from datasets import load_dataset
-        ds = load_dataset("text", data_files=str(path), split="train")
-        texts = _clean(ds["text"], n)
-        if not texts:
-            raise UserError(f"data file {path} has no non-empty lines")
-        return TextData(tuple(texts), f"local file {path} (first {len(texts)} non-empty lines)")
+    path = Path(local_file) if local_file is not None else default_data_file()
+    if path is not None:
+        return _read_local(path, n)
     if hub_reachable():
         try:
             from datasets import load_dataset

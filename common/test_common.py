@@ -302,12 +302,35 @@ def test_data_reads_local_text_file_offline(tmp_path):
 def test_data_missing_file_and_fallback(tmp_path, monkeypatch, capsys):
     with pytest.raises(UserError, match="does not exist"):
         data.load_texts(3, local_file=str(tmp_path / "nope.txt"))
+    monkeypatch.setattr(data, "DATA_DIR", tmp_path / "empty")
+    monkeypatch.delenv("MLC_DATA_FILE", raising=False)
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     data.load_texts.cache_clear()
     d = data.load_texts(7)
     assert len(d.texts) == 7 and "fallback" in d.source
     assert d.texts == tuple(data.fallback_corpus(7))  # deterministic
     assert "notice:" in capsys.readouterr().err
+
+
+def test_data_folder_file_is_picked_up_without_arguments(tmp_path, monkeypatch):
+    """data/wiki.valid.raw (WikiText-2's raw validation file), else the hub's parquet, else $MLC_DATA_FILE first."""
+    monkeypatch.setattr(data, "DATA_DIR", tmp_path)
+    monkeypatch.delenv("MLC_DATA_FILE", raising=False)
+    data.load_texts.cache_clear()
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    pq.write_table(pa.table({"text": ["", " = Title = \n", " parquet line \n"]}),
+                   tmp_path / "validation-00000-of-00001.parquet")
+    assert data.load_texts(1).texts == ("parquet line",)
+    (tmp_path / "wiki.valid.raw").write_text(" \n = Valkyria = \n\n Senjō no Valkyria 3 @-@ text \n", encoding="utf-8")
+    data.load_texts.cache_clear()
+    d = data.load_texts(1)
+    assert d.texts == ("Senjō no Valkyria 3 @-@ text",) and "wiki.valid.raw" in d.source
+    monkeypatch.setenv("MLC_DATA_FILE", str(tmp_path / "absent.txt"))
+    data.load_texts.cache_clear()
+    with pytest.raises(UserError, match="absent.txt does not exist"):
+        data.load_texts(1)
+    data.load_texts.cache_clear()
 
 
 def test_tokenize_is_byte_level_and_fills_sequence():
