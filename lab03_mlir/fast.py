@@ -44,6 +44,7 @@ Source: MLIR docs "Transform Dialect" tutorial (Ch. 1-4) and
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from mlir import ir
 from mlir.dialects import transform
@@ -52,7 +53,9 @@ from mlir.dialects.transform import structured, vector as tvector
 from mlir.dialects.transform import interpreter
 
 from common.errors import UserError
+from common.results import atomic_write
 
+from . import conv
 from .lowering import BUFFERIZE, SCF_TO_CF, as_module, mlir_error_line
 
 #: Cache-level tile (MC, NC, KC) and register tile (MR, NR) for f32 on AVX-512.
@@ -89,14 +92,18 @@ def _check_tiles(cache_tile, register_tile) -> None:
 TILE_GROUP_ATTR = "lab03.tile_group"
 _SKIP = ("linalg.conv", "linalg.pooling", "linalg.depthwise", "linalg.yield", "linalg.index")
 
+#: The schedule's steps, applied one transform script each; ``save_dir`` gets the IR after each.
+SCHEDULE_STEPS = ("tile", "decompose", "vectorize", "hoist", "lower_vectors")
+
 
 @dataclass(frozen=True)
 class TileGroup:
     """Ops tiled alike: first by ``cache_sizes`` (empty: no cache-level tiling), then by ``sizes``;
-    ``peel[i]`` says whether loop ``i`` of the second tiling needs a remainder loop. ``matmul``
-    is True for the (batch) matmul schedule."""
+    ``peel[i]`` says whether loop ``i`` of the second tiling needs a remainder loop. ``kind`` is
+    ``"matmul"`` (the (batch) matmul schedule), ``"conv"`` (tiled, then decomposed to 1-D
+    convolutions, :mod:`lab03_mlir.conv`) or ``"other"``."""
 
-    matmul: bool
+    kind: str
     sizes: tuple
     peel: tuple
     cache_sizes: tuple = ()
@@ -108,16 +115,22 @@ def _loop_count(op) -> int:
     return ir.RankedTensorType(op.results[0].type).rank
 
 
-def _group_of(op, cache_tile, register_tile) -> TileGroup | None:
+def _group_of(op, cache_tile, register_tile, conv_tile) -> TileGroup | None:
     """The tile group of one linalg op, or None to leave it alone (see :func:`tag_tile_groups`)."""
     mr, nr = register_tile
     name = op.name
-    if not name.startswith("linalg.") or name.startswith(_SKIP) or not len(op.results):
+    if not name.startswith("linalg.") or not len(op.results):
         return None
     types = [r.type for r in op.results]
     if not all(isinstance(t, ir.RankedTensorType) and t.has_static_shape for t in types):
         return None
     shape = list(ir.RankedTensorType(types[0]).shape)
+    if name == conv.NHWC:
+        channels = ir.RankedTensorType(op.operands[0].type).shape[-1]
+        sizes = conv.conv_tile_sizes(shape, channels, conv_tile)
+        return TileGroup("conv", sizes, (False,) * len(sizes))
+    if name.startswith(_SKIP):
+        return None
     if name in ("linalg.matmul", "linalg.batch_matmul"):
         # batch_matmul (e.g. from tosa.matmul): the same schedule with a leading tile size 1 on
         # the batch loop, so each tile is an ordinary 2-D MR x NR register block.
@@ -129,29 +142,32 @@ def _group_of(op, cache_tile, register_tile) -> TileGroup | None:
         mc, nc = (t if 0 < t < d and d % t == 0 else 0 for t, d in ((mc, m), (nc, n)))
         inner_m, inner_n = (mc or m), (nc or n)
         cache = (mc, nc, kc)
-        return TileGroup(True, batch + (mr, nr, 1), (False,) * len(batch) + (inner_m % mr != 0, inner_n % nr != 0),
+        return TileGroup("matmul", batch + (mr, nr, 1),
+                         (False,) * len(batch) + (inner_m % mr != 0, inner_n % nr != 0),
                          batch + cache if any(cache) else ())
     r = _loop_count(op)
     if r == 0:
         return None
     sizes = (nr,) if r == 1 else (1,) * (r - 2) + (mr, nr)
     if r != len(shape):  # reductions: loop extents are not the output shape; tile without peeling
-        return TileGroup(False, sizes, (False,) * len(sizes))
-    return TileGroup(False, sizes, tuple(d % t != 0 for d, t in zip(shape, sizes)))
+        return TileGroup("other", sizes, (False,) * len(sizes))
+    return TileGroup("other", sizes, tuple(d % t != 0 for d, t in zip(shape, sizes)))
 
 
-def tag_tile_groups(module: ir.Module, cache_tile=CACHE_TILE, register_tile=REGISTER_TILE) -> list[TileGroup]:
+def tag_tile_groups(module: ir.Module, cache_tile=CACHE_TILE, register_tile=REGISTER_TILE,
+                    conv_tile=conv.CONV_TILE) -> list[TileGroup]:
     """Tag each static linalg op with ``lab03.tile_group = i``; return the groups.
 
-    ``linalg.matmul`` -> the matmul schedule; any other op with ``r`` loops -> sizes
-    ``[1] * (r - 2) + [MR, NR]`` (``[NR]`` when ``r == 1``). Convolutions, pooling, ops with
-    dynamic shapes or without tensor results are not tagged (left as they are).
+    ``linalg.matmul`` -> the matmul schedule; ``linalg.conv_2d_nhwc_hwcf`` -> the convolution
+    schedule (:func:`lab03_mlir.conv.conv_tile_sizes`); any other op with ``r`` loops -> sizes
+    ``[1] * (r - 2) + [MR, NR]`` (``[NR]`` when ``r == 1``). Other convolutions, pooling, ops
+    with dynamic shapes or without tensor results are not tagged (left as they are).
     """
     groups: list[TileGroup] = []
     tagged = []
 
     def visit(op):
-        g = _group_of(op, cache_tile, register_tile)
+        g = _group_of(op, cache_tile, register_tile, conv_tile)
         if g is not None:
             if g not in groups:
                 groups.append(g)
@@ -174,49 +190,89 @@ def _untag(module: ir.Module) -> None:
     module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
 
 
-def build_schedule(groups: list[TileGroup], *, context: ir.Context) -> tuple[ir.Module, ir.OpView]:
-    """Build the transform script; returns ``(transform module, its named sequence)``.
+def _match_group(root, g: int):
+    i64 = ir.IntegerType.get_signless(64)
+    return structured.MatchOp(transform.AnyOpType.get(), root, op_attrs=ir.DictAttr.get(
+        {TILE_GROUP_ATTR: ir.IntegerAttr.get(i64, g)})).result
+
+
+def _step_tile(root, groups: list[TileGroup]) -> None:
+    """Cache tiles (matmul), register tiles (every group), peeling where a tile does not divide."""
+    any_op = transform.AnyOpType.get()
+    for g, group in enumerate(groups):
+        ops = _match_group(root, g)
+        if any(group.cache_sizes[:-1]):  # M/N cache tiles: an scf.forall (see module doc)
+            parallel = list(group.cache_sizes[:-1]) + [0]
+            ops = structured.TileUsingForallOp(any_op, any_op, ops, tile_sizes=parallel).tiled_op
+        if group.cache_sizes and group.cache_sizes[-1]:  # KC: a reduction, so an scf.for
+            reduction = [0] * (len(group.cache_sizes) - 1) + [group.cache_sizes[-1]]
+            ops = structured.TileUsingForOp(ops, sizes=reduction).tiled_linalg_op
+        tiled = structured.TileUsingForOp(ops, sizes=list(group.sizes))
+        # peel innermost first; only loops whose extent the tile does not divide
+        for loop, peel in reversed(list(zip(tiled.loops, group.peel))):
+            if peel:
+                tloop.LoopPeelOp(any_op, any_op, loop)
+    _canonicalize(_func(root))
+
+
+def _step_decompose(root, groups: list[TileGroup]) -> None:
+    """Each conv tile (``oh = kh = 1``) -> ``linalg.conv_1d_nwc_wcf`` on rank-reduced slices."""
+    for g, group in enumerate(groups):
+        if group.kind == "conv":
+            structured.DecomposeOp(_match_group(root, g))
+    _canonicalize(_func(root))
+
+
+def _step_vectorize(root, groups: list[TileGroup]) -> None:
+    func = structured.VectorizeChildrenAndApplyPatternsOp(_func(root)).result
+    if any(group.kind == "conv" for group in groups):
+        # vector<1x8x16> (read) vs vector<1x1x8x16> (write) of the conv accumulator -> both
+        # vector<8x16>, so that the hoisting step can pair them
+        patterns = transform.ApplyPatternsOp(func)
+        with ir.InsertionPoint(patterns.patterns):
+            tvector.ApplyCastAwayVectorLeadingOneDimPatternsOp()
+            transform.ApplyCanonicalizationPatternsOp()
+    _canonicalize(func)
+
+
+def _step_hoist(root, groups: list[TileGroup]) -> None:
+    func = _func(root)
+    tloop.HoistLoopInvariantSubsetsOp(structured.MatchOp.match_op_names(func, ["scf.for"]).result)
+    _canonicalize(func)
+
+
+def _step_lower_vectors(root, groups: list[TileGroup]) -> None:
+    patterns = transform.ApplyPatternsOp(_func(root))
+    with ir.InsertionPoint(patterns.patterns):
+        tvector.ApplyLowerContractionPatternsOp(lowering_strategy=tvector.VectorContractLowering.OuterProduct)
+        tvector.ApplyTransferPermutationPatternsOp()
+        tvector.ApplyLowerOuterProductPatternsOp()
+        transform.ApplyCanonicalizationPatternsOp()
+
+
+_STEP_BUILDERS = {"tile": _step_tile, "decompose": _step_decompose, "vectorize": _step_vectorize,
+                  "hoist": _step_hoist, "lower_vectors": _step_lower_vectors}
+
+
+def _func(root):
+    return structured.MatchOp.match_op_names(root, ["func.func"]).result
+
+
+def build_schedule(groups: list[TileGroup], *, context: ir.Context,
+                   steps=SCHEDULE_STEPS) -> tuple[ir.Module, ir.OpView]:
+    """Build the transform script of ``steps`` (in order); returns ``(transform module, its named sequence)``.
 
     ``groups[i]`` says how to tile the ops tagged ``lab03.tile_group = i``.
     """
     with context, ir.Location.unknown():
         tmod = ir.Module.create()
         tmod.operation.attributes["transform.with_named_sequence"] = ir.UnitAttr.get()
-        any_op = transform.AnyOpType.get()
-        i64 = ir.IntegerType.get_signless(64)
         with ir.InsertionPoint(tmod.body):
-            seq = transform.NamedSequenceOp("__transform_main", [any_op], [],
+            seq = transform.NamedSequenceOp("__transform_main", [transform.AnyOpType.get()], [],
                                             arg_attrs=[{"transform.readonly": ir.UnitAttr.get()}])
             with ir.InsertionPoint(seq.body):
-                root = seq.bodyTarget
-                for g, group in enumerate(groups):
-                    ops = structured.MatchOp(any_op, root, op_attrs=ir.DictAttr.get(
-                        {TILE_GROUP_ATTR: ir.IntegerAttr.get(i64, g)})).result
-                    if any(group.cache_sizes[:-1]):  # M/N cache tiles: an scf.forall (see module doc)
-                        parallel = list(group.cache_sizes[:-1]) + [0]
-                        ops = structured.TileUsingForallOp(any_op, any_op, ops, tile_sizes=parallel).tiled_op
-                    if group.cache_sizes and group.cache_sizes[-1]:  # KC: a reduction, so an scf.for
-                        reduction = [0] * (len(group.cache_sizes) - 1) + [group.cache_sizes[-1]]
-                        ops = structured.TileUsingForOp(ops, sizes=reduction).tiled_linalg_op
-                    tiled = structured.TileUsingForOp(ops, sizes=list(group.sizes))
-                    # peel innermost first; only loops whose extent the tile does not divide
-                    for loop, peel in reversed(list(zip(tiled.loops, group.peel))):
-                        if peel:
-                            tloop.LoopPeelOp(any_op, any_op, loop)
-                func = structured.MatchOp.match_op_names(root, ["func.func"]).result
-                _canonicalize(func)
-                func = structured.VectorizeChildrenAndApplyPatternsOp(func).result
-                _canonicalize(func)
-                loops = structured.MatchOp.match_op_names(func, ["scf.for"]).result
-                tloop.HoistLoopInvariantSubsetsOp(loops)
-                _canonicalize(func)
-                patterns = transform.ApplyPatternsOp(func)
-                with ir.InsertionPoint(patterns.patterns):
-                    tvector.ApplyLowerContractionPatternsOp(
-                        lowering_strategy=tvector.VectorContractLowering.OuterProduct)
-                    tvector.ApplyTransferPermutationPatternsOp()
-                    tvector.ApplyLowerOuterProductPatternsOp()
-                    transform.ApplyCanonicalizationPatternsOp()
+                for name in steps:
+                    _STEP_BUILDERS[name](seq.bodyTarget, groups)
                 transform.YieldOp([])
     return tmod, seq
 
@@ -229,27 +285,58 @@ def _canonicalize(target) -> None:
 
 
 def tile_and_vectorize(module_or_text, cache_tile=CACHE_TILE, register_tile=REGISTER_TILE, *,
-                       context: ir.Context | None = None) -> ir.Module:
+                       conv_tile=conv.CONV_TILE, context: ir.Context | None = None,
+                       save_dir: str | Path | None = None, verbose: bool = False,
+                       steps=SCHEDULE_STEPS) -> ir.Module:
     """Apply the tiling + vectorization schedule to a copy of a linalg-on-tensors module.
 
     Args:
-        module_or_text: ``ir.Module`` (not mutated) or MLIR text with a ``linalg.matmul``.
-        cache_tile: (MC, NC, KC) outer tile sizes; register_tile: (MR, NR) inner tile sizes.
+        module_or_text: ``ir.Module`` (not mutated) or MLIR text (a matmul, a convolution, ...).
+        cache_tile: (MC, NC, KC) outer tile sizes; register_tile: (MR, NR) inner tile sizes of
+            the matmul; conv_tile: (OW_t, F_t, C_t) of the convolution (:mod:`lab03_mlir.conv`).
+        save_dir: if given, the IR before the schedule and after each step is written there as
+            ``s00_input.mlir``, ``s01_tile.mlir``, ... (one file per :data:`SCHEDULE_STEPS` entry).
+        verbose: print the IR after each step.
+        steps: the steps to apply, in order (a prefix of :data:`SCHEDULE_STEPS`, or with one left
+            out, to see what each step buys).
 
     Returns:
         A new module on tensors with ``scf.for`` tile loops and ``vector`` ops; lower it with
         ``lowering.lower(module, stages=FAST_STAGES)``.
 
     Raises:
-        UserError: bad tile sizes, or the transform interpreter failed (first diagnostic).
+        UserError: bad tile sizes or step names, or the transform interpreter failed (first diagnostic).
     """
     module = as_module(module_or_text, context)
     _check_tiles(cache_tile, register_tile)
-    groups = tag_tile_groups(module, cache_tile, register_tile)
-    tmod, seq = build_schedule(groups, context=module.context)
-    try:
-        interpreter.apply_named_sequence(module, seq, tmod)
-    except (ir.MLIRError, ValueError) as exc:
-        raise UserError(f"transform schedule failed: {mlir_error_line(exc)}") from None
-    _untag(module)
+    unknown = [s for s in steps if s not in _STEP_BUILDERS]
+    if unknown:
+        raise UserError(f"unknown schedule step(s) {unknown}; the steps are {', '.join(SCHEDULE_STEPS)}")
+    conv.to_channels_last(module)
+    groups = tag_tile_groups(module, cache_tile, register_tile, conv_tile)
+    save = Path(save_dir) if save_dir is not None else None
+    if save is not None:
+        save.mkdir(parents=True, exist_ok=True)
+    _show(module, 0, "input", save, verbose)
+    for i, name in enumerate(steps, start=1):
+        tmod, seq = build_schedule(groups, context=module.context, steps=(name,))
+        try:
+            interpreter.apply_named_sequence(module, seq, tmod)
+        except (ir.MLIRError, ValueError) as exc:
+            raise UserError(f"transform schedule step {name!r} failed: {mlir_error_line(exc)}") from None
+        if i == len(steps):
+            _untag(module)
+        _show(module, i, name, save, verbose)
+    if not steps:
+        _untag(module)
     return module
+
+
+def _show(module, index: int, name: str, save: Path | None, verbose: bool) -> None:
+    if save is None and not verbose:
+        return
+    text = str(module)
+    if save is not None:
+        atomic_write(save / f"s{index:02d}_{name}.mlir", text)
+    if verbose:
+        print(f"// ----- IR after schedule step {index:02d} {name}\n{text.split('{-#', 1)[0]}")
