@@ -174,6 +174,29 @@ def test_measure_and_environment():
     assert env["threads"] == 1 and env["seed"] == 0 and "torch" in env["packages"]
 
 
+def test_environment_records_the_measured_roof_when_cached(monkeypatch):
+    from common import roof
+    cached = {"cpu": timing.cpu_model(), "peak_gflops": 102.3, "sgemm_gflops": 77.8, "bandwidth_gbs": 13.6,
+              "date": "2026-12-01T06:38:12+00:00", "fma": {"samples": 133}}
+    monkeypatch.setattr(roof, "cached_roof", lambda: cached)
+    assert timing.environment()["roof"] == {"peak_gflops": 102.3, "sgemm_gflops": 77.8, "bandwidth_gbs": 13.6,
+                                            "date": "2026-12-01T06:38:12+00:00"}
+    monkeypatch.setattr(roof, "cached_roof", lambda: None)
+    assert "roof" not in timing.environment()
+
+    def broken():
+        raise OSError("unreadable")
+
+    monkeypatch.setattr(roof, "cached_roof", broken)
+    assert "roof" not in timing.environment()
+    monkeypatch.delattr(roof, "cached_roof")
+    assert "roof" not in timing.environment()
+
+
+def test_environment_without_a_roof_cache_has_no_roof(results_dir):
+    assert "roof" not in timing.environment()  # an empty results folder holds no roof.json
+
+
 def test_ort_session_options_levels():
     pytest.importorskip("onnxruntime")
     so = timing.ort_session_options(1, "BASIC")

@@ -194,10 +194,33 @@ def package_versions(names: tuple[str, ...] = PACKAGES) -> dict[str, str]:
     return out
 
 
+ROOF_KEYS = ("peak_gflops", "sgemm_gflops", "bandwidth_gbs", "date")
+
+
+def measured_roof() -> dict | None:
+    """The machine's measured roof in short, or ``None`` when none is cached for this CPU.
+
+    Reads ``common.roof.cached_roof()`` (the cache ``python -m common.roof`` writes; nothing is
+    measured here) and keeps ``ROOF_KEYS``: single-thread FP32 FMA peak and 1-thread sgemm in
+    GFLOP/s, STREAM bandwidth in GB/s, the date measured. Any failure (module or function absent,
+    unreadable cache) gives ``None``.
+    """
+    try:
+        from . import roof
+        roof_now = roof.cached_roof()
+    except Exception:  # an optional record: never let it break a measurement
+        return None
+    if not isinstance(roof_now, dict):
+        return None
+    return {k: roof_now[k] for k in ROOF_KEYS if k in roof_now} or None
+
+
 def environment(threads: int | None = DEFAULT_THREADS, **extra) -> dict:
     """The environment a measurement was taken in: CPU, cores, threads, Python, package versions.
 
-    ``extra`` keys (budgets, seeds, data source, …) are added as given.
+    Adds ``roof`` (:func:`measured_roof`: peak GFLOP/s, sgemm GFLOP/s, bandwidth GB/s, date) when a
+    measured roof is cached for this CPU. ``extra`` keys (budgets, seeds, data source, …) are added
+    as given.
     """
     env = {
         "cpu": cpu_model(),
@@ -209,5 +232,8 @@ def environment(threads: int | None = DEFAULT_THREADS, **extra) -> dict:
         "ci": os.environ.get("CI", ""),
         "packages": package_versions(),
     }
+    roof = measured_roof()
+    if roof:
+        env["roof"] = roof
     env.update(extra)
     return env
