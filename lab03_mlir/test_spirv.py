@@ -1,4 +1,4 @@
-"""Lab 03 SPIR-V tests: linalg -> gpu -> spirv lowering, serialization, spirv-val, lavapipe vs NumPy.
+"""Lab 03 SPIR-V tests: linalg -> gpu -> spirv (two schedules), serialization, spirv-val, lavapipe vs NumPy.
 
 Numeric checks use ABSOLUTE atol 1e-5: against NumPy's ``a @ b`` at 64^3 (float32 sums of 64
 products differ from BLAS's order by < 1e-5 there: 7.6e-6 measured at seed 0), against a NumPy
@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from common.errors import GateFailed, UserError, run_cli
 from common.gates import gate
-from lab03_mlir import builder, lowering, spirv
+from lab03_mlir import builder, lowering, spirv, spirv_vulkan
 
 pytestmark = pytest.mark.lab03
 
@@ -34,9 +34,13 @@ def op_names(module) -> set[str]:
     return names
 
 
-@pytest.fixture(scope="module")
-def build64():
-    return spirv.lower_to_spirv(64, 64, 64)
+@pytest.fixture(scope="module", params=spirv.SCHEDULES)
+def build64(request):
+    return spirv.lower_to_spirv(64, 64, 64, schedule=request.param)
+
+
+def stage_ir(build, name: str) -> str:
+    return next(s.ir for s in build.stages if s.name == name)
 
 
 @pytest.fixture(scope="module")
@@ -61,28 +65,42 @@ def test_lowers_to_spirv_kernels_and_host_launches(build64):
     assert "gpu.launch_func" in names
     for spv in spirv.spirv_modules(build64.module).values():  # kernels: nothing but spirv ops
         assert {n.split(".")[0] for n in op_names(spv)} == {"spirv"}
-    text = {s.name: s.ir for s in build64.stages}
-    assert '"LocalSize", 8, 8, 1' in text["spirv"] and "StorageBuffer" in text["spirv"]
-    assert "bind(0, 0)" in text["spirv"] and 'spirv.EntryPoint "GLCompute"' in text["spirv"]
-    assert [s.name for s in build64.stages] == ["linalg", "bufferize", "parallel", "gpu", "abi", "spirv"]
+    text = stage_ir(build64, "spirv")
+    assert '"LocalSize", 8, 8, 1' in text and "StorageBuffer" in text
+    assert "bind(0, 0)" in text and 'spirv.EntryPoint "GLCompute"' in text
+    middle = {"loops": ["bufferize", "parallel"], "fused": ["tile_fuse", "bufferize", "private"]}[build64.schedule]
+    assert [s.name for s in build64.stages] == ["linalg", *middle, "gpu", "abi", "spirv"]
 
 
-def test_fill_fuses_into_matmul_two_kernels(build64):
+def test_loops_schedule_fuses_the_fill_into_the_matmul_two_kernels():
     """scf-parallel-loop-fusion: fill + matmul -> one loop nest; bias + ReLU stays a second kernel."""
-    par = lowering.as_module(next(s.ir for s in build64.stages if s.name == "parallel"))
+    build = spirv.lower_to_spirv(64, 64, 64, schedule="loops")
+    par = lowering.as_module(stage_ir(build, "parallel"))
     assert lowering.loop_nest_depths(par, "scf.parallel") == [2, 2]  # tiles x points, twice
-    plan = build64.plan
-    assert len(plan.launches) == 2 and len(build64.binaries) == 2
+    plan = build.plan
+    assert len(plan.launches) == 2 and len(build.binaries) == 2
     assert plan.buffers == [(64, 64), (64, 64), (64,), (64, 64), (64, 64)]  # A, B, bias, C, temporary
     first, second = plan.launches
     assert first.args[0] == 4 and set(first.args) == {0, 1, 4}  # temp = A @ B
     assert set(second.args) == {2, 3, 4} and plan.num_func_args == 4  # C = relu(temp + bias)
 
 
+def test_fused_schedule_is_one_kernel_with_a_private_accumulator():
+    build = spirv.lower_to_spirv(64, 64, 64, schedule="fused")
+    assert "scf.forall" in stage_ir(build, "tile_fuse") and "linalg.matmul" in stage_ir(build, "tile_fuse")
+    private = stage_ir(build, "private")
+    assert "memref.alloca() {alignment = 64 : i64} : memref<1x1xf32, 6>" in private and "memref.alloc(" not in private
+    assert build.plan.buffers == [(64, 64), (64, 64), (64,), (64, 64)]  # no temporary
+    assert [L.args for L in build.plan.launches] == [[0, 1, 2, 3]]
+    assert "spirv.Variable : !spirv.ptr<!spirv.struct<(!spirv.array<1 x f32" in stage_ir(build, "spirv")
+    assert "Function>" in stage_ir(build, "spirv")
+
+
+@pytest.mark.parametrize("schedule", spirv.SCHEDULES)
 @pytest.mark.parametrize("m,n,k,tile", [(30, 20, 10, 8), (5, 17, 3, 4), (1, 1, 1, 8)])
-def test_launch_grid_covers_the_output(m, n, k, tile):
+def test_launch_grid_covers_the_output(m, n, k, tile, schedule):
     """Workgroups = ceil(n / tile) along x (columns: innermost-first), ceil(m / tile) along y."""
-    build = spirv.lower_to_spirv(m, n, k, tile=tile)
+    build = spirv.lower_to_spirv(m, n, k, tile=tile, schedule=schedule)
     for launch in build.plan.launches:
         assert launch.grid == (-(-n // tile), -(-m // tile), 1)
         assert launch.block == (tile, tile, 1)
@@ -102,7 +120,8 @@ def test_serialize_rejects_a_bad_module(tmp_path):
             spirv.serialize(op, tmp_path / "x.spv")
 
 
-@pytest.mark.parametrize("kw", [dict(m=0, n=4, k=4), dict(m=4, n=4, k=4, tile=0), dict(m=4, n=4, k=4, tile=64)])
+@pytest.mark.parametrize("kw", [dict(m=0, n=4, k=4), dict(m=4, n=4, k=4, tile=0), dict(m=4, n=4, k=4, tile=64),
+                                dict(m=4, n=4, k=4, schedule="magic")])
 def test_bad_sizes_are_user_errors(kw):
     with pytest.raises(UserError):
         spirv.lower_to_spirv(**kw)
@@ -142,13 +161,14 @@ def test_lavapipe_matches_numpy_at_1e5(build64, lavapipe):
 
 
 @settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(m=st.integers(1, 19), n=st.integers(1, 19), k=st.integers(1, 9), tile=st.sampled_from([4, 8]))
-def test_lavapipe_known_answer_on_integer_inputs(lavapipe, m, n, k, tile):
+@given(m=st.integers(1, 19), n=st.integers(1, 19), k=st.integers(1, 9), tile=st.sampled_from([4, 8]),
+       schedule=st.sampled_from(spirv.SCHEDULES))
+def test_lavapipe_known_answer_on_integer_inputs(lavapipe, m, n, k, tile, schedule):
     """Small integers: every product and sum is exact in float32, so any order gives the same bits;
     shapes that do not divide the tile exercise the border guards."""
     rng = np.random.default_rng(m * 1000 + n * 10 + k)
     a, b, bias = (rng.integers(-3, 4, s).astype(np.float32) for s in ((m, k), (k, n), (n,)))
-    build = spirv.lower_to_spirv(m, n, k, tile=tile)
+    build = spirv.lower_to_spirv(m, n, k, tile=tile, schedule=schedule)
     out = spirv.run_launches(build.plan, build.binaries, [a, b, bias], repeats=1).output
     np.testing.assert_array_equal(out, np.maximum(a.astype(np.int64) @ b + bias, 0).astype(np.float32))
 
@@ -161,26 +181,26 @@ def test_run_launches_checks_input_shapes(build64, lavapipe):
 # --------------------------------------------------------------------------- step + CLI
 
 def test_run_step_row_and_files(results_dir):
-    row = spirv.run_step(results_dir / "lab03", m=16, n=8, k=4, repeats=1)
-    out = results_dir / "lab03" / "spirv"
-    for name in ("00_linalg", "01_bufferize", "02_parallel", "03_gpu", "04_abi", "05_spirv"):
+    row = spirv.run_step(results_dir / "lab03", m=16, n=8, k=4, repeats=1)  # default: fused
+    out = results_dir / "lab03" / "spirv" / "fused"
+    for name in ("00_linalg", "01_tile_fuse", "02_bufferize", "03_private", "04_gpu", "05_abi", "06_spirv"):
         assert (out / f"{name}.mlir").stat().st_size > 0
-    assert len(list(out.glob("*.spv"))) == row["kernels"] == 2
-    assert row["size"] == "16x8x4" and row["spirv_words"] > 100
+    assert len(list(out.glob("*.spv"))) == row["kernels"] == 1
+    assert row["size"] == "16x8x4" and row["schedule"] == "fused" and row["spirv_words"] > 100
     if not row["vulkan_device"].startswith("skipped"):
         assert row["max_abs_err"] <= ATOL and row["lavapipe_ms"] > 0
 
 
 def test_without_a_vulkan_loader_the_run_skips_with_the_reason(monkeypatch, results_dir):
-    monkeypatch.setattr(spirv, "_import_vulkan", lambda: (None, "no Vulkan loader (test)"))
-    row = spirv.run_step(results_dir / "lab03", m=4, n=4, k=4)
+    monkeypatch.setattr(spirv_vulkan, "_import_vulkan", lambda: (None, "no Vulkan loader (test)"))
+    row = spirv.run_step(results_dir / "lab03", m=4, n=4, k=4, schedule="loops")
     assert row["vulkan_device"] == "skipped: no Vulkan loader (test)"
     with pytest.raises(UserError, match="no Vulkan loader"):
         spirv.run_launches(spirv.HostPlan(), {}, [])
 
 
 def test_without_a_vulkan_driver_the_reason_is_one_line(monkeypatch):
-    if spirv._import_vulkan()[1]:
+    if spirv_vulkan._import_vulkan()[1]:
         pytest.skip("no Vulkan loader")
     monkeypatch.setenv("VK_ICD_FILENAMES", "/nonexistent/icd.json")  # the loader finds no driver
     monkeypatch.setenv("VK_DRIVER_FILES", "/nonexistent/icd.json")
@@ -192,10 +212,12 @@ def test_cli_writes_the_table(results_dir, capsys):
     assert run_cli(spirv.main, ["--m", "8", "--n", "8", "--k", "8", "--skip-vulkan"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines and all(line.startswith("[10 spirv] ") for line in lines)
-    assert (results_dir / "lab03" / "spirv" / "spirv.md").exists()
+    table = (results_dir / "lab03" / "spirv" / "spirv.md").read_text()
+    assert "| loops |" in table and "| fused |" in table
 
 
-@pytest.mark.parametrize("argv", [["--m", "0"], ["--tile", "33"], ["--repeats", "0"], ["--bogus"]])
+@pytest.mark.parametrize("argv", [["--m", "0"], ["--tile", "33"], ["--repeats", "0"], ["--bogus"],
+                                  ["--schedule", "magic"]])
 def test_cli_bad_input_is_one_line_exit_2(argv, capsys):
     assert run_cli(spirv.main, argv) == 2
     err = capsys.readouterr().err.strip().splitlines()

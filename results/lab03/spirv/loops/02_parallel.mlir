@@ -1,5 +1,5 @@
 module {
-  func.func @matmul_bias_relu(%arg0: memref<64x64xf32>, %arg1: memref<64x64xf32>, %arg2: memref<64xf32>, %arg3: memref<64x64xf32>) attributes {lab03.abi = [memref<64x64xf32>, memref<64x64xf32>, memref<64xf32>, memref<64x64xf32>], lab03.num_results = 1 : i64, llvm.emit_c_interface} {
+  func.func @matmul_bias_relu(%arg0: memref<64x64xf32>, %arg1: memref<64x64xf32>, %arg2: memref<64xf32>, %arg3: memref<64x64xf32>) {
     %c1 = arith.constant 1 : index
     %c64 = arith.constant 64 : index
     %c0 = arith.constant 0 : index

@@ -1,7 +1,7 @@
 #map = affine_map<(d0, d1) -> (d0, d1)>
 #map1 = affine_map<(d0, d1) -> (d1)>
 module {
-  func.func @matmul_bias_relu(%arg0: memref<64x64xf32>, %arg1: memref<64x64xf32>, %arg2: memref<64xf32>, %arg3: memref<64x64xf32>) attributes {lab03.abi = [memref<64x64xf32>, memref<64x64xf32>, memref<64xf32>, memref<64x64xf32>], lab03.num_results = 1 : i64, llvm.emit_c_interface} {
+  func.func @matmul_bias_relu(%arg0: memref<64x64xf32>, %arg1: memref<64x64xf32>, %arg2: memref<64xf32>, %arg3: memref<64x64xf32>) {
     %cst = arith.constant 0.000000e+00 : f32
     %alloc = memref.alloc() {alignment = 64 : i64} : memref<64x64xf32>
     linalg.fill ins(%cst : f32) outs(%alloc : memref<64x64xf32>)

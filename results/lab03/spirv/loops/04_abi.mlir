@@ -1,6 +1,6 @@
 #map = affine_map<()[s0] -> (s0 * 8)>
 module attributes {gpu.container_module, spirv.target_env = #spirv.target_env<#spirv.vce<v1.0, [Shader], [SPV_KHR_storage_buffer_storage_class]>, #spirv.resource_limits<>>} {
-  func.func @matmul_bias_relu(%arg0: memref<64x64xf32>, %arg1: memref<64x64xf32>, %arg2: memref<64xf32>, %arg3: memref<64x64xf32>) attributes {lab03.abi = [memref<64x64xf32>, memref<64x64xf32>, memref<64xf32>, memref<64x64xf32>], lab03.num_results = 1 : i64, llvm.emit_c_interface} {
+  func.func @matmul_bias_relu(%arg0: memref<64x64xf32>, %arg1: memref<64x64xf32>, %arg2: memref<64xf32>, %arg3: memref<64x64xf32>) {
     %c8 = arith.constant 8 : index
     %c1 = arith.constant 1 : index
     %alloc = memref.alloc() {alignment = 64 : i64} : memref<64x64xf32>
