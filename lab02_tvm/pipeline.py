@@ -386,12 +386,11 @@ def step10_tir_pass(ims: dict, passes: dict, untuned: dict, target: dict, args) 
     from common.timing import interleaved
     from . import tir_pass
     from .build import build_and_check
-    name_pipe = tir_pass.register()
     rows = []
     for name, im in ims.items():
         fused = passes[name].fused_mod
-        run = build_and_check(im, fused, target, stage="tvm_untuned_loop_reorder", tir_pipeline=name_pipe)
-        st = tir_pass.LAST_STATS
+        st = tir_pass.ReorderStats()
+        run = build_and_check(im, fused, target, stage="tvm_untuned_loop_reorder", tir_pipeline=tir_pass.register(st))
         example = _example_reorder(fused)
         if example:
             gv, before, after = example

@@ -39,61 +39,19 @@ from common.gates import compare
 from common.timing import interleaved, tvm_threads
 
 from . import tuning
+from .tir_pass import loop_nest
+
+__all__ = ["ManualSchedule", "manual_schedule", "loop_nest", "kernel_args", "build_kernel", "run_kernel",
+           "run_three_point", "vector_lanes"]
 
 #: Tolerances of the numeric check of manual/tuned against naive (fp32, reordered sums).
 RTOL = 1e-4
 ATOL_SCALED = 1e-4
 
-_KIND = {0: "", 1: "parallel", 2: "vectorized", 3: "unrolled", 4: "thread"}
-
 
 # --------------------------------------------------------------------------------------------
-# Reading TIR: a compact loop-nest view
+# Reading TIR: the blocks of a PrimFunc (the loop-nest view is tir_pass.loop_nest)
 # --------------------------------------------------------------------------------------------
-def _walk(stmt: Any, depth: int, out: list[str]) -> None:
-    """Append one line per loop and block of ``stmt`` (depth-first, indented by nesting)."""
-    pad = "  " * depth
-    if isinstance(stmt, tvm.tirx.For):
-        kind = _KIND.get(int(stmt.kind), str(stmt.kind))
-        ann = f"  [{kind}]" if kind else ""
-        ext = stmt.extent.value if hasattr(stmt.extent, "value") else stmt.extent
-        out.append(f"{pad}for {stmt.loop_var.name} in range({ext}){ann}")
-        _walk(stmt.body, depth + 1, out)
-    elif isinstance(stmt, s_tir.SBlockRealize):
-        _walk(stmt.block, depth, out)
-    elif isinstance(stmt, s_tir.SBlock):
-        if stmt.name_hint == "root":
-            _walk(stmt.body, depth, out)
-            return
-        scopes = sorted({b.scope() for b in stmt.alloc_buffers} - {"global"})
-        extra = f"  (alloc {', '.join(scopes)})" if scopes else ""
-        out.append(f"{pad}block {stmt.name_hint}{extra}")
-        if not isinstance(stmt.body, tvm.tirx.BufferStore):
-            _walk(stmt.body, depth + 1, out)
-    elif isinstance(stmt, tvm.tirx.SeqStmt):
-        for s in stmt.seq:
-            _walk(s, depth, out)
-    elif hasattr(stmt, "body") and isinstance(stmt.body, tvm.tirx.Stmt):
-        _walk(stmt.body, depth, out)
-    elif isinstance(stmt, tvm.tirx.IfThenElse):
-        _walk(stmt.then_case, depth, out)
-
-
-def loop_nest(func_or_mod: Any) -> str:
-    """The loop nest of a TIR PrimFunc (or the ``main`` of an IRModule / a Schedule's module).
-
-    One line per loop (``for <var> in range(<extent>)  [parallel|vectorized|unrolled]``) and per
-    block (``block <name>``, with the non-global scopes it allocates), indented by nesting —
-    the loop structure of the TVMScript without the index arithmetic.
-    """
-    if isinstance(func_or_mod, s_tir.Schedule):
-        func_or_mod = func_or_mod.mod
-    func = func_or_mod["main"] if isinstance(func_or_mod, tvm.IRModule) else func_or_mod
-    lines: list[str] = []
-    _walk(func.body, 0, lines)
-    return "\n".join(lines)
-
-
 def _collect_blocks(stmt: Any, out: list) -> None:
     if isinstance(stmt, s_tir.SBlockRealize):
         _collect_blocks(stmt.block, out)

@@ -25,8 +25,8 @@ selected with ``tvm.compile(mod, target, tir_pipeline="lab02_loop_reorder")``.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
+from typing import Any
 
 PIPELINE_NAME = "lab02_loop_reorder"
 
@@ -48,9 +48,6 @@ class ReorderStats:
 
     def skip(self, reason: str) -> None:
         self.skipped[reason] = self.skipped.get(reason, 0) + 1
-
-
-LAST_STATS = ReorderStats()  # stats of the most recent run inside a build (the pipeline is opaque)
 
 
 def _block_plan(sch, block_rv) -> tuple[list, list] | str:
@@ -158,7 +155,8 @@ def ReorderReductionLoops(stats: ReorderStats | None = None):
     Precondition: TIR still has blocks (run it first in the lowering pipeline, before
     ``LowerOpaqueBlock``). Postcondition: the same values in the same order per element — each
     output element still accumulates its terms in the same reduction order; only the order in
-    which *different* elements are updated changes. Records what it did in :data:`LAST_STATS`.
+    which *different* elements are updated changes. Adds what it did to ``stats`` (each pass
+    application adds; pass a fresh :class:`ReorderStats` per build to read one build's numbers).
     """
     import tvm
 
@@ -173,33 +171,82 @@ def ReorderReductionLoops(stats: ReorderStats | None = None):
                     updates[gv] = new
         for gv, func in updates.items():
             mod[gv] = func
-        global LAST_STATS
-        LAST_STATS = st
         return mod
 
     return _pass
 
 
-def _pipeline_factory():
-    """``(pipeline, finalize_host, finalize_device)`` = ReorderReductionLoops → default ``s_tir``."""
-    import tvm
-    base, fin_host, fin_dev = tvm.tirx.get_tir_pipeline("s_tir")
-    return tvm.transform.Sequential([ReorderReductionLoops(), base], name=PIPELINE_NAME), fin_host, fin_dev
+def register(stats: ReorderStats | None = None) -> str:
+    """Register the ``"lab02_loop_reorder"`` TIR pipeline = ReorderReductionLoops → default ``s_tir``.
 
-
-def register() -> str:
-    """Register the ``"lab02_loop_reorder"`` TIR pipeline (idempotent); returns its name."""
+    Args:
+        stats: where the pass records what it did during the builds that use the pipeline (the
+            TIR pipeline runs inside ``tvm.compile``, so this is how a caller sees its work);
+            registering again replaces the previous registration and its ``stats``.
+    Returns:
+        the pipeline's name, for ``tvm.compile(..., tir_pipeline=name)``.
+    """
     import tvm
-    tvm.tirx.register_tir_pipeline(PIPELINE_NAME, _pipeline_factory)
+
+    def factory():
+        base, fin_host, fin_dev = tvm.tirx.get_tir_pipeline("s_tir")
+        return tvm.transform.Sequential([ReorderReductionLoops(stats), base], name=PIPELINE_NAME), fin_host, fin_dev
+
+    tvm.tirx.register_tir_pipeline(PIPELINE_NAME, factory)
     return PIPELINE_NAME
 
 
-_LOOP_LINE = re.compile(r"^\s*(for |with T\.sblock\(|[A-Za-z_][\w]*\[.*\] = )")
+_KIND = {0: "", 1: "parallel", 2: "vectorized", 3: "unrolled", 4: "thread"}
 
 
-def loop_nest(func, max_lines: int = 40) -> str:
-    """The loop structure of a PrimFunc: its ``for`` lines, block names and stores, indented as in TVMScript."""
-    lines = [ln.rstrip() for ln in func.script().splitlines() if _LOOP_LINE.match(ln)]
-    if len(lines) > max_lines:
-        lines = lines[:max_lines] + [f"    ... ({len(lines) - max_lines} more lines)"]
+def _walk(stmt: Any, depth: int, out: list[str]) -> None:
+    """Append one line per loop and block of ``stmt`` (depth-first, indented by nesting)."""
+    import tvm
+    from tvm import s_tir
+
+    pad = "  " * depth
+    if isinstance(stmt, tvm.tirx.For):
+        kind = _KIND.get(int(stmt.kind), str(stmt.kind))
+        ann = f"  [{kind}]" if kind else ""
+        ext = stmt.extent.value if hasattr(stmt.extent, "value") else stmt.extent
+        out.append(f"{pad}for {stmt.loop_var.name} in range({ext}){ann}")
+        _walk(stmt.body, depth + 1, out)
+    elif isinstance(stmt, s_tir.SBlockRealize):
+        _walk(stmt.block, depth, out)
+    elif isinstance(stmt, s_tir.SBlock):
+        if stmt.name_hint == "root":
+            _walk(stmt.body, depth, out)
+            return
+        scopes = sorted({b.scope() for b in stmt.alloc_buffers} - {"global"})
+        extra = f"  (alloc {', '.join(scopes)})" if scopes else ""
+        out.append(f"{pad}block {stmt.name_hint}{extra}")
+        if not isinstance(stmt.body, tvm.tirx.BufferStore):
+            _walk(stmt.body, depth + 1, out)
+    elif isinstance(stmt, tvm.tirx.SeqStmt):
+        for s in stmt.seq:
+            _walk(s, depth, out)
+    elif hasattr(stmt, "body") and isinstance(stmt.body, tvm.tirx.Stmt):
+        _walk(stmt.body, depth, out)
+    elif isinstance(stmt, tvm.tirx.IfThenElse):
+        _walk(stmt.then_case, depth, out)
+
+
+def loop_nest(func_or_mod: Any, max_lines: int | None = None) -> str:
+    """The loop nest of a TIR PrimFunc (or the ``main`` of an IRModule / a Schedule's module).
+
+    One line per loop (``for <var> in range(<extent>)  [parallel|vectorized|unrolled]``) and per
+    block (``block <name>``, with the non-global scopes it allocates), indented by nesting —
+    the loop structure of the TVMScript without the index arithmetic. ``max_lines`` cuts long
+    nests (a last line says how many were left out).
+    """
+    import tvm
+    from tvm import s_tir
+
+    if isinstance(func_or_mod, s_tir.Schedule):
+        func_or_mod = func_or_mod.mod
+    func = func_or_mod["main"] if isinstance(func_or_mod, tvm.IRModule) else func_or_mod
+    lines: list[str] = []
+    _walk(func.body, 0, lines)
+    if max_lines is not None and len(lines) > max_lines:
+        lines = lines[:max_lines] + [f"... ({len(lines) - max_lines} more lines)"]
     return "\n".join(lines)

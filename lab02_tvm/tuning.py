@@ -72,6 +72,11 @@ TRIALS_PER_ITER = 16
 SHALLOW_MIN_TRIALS = 4
 #: Build timeout per candidate, seconds (MetaSchedule's default is 30 s).
 BUILD_TIMEOUT_S = 60.0
+#: Let MetaSchedule rewrite the layout of weights (Ansor's layout rewrite, TVM's
+#: ``cpu_weight_prepack``): kernels get ``layout_free_buffers`` before tuning, and after the
+#: database is applied the weight transforms are split out and folded at compile time. It changes
+#: every workload key, so records tuned with and without it do not mix.
+LAYOUT_REWRITE = False
 
 
 # --------------------------------------------------------------------------------------------
@@ -101,17 +106,20 @@ def target_cores(target: tvm.target.Target) -> int:
         return 1
 
 
-def fuse_for_tasks(mod: tvm.IRModule, target: Any) -> tvm.IRModule:
+def fuse_for_tasks(mod: tvm.IRModule, target: Any, layout_rewrite: bool | None = None) -> tvm.IRModule:
     """Legalize and fuse an unfused Relax module exactly as ``compile_relax`` does.
 
     Passes (in the order of ``tvm.s_tir.meta_schedule.relax_integration.compile_relax``):
     library dispatch for the target, ``LegalizeOps``, ``AnnotateTIROpPattern``, ``FoldConstant``,
     ``FuseOps``, ``FuseTIR``. Task extraction must see the same fused PrimFuncs the compiler
     later looks up, otherwise the database keys do not match and the build stays untuned.
+    With ``layout_rewrite`` (default :data:`LAYOUT_REWRITE`), ``AttachAttrLayoutFreeBuffers``
+    last: the weights of each kernel become layout-free buffers MetaSchedule may repack.
 
     Args:
         mod: Relax IRModule with ``main``, parameters bound as constants, not yet legalized.
         target: the compilation target.
+        layout_rewrite: mark weights layout-free (see :data:`LAYOUT_REWRITE`).
     Returns:
         The fused IRModule (Relax ``main`` calling fused TIR PrimFuncs).
     """
@@ -127,9 +135,14 @@ def fuse_for_tasks(mod: tvm.IRModule, target: Any) -> tvm.IRModule:
         relax.transform.FoldConstant(),
         relax.transform.FuseOps(),
         relax.transform.FuseTIR(),
+        *([relax.transform.AttachAttrLayoutFreeBuffers()] if _layout(layout_rewrite) else []),
     ])
     with target, tvm.transform.PassContext(opt_level=3):
         return seq(mod)
+
+
+def _layout(flag: bool | None) -> bool:
+    return LAYOUT_REWRITE if flag is None else bool(flag)
 
 
 @dataclass
@@ -165,12 +178,13 @@ class TaskInfo:
                 "share_pct": round(100 * self.share, 2)}
 
 
-def extract_tasks(mod: tvm.IRModule, target: Any) -> list[TaskInfo]:
+def extract_tasks(mod: tvm.IRModule, target: Any, layout_rewrite: bool | None = None) -> list[TaskInfo]:
     """MetaSchedule tasks of an unfused Relax module, with weights, FLOPs and shares.
 
     Args:
         mod: unfused Relax IRModule, parameters bound (what ``relax.frontend.torch`` produces).
         target: compilation target (Target, dict or string).
+        layout_rewrite: as :func:`fuse_for_tasks`.
     Returns:
         Tasks sorted by weighted-FLOP share, largest first. ResNet-50 (batch 1, 224x224) has
         about 8.2 GFLOP per image (multiply + add = 2 FLOPs); the task count depends on the
@@ -181,7 +195,7 @@ def extract_tasks(mod: tvm.IRModule, target: Any) -> list[TaskInfo]:
     target = as_target(target)
     if "main" not in [gv.name_hint for gv in mod.get_global_vars()]:
         raise UserError("extract_tasks needs a Relax IRModule with a 'main' function")
-    fused = fuse_for_tasks(mod, target)
+    fused = fuse_for_tasks(mod, target, layout_rewrite)
     tasks = ms.relax_integration.extract_tasks(fused, target)
     if not tasks:
         raise UserError("MetaSchedule extracted no task: the module has no TIR kernel to tune")
@@ -326,14 +340,15 @@ def best_ms_of(records: list) -> float | None:
     return best
 
 
-def database_coverage(mod: tvm.IRModule, target: Any, work_dir: str | os.PathLike) -> dict:
+def database_coverage(mod: tvm.IRModule, target: Any, work_dir: str | os.PathLike,
+                      layout_rewrite: bool | None = None) -> dict:
     """How much of a model the database covers.
 
     Returns:
         ``{"tasks": n, "tasks_in_db": k, "share_covered": fraction of weighted FLOPs whose
         kernel has a measured record, "records": total records}``.
     """
-    infos = extract_tasks(mod, target)
+    infos = extract_tasks(mod, target, layout_rewrite)
     db = load_database(work_dir)
     hit = [ti for ti in infos if best_ms_of(task_records(db, ti.task)) is not None]
     return {"tasks": len(infos), "tasks_in_db": len(hit),
@@ -596,7 +611,7 @@ def search_strategy(trials: int) -> Any:
 
 def _tune_one(info: TaskInfo, trials: int, *, work_dir: str, builder, runner, database,
               cost_model, callback: ProgressCallback, seed: int, verbose: bool) -> None:
-    """Tune one task for ``trials`` more candidates into ``database``."""
+    """Tune one task for ``trials`` more candidates into ``database`` (MetaSchedule logs in ``work_dir``)."""
     _quiet_ms_console(verbose)
     ctxs, weights = ms.relax_integration.extracted_tasks_to_tune_contexts(
         [info.task], work_dir, strategy=search_strategy(trials),
@@ -615,7 +630,8 @@ def _tune_one(info: TaskInfo, trials: int, *, work_dir: str, builder, runner, da
 def tune_tasks_plan(infos: Sequence[TaskInfo], plan: dict[str, int] | Sequence[dict[str, int]],
                     target: Any, work_dir: str | os.PathLike, *, tune_minutes: float | None = None,
                     num_workers: int | None = None, runner: Any = None, seed: int = 0,
-                    progress: bool = True, verbose: bool = False, desc: str = "tune") -> dict:
+                    progress: bool = True, verbose: bool = False, desc: str = "tune",
+                    log_dir: str | os.PathLike | None = None) -> dict:
     """Top every task up to its planned record count; the engine behind :func:`tune` and ``rpc``.
 
     ``plan`` is ``{task name: records wanted in the database}``, or a list of such dicts run as
@@ -635,6 +651,7 @@ def tune_tasks_plan(infos: Sequence[TaskInfo], plan: dict[str, int] | Sequence[d
         seed: base seed (task ``i`` in phase ``p`` uses ``seed + 1000 p + i``).
         progress: tqdm bar over trials; ``desc`` is its label.
         verbose: MetaSchedule's console log at INFO.
+        log_dir: where MetaSchedule writes its per-task logs (default ``work_dir/logs``).
     Returns:
         ``{"trials", "build_errors", "run_errors", "seconds", "stopped_by_time", "best_ms" (of the
         last task tuned, ms), "first_build_error"}`` for this call.
@@ -671,7 +688,7 @@ def tune_tasks_plan(infos: Sequence[TaskInfo], plan: dict[str, int] | Sequence[d
                     if deadline is not None and time.perf_counter() > deadline:
                         stats["stopped_by_time"] = True
                         break
-                    _tune_one(ti, todo, work_dir=work_dir, builder=builder, runner=runner,
+                    _tune_one(ti, todo, work_dir=str(log_dir or work_dir), builder=builder, runner=runner,
                               database=db, cost_model=cost_model, callback=callback,
                               seed=seed + 1000 * p + ti.index, verbose=verbose)
                 if stats["stopped_by_time"]:
@@ -685,10 +702,23 @@ def tune_tasks_plan(infos: Sequence[TaskInfo], plan: dict[str, int] | Sequence[d
     return stats
 
 
+def _deep_plan_by_time(infos: Sequence[TaskInfo], shallow: dict, plan: dict, work_dir, k: int) -> dict:
+    """``plan``'s deep trials moved to the ``k`` tasks with the most measured time (weight x best ms)."""
+    db = open_database(work_dir)
+    cost = {ti.name: ti.weight * (best_ms_of(task_records(db, ti.task)) or 0.0) for ti in infos}
+    ranked = sorted(infos, key=lambda ti: -cost[ti.name])
+    extra = sorted((plan[n] - shallow[n] for n in plan), reverse=True)
+    out = dict(shallow)
+    for ti, more in zip(ranked[:k], extra):
+        out[ti.name] += more
+    return out
+
+
 def tune(mod: tvm.IRModule, target: Any, work_dir: str | os.PathLike, *, max_trials_global: int,
          tune_minutes: float | None = None, deep_top_k: int = 6, deep_trials: int | None = None,
          num_workers: int | None = None, seed: int = 0, progress: bool = True,
-         verbose: bool = False) -> TuneReport:
+         verbose: bool = False, log_dir: str | os.PathLike | None = None,
+         layout_rewrite: bool | None = None, deep_by_time: bool = False) -> TuneReport:
     """Tune a Relax model with MetaSchedule on a trial (and optional time) budget.
 
     Args:
@@ -703,6 +733,11 @@ def tune(mod: tvm.IRModule, target: Any, work_dir: str | os.PathLike, *, max_tri
         seed: base random seed (task ``i`` uses ``seed + i``).
         progress: show a tqdm bar over trials.
         verbose: let MetaSchedule log its per-task tables on the console.
+        log_dir: MetaSchedule's per-task logs (default ``work_dir/logs``).
+        layout_rewrite: as :func:`fuse_for_tasks`.
+        deep_by_time: pick the deep phase's tasks by measured time after the shallow phase
+            (``weight x best ms``) instead of by FLOPs: an elementwise kernel with few FLOPs
+            (BERT's GELU) can cost more time than a matmul.
     Returns:
         A :class:`TuneReport`. The database is in ``work_dir``; ``tuning_summary.json`` there keeps
         the seconds per trial of the run that wrote it, so a reusing run can still estimate.
@@ -713,14 +748,29 @@ def tune(mod: tvm.IRModule, target: Any, work_dir: str | os.PathLike, *, max_tri
         raise UserError(f"--tune-minutes must be > 0 (got {tune_minutes})")
     target = as_target(target)
     work_dir = Path(work_dir)
-    infos = extract_tasks(mod, target)
+    infos = extract_tasks(mod, target, layout_rewrite)
     shallow_plan, plan = plan_budget(infos, max_trials_global, deep_top_k=deep_top_k,
                                      deep_trials=deep_trials, phases=True)
     # shallow phase over all tasks (hottest first), then the deep phase on the hottest: if time
     # runs out, every task has had its shallow share before any task went deep.
-    stats = tune_tasks_plan(infos, [shallow_plan, plan], target, work_dir,
-                            tune_minutes=tune_minutes, num_workers=num_workers, seed=seed,
-                            progress=progress, verbose=verbose, desc=f"tune {work_dir.name}")
+    kw = {"num_workers": num_workers, "progress": progress, "verbose": verbose,
+          "desc": f"tune {work_dir.name}", "log_dir": log_dir}
+    if deep_by_time:
+        stats = tune_tasks_plan(infos, shallow_plan, target, work_dir, tune_minutes=tune_minutes,
+                                seed=seed, **kw)
+        left = None if tune_minutes is None else tune_minutes - stats["seconds"] / 60
+        plan = _deep_plan_by_time(infos, shallow_plan, plan, work_dir, deep_top_k)
+        if left is None or left > 0:
+            more = tune_tasks_plan(infos, plan, target, work_dir, tune_minutes=left, seed=seed + 1000, **kw)
+            for key in ("trials", "build_errors", "run_errors", "seconds"):
+                stats[key] += more[key]
+            stats.update(stopped_by_time=more["stopped_by_time"], best_ms=more["best_ms"],
+                         first_build_error=stats["first_build_error"] or more["first_build_error"])
+        else:
+            stats["stopped_by_time"] = True
+    else:
+        stats = tune_tasks_plan(infos, [shallow_plan, plan], target, work_dir,
+                                tune_minutes=tune_minutes, seed=seed, **kw)
     trials, seconds = stats["trials"], stats["seconds"]
     build_errors, run_errors = stats["build_errors"], stats["run_errors"]
     stopped = bool(stats["stopped_by_time"])
@@ -764,24 +814,83 @@ def tune(mod: tvm.IRModule, target: Any, work_dir: str | os.PathLike, *, max_tri
 # --------------------------------------------------------------------------------------------
 # Build from the database
 # --------------------------------------------------------------------------------------------
-def build_tuned(mod: tvm.IRModule, target: Any, work_dir: str | os.PathLike) -> Any:
+@dataclass
+class TunedBuild:
+    """A model compiled from a tuning database, and how much of it the database covered.
+
+    Attributes:
+        executable: the ``relax.VMExecutable``.
+        kernels_total: fused TIR kernels of the model.
+        kernels_tuned: kernels whose schedule came from the database (``tirx.is_scheduled``).
+        missing: names of the kernels compiled as untuned loop nests.
+    """
+
+    executable: Any
+    kernels_total: int
+    kernels_tuned: int
+    missing: list[str]
+
+    def line(self) -> str:
+        """``"28/28 kernels from the database"`` (+ the missing names, at most 4)."""
+        more = f" (untuned: {', '.join(self.missing[:4])}{', ...' if len(self.missing) > 4 else ''})"
+        return f"{self.kernels_tuned}/{self.kernels_total} kernels from the database" + (more if self.missing else "")
+
+
+def _scheduled(mod: tvm.IRModule) -> tuple[list[str], list[str]]:
+    """(names of scheduled PrimFuncs, names of the other PrimFuncs) of a fused module."""
+    done, todo = [], []
+    for gv, func in mod.functions.items():
+        if isinstance(func, tvm.tirx.PrimFunc):
+            attrs = func.attrs or {}
+            (done if bool(attrs.get("tirx.is_scheduled", False)) else todo).append(gv.name_hint)
+    return done, todo
+
+
+def build_from_database(mod: tvm.IRModule, target: Any, work_dir: str | os.PathLike,
+                        layout_rewrite: bool | None = None) -> TunedBuild:
     """Compile a Relax model with the kernels recorded in the tuning database; no tuning.
 
-    ``compile_relax`` legalizes and fuses ``mod`` itself, looks each fused PrimFunc up in the
-    database (``MetaScheduleApplyDatabase``) and keeps unmatched kernels as they are.
+    The steps of ``meta_schedule.relax_integration.compile_relax``, with a count in the middle:
+    :func:`fuse_for_tasks` (so the database keys match), ``MetaScheduleApplyDatabase`` (each fused
+    kernel found in the database is replaced by its best schedule and marked
+    ``tirx.is_scheduled``), then Relax's lowering and finalization passes.
 
     Args:
         mod: the *unfused* Relax IRModule, parameters bound (the same one given to :func:`tune`).
         target: the target used for tuning.
         work_dir: the tuning work dir holding the database.
+        layout_rewrite: as :func:`fuse_for_tasks` (must match the tuning).
     Returns:
-        A ``relax.VMExecutable``: run it with ``relax.VirtualMachine(ex, tvm.cpu())["main"](...)``.
+        A :class:`TunedBuild`: run ``.executable`` with ``relax.VirtualMachine(ex, tvm.cpu())``;
+        ``kernels_tuned < kernels_total`` means some kernels stayed naive loop nests.
     Raises:
         UserError: no database in ``work_dir``.
     """
+    from tvm.relax import pipeline as rp
+
     target = as_target(target)
     db = load_database(work_dir)
-    return ms.relax_integration.compile_relax(db, mod, target, params=None)
+    layout_rewrite = _layout(layout_rewrite)
+    fused = fuse_for_tasks(mod, target, layout_rewrite)
+    with target, db, tvm.transform.PassContext(opt_level=3):
+        applied = relax.transform.MetaScheduleApplyDatabase(enable_warning=False)(fused)
+    done, todo = _scheduled(applied)
+    if layout_rewrite:  # weight repacking split out, then folded (weights are constants)
+        with target, tvm.transform.PassContext(opt_level=3):
+            applied = tvm.transform.Sequential([relax.transform.SplitLayoutRewritePreproc(),
+                                                relax.transform.LiftTransformParams(),
+                                                relax.transform.FoldConstant()])(applied)
+    if target.kind.name == "llvm":  # relax.pipeline's dispatcher misses the CPU module's functions
+        from tvm.relax.backend.cpu_generic import pipeline as rp
+    lower = tvm.transform.Sequential([*rp.dataflow_lower_passes(target), *rp.finalize_passes(target)])
+    with target, tvm.transform.PassContext(opt_level=3):
+        ex = relax.build(applied, target=target, relax_pipeline=lower)
+    return TunedBuild(ex, len(done) + len(todo), len(done), sorted(todo))
+
+
+def build_tuned(mod: tvm.IRModule, target: Any, work_dir: str | os.PathLike) -> Any:
+    """:func:`build_from_database` without the counts: the ``relax.VMExecutable`` only."""
+    return build_from_database(mod, target, work_dir).executable
 
 
 def query_tuned_primfunc(db: ms.database.Database, prim_mod: tvm.IRModule, target: Any):

@@ -1,0 +1,376 @@
+"""Shipped tuning records, the way TVM's TopHub shipped AutoTVM logs (``python -m lab02_tvm.records``).
+
+A MetaSchedule database is two JSON-lines files (``database_workload.json``: one line per kernel,
+``[structural hash, base64 IRModule]``; ``database_tuning_record.json``: one line per measured
+candidate, ``[workload index, [trace, run seconds, target, argument info]]``). The lab ships one
+database per model and target under ``results/lab02/tuning/<target key>/<model>/``, where the
+target key names what the schedules were measured on (``llvm-znver3-1c``: LLVM for ``-mcpu=znver3``,
+one core). Each shipped database is *pruned* to the best record per kernel (a few hundred kB,
+no per-task logs) and has a ``PROVENANCE.json`` beside it: target, trials, wall time, date, command,
+TVM version.
+
+What :func:`choose` does with them (and the pipeline prints as one line):
+
+* records for the host target: used (the line says which directory and how many records);
+* records for another target only: one line naming the targets found, then tuning from scratch
+  into ``build/lab02/tuning/<key>/<model>`` (git-ignored);
+* a corrupt or truncated database file: :class:`CorruptDatabase`, one line naming the file and
+  the line; nothing is overwritten (the pipeline then tunes from scratch in ``build/``).
+
+The long documented run that produced the shipped records is not part of ``make run``::
+
+    python -m lab02_tvm.records tune --model all --trials 1800,1100 --minutes 55,35
+
+(1 thread, 1 core; the database grows under ``results/lab02/tuning/<key>/<model>`` as it goes,
+MetaSchedule's per-task logs go to ``build/lab02/logs``; at the end each database is pruned and its
+provenance written). ``python -m lab02_tvm.records prune`` prunes without tuning.
+"""
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import shutil
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from collections.abc import Sequence
+
+from common.errors import UserError, run_cli
+from common.results import atomic_write
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+SHIPPED_ROOT = REPO_ROOT / "results" / "lab02" / "tuning"
+SCRATCH_ROOT = REPO_ROOT / "build" / "lab02" / "tuning"
+LOG_ROOT = REPO_ROOT / "build" / "lab02" / "logs"
+WORKLOADS, RECORDS, PROVENANCE = "database_workload.json", "database_tuning_record.json", "PROVENANCE.json"
+#: MetaSchedule stores 1e10 s as the run time of a candidate that failed to run.
+FAILED_RUN_S = 1e9
+
+
+class CorruptDatabase(UserError):
+    """A database file does not parse (truncated write, hand edit, merge conflict)."""
+
+
+def _target_dict(target) -> dict:
+    """``{"kind", "mcpu", "num-cores"}`` of a Target, dict or string (``None`` values dropped)."""
+    if isinstance(target, dict) and "kind" in target:
+        d = target
+    else:
+        from .tuning import as_target
+        d = dict(as_target(target).export())
+    cores = int(d.get("num-cores", 1) or 1)
+    return {"kind": str(d.get("kind")), "mcpu": d.get("mcpu") or "generic", "num-cores": cores}
+
+
+def target_key(target) -> str:
+    """Directory name for a target: ``<kind>-<mcpu>-<cores>c``, e.g. ``llvm-znver3-1c``."""
+    d = _target_dict(target)
+    return f"{d['kind']}-{d['mcpu']}-{d['num-cores']}c"
+
+
+def shipped_dir(model: str, target, root: Path | None = None) -> Path:
+    """``results/lab02/tuning/<target key>/<model>`` (the shipped records of one model)."""
+    return Path(root or SHIPPED_ROOT) / target_key(target) / model
+
+
+def scratch_dir(model: str, target, root: Path | None = None) -> Path:
+    """``build/lab02/tuning/<target key>/<model>`` (git-ignored; tuning from scratch or top-ups)."""
+    return Path(root or SCRATCH_ROOT) / target_key(target) / model
+
+
+# --------------------------------------------------------------------------------------------
+# Reading and checking a database without MetaSchedule (so a bad file is one clear line)
+# --------------------------------------------------------------------------------------------
+def _read_lines(path: Path, check) -> list:
+    rows = []
+    with open(path, encoding="utf-8") as fh:
+        for n, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+                check(row)
+            except (ValueError, TypeError, IndexError, KeyError) as exc:
+                raise CorruptDatabase(
+                    f"corrupt tuning database file {path} (line {n}: {str(exc)[:80] or type(exc).__name__}); "
+                    "nothing was overwritten: restore it (git checkout -- <file>) or delete the folder") from None
+            rows.append(row)
+    return rows
+
+
+def _check_workload(row) -> None:
+    if not (isinstance(row, list) and len(row) == 2 and all(isinstance(x, str) for x in row)):
+        raise ValueError("not [hash, module]")
+
+
+def _check_record(row) -> None:
+    if not (isinstance(row, list) and len(row) == 2 and isinstance(row[0], int)
+            and isinstance(row[1], list) and len(row[1]) >= 3 and isinstance(row[1][2], dict)):
+        raise ValueError("not [workload index, [trace, run_secs, target, ...]]")
+
+
+@dataclass
+class DatabaseFiles:
+    """The parsed lines of a database folder (no TVM objects): workloads and records."""
+
+    path: Path
+    workloads: list
+    records: list
+
+    @property
+    def targets(self) -> list[dict]:
+        """The distinct targets of the records (as ``_target_dict``), in first-seen order."""
+        seen = {}
+        for r in self.records:
+            d = _target_dict(r[1][2])
+            seen.setdefault(json.dumps(d, sort_keys=True), d)
+        return list(seen.values())
+
+    def best_per_workload(self) -> dict[int, tuple[float, list]]:
+        """``{workload index: (best mean run seconds, record)}`` over successfully run records."""
+        best: dict[int, tuple[float, list]] = {}
+        for r in self.records:
+            secs = [float(s) for s in (r[1][1] or [])]
+            if not secs or max(secs) >= FAILED_RUN_S:
+                continue
+            mean = sum(secs) / len(secs)
+            if r[0] not in best or mean < best[r[0]][0]:
+                best[r[0]] = (mean, r)
+        return best
+
+
+def read_database(work_dir: str | os.PathLike) -> DatabaseFiles:
+    """Parse and check both files of a database folder.
+
+    Raises:
+        UserError: the folder has no records file.
+        CorruptDatabase: a line does not parse, or a record points at a missing workload
+            (one line naming the file and the line; nothing is written).
+    """
+    wd = Path(work_dir)
+    wl_path, rec_path = wd / WORKLOADS, wd / RECORDS
+    if not rec_path.is_file() or not wl_path.is_file():
+        raise UserError(f"no MetaSchedule database in {wd}")
+    workloads = _read_lines(wl_path, _check_workload)
+    records = _read_lines(rec_path, _check_record)
+    for n, r in enumerate(records, 1):
+        if not 0 <= r[0] < len(workloads):
+            raise CorruptDatabase(f"corrupt tuning database file {rec_path} (line {n}: workload {r[0]} of "
+                                  f"{len(workloads)}); nothing was overwritten")
+    return DatabaseFiles(wd, workloads, records)
+
+
+def same_target(a, b) -> bool:
+    """True when two targets agree on kind, ``mcpu`` and ``num-cores`` (what a schedule depends on)."""
+    return _target_dict(a) == _target_dict(b)
+
+
+# --------------------------------------------------------------------------------------------
+# Pruning and provenance
+# --------------------------------------------------------------------------------------------
+def prune(work_dir: str | os.PathLike, out_dir: str | os.PathLike | None = None) -> dict:
+    """Keep only the best measured record of each workload (and only workloads that have one).
+
+    Args:
+        work_dir: the database folder to read.
+        out_dir: where to write the pruned database (default: ``work_dir``, rewritten atomically).
+    Returns:
+        ``{"workloads_before", "records_before", "workloads", "records", "bytes"}``.
+    Raises:
+        CorruptDatabase / UserError: as :func:`read_database` (nothing written then).
+    """
+    db = read_database(work_dir)
+    best = db.best_per_workload()
+    order = sorted(best)  # keep the original workload order
+    new_index = {old: i for i, old in enumerate(order)}
+    wl_text = "".join(json.dumps(db.workloads[i]) + "\n" for i in order)
+    rec_text = "".join(json.dumps([new_index[i], best[i][1][1]]) + "\n" for i in order)
+    out = Path(out_dir or work_dir)
+    atomic_write(out / WORKLOADS, wl_text)
+    atomic_write(out / RECORDS, rec_text)
+    return {"workloads_before": len(db.workloads), "records_before": len(db.records),
+            "workloads": len(order), "records": len(order), "bytes": len(wl_text) + len(rec_text)}
+
+
+def write_provenance(work_dir: str | os.PathLike, info: dict) -> Path:
+    """Write ``PROVENANCE.json`` (sorted keys) beside a database."""
+    return atomic_write(Path(work_dir) / PROVENANCE, json.dumps(info, indent=1, sort_keys=True) + "\n")
+
+
+def read_provenance(work_dir: str | os.PathLike) -> dict:
+    """``PROVENANCE.json`` of a database folder (``{}`` when absent)."""
+    p = Path(work_dir) / PROVENANCE
+    return json.loads(p.read_text()) if p.is_file() else {}
+
+
+# --------------------------------------------------------------------------------------------
+# Choosing the records a build uses
+# --------------------------------------------------------------------------------------------
+@dataclass
+class Choice:
+    """Which database a model is built from, and why (``line`` is what the pipeline prints).
+
+    Attributes:
+        status: ``"shipped"`` (records for the host target), ``"other-target"``, ``"none"`` or
+            ``"corrupt"``; for every status but ``"shipped"`` the caller tunes into ``work_dir``.
+        work_dir: the database folder to build from (shipped) or to tune into (scratch).
+        records: records in the shipped database (0 otherwise).
+        line: one human line.
+    """
+
+    status: str
+    work_dir: Path
+    records: int
+    line: str
+
+    @property
+    def shipped(self) -> bool:
+        return self.status == "shipped"
+
+
+def choose(model: str, target, *, root: Path | None = None, scratch_root: Path | None = None) -> Choice:
+    """The shipped records of ``model`` for ``target``, or a scratch folder to tune into and why.
+
+    Never raises on bad records: a corrupt file or records for another target becomes a
+    :class:`Choice` whose ``line`` says so (the corrupt file is left as it is).
+    """
+    root = Path(root or SHIPPED_ROOT)
+    key = target_key(target)
+    here = shipped_dir(model, target, root)
+    scratch = scratch_dir(model, target, scratch_root)
+    if (here / RECORDS).is_file():
+        try:
+            db = read_database(here)
+        except CorruptDatabase as exc:
+            return Choice("corrupt", scratch, 0, f"{exc}; tuning from scratch in {_rel(scratch)}")
+        wrong = [t for t in db.targets if not same_target(t, target)]
+        if not wrong and db.records:
+            prov = read_provenance(here)
+            made = f", {prov['trials']} trials in {prov.get('minutes', 0):.0f} min" if "trials" in prov else ""
+            return Choice("shipped", here, len(db.records),
+                          f"shipped records {_rel(here)} ({len(db.records)} kernels{made})")
+        if wrong:
+            return Choice("other-target", scratch, 0,
+                          f"records in {_rel(here)} are for {wrong[0]}, not {_target_dict(target)}: tuning from "
+                          f"scratch in {_rel(scratch)}")
+    others = sorted(p.parent.name for p in root.glob(f"*/{model}/{RECORDS}")) if root.is_dir() else []
+    if others:
+        return Choice("other-target", scratch, 0,
+                      f"shipped records of {model} are for {', '.join(others)}, not this host ({key}): "
+                      f"tuning from scratch in {_rel(scratch)}")
+    return Choice("none", scratch, 0, f"no shipped records of {model}: tuning from scratch in {_rel(scratch)}")
+
+
+def _rel(p: Path) -> str:
+    try:
+        return str(Path(p).resolve().relative_to(REPO_ROOT))
+    except ValueError:
+        return str(p)
+
+
+def copy_records(src: str | os.PathLike, dst: str | os.PathLike) -> Path:
+    """Copy a (checked) database to ``dst`` so a run can top it up without touching the shipped one."""
+    read_database(src)
+    dst = Path(dst)
+    dst.mkdir(parents=True, exist_ok=True)
+    for name in (WORKLOADS, RECORDS):
+        shutil.copyfile(Path(src) / name, dst / name)
+    return dst
+
+
+# --------------------------------------------------------------------------------------------
+# The long documented run (not part of `make run`)
+# --------------------------------------------------------------------------------------------
+MODELS = ("resnet50", "bert")
+
+
+def _per_model(text: str, names: Sequence[str], what: str, cast) -> dict:
+    """``"1800,1100"`` -> ``{"resnet50": 1800, "bert": 1100}`` (one value: the same for all)."""
+    try:
+        vals = [cast(v) for v in str(text).split(",")]
+    except ValueError:
+        raise UserError(f"{what} must be a number or a comma-separated list (got {text!r})") from None
+    if len(vals) == 1:
+        vals = vals * len(names)
+    if len(vals) != len(names) or min(vals) <= 0:
+        raise UserError(f"{what} needs one positive value or one per model {list(names)} (got {text!r})")
+    return dict(zip(names, vals))
+
+
+def tune_records(model: str, trials: int, minutes: float, *, command: str, root: Path | None = None,
+                 deep_top_k: int = 8, progress: bool = True) -> dict:
+    """Tune one full-size model (1 core) into its shipped folder, prune it, write its provenance.
+
+    Budget: a third of ``trials`` spread over every task (hottest first), two thirds over the
+    ``deep_top_k`` tasks that take the most time after that (weight x best ms;
+    :func:`lab02_tvm.tuning.plan_budget`, ``deep_by_time``);
+    ``minutes`` caps the wall time (checked between tasks).
+
+    Returns:
+        the provenance dict written beside the pruned database.
+    """
+    import tvm
+
+    from common.models import build_model
+    from common.timing import set_torch_threads, tvm_threads
+    from . import tuning
+    from .build import host_target
+    from .relax_import import import_torch, tuning_module
+
+    set_torch_threads(1)
+    target = {**host_target(), "num-cores": 1}
+    work = shipped_dir(model, target, root)
+    with tvm_threads(1):
+        mod = tuning_module(import_torch(build_model(model)))
+        t0 = time.time()
+        report = tuning.tune(mod, target, work, max_trials_global=trials, tune_minutes=minutes,
+                             deep_top_k=deep_top_k, deep_trials=2 * trials // 3, progress=progress, deep_by_time=True,
+                             log_dir=LOG_ROOT / target_key(target) / model)
+        cov = tuning.database_coverage(mod, target, work)
+    pruned = prune(work)
+    info = {"model": model, "target": str(tuning.as_target(target)), "target_key": target_key(target),
+            "trials": report.trials_in_db, "trials_this_run": report.trials,
+            "minutes": round((time.time() - t0) / 60, 1),
+            "seconds_per_trial": round(report.seconds_per_trial or 0, 2),
+            "stopped_by_time": report.stopped_by_time, "build_errors": report.build_errors,
+            "tasks": cov["tasks"], "tasks_in_db": cov["tasks_in_db"],
+            "records_before_prune": pruned["records_before"], "records": pruned["records"],
+            "date_utc": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M"),
+            "command": command, "tvm": tvm.__version__, "threads": 1,
+            "plan": f"a third of the trials over every task, two thirds on the {deep_top_k} slowest "
+                    "(lab02_tvm.tuning.plan_budget)", "layout_rewrite": tuning.LAYOUT_REWRITE,
+            "trials_per_task": {r["task"]: r["records"] for r in report.tasks}}
+    write_provenance(work, info)
+    return info
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``tune`` (the long run, then prune + provenance) or ``prune`` (shipped folders in place)."""
+    from common.cli import parser
+    p = parser("python -m lab02_tvm.records", __doc__)
+    p.add_argument("action", choices=["tune", "prune"], help="tune (long run) or prune the shipped databases")
+    p.add_argument("--model", default="all", choices=[*MODELS, "all"])
+    p.add_argument("--trials", default="1800,1100", help="trials per model (one value or resnet50,bert)")
+    p.add_argument("--minutes", default="55,35", help="wall-clock cap per model, minutes (checked between tasks)")
+    p.add_argument("--deep-top-k", type=int, default=8, help="hottest tasks that get two thirds of the trials")
+    args = p.parse_args(argv)
+    names = list(MODELS) if args.model == "all" else [args.model]
+    if args.action == "prune":
+        for d in sorted(SHIPPED_ROOT.glob(f"*/{'*' if args.model == 'all' else args.model}")):
+            if (d / RECORDS).is_file():
+                print(f"{_rel(d)}: {prune(d)}")
+        return 0
+    trials = _per_model(args.trials, names, "--trials", int)
+    minutes = _per_model(args.minutes, names, "--minutes", float)
+    command = "python -m lab02_tvm.records " + " ".join(sys.argv[1:] if argv is None else argv)
+    for name in names:
+        info = tune_records(name, trials[name], minutes[name], command=command, deep_top_k=args.deep_top_k)
+        print(f"{name}: {info['trials']} trials, {info['minutes']} min, {info['tasks_in_db']}/{info['tasks']} "
+              f"tasks, pruned {info['records_before_prune']} -> {info['records']} records", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(run_cli(main))
