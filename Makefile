@@ -9,7 +9,12 @@ STAMP  := $(VENV)/.installed
 
 .PHONY: optional-debs cross-toolchain setup run test lab01 lab01-tools lab02 lab03 gpu-export gpu-run clean-venv
 
+# Reinstalls when pyproject.toml or requirements.lock changed, or when a required package went missing
+# (the check the test suite runs at start-up: common.errors.missing_required).
 setup: $(STAMP)
+	@$(PY) -c "import sys; from common.errors import missing_required as m, required_distributions as r; \
+	  sys.exit(bool(m(r())))" 2>/dev/null || { echo "required packages missing: reinstalling"; rm -f $(STAMP); \
+	  $(MAKE) --no-print-directory $(STAMP); }
 
 $(STAMP): pyproject.toml requirements.lock
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
