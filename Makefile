@@ -60,12 +60,12 @@ lab01: setup
 
 # Lab 01's proof harness (backend suite + fuzzing) and the warm-up guide's tools.
 lab01-tools: setup
-	$(PY) -m lab01_onnx.conformance
-	$(PY) -m lab01_onnx.fuzz --n 10000
-	$(PY) -m lab01_onnx.fusions
-	$(PY) -m lab01_onnx.whatran
-	$(PY) -m lab01_onnx.memplan
-	$(PY) -m lab01_onnx.customop
+	$(PY) -m lab01_onnx.proof.conformance
+	$(PY) -m lab01_onnx.proof.fuzz --n 10000
+	$(PY) -m lab01_onnx.tools.fusions
+	$(PY) -m lab01_onnx.tools.whatran
+	$(PY) -m lab01_onnx.tools.memplan
+	$(PY) -m lab01_onnx.tools.customop
 
 lab02: setup
 	$(PY) -m lab02_tvm.pipeline

@@ -13,6 +13,7 @@
   :data:`ORT_LEVELS`, providers, optional saved optimized model and custom-op library, and ONE
   log keyword, ``log_level``, that sets this session's severity only: ORT's process-wide logger is
   never touched), :func:`ort_run`, :func:`ort_optimize`.
+* Quantization: :func:`calibration_reader` (feeds for ``onnxruntime.quantization.quantize_static``).
 * Graph facts: :data:`DEFAULT_DOMAINS`, :func:`opset`, :func:`op_key`, :func:`op_counts`.
 """
 from __future__ import annotations
@@ -36,7 +37,7 @@ from .results import atomic_write
 __all__ = ["DEFAULT_DOMAINS", "ORT_LEVELS", "TORCHSCRIPT_OPSET", "DYNAMO_OPSET", "opset", "op_key", "op_counts",
            "load_model", "check_model", "check_dataflow", "save_model", "export_torchscript", "export_dynamo",
            "check_torchscript_opset", "check_dynamo_opset", "traceable_masks", "quiet_logging", "ort_session",
-           "ort_run", "ort_optimize", "ort_message"]
+           "ort_run", "ort_optimize", "ort_message", "calibration_reader"]
 
 #: The default ONNX operator domain, spelled both ways the IR allows (ONNX IR spec, "Operator sets").
 DEFAULT_DOMAINS = ("", "ai.onnx")
@@ -394,3 +395,18 @@ def ort_optimize(src: str | os.PathLike, dst: str | os.PathLike, level: str, *, 
     """
     ort_session(src, level=level, threads=threads, optimized_model_path=dst)
     return onnx.load(str(dst))
+
+
+def calibration_reader(feeds):
+    """An ``onnxruntime.quantization.CalibrationDataReader`` handing out ``feeds`` (``{input: array}``
+    dicts) once each, in order, as ``quantize_static`` calibration expects."""
+    from onnxruntime.quantization import CalibrationDataReader
+
+    class _Reader(CalibrationDataReader):
+        def __init__(self):
+            self._it = iter(list(feeds))
+
+        def get_next(self):
+            return next(self._it, None)
+
+    return _Reader()

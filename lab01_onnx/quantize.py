@@ -22,6 +22,7 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 
 from common.errors import UserError, require
+from common.onnx_utils import calibration_reader, opset, ort_session, quiet_logging
 
 
 def quantize_int8(model_path: str | os.PathLike, out_path: str | os.PathLike,
@@ -45,19 +46,12 @@ def quantize_int8(model_path: str | os.PathLike, out_path: str | os.PathLike,
     feeds = list(calibration)
     if not feeds:
         raise UserError("INT8 calibration needs at least one input batch")
-    opset = _opset(model_path)
-    if opset < 10:
-        raise UserError(f"INT8 QDQ quantization needs opset >= 10 (QuantizeLinear), the model has {opset}; "
+    import onnx
+
+    version = opset(onnx.load(str(model_path), load_external_data=False))
+    if version < 10:
+        raise UserError(f"INT8 QDQ quantization needs opset >= 10 (QuantizeLinear), the model has {version}; "
                         "export with --opset 13 or newer")
-
-    class _Reader(q.CalibrationDataReader):
-        def __init__(self):
-            self._it = iter(feeds)
-
-        def get_next(self):
-            return next(self._it, None)
-
-    from lab01_onnx.export import ort_session, quiet_logging
 
     out = Path(out_path).resolve()
     tmp = out.with_name(out.stem + ".tmp.onnx")
@@ -69,9 +63,9 @@ def quantize_int8(model_path: str | os.PathLike, out_path: str | os.PathLike,
         # quantize_static logs a pre-processing hint on the root logger, and its symbolic shape
         # inference dumps "sym_shape_infer_temp.onnx" into the working directory when it gives up.
         with quiet_logging(""), tempfile.TemporaryDirectory() as scratch, contextlib.chdir(scratch):
-            q.quantize_static(str(src), str(tmp), _Reader(), quant_format=q.QuantFormat.QDQ,
+            q.quantize_static(str(src), str(tmp), calibration_reader(feeds), quant_format=q.QuantFormat.QDQ,
                               activation_type=q.QuantType.QUInt8, weight_type=q.QuantType.QInt8,
-                              per_channel=per_channel_ok(opset),
+                              per_channel=per_channel_ok(version),
                               op_types_to_quantize=list(op_types), calibrate_method=q.CalibrationMethod.MinMax)
         os.replace(tmp, out)
     finally:
@@ -79,13 +73,6 @@ def quantize_int8(model_path: str | os.PathLike, out_path: str | os.PathLike,
         if prefold:
             src.unlink(missing_ok=True)
     return out
-
-
-def _opset(model_path: str | os.PathLike) -> int:
-    import onnx
-
-    model = onnx.load(str(model_path), load_external_data=False)
-    return next((int(o.version) for o in model.opset_import if o.domain in ("", "ai.onnx")), 0)
 
 
 def per_channel_ok(opset: int) -> bool:

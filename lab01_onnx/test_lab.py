@@ -1,9 +1,11 @@
 """Lab 01 tests: the three custom passes on hand-built graphs, then the exported LLaMA-tiny.
 
-Pass tests build small graphs with ``onnx.helper``, run the pass, and compare the rewritten model
-with the *unoptimized* one under ``onnx.reference.ReferenceEvaluator`` (exact equality: these
-rewrites move no arithmetic). Each rewritten model must pass ``onnx.checker.check_model(full_check=
-True)``, a second run must rewrite nothing (idempotence), and the input model must be untouched.
+Pass tests build small graphs with ``onnx.helper`` and check each pass under the one pass contract
+of :mod:`lab01_onnx.proof.contract` (the backend-suite run and the fuzzer use the same): the
+rewritten model is compared with the *unoptimized* one under ``onnx.reference.ReferenceEvaluator``
+(exact equality: these rewrites move no arithmetic), passes ``onnx.checker.check_model(full_check=
+True)``, keeps its interface, a second run rewrites nothing (idempotence), and the input model is
+untouched.
 
 Run one part: ``pytest lab01_onnx/test_lab.py -k reshape`` (or identity, gather, manager, export,
 bisect, quant).
@@ -19,8 +21,10 @@ from onnx import TensorProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
 from common.errors import UserError
+from common.onnx_utils import op_counts
 from lab01_onnx.passes import (CUSTOM_PASSES, PassResult, eliminate_identity, fold_constant_gather,
-                               fuse_consecutive_reshapes, op_counts, run_passes)
+                               fuse_consecutive_reshapes, run_passes)
+from lab01_onnx.proof import contract
 
 pytestmark = pytest.mark.lab01
 
@@ -62,22 +66,16 @@ def run_ref(model, feeds):
 
 
 def apply(pass_fn, model, feeds, expect_rewrites, check=True):
-    """Run ``pass_fn`` and check the contract: count, checker, equal outputs, untouched input, idempotent."""
-    before = model.SerializeToString()
+    """Run ``pass_fn`` under the one pass contract (:func:`lab01_onnx.proof.contract.check_variant`:
+    input untouched, deterministic, checker (full check unless ``check=False``), interface kept,
+    outputs bitwise equal to the unoptimized model's under ``onnx.reference``, idempotent) and
+    check the rewrite count. Returns the rewritten model."""
+    ref = [contract.RUNTIMES["onnx.reference"](model, feeds)]
+    outcome = contract.check_variant(pass_fn, model, [feeds], "onnx.reference", ref, full_check=check)
+    assert not outcome.failed, f"{outcome.status}: {outcome.detail}"
+    assert outcome.rewrites == expect_rewrites, outcome.rewrites
     result = pass_fn(model)
     assert isinstance(result, PassResult)
-    assert model.SerializeToString() == before, "pass mutated its input"
-    assert result.rewrites == expect_rewrites, result.rewrites
-    if check:
-        onnx.checker.check_model(result.model, full_check=True)
-    ref, got = run_ref(model, feeds), run_ref(result.model, feeds)
-    assert list(ref) == list(got), "graph output names changed"
-    for k in ref:
-        assert ref[k].dtype == got[k].dtype and ref[k].shape == got[k].shape, k
-        np.testing.assert_array_equal(got[k], ref[k])  # atol=0: no arithmetic moved
-    again = pass_fn(result.model)
-    assert again.rewrites == 0, "pass is not idempotent"
-    assert again.model.graph.SerializeToString() == result.model.graph.SerializeToString()
     return result.model
 
 
@@ -521,12 +519,21 @@ def test_manager_reaches_fixed_point_and_reports():
         np.testing.assert_array_equal(run_ref(out, {"x": x})["y"], run_ref(model, {"x": x})["y"])
 
 
-def test_manager_with_onnxoptimizer_runs_it_and_keeps_outputs():
-    # (this graph has nothing left for these two built-ins; the point is the combined fixed point)
-    model = mixed_model()
+def test_manager_with_onnxoptimizer_rewrites_what_it_knows():
+    """onnxoptimizer inside the manager's loop does its own rewrites: ``eliminate_deadend`` drops a
+    dead Neg, ``fuse_consecutive_concats`` merges Concat(Concat(x, xi), x); the custom passes remove
+    the Identity; the fixed point keeps the outputs bitwise."""
+    nodes = [helper.make_node("Identity", ["x"], ["xi"]),
+             helper.make_node("Concat", ["x", "xi"], ["c1"], axis=0),
+             helper.make_node("Concat", ["c1", "x"], ["y"], axis=0),
+             helper.make_node("Neg", ["x"], ["dead"])]
+    model = make_model(nodes, [("x", F, [2, 3])], [("y", F, [6, 3])])
     out, report = run_passes(model, onnxoptimizer_passes=["eliminate_deadend", "fuse_consecutive_concats"])
-    assert any(r["pass"].startswith("onnxoptimizer:") for r in report)
-    x = rnd(2, 3, 4)
+    opt_rows = [r for r in report if r["pass"] == "onnxoptimizer:eliminate_deadend,fuse_consecutive_concats"]
+    assert opt_rows[0]["rewrites"] == 2 and opt_rows[0]["nodes_after"] == opt_rows[0]["nodes_before"] - 2
+    assert op_counts(out) == {"Concat": 1}
+    assert sum(r["rewrites"] for r in report if r["iter"] == report[-1]["iter"]) == 0  # the last iteration: no change
+    x = rnd(2, 3)
     np.testing.assert_array_equal(run_ref(out, {"x": x})["y"], run_ref(model, {"x": x})["y"])
 
 
@@ -540,7 +547,7 @@ def test_manager_rejects_unknown_pass_names():
 
 
 def test_manager_on_generated_graph_keeps_three_nodes_per_block():
-    from lab01_onnx.pipeline import BLOCK_NODES, synthetic_graph
+    from lab01_onnx.measure import BLOCK_NODES, synthetic_graph
 
     model = synthetic_graph(10 * BLOCK_NODES)
     out, report = run_passes(model)
@@ -559,7 +566,7 @@ def test_manager_on_generated_graph_keeps_three_nodes_per_block():
 @pytest.fixture(scope="module")
 def exported(tmp_path_factory):
     from common.models import build_llama_tiny
-    from lab01_onnx.export import export_torchscript, save_model
+    from common.onnx_utils import export_torchscript, save_model
 
     folder = tmp_path_factory.mktemp("lab01_export")
     bundle = build_llama_tiny(batch=2, seq=16)
@@ -572,8 +579,8 @@ def exported(tmp_path_factory):
 
 
 def _ort(path, feeds, level="DISABLE_ALL"):
-    from lab01_onnx.export import ort_run, ort_session
-    return ort_run(ort_session(path, level=level), feeds)
+    from common.onnx_utils import ort_run
+    return ort_run(path, feeds, level=level)
 
 
 def _llama_feeds(batch, seq, seed=0):
@@ -623,7 +630,7 @@ def test_passes_on_a_second_real_export_bert(tmp_path):
     # nodes: eliminate_identity removes every one, and the outputs still match PyTorch.
     from common.gates import gate
     from common.models import build_bert
-    from lab01_onnx.export import export_torchscript
+    from common.onnx_utils import export_torchscript
 
     bundle = build_bert(batch=2, seq=16, small=True)
     raw = onnx.load(str(export_torchscript(bundle, tmp_path / "bert.onnx")))
@@ -642,7 +649,7 @@ def test_passes_on_a_second_real_export_bert(tmp_path):
 def test_dynamo_export_is_dynamic_and_matches(tmp_path):
     from common.gates import gate
     from common.models import build_llama_tiny
-    from lab01_onnx.export import export_dynamo
+    from common.onnx_utils import export_dynamo
 
     bundle = build_llama_tiny(batch=2, seq=16)
     path = export_dynamo(bundle, tmp_path / "llama_tiny_dynamo.onnx")
@@ -661,7 +668,7 @@ def test_dynamo_export_is_dynamic_and_matches(tmp_path):
 
 @pytest.mark.parametrize("family", ["no_eval", "traced_branch", "static_batch"])
 def test_export_bug_family_fails_the_gate_and_the_fix_passes(family, tmp_path):
-    from lab01_onnx.export import bug_family_exports, gate_exported
+    from lab01_onnx.export_bugs import bug_family_exports, gate_exported
 
     e = bug_family_exports(family, tmp_path)
     broken_ok, why = gate_exported(e["broken"], e["reference"], e["feeds"])
@@ -671,31 +678,33 @@ def test_export_bug_family_fails_the_gate_and_the_fix_passes(family, tmp_path):
 
 
 def test_bisect_names_the_consumer_of_a_wrong_rewrite(exported, capsys):
-    from lab01_onnx.bisect import bisect_onnx, main, make_feeds, wrong_rewrite_neg_as_identity
-    from lab01_onnx.export import save_model
+    from common.errors import run_cli
+    from lab01_onnx.divergence import main, make_feeds, onnx_divergence, wrong_rewrite_neg_as_identity
+    from common.onnx_utils import save_model
 
     faulty, removed = wrong_rewrite_neg_as_identity(exported["opt"])
     neg_out = [n.output[0] for n in exported["opt"].graph.node if n.name == removed][0]
     consumers = {n.name for n in exported["opt"].graph.node if neg_out in n.input}
     feeds = make_feeds(exported["opt"], {"batch": 2, "sequence": 8})
-    assert bisect_onnx(exported["opt"], exported["opt"], feeds) is None
-    div = bisect_onnx(exported["opt"], faulty, feeds)
+    assert onnx_divergence(exported["opt"], exported["opt"], feeds) is None
+    div = onnx_divergence(exported["opt"], faulty, feeds)
     assert div is not None and div.node in consumers and div.max_abs > 1e-4
     path = save_model(faulty, exported["folder"] / "faulty.onnx")
-    assert main([str(exported["opt_path"]), str(path)]) == 1
-    assert div.node in capsys.readouterr().out
+    assert run_cli(main, [str(exported["opt_path"]), str(path)]) == 1  # a divergence is a failed gate
+    captured = capsys.readouterr()
+    assert div.node in captured.out and captured.err.startswith("gate failed:") and div.node in captured.err
 
 
 def test_bisect_pytorch_against_onnx(exported):
-    from lab01_onnx.bisect import bisect_torch, wrong_rewrite_neg_as_identity
+    from lab01_onnx.divergence import torch_divergence, wrong_rewrite_neg_as_identity
 
-    assert bisect_torch(exported["bundle"], exported["raw"]) is None
+    assert torch_divergence(exported["bundle"], exported["raw"]) is None
     faulty, _ = wrong_rewrite_neg_as_identity(exported["raw"])
-    div = bisect_torch(exported["bundle"], faulty)
+    div = torch_divergence(exported["bundle"], faulty)
     assert div is not None and "layers.0.self_attn" in div.node
     from common.models import build_bert
     with pytest.raises(UserError, match="are not bert's"):  # another model's export: one clear line
-        bisect_torch(build_bert(batch=2, seq=8, small=True), exported["raw"])
+        torch_divergence(build_bert(batch=2, seq=8, small=True), exported["raw"])
 
 
 def test_int8_quantization_gate(exported, tmp_path):
@@ -722,18 +731,18 @@ def _cli(module_main, argv, capsys):
 
 
 def test_cli_bad_inputs_give_one_line_and_nonzero_exit(tmp_path, capsys, results_dir):
-    from lab01_onnx import bisect, pipeline
+    from lab01_onnx import divergence, pipeline
 
     text = tmp_path / "notes.onnx"
     text.write_text("this is not a model")
-    rc, err = _cli(bisect.main, [str(text), str(text)], capsys)
+    rc, err = _cli(divergence.main, [str(text), str(text)], capsys)
     assert rc == 2 and len(err) == 1 and "is not an ONNX model" in err[0]
 
     broken = helper.make_model(helper.make_graph([helper.make_node("Relu", ["missing"], ["y"])], "g", [],
                                                  [helper.make_tensor_value_info("y", F, [1])]))
     path = tmp_path / "broken.onnx"
     onnx.save(broken, str(path))
-    rc, err = _cli(bisect.main, [str(path), str(path)], capsys)
+    rc, err = _cli(divergence.main, [str(path), str(path)], capsys)
     assert rc == 2 and len(err) == 1 and "fails onnx.checker" in err[0]
 
     rc, err = _cli(pipeline.main, ["--opset", "99", "--skip-dynamo"], capsys)
@@ -748,14 +757,14 @@ def test_cli_bad_inputs_give_one_line_and_nonzero_exit(tmp_path, capsys, results
     truncated.write_bytes(good.read_bytes()[:-7])
     for bad, expected in ((truncated, "is not an ONNX model"), (tmp_path / "missing.onnx", "no such file"),
                           (tmp_path, "is a directory")):
-        rc, err = _cli(bisect.main, [str(bad), str(good)], capsys)
+        rc, err = _cli(divergence.main, [str(bad), str(good)], capsys)
         assert rc == 2 and len(err) == 1 and expected in err[0], err
 
 
 def test_exporter_failure_is_one_line_and_leaves_no_file(tmp_path, capfd):
     # opset 7 is inside the TorchScript exporter's range, but it has no ONNX op for aten::arange there.
     from common.models import build_llama_tiny
-    from lab01_onnx.export import export_torchscript
+    from common.onnx_utils import export_torchscript
 
     with pytest.raises(UserError, match="not implemented for opset 7"):
         export_torchscript(build_llama_tiny(batch=2, seq=4), tmp_path / "m.onnx", opset=7)
@@ -766,7 +775,7 @@ def test_exporter_failure_is_one_line_and_leaves_no_file(tmp_path, capfd):
 def test_int8_quantization_below_opset_13_falls_back_to_per_tensor(tmp_path):
     # Per-channel DequantizeLinear needs the ``axis`` attribute (opset 13); at opset 12 the
     # quantizer must fall back to per-tensor weights and still give a checker-valid model.
-    from lab01_onnx.export import save_model
+    from common.onnx_utils import save_model
     from lab01_onnx.quantize import quantize_int8
 
     w = rnd(8, 4)
@@ -793,7 +802,7 @@ def test_pipeline_help_lists_the_steps(capsys):
 
 
 def test_runtime_without_the_opset_is_one_clear_error():
-    from lab01_onnx.export import ort_session
+    from common.onnx_utils import ort_session
 
     model = make_model([helper.make_node("Relu", ["x"], ["y"])], [("x", F, [2])], [("y", F, [2])], check=False)
     model.opset_import[0].version = 99
@@ -803,8 +812,8 @@ def test_runtime_without_the_opset_is_one_clear_error():
 
 @pytest.mark.gpu
 def test_ort_cuda_matches_cpu_with_tf32_off(exported):
-    from lab01_onnx.export import ort_run, ort_session
-    from lab01_onnx.pipeline import cuda_provider_reason
+    from common.onnx_utils import ort_run, ort_session
+    from lab01_onnx.measure import cuda_provider_reason
 
     reason = cuda_provider_reason()
     if reason:
@@ -816,11 +825,17 @@ def test_ort_cuda_matches_cpu_with_tf32_off(exported):
                                atol=1e-4, rtol=0)
 
 
-def test_pipeline_gate_failure_exits_with_one_line(capsys, results_dir, monkeypatch):
+def test_pipeline_gate_failure_exits_1_with_the_gate_table(capsys, results_dir, monkeypatch):
+    """A failed gate is not bad input: exit 1, ``gate failed: <stage>: <first failure>`` and the table."""
     from common.errors import run_cli
     from lab01_onnx import pipeline
 
     monkeypatch.setattr(pipeline, "ATOL", 0.0)  # float32 reassociation (~1e-7) now fails the gate
     rc = run_cli(pipeline.main, ["--skip-dynamo", "--quick", "--n-texts", "4", "--repeats", "1", "--warmup", "0"])
-    err = [line for line in capsys.readouterr().err.splitlines() if line.startswith("error:")]
-    assert rc == 2 and len(err) == 1 and "gate failed at stage 'onnx raw (TorchScript)'" in err[0]
+    err = capsys.readouterr().err.splitlines()
+    verdicts = [line for line in err if line.startswith("gate failed:")]
+    assert rc == 1 and len(verdicts) == 1
+    assert verdicts[0].startswith("gate failed: stage 'onnx raw (TorchScript)': logits:")
+    table = [line for line in err if line.startswith("|")]
+    assert table[0].startswith("| stage | output |") and "| values |" in table[-1]
+    assert not any(line.startswith("error:") for line in err)

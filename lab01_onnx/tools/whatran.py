@@ -2,8 +2,8 @@
 
 Run::
 
-    python -m lab01_onnx.whatran BEFORE.onnx AFTER.onnx [-v]
-    python -m lab01_onnx.whatran            # demo: known transformations on small BERT / ResNet
+    python -m lab01_onnx.tools.whatran BEFORE.onnx AFTER.onnx [-v]
+    python -m lab01_onnx.tools.whatran            # demo: known transformations on small BERT / ResNet
 
 It reads only the two graphs (no knowledge of the tool that produced AFTER) and reports, each with
 its evidence (which nodes, which counts):
@@ -35,7 +35,6 @@ change or no-op elimination.
 """
 from __future__ import annotations
 
-import argparse
 import collections
 import hashlib
 from dataclasses import dataclass, field
@@ -44,9 +43,12 @@ from collections.abc import Sequence
 
 import onnx
 
+from common.cli import parser, step
 from common.errors import UserError, require, run_cli
 
-from .graphtools import DEFAULT_DOMAINS, load_model, op_key, subgraph_reads
+from common.onnx_utils import DEFAULT_DOMAINS, export_torchscript, load_model, op_key, ort_optimize
+
+from .graphtools import subgraph_reads
 
 LAB = "lab01"
 KINDS = ("constant folding", "CSE", "DCE", "vertical fusion", "horizontal fusion", "layout change",
@@ -533,7 +535,7 @@ def _around(G: _Graph, i: int) -> str:
 # CLI
 
 
-def print_fingerprint(fp: Fingerprint, verbose: bool = False, prefix: str = "[whatran]") -> None:
+def print_fingerprint(fp: Fingerprint, verbose: bool = False, prefix: str = " ") -> None:
     print(f"{prefix} nodes {fp.nodes_before} -> {fp.nodes_after}, initializers {fp.initializers_before} -> "
           f"{fp.initializers_after}; op-type delta: " + (", ".join(f"{k} {v:+d}" for k, v in fp.op_delta.items()) or "none"))
     for f in fp.findings:
@@ -586,14 +588,14 @@ def demo_pairs(workdir: Path) -> list[tuple[str, onnx.ModelProto, onnx.ModelProt
 
     from common.models import build_bert, build_resnet50
 
-    onnxsim = require("onnxsim", "onnxsim", "the whatran demo")
+    from lab01_onnx.passes import run_passes
 
-    from .graphtools import export_onnx, ort_optimize
+    onnxsim = require("onnxsim", "onnxsim", "the whatran demo")
 
     pairs = []
     for name, bundle in [("bert_small", build_bert(batch=2, seq=16, small=True)),
                          ("resnet_small", build_resnet50(batch=2, image=64, small=True))]:
-        raw = export_onnx(bundle, workdir / f"{name}.onnx", constant_folding=False)
+        raw = export_torchscript(bundle, workdir / f"{name}.onnx")
         before = onnx.load(str(raw))
         for level in ("BASIC", "EXTENDED", "ALL"):
             after = ort_optimize(raw, workdir / f"{name}_{level}.onnx", level)
@@ -601,20 +603,14 @@ def demo_pairs(workdir: Path) -> list[tuple[str, onnx.ModelProto, onnx.ModelProt
         for p in (["eliminate_identity", "eliminate_deadend"], ["fuse_bn_into_conv"]):
             pairs.append((f"{name}: onnxoptimizer {'+'.join(p)}", before, onnxoptimizer.optimize(before, p)))
         pairs.append((f"{name}: onnxsim", before, onnxsim.simplify(before)[0]))
-        try:
-            from .passes import run_passes
-            pairs.append((f"{name}: Lab 01 passes", before, run_passes(before)[0]))
-        except ImportError:  # the Lab 01 passes module is optional here
-            pass
+        pairs.append((f"{name}: Lab 01 passes", before, run_passes(before)[0]))
     return pairs
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m lab01_onnx.whatran", description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = parser("python -m lab01_onnx.tools.whatran", __doc__)
     ap.add_argument("before", nargs="?", help="the model before the transformation (.onnx)")
     ap.add_argument("after", nargs="?", help="the model after the transformation (.onnx)")
-    ap.add_argument("-v", "--verbose", action="store_true", help="list every node behind each finding")
     args = ap.parse_args(argv)
 
     from common.results import write_table
@@ -623,7 +619,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if (args.before is None) != (args.after is None):
         raise UserError("give two models (BEFORE.onnx AFTER.onnx), or none for the demo")
     if args.before:
-        fp = fingerprint(load_model(args.before), load_model(args.after))
+        fp = fingerprint(load_model(args.before, dataflow=True), load_model(args.after, dataflow=True))
+        step(1, "fingerprint", f"{Path(args.before).name} -> {Path(args.after).name}")
         print_fingerprint(fp, args.verbose)
         label = f"{Path(args.before).stem} -> {Path(args.after).stem}"
         write_table(LAB, f"whatran_{Path(args.before).stem}__{Path(args.after).stem}", fingerprint_rows(label, fp),
@@ -634,14 +631,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for label, before, after in demo_pairs(Path(tmp)):
             fp = fingerprint(before, after)
-            print(f"[whatran] == {label}")
-            print_fingerprint(fp, args.verbose, prefix="[whatran]  ")
+            step(1, "fingerprint", label)
+            print_fingerprint(fp, args.verbose)
             rows += fingerprint_rows(label, fp)
     paths = write_table(LAB, "whatran", rows, title="whatran: optimizations detected in known transformations",
                         env=environment(threads=1),
                         meta={"models": "BERT-small (batch 2, seq 16), ResNet-small (depths 1-1-1-1, 64x64), TorchScript exporter, constant folding off"})
     png = _plot(rows)
-    print(f"[whatran] wrote {paths['md']} and {png}")
+    step(2, "tables", f"wrote {paths['md']} and {png}")
     return 0
 
 

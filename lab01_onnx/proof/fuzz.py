@@ -19,20 +19,20 @@ patterns the passes rewrite and the traps around them:
 
 Values are small integers stored as float32, so every op here is exact. For each generated
 graph, each custom pass alone and the whole pass manager must satisfy the properties checked by
-:func:`lab01_onnx.conformance.check_variant`: input untouched, same result when run twice,
+:func:`lab01_onnx.proof.contract.check_variant`: input untouched, same result when run twice,
 ``onnx.checker`` (full check) passes, graph input/output names and types unchanged, outputs
 bitwise equal on the graph's inputs (ONNX Runtime CPU, graph optimizations off), and the pass
 idempotent.
 
-Run: ``python -m lab01_onnx.fuzz --n 10000 [--seed 0]``. On a failure hypothesis shrinks the
-graph to a minimal counterexample, which is printed, saved under
-``results/lab01/fuzz_counterexamples/`` (``.onnx`` + ``.txt``) and then tolerated so the run goes
-on to find other kinds of failure. Counts go to ``results/lab01/fuzz.{md,csv,json}``.
+Run: ``python -m lab01_onnx.proof.fuzz --n 10000 [--seed 0]`` (the seed makes a run repeatable;
+the same seed and ``--n`` replay the same graphs). On a failure hypothesis shrinks the graph to a
+minimal counterexample, which is printed, saved under ``results/lab01/fuzz_counterexamples/``
+(``.onnx`` + ``.npz`` + ``.txt``) and then tolerated so the run goes on to find other kinds of
+failure; the run then ends as a failed gate (exit 1). Counts go to ``results/lab01/fuzz.*``.
 """
 
 from __future__ import annotations
 
-import argparse
 import collections
 import dataclasses
 import io
@@ -47,12 +47,17 @@ import onnx
 from hypothesis import strategies as st
 from onnx import TensorProto, helper, numpy_helper
 
-from lab01_onnx import conformance as conf
+from common import cli
+from common.errors import UserError, run_cli
+from common.gates import GateError, GateReport
+
+from . import contract as conf
 
 LAB = "lab01"
 OPSETS = (13, 14, 15, 17, 18, 21)
 IR_FOR_OPSET = {13: 7, 14: 7, 15: 8, 17: 8, 18: 8, 21: 10}
 MAX_DIM = 4
+QUICK_EXAMPLES = 300  # --quick
 
 
 # ---------------------------------------------------------------------------------------------
@@ -169,17 +174,9 @@ class Builder:
         graph = helper.make_graph(self.nodes, "fuzz", self.inputs,
                                   [self.output_info(o) for o in self.outputs], self.inits)
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", self.opset)],
-                                  producer_name="lab01_onnx.fuzz")
+                                  producer_name="lab01_onnx.proof.fuzz")
         model.ir_version = IR_FOR_OPSET[self.opset]
         return model
-
-
-def is_float(v: np.ndarray) -> bool:
-    return v.dtype == np.float32
-
-
-def is_shape_vec(v: np.ndarray) -> bool:
-    return v.dtype == np.int64 and v.ndim == 1
 
 
 # ---------------------------------------------------------------------------------------------
@@ -576,9 +573,12 @@ class FuzzStats:
 
 
 def run_fuzz(n: int, variants: Mapping[str, conf.PassFn], *, seed: int = 0,
-             derandomize: bool = False, progress: bool = True, max_rounds: int = 20,
+             progress: bool | None = None, max_rounds: int = 20,
              save_dir: Any = None, shrink: bool = True, max_steps: int = 8) -> FuzzStats:
-    """Generate ``n`` graphs and check every variant on each.
+    """Generate ``n`` graphs from ``seed`` and check every variant on each.
+
+    The same ``(n, seed, max_steps)`` gives the same graphs (round ``r`` of hypothesis runs with
+    seed ``seed * 1000 + r``); ``progress=None`` shows a bar only on a terminal.
 
     Each failure kind (variant, status, :func:`failure_signature`) is shrunk by hypothesis to a
     minimal counterexample, recorded in ``stats.counterexamples`` (and saved under ``save_dir``
@@ -592,7 +592,8 @@ def run_fuzz(n: int, variants: Mapping[str, conf.PassFn], *, seed: int = 0,
 
     stats = FuzzStats()
     known: set[tuple[str, str, str]] = set()
-    bar = tqdm(total=n, desc="fuzz", unit="graph", disable=not progress, file=sys.stderr)
+    bar = tqdm(total=n, desc="fuzz", unit="graph", disable=None if progress is None else not progress,
+               file=sys.stderr)
     for rnd in range(max_rounds):
         remaining = n - stats.examples
         if remaining <= 0:
@@ -600,7 +601,7 @@ def run_fuzz(n: int, variants: Mapping[str, conf.PassFn], *, seed: int = 0,
         state: dict[str, Any] = {"key": None, "last": None}
 
         @settings(max_examples=remaining, deadline=None, database=None,
-                  derandomize=derandomize, suppress_health_check=list(HealthCheck),
+                  derandomize=False, suppress_health_check=list(HealthCheck),
                   phases=[Phase.generate] + ([Phase.shrink] if shrink else []),
                   report_multiple_bugs=False,
                   verbosity=Verbosity.quiet, print_blob=False)
@@ -655,13 +656,13 @@ def _record(fc: FuzzCase, key: tuple[str, str, str], o: conf.Outcome, k: int, sa
 
 
 def replay(path: str, variants: Mapping[str, conf.PassFn]) -> int:
-    """Check a saved counterexample (``NN_name.onnx`` + ``NN_name.npz``); 1 if any variant fails.
+    """Check a saved counterexample (``NN_name.onnx`` + ``NN_name.npz``) and print each variant's outcome.
 
-    Raises UserError when the files are missing or unreadable.
+    Raises:
+        UserError: the files are missing or unreadable.
+        GateError: a variant still breaks the contract on it.
     """
     import pathlib
-
-    from common.errors import UserError
 
     onnx_path = pathlib.Path(path)
     npz_path = onnx_path.with_suffix(".npz")
@@ -674,11 +675,14 @@ def replay(path: str, variants: Mapping[str, conf.PassFn]) -> int:
             feeds = {k: data[k] for k in data.files}
     except Exception as exc:  # noqa: BLE001 - DecodeError, bad zip
         raise UserError(f"{onnx_path}: cannot read the model or feeds ({exc})") from None
-    fc = FuzzCase(model, feeds, collections.Counter())
-    outcomes = check_fuzz_case(fc, variants)
+    outcomes = check_fuzz_case(FuzzCase(model, feeds, collections.Counter()), variants)
     for v, o in outcomes.items():
         print(f"  {v:<34} {o.status}{': ' + o.detail if o.detail else ''}")
-    return 1 if any(o.failed for o in outcomes.values()) else 0
+    rows = [{"variant": v, "status": o.status, "detail": o.detail} for v, o in outcomes.items()]
+    failed = [r for r in rows if r["status"] in conf.FAILURES]
+    if failed:
+        raise GateError(GateReport(f"replay {onnx_path.name}", rows, f"{failed[0]['variant']}: {failed[0]['status']}"))
+    return 0
 
 
 def write_tables(stats: FuzzStats, *, meta: Mapping[str, Any]) -> dict:
@@ -702,28 +706,20 @@ def write_tables(stats: FuzzStats, *, meta: Mapping[str, Any]) -> dict:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m lab01_onnx.fuzz", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = cli.parser("python -m lab01_onnx.proof.fuzz", __doc__, quick=f"{QUICK_EXAMPLES} graphs instead of --n")
     ap.add_argument("--n", type=int, default=1000, help="graphs to generate (default 1000)")
     ap.add_argument("--seed", type=int, default=0, help="hypothesis seed (default 0)")
     ap.add_argument("--max-steps", type=int, default=8, help="recipes per graph (default 8)")
-    ap.add_argument("--stand-in", action="store_true",
-                    help="fuzz onnxoptimizer's eliminate_identity instead of the custom passes")
     ap.add_argument("--replay", metavar="NN_name.onnx", default=None,
                     help="re-check one saved counterexample (its .npz feeds beside it) against "
                          "the current passes, print each variant's outcome, and exit")
-    ap.add_argument("--no-progress", action="store_true", help="hide the tqdm bar")
-    ap.add_argument("-v", "--verbose", action="store_true", help="print each counterexample graph")
     args = ap.parse_args(argv)
-    from common.errors import UserError
     from common.results import results_dir
 
-    if args.n <= 0 or args.max_steps <= 0:
-        raise UserError(f"--n and --max-steps must be positive, got {args.n} and {args.max_steps}")
-    try:
-        variants = conf.load_variants(args.stand_in)
-    except ImportError as exc:
-        raise UserError(f"cannot import the Lab 01 passes ({exc}); use --stand-in") from exc
+    n = QUICK_EXAMPLES if args.quick else args.n
+    cli.positive("--n", n)
+    cli.positive("--max-steps", args.max_steps)
+    variants = conf.custom_variants()
     if args.replay:
         return replay(args.replay, variants)
     save_dir = results_dir(LAB) / "fuzz_counterexamples"
@@ -731,14 +727,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         if stale.suffix in (".onnx", ".txt", ".npz"):
             stale.unlink()  # this folder holds the latest run's counterexamples only
     t0 = time.perf_counter()
-    stats = run_fuzz(args.n, variants, seed=args.seed, progress=not args.no_progress,
-                     save_dir=save_dir, max_steps=args.max_steps)
+    stats = run_fuzz(n, variants, seed=args.seed, save_dir=save_dir, max_steps=args.max_steps)
     elapsed = time.perf_counter() - t0
-    paths = write_tables(stats, meta={"n": args.n, "seed": args.seed, "stand_in": args.stand_in,
-                                      "max_steps": args.max_steps,
+    paths = write_tables(stats, meta={"n": n, "seed": args.seed, "max_steps": args.max_steps,
                                       "elapsed_s": round(elapsed, 1), "opsets": list(OPSETS)})
-    print(f"fuzz: {stats.examples} graphs in {elapsed:.1f} s, "
-          f"{len(stats.counterexamples)} counterexample kind(s)")
+    cli.step(1, "fuzz", f"{stats.examples} graphs (seed {args.seed}) in {elapsed:.1f} s, "
+             f"{len(stats.counterexamples)} counterexample kind(s)")
     for row in stats.rows():
         fails = {f: row[f] for f in conf.FAILURES if row[f]}
         print(f"  {row['variant']:<34} rewritten {row['rewritten']:>5}  rewrites "
@@ -748,11 +742,14 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"{' -> ' + c['saved'] if 'saved' in c else ''}")
         if args.verbose:
             print(c["model_text"])
-    print(f"wrote {paths['md']}")
-    return 1 if stats.counterexamples else 0
+    cli.step(2, "tables", f"wrote {paths['md']}")
+    if stats.counterexamples:
+        rows = [{k: c[k] for k in ("variant", "status", "detail")} | {"saved": c.get("saved", "")}
+                for c in stats.counterexamples]
+        raise GateError(GateReport("fuzz", rows, f"{len(rows)} counterexample kind(s); first: "
+                                                 f"[{rows[0]['variant']}] {rows[0]['status']}"))
+    return 0
 
 
 if __name__ == "__main__":
-    from common.errors import run_cli
-
     raise SystemExit(run_cli(main))

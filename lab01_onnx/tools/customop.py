@@ -2,7 +2,7 @@
 
 Run::
 
-    python -m lab01_onnx.customop [-v]
+    python -m lab01_onnx.tools.customop [-v]
 
 Steps, one function each:
 
@@ -25,7 +25,6 @@ Writes ``results/lab01/customop.{md,csv,json}`` and ``customop.png``.
 """
 from __future__ import annotations
 
-import argparse
 import time
 from pathlib import Path
 from collections.abc import Sequence
@@ -34,9 +33,9 @@ import numpy as np
 import onnx
 import torch
 
-from common.errors import UserError, require, run_cli
-
-from .graphtools import export_onnx, op_counts
+from common.cli import parser, step
+from common.errors import GateFailed, UserError, require, run_cli
+from common.onnx_utils import export_dynamo, op_counts, ort_run, ort_session
 
 LAB = "lab01"
 DOMAIN = "ai.onnx.contrib"  # the domain onnxruntime-extensions' Python ops live in
@@ -94,7 +93,7 @@ def custom_rmsnorm_model(batch: int = 2, seq: int = 16):
         raise UserError("no LlamaRMSNorm module found in LLaMA-tiny; transformers changed its module names")
     swapped = bundle.run()
     gap = float(np.max(np.abs(swapped["logits"] - reference["logits"])))
-    print(f"[customop] replaced {n} LlamaRMSNorm modules by torch.ops.mlc.rms_norm; PyTorch logits moved by {gap:.3g}")
+    step(1, "swap", f"replaced {n} LlamaRMSNorm modules by torch.ops.mlc.rms_norm; PyTorch logits moved by {gap:.3g}")
     return bundle, reference, n
 
 
@@ -139,13 +138,13 @@ def _translation_table() -> dict:
 def export_custom(bundle, path: Path) -> onnx.ModelProto:
     """Step 2: dynamo export with ``custom_translation_table``; the model holds RMSNorm nodes of :data:`DOMAIN`."""
     t = time.perf_counter()
-    export_onnx(bundle, path, exporter="dynamo", opset=18, custom_translation_table=_translation_table())
+    export_dynamo(bundle, path, opset=18, custom_translation_table=_translation_table())
     model = onnx.load(str(path))
     n = sum(1 for node in model.graph.node if node.domain == DOMAIN and node.op_type == OP)
     # Model-local onnxscript functions are inlined by the exporter; the op must stay one node.
     if n == 0:
         raise UserError(f"the export holds no {DOMAIN}::{OP} node; the custom translation was not applied")
-    print(f"[customop] exported {path.name}: {len(model.graph.node)} nodes, {n} x {DOMAIN}::{OP}, "
+    step(2, "export", f"{path.name}: {len(model.graph.node)} nodes, {n} x {DOMAIN}::{OP}, "
           f"opset imports {[(o.domain or 'ai.onnx', o.version) for o in model.opset_import]} in {time.perf_counter() - t:.1f} s")
     return model
 
@@ -158,17 +157,15 @@ def run_without_kernel(path: Path) -> str:
     """Step 3: plain ORT (no custom-op library). Returns the one-line error ORT gives at load time.
 
     Raises:
-        AssertionError: ORT accepted the model (then the op is not custom any more).
+        GateFailed: ORT accepted the model (then the op is not custom any more).
     """
-    import onnxruntime as ort
-
     try:
-        ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
-    except Exception as exc:  # onnxruntime.capi.onnxruntime_pybind11_state.Fail / InvalidGraph
+        ort_session(path)
+    except UserError as exc:  # ORT's own error (Fail / InvalidGraph), first line
         msg = " ".join(str(exc).split())
-        print(f"[customop] plain ORT refuses the model: {type(exc).__name__}: {msg}")
+        step(3, "plain-ort", f"refuses the model: {msg}")
         return msg
-    raise AssertionError(f"ONNX Runtime loaded {path} without a kernel for {DOMAIN}::{OP}")
+    raise GateFailed(f"ONNX Runtime loaded {path} without a kernel for {DOMAIN}::{OP}")
 
 
 def _register_python_kernel():
@@ -191,8 +188,6 @@ def _register_python_kernel():
 
 def run_with_python_kernel(path: Path, feeds) -> dict[str, np.ndarray]:
     """Step 4: ORT + onnxruntime-extensions library + the Python RMSNorm kernel."""
-    from .graphtools import ort_run
-
     ext = _register_python_kernel()
     return ort_run(path, feeds, level="ALL", custom_ops_library=ext.get_library_path())
 
@@ -236,8 +231,6 @@ def with_function_fallback(model: onnx.ModelProto) -> onnx.ModelProto:
 
 def run_with_function_fallback(model: onnx.ModelProto, path: Path, feeds) -> dict[str, np.ndarray]:
     """Step 5: plain ORT on the model with the RMSNorm function body attached."""
-    from .graphtools import ort_run
-
     m = with_function_fallback(model)
     onnx.checker.check_model(m)
     onnx.save(m, str(path))
@@ -273,19 +266,7 @@ def _plot(rows: list[dict]):
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from common.gates import GateError
-
-    try:
-        return _main(argv)
-    except GateError as exc:  # a runtime disagreed with PyTorch: report it, exit 1
-        print(f"[customop] GATE FAILED: {exc}")
-        return 1
-
-
-def _main(argv: Sequence[str] | None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m lab01_onnx.customop", description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("-v", "--verbose", action="store_true", help="print the RMSNorm nodes and the function body")
+    ap = parser("python -m lab01_onnx.tools.customop", __doc__)
     args = ap.parse_args(argv)
 
     from common.gates import GateChain
@@ -313,12 +294,12 @@ def _main(argv: Sequence[str] | None) -> int:
     rep = chain.check("ORT + onnxruntime-extensions Python op", outs)
     rows.append({"runtime": "onnxruntime + extensions Python op", "result": "pass", "max_abs_vs_pytorch": rep.max_abs(),
                  "detail": "onnx_op(op_type='RMSNorm') + register_custom_ops_library(get_library_path())"})
-    print(f"[customop] ORT + Python kernel: gate max abs {rep.max_abs():.3g} <= {ATOL:g} -> ok")
+    step(4, "kernel", f"ORT + Python kernel: gate max abs {rep.max_abs():.3g} <= {ATOL:g} -> ok")
     outs = run_with_function_fallback(model, out / "llama_tiny_customop_function.onnx", feeds)
     rep = chain.check("ORT + model-local function", outs)
     rows.append({"runtime": "onnxruntime (plain) + model-local function", "result": "pass", "max_abs_vs_pytorch": rep.max_abs(),
                  "detail": f"ModelProto.functions holds {DOMAIN}::{OP} built from Mul/ReduceMean/Add/Sqrt/Div"})
-    print(f"[customop] ORT + model-local function: gate max abs {rep.max_abs():.3g} <= {ATOL:g} -> ok")
+    step(5, "function", f"ORT + model-local function: gate max abs {rep.max_abs():.3g} <= {ATOL:g} -> ok")
     counts = op_counts(model)
     meta = {"model": "LLaMA-tiny (common.models), batch 2, seq 16", "custom op": f"{DOMAIN}::{OP} x {counts.get(f'{DOMAIN}.{OP}', 0)}",
             "modules swapped": n_swapped, "tolerance": f"max abs on logits <= {ATOL:g}"}
@@ -326,7 +307,7 @@ def _main(argv: Sequence[str] | None) -> int:
     paths = write_table(LAB, "customop", rows, title="A custom ONNX op with and without a runtime kernel", env=env, meta=meta)
     write_table(LAB, "customop_gates", chain.rows, title="customop: numeric gates vs PyTorch", env=env, meta=meta)
     png = _plot(rows)
-    print(f"[customop] wrote {paths['md']} and {png}")
+    step(6, "tables", f"wrote {paths['md']} and {png}")
     return 0
 
 

@@ -3,24 +3,15 @@
 For every test case shipped inside the ``onnx`` wheel (the ~1,900 backend *node* cases from
 ``onnx.backend.test.case.node.collect_testcases`` plus the small real models under
 ``onnx/backend/test/data``: ``simple``, ``pytorch-converted``, ``pytorch-operator``, ``light``)
-each custom pass is run alone and the whole pass manager is run once, and the result must:
-
-1. leave its input model untouched (passes are pure: ``fn(model) -> PassResult``) and give the
-   same graph when run twice on it (deterministic);
-2. pass ``onnx.checker.check_model`` (``full_check=True`` whenever the original passes it);
-3. keep every graph input and output name, element type and shape (the model's interface);
-4. give the same outputs as the original on the case's own inputs, run by the same runtime:
-   ONNX Runtime (CPUExecutionProvider, graph optimizations off, 1 thread, so the kernels are the
-   same on both sides), or ``onnx.reference.ReferenceEvaluator`` where ORT cannot run the
-   original. The custom passes only move data (Reshape fusion, Identity removal, Gather
-   folding), so equality is exact (bitwise, NaN == NaN) -- no tolerance hides a wrong rewrite;
-5. be idempotent: running the same pass again rewrites nothing.
+each custom pass is run alone and the whole pass manager is run once, and each must keep the pass
+contract of :mod:`lab01_onnx.proof.contract` (input untouched, deterministic, checker, interface,
+outputs exactly equal on the case's own inputs, idempotent).
 
 Cases are skipped (never passed vacuously) when the original itself fails the checker, no
 runtime can run it, its outputs are not reproducible (random ops), or its data must be
 downloaded; every skip carries its reason in the tables.
 
-Run: ``python -m lab01_onnx.conformance [--limit N] [--filter REGEX] [--kinds node,simple]``.
+Run: ``python -m lab01_onnx.proof.conformance [--quick] [--limit N] [--filter REGEX] [--kinds node,simple]``.
 Writes ``results/lab01/conformance.{md,csv,json}`` (one row per pass variant) and
 ``results/lab01/conformance_cases.*`` (one row per case that was rewritten, failed or skipped).
 
@@ -29,7 +20,6 @@ Source of the cases: https://github.com/onnx/onnx/tree/main/onnx/backend/test (A
 
 from __future__ import annotations
 
-import argparse
 import collections
 import dataclasses
 import functools
@@ -40,65 +30,27 @@ import sys
 import time
 import warnings
 from pathlib import Path
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import onnx
 from onnx import numpy_helper
 
+from common import cli
+from common.errors import UserError, run_cli
+from common.gates import GateError, GateReport
+from lab01_onnx.passes import PassResult, check_onnxoptimizer_passes, run_passes
+
+from .contract import (FAILURES, RUNTIMES, Outcome, PassFn, check_variant, checker_error, custom_variants, diff_outputs,
+                       short)
+
 LAB = "lab01"
 ORT_SKIP_ENV = "MLC_CONFORMANCE_NO_ORT"  # set to 1 to force onnx.reference everywhere
-
+QUICK_CASES = 300  # --quick: the CI slice
 # ---------------------------------------------------------------------------------------------
 # Pass variants
 # ---------------------------------------------------------------------------------------------
-
-PassFn = Callable[[onnx.ModelProto], Any]
-
-
-def _call_pass(fn: PassFn, model: onnx.ModelProto) -> tuple[onnx.ModelProto, int | None]:
-    """Run one pass; accept ``PassResult(model, rewrites)``, ``(model, report)`` or a model.
-
-    Returns the new model and the number of rewrites it reported (None when it reports none).
-    """
-    out = fn(model)
-    if isinstance(out, onnx.ModelProto):
-        return out, None
-    if hasattr(out, "model") and hasattr(out, "rewrites"):
-        return out.model, int(out.rewrites)
-    if isinstance(out, tuple) and out and isinstance(out[0], onnx.ModelProto):
-        return out[0], None
-    raise TypeError(f"pass returned {type(out).__name__}, expected PassResult or ModelProto")
-
-
-def stand_in_variants() -> dict[str, PassFn]:
-    """onnxoptimizer's own ``eliminate_identity`` as a stand-in / baseline pass variant."""
-    import onnxoptimizer
-
-    return {"onnxoptimizer.eliminate_identity":
-            lambda m: onnxoptimizer.optimize(m, ["eliminate_identity"])}
-
-
-def custom_variants() -> dict[str, PassFn]:
-    """Each custom pass of ``lab01_onnx.passes`` alone, plus ``all`` (the pass manager).
-
-    Raises ImportError when ``lab01_onnx/passes.py`` does not exist yet.
-    """
-    from lab01_onnx import passes
-
-    variants: dict[str, PassFn] = dict(passes.CUSTOM_PASSES)
-    variants["all"] = run_all_passes
-    return variants
-
-
-def run_all_passes(model: onnx.ModelProto) -> Any:
-    """``passes.run_passes`` (all custom passes to a fixed point) as a PassResult."""
-    from lab01_onnx import passes
-
-    new, report = passes.run_passes(model)
-    return passes.PassResult(new, sum(int(r.get("rewrites", 0)) for r in report))
-
 
 def onnxoptimizer_variant(names: Sequence[str]) -> dict[str, PassFn]:
     """``all+onnxoptimizer``: the pass manager with onnxoptimizer built-ins in the loop.
@@ -106,11 +58,9 @@ def onnxoptimizer_variant(names: Sequence[str]) -> dict[str, PassFn]:
     onnxoptimizer's fusions (e.g. ``fuse_bn_into_conv``) change the arithmetic, so this variant
     is compared with the case's own tolerance (see :data:`TOLERANT_VARIANTS`), not bitwise.
     """
-    from lab01_onnx import passes
-
-    def run(model: onnx.ModelProto) -> Any:
-        new, report = passes.run_passes(model, onnxoptimizer_passes=tuple(names))
-        return passes.PassResult(new, sum(int(r.get("rewrites", 0)) for r in report))
+    def run(model: onnx.ModelProto) -> PassResult:
+        new, report = run_passes(model, onnxoptimizer_passes=tuple(names))
+        return PassResult(new, sum(int(r["rewrites"]) for r in report))
 
     return {"all+onnxoptimizer": run}
 
@@ -118,18 +68,6 @@ def onnxoptimizer_variant(names: Sequence[str]) -> dict[str, PassFn]:
 # Variants whose rewrites may change floating-point results: compared with the case's
 # rtol/atol (the backend suite's, 1e-3 / 1e-7 by default). Every other variant is bitwise.
 TOLERANT_VARIANTS = {"all+onnxoptimizer"}
-
-
-def load_variants(stand_in: bool = False, onnxoptimizer_passes: Sequence[str] = ()
-                  ) -> dict[str, PassFn]:
-    """The variants to check: the custom passes (plus ``all+onnxoptimizer`` when onnxoptimizer
-    passes are named), or onnxoptimizer's stand-in when asked."""
-    if stand_in:
-        return stand_in_variants()
-    variants = custom_variants()
-    if onnxoptimizer_passes:
-        variants.update(onnxoptimizer_variant(onnxoptimizer_passes))
-    return variants
 
 
 # ---------------------------------------------------------------------------------------------
@@ -275,7 +213,6 @@ def load_cases(kinds: Sequence[str] = ALL_KINDS, filter_re: str | None = None,
     """All cases of the given kinds, optionally filtered by a regex on the name and truncated."""
     unknown = set(kinds) - set(ALL_KINDS)
     if unknown:
-        from common.errors import UserError
         raise UserError(f"unknown case kind(s) {sorted(unknown)}; choose from {list(ALL_KINDS)}")
     cases: list[Case] = []
     if "node" in kinds:
@@ -285,7 +222,6 @@ def load_cases(kinds: Sequence[str] = ALL_KINDS, filter_re: str | None = None,
         try:
             rx = re.compile(filter_re)
         except re.error as exc:
-            from common.errors import UserError
             raise UserError(f"--filter {filter_re!r} is not a valid regex ({exc})") from None
         cases = [c for c in cases if rx.search(c.name)]
     return cases[:limit] if limit else cases
@@ -339,30 +275,6 @@ class RuntimeFailure(Exception):
     """Neither runtime could run a model on its inputs."""
 
 
-def _ort_run(model: onnx.ModelProto, feeds: Mapping[str, Any]) -> list[Any]:
-    import onnxruntime as ort
-
-    from common.timing import ort_session_options
-
-    so = ort_session_options(threads=1, level="DISABLE_ALL")
-    so.log_severity_level = 4
-    sess = ort.InferenceSession(model.SerializeToString(), so,
-                                providers=["CPUExecutionProvider"])
-    return sess.run(None, dict(feeds))
-
-
-def _ref_run(model: onnx.ModelProto, feeds: Mapping[str, Any]) -> list[Any]:
-    from onnx.reference import ReferenceEvaluator
-
-    with warnings.catch_warnings(), np.errstate(all="ignore"):
-        warnings.simplefilter("ignore")
-        return list(ReferenceEvaluator(model).run(None, dict(feeds)))
-
-
-RUNTIMES: dict[str, Callable[[onnx.ModelProto, Mapping[str, Any]], list[Any]]] = {
-    "onnxruntime": _ort_run, "onnx.reference": _ref_run}
-
-
 def run_reference_side(model: onnx.ModelProto, feeds_list: Sequence[Mapping[str, Any]]
                        ) -> tuple[str, list[list[Any]]]:
     """Run the original model on every input set with the first runtime that can.
@@ -375,195 +287,13 @@ def run_reference_side(model: onnx.ModelProto, feeds_list: Sequence[Mapping[str,
         try:
             return name, [RUNTIMES[name](model, f) for f in feeds_list]
         except Exception as exc:  # noqa: BLE001 - record and try the next runtime
-            errors.append(f"{name}: {_short(exc)}")
+            errors.append(f"{name}: {short(exc)}")
     raise RuntimeFailure("; ".join(errors))
 
 
-def _short(exc: BaseException, n: int = 160) -> str:
-    text = " ".join(str(exc).split())
-    text = re.sub(r"^\[ONNXRuntimeError\] : \d+ : \w+ : ", "", text)
-    return f"{type(exc).__name__}: {text[:n]}"
-
-
-def _is_float(a: np.ndarray) -> bool:
-    return a.dtype.kind in "fc" or a.dtype.name in ("bfloat16", "float8e4m3fn")
-
-
-def diff_values(ref: Any, got: Any, *, rtol: float = 0.0, atol: float = 0.0, where: str = "output"
-                ) -> str | None:
-    """First difference between two runtime values, or None when they match.
-
-    Checks, in order: container kind (tensor / sequence / optional / map), length, dtype, shape,
-    then values: exact (bitwise for ints/bools/strings, NaN == NaN for floats) when
-    ``rtol == atol == 0``, else ``|got - ref| <= atol + rtol*|ref|`` elementwise.
-    """
-    if ref is None or got is None:
-        return None if ref is None and got is None else f"{where}: optional presence differs"
-    if isinstance(ref, dict) or isinstance(got, dict):
-        if not (isinstance(ref, dict) and isinstance(got, dict)) or ref.keys() != got.keys():
-            return f"{where}: map keys differ"
-        for k in ref:
-            d = diff_values(ref[k], got[k], rtol=rtol, atol=atol, where=f"{where}[{k!r}]")
-            if d:
-                return d
-        return None
-    if isinstance(ref, list) or isinstance(got, list):
-        if not (isinstance(ref, list) and isinstance(got, list)) or len(ref) != len(got):
-            return f"{where}: sequence length differs"
-        for i, (r, g) in enumerate(zip(ref, got)):
-            d = diff_values(r, g, rtol=rtol, atol=atol, where=f"{where}[{i}]")
-            if d:
-                return d
-        return None
-    ref, got = np.asarray(ref), np.asarray(got)
-    if ref.dtype != got.dtype:
-        return f"{where}: dtype {got.dtype} != {ref.dtype}"
-    if ref.shape != got.shape:
-        return f"{where}: shape {got.shape} != {ref.shape}"
-    if not _is_float(ref):
-        return None if np.array_equal(ref, got) else f"{where}: values differ"
-    r, g = ref.astype(np.float64), got.astype(np.float64)
-    nan_r, nan_g = np.isnan(r), np.isnan(g)
-    if (nan_r != nan_g).any():
-        return f"{where}: NaN positions differ"
-    r, g = np.where(nan_r, 0, r), np.where(nan_g, 0, g)
-    with np.errstate(all="ignore"):
-        if rtol == 0 and atol == 0:
-            bad = (r != g)
-        else:
-            bad = ~(np.abs(g - r) <= atol + rtol * np.abs(r)) & (r != g)
-        if bad.any():
-            err = float(np.nanmax(np.abs(g - r)[bad])) if bad.any() else 0.0
-            return (f"{where}: {int(bad.sum())}/{bad.size} values differ "
-                    f"(max abs {err:.3g}, atol {atol}, rtol {rtol})")
-    return None
-
-
-def diff_outputs(ref: Sequence[Sequence[Any]], got: Sequence[Sequence[Any]], names: Sequence[str],
-                 **tol: float) -> str | None:
-    """Compare outputs of every input set (list of lists, in graph output order)."""
-    for k, (r_set, g_set) in enumerate(zip(ref, got)):
-        if len(r_set) != len(g_set):
-            return f"set {k}: {len(g_set)} outputs != {len(r_set)}"
-        for name, r, g in zip(names, r_set, g_set):
-            d = diff_values(r, g, where=f"set {k} {name}", **tol)
-            if d:
-                return d
-    return None
-
-
-def interface(model: onnx.ModelProto) -> list[tuple[str, str, str]]:
-    """The model's interface: (role, name, type) of every graph input and output, in order."""
-    def tstr(vi: onnx.ValueInfoProto) -> str:
-        return vi.type.SerializeToString().hex()
-    return ([("input", v.name, tstr(v)) for v in model.graph.input]
-            + [("output", v.name, tstr(v)) for v in model.graph.output])
-
-
-def interface_diff(before: onnx.ModelProto, after: onnx.ModelProto) -> str | None:
-    """One line naming the first graph input/output whose name, type or shape changed."""
-    a, b = interface(before), interface(after)
-    if len(a) != len(b):
-        return f"{len(b)} graph inputs+outputs != {len(a)}"
-    for (role, n1, t1), (_, n2, t2) in zip(a, b):
-        if n1 != n2:
-            return f"graph {role} {n1!r} renamed to {n2!r}"
-        if t1 != t2:
-            return f"graph {role} {n1!r} changed type/shape"
-    return None
-
-
-def graph_key(model: onnx.ModelProto) -> bytes:
-    """What a rewrite changes: the nodes, initializers and interface (not value_info)."""
-    g = onnx.GraphProto()
-    g.CopyFrom(model.graph)
-    del g.value_info[:]
-    return g.SerializeToString(deterministic=True)
-
-
-def checker_error(model: onnx.ModelProto, full_check: bool) -> str | None:
-    """``onnx.checker.check_model`` message (first line) or None when the model passes."""
-    try:
-        onnx.checker.check_model(model, full_check=full_check)
-        return None
-    except Exception as exc:  # noqa: BLE001 - checker raises several types
-        return _short(exc, 200)
-
-
 # ---------------------------------------------------------------------------------------------
-# One variant on one model
+# One case
 # ---------------------------------------------------------------------------------------------
-
-FAILURES = ("pass_error", "mutated_input", "nondeterministic", "checker_failed",
-            "interface_changed", "runtime_error", "output_mismatch", "not_idempotent")
-
-
-@dataclasses.dataclass
-class Outcome:
-    """Result of one pass variant on one model: ``status`` is ``unchanged``, ``equal`` or one
-    of FAILURES; ``rewrites`` is what the pass reported (None when it reports nothing)."""
-
-    status: str
-    rewrites: int | None = None
-    rewritten: bool = False
-    detail: str = ""
-
-    @property
-    def failed(self) -> bool:
-        return self.status in FAILURES
-
-
-def check_variant(fn: PassFn, model: onnx.ModelProto, feeds_list: Sequence[Mapping[str, Any]],
-                  runtime: str, ref_outputs: Sequence[Sequence[Any]], *, full_check: bool,
-                  rtol: float = 0.0, atol: float = 0.0) -> Outcome:
-    """Apply one pass variant to ``model`` and check the properties of the module doc.
-
-    ``ref_outputs`` are the original's outputs from ``runtime`` on ``feeds_list``.
-    """
-    before = model.SerializeToString(deterministic=True)
-    key_before = graph_key(model)
-    try:
-        new, rewrites = _call_pass(fn, model)
-    except Exception as exc:  # noqa: BLE001 - a pass must not raise on a valid model
-        return Outcome("pass_error", detail=_short(exc, 240))
-    if model.SerializeToString(deterministic=True) != before:
-        return Outcome("mutated_input", rewrites, detail="the pass modified its input model")
-    rewritten = graph_key(new) != key_before
-    if rewritten:
-        try:
-            twin, _ = _call_pass(fn, model)
-        except Exception as exc:  # noqa: BLE001
-            return Outcome("nondeterministic", rewrites, rewritten,
-                           "raised on a second run over the same input: " + _short(exc, 200))
-        if graph_key(twin) != graph_key(new):
-            return Outcome("nondeterministic", rewrites, rewritten,
-                           "two runs over the same input gave different graphs")
-    if not rewritten and not (rewrites or 0) and new.SerializeToString(deterministic=True) == before:
-        return Outcome("unchanged", rewrites)
-    err = checker_error(new, full_check)
-    if err:
-        return Outcome("checker_failed", rewrites, rewritten, err)
-    err = interface_diff(model, new)
-    if err:
-        return Outcome("interface_changed", rewrites, rewritten, err)
-    try:
-        got = [RUNTIMES[runtime](new, f) for f in feeds_list]
-    except Exception as exc:  # noqa: BLE001
-        return Outcome("runtime_error", rewrites, rewritten, f"{runtime}: {_short(exc, 240)}")
-    names = [o.name for o in model.graph.output]
-    err = diff_outputs(ref_outputs, got, names, rtol=rtol, atol=atol)
-    if err:
-        return Outcome("output_mismatch", rewrites, rewritten, f"{runtime}: {err}")
-    if rewritten:
-        try:
-            again, again_rewrites = _call_pass(fn, new)
-        except Exception as exc:  # noqa: BLE001
-            return Outcome("pass_error", rewrites, rewritten, "second run: " + _short(exc, 200))
-        if graph_key(again) != graph_key(new) or (again_rewrites or 0) > 0:
-            return Outcome("not_idempotent", rewrites, rewritten,
-                           f"second run reported {again_rewrites} rewrite(s) / changed the graph")
-    return Outcome("equal", rewrites, rewritten)
-
 
 @dataclasses.dataclass
 class CaseResult:
@@ -693,12 +423,13 @@ def write_tables(results: Sequence[CaseResult], variants: Sequence[str], *,
 
 
 def run_conformance(cases: Sequence[Case], variants: Mapping[str, PassFn], *,
-                    progress: bool = True) -> list[CaseResult]:
-    """Run every variant on every case, with a tqdm progress bar."""
+                    progress: bool | None = None) -> list[CaseResult]:
+    """Run every variant on every case, with a tqdm progress bar (``None``: only on a terminal)."""
     from tqdm import tqdm
 
     results = []
-    bar = tqdm(cases, desc="conformance", unit="case", disable=not progress, file=sys.stderr)
+    bar = tqdm(cases, desc="conformance", unit="case", disable=None if progress is None else not progress,
+               file=sys.stderr)
     for case in bar:
         results.append(run_case(case, variants))
         fails = sum(any(o.failed for o in r.outcomes.values()) for r in results)
@@ -723,66 +454,52 @@ def print_summary(summary: Mapping[str, Any], results: Sequence[CaseResult]) -> 
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m lab01_onnx.conformance", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = cli.parser("python -m lab01_onnx.proof.conformance", __doc__,
+                    quick=f"the CI slice: {QUICK_CASES} cases, those using Reshape/Identity/Gather/... first")
     ap.add_argument("--limit", type=int, default=None, help="run only the first N cases")
     ap.add_argument("--filter", default=None, help="regex on the case name (e.g. 'reshape|gather')")
     ap.add_argument("--kinds", default=",".join(ALL_KINDS),
                     help=f"comma list of case kinds (default: all of {','.join(ALL_KINDS)})")
-    ap.add_argument("--quick", type=int, default=None, metavar="N",
-                    help="the CI slice: N cases, those using Reshape/Identity/Gather/... first")
-    ap.add_argument("--stand-in", action="store_true",
-                    help="check onnxoptimizer's eliminate_identity instead of the custom passes")
     ap.add_argument("--onnxoptimizer", default="", metavar="P1,P2",
                     help="also check run_passes(onnxoptimizer_passes=[P1,P2,...]) as variant "
                          "all+onnxoptimizer, compared with the case's rtol/atol (not bitwise)")
-    ap.add_argument("--no-progress", action="store_true", help="hide the tqdm bar")
-    ap.add_argument("-v", "--verbose", action="store_true",
-                    help="print each rewritten case and its outcome")
     args = ap.parse_args(argv)
-    from common.errors import UserError
-
-    if args.limit is not None and args.limit <= 0:
-        raise UserError(f"--limit must be positive, got {args.limit}")
+    cli.positive("--limit", args.limit)
     opt_names = [p for p in args.onnxoptimizer.split(",") if p]
+    variants = custom_variants()
     if opt_names:
-        import onnxoptimizer
-
-        unknown = sorted(set(opt_names) - set(onnxoptimizer.get_available_passes()))
-        if unknown:
-            raise UserError(f"onnxoptimizer has no pass {unknown}; see "
-                            "onnxoptimizer.get_available_passes()")
-    try:
-        variants = load_variants(args.stand_in, opt_names)
-    except ImportError as exc:
-        raise UserError(f"cannot import the Lab 01 passes ({exc}); use --stand-in to check "
-                        "onnxoptimizer's eliminate_identity instead") from exc
+        variants.update(onnxoptimizer_variant(opt_names))
+        check_onnxoptimizer_passes(opt_names)
     t0 = time.perf_counter()
-    cases = load_cases([k.strip() for k in args.kinds.split(",") if k.strip()],
-                       args.filter, None if args.quick else args.limit)
+    cases = load_cases([k.strip() for k in args.kinds.split(",") if k.strip()], args.filter,
+                       None if args.quick else args.limit)
     if args.quick:
-        cases = quick_slice(cases, args.quick)
+        cases = quick_slice(cases, QUICK_CASES)
     if not cases:
         raise UserError(f"no case matches --filter {args.filter!r}; try a broader regex")
-    print(f"loaded {len(cases)} cases in {time.perf_counter() - t0:.1f} s; "
-          f"variants: {', '.join(variants)}")
+    cli.step(1, "cases", f"loaded {len(cases)} cases in {time.perf_counter() - t0:.1f} s; variants: {', '.join(variants)}")
     t1 = time.perf_counter()
-    results = run_conformance(cases, variants, progress=not args.no_progress)
+    results = run_conformance(cases, variants)
     elapsed = time.perf_counter() - t1
     if args.verbose:
         for row in case_rows(results):
             print("  ", row)
     summary = write_tables(results, list(variants), meta={
         "filter": args.filter, "limit": args.limit, "quick": args.quick, "kinds": args.kinds,
-        "stand_in": args.stand_in, "onnxoptimizer_passes": args.onnxoptimizer,
+        "onnxoptimizer_passes": args.onnxoptimizer,
         "tolerant_variants": sorted(TOLERANT_VARIANTS & set(variants)),
         "elapsed_s": round(elapsed, 1), "onnx": onnx.__version__})
+    cli.step(2, "run", f"{summary['cases_total']} cases, {summary['cases_run']} run {summary['runtimes']}, "
+             f"{summary['cases_rewritten']} rewritten, {summary['cases_failed']} failed, in {elapsed:.1f} s")
     print_summary(summary, results)
-    print(f"ran in {elapsed:.1f} s; wrote {summary['paths'].get('md', summary['paths'])}")
-    return 1 if summary["cases_failed"] else 0
+    cli.step(3, "tables", f"wrote {summary['paths'].get('md', summary['paths'])}")
+    if summary["cases_failed"]:
+        failed = [r for r in case_rows(results) if r["status"] in FAILURES]
+        raise GateError(GateReport("conformance", failed, f"{summary['cases_failed']} case(s) break the pass contract; "
+                                                          f"first: {failed[0]['case']} [{failed[0]['variant']}] "
+                                                          f"{failed[0]['status']}"))
+    return 0
 
 
 if __name__ == "__main__":
-    from common.errors import run_cli
-
     raise SystemExit(run_cli(main))

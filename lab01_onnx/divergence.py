@@ -2,14 +2,17 @@
 
 Usage::
 
-    python -m lab01_onnx.bisect A.onnx B.onnx [--atol 1e-4] [--dims batch=2,sequence=8] [--inputs feeds.npz]
-    python -m lab01_onnx.bisect --torch llama_tiny B.onnx      # PyTorch module outputs vs the ONNX export
+    python -m lab01_onnx.divergence A.onnx B.onnx [--atol 1e-4] [--dims batch=2,sequence=8] [--inputs feeds.npz]
+    python -m lab01_onnx.divergence --torch llama_tiny B.onnx    # PyTorch module outputs vs the ONNX export
+
+Exit code 0 when the models agree on the input, 1 (a failed gate, with the diverging node's row)
+when they do not, 2 on bad input.
 
 Method (ONNX vs ONNX): every intermediate tensor of both models is made a graph output (types
 from ``onnx.shape_inference``), both run in onnxruntime (graph optimizations off, so every tensor
 exists as written) on the same input, then B's nodes are walked in topological order and the
-first node with an output also present in A whose values differ by more than
-``atol + rtol * |a|`` (or whose shape differs) is named. Tensors are matched by name, which graph
+first node with an output also present in A whose values fail :func:`common.gates.compare`
+(``|b - a| <= atol + rtol * |a|``, or a different shape) is named. Tensors are matched by name, which graph
 passes keep for every value they do not delete.
 
 Method (PyTorch vs ONNX): forward hooks record every submodule's output; the TorchScript exporter
@@ -19,7 +22,6 @@ is named.
 """
 from __future__ import annotations
 
-import argparse
 from dataclasses import dataclass, field
 from pathlib import Path
 from collections.abc import Mapping, Sequence
@@ -28,8 +30,10 @@ import numpy as np
 import onnx
 from onnx import helper
 
+from common import cli
 from common.errors import UserError, run_cli
-from lab01_onnx.export import check, load_model, ort_run, ort_session
+from common.gates import GateError, GateReport, compare
+from common.onnx_utils import check_model, load_model, ort_run, ort_session
 
 
 @dataclass
@@ -93,21 +97,15 @@ def make_feeds(model: onnx.ModelProto, dims: Mapping[str, int] | None = None, se
 
 
 def _diff(a: np.ndarray, b: np.ndarray, atol: float, rtol: float) -> float | None:
-    """Max abs difference if beyond tolerance (inf on shape mismatch), else None."""
-    if a.shape != b.shape:
-        return float("inf")
-    if a.dtype == np.bool_ or b.dtype == np.bool_:
-        return None if np.array_equal(a, b) else 1.0
-    a64, b64 = a.astype(np.float64), b.astype(np.float64)
-    both_nan = np.isnan(a64) & np.isnan(b64)
-    err = np.where(both_nan, 0.0, np.abs(a64 - b64))
-    err = np.nan_to_num(err, nan=np.inf)
-    if (err > atol + rtol * np.abs(np.nan_to_num(a64))).any():
-        return float(err.max())
-    return None
+    """Max abs difference if ``b`` fails the gate against ``a`` (inf on a shape or NaN mismatch), else None."""
+    report = compare({"t": a}, {"t": b}, atol=atol, rtol=rtol, check_dtype=False)
+    if report.passed:
+        return None
+    worst = report.rows[0].get("max_abs", float("inf"))
+    return worst if worst > atol else float("inf")  # failed with no finite difference beyond atol: NaN
 
 
-def bisect_onnx(model_a: onnx.ModelProto, model_b: onnx.ModelProto, feeds: Mapping[str, np.ndarray],
+def onnx_divergence(model_a: onnx.ModelProto, model_b: onnx.ModelProto, feeds: Mapping[str, np.ndarray],
                 atol: float = 1e-4, rtol: float = 0.0) -> Divergence | None:
     """First node of ``model_b`` (topological order) whose output differs from ``model_a``'s same-named tensor.
 
@@ -127,7 +125,7 @@ def bisect_onnx(model_a: onnx.ModelProto, model_b: onnx.ModelProto, feeds: Mappi
     return None
 
 
-def bisect_torch(bundle, model: onnx.ModelProto, atol: float = 1e-4, rtol: float = 0.0) -> Divergence | None:
+def torch_divergence(bundle, model: onnx.ModelProto, atol: float = 1e-4, rtol: float = 0.0) -> Divergence | None:
     """First PyTorch submodule (execution order) whose output differs from the ONNX export's.
 
     Needs a TorchScript export (node names carry the module scope).
@@ -209,8 +207,7 @@ def _parse_dims(text: str) -> dict[str, int]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m lab01_onnx.bisect", description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = cli.parser("python -m lab01_onnx.divergence", __doc__)
     p.add_argument("a", help="reference model (.onnx), or with --torch a common.models name (llama_tiny)")
     p.add_argument("b", help="candidate model (.onnx)")
     p.add_argument("--torch", action="store_true", help="A is a PyTorch model name from common.models")
@@ -221,7 +218,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args(argv)
     model_b = load_model(args.b)
-    check(model_b, args.b)
+    check_model(model_b, args.b)
     if args.torch:
         from common.models import build_model
 
@@ -229,23 +226,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         size = {"batch": dims.get("batch", 2)}
         if args.a != "resnet50":  # the image models take no sequence length
             size["seq"] = dims.get("sequence", 8)
-        bundle = build_model(args.a, **size)
-        div = bisect_torch(bundle, model_b, args.atol, args.rtol)
+        div = torch_divergence(build_model(args.a, **size), model_b, args.atol, args.rtol)
     else:
         model_a = load_model(args.a)
-        check(model_a, args.a)
+        check_model(model_a, args.a)
         if args.inputs:
             if not Path(args.inputs).is_file():
                 raise UserError(f"--inputs {args.inputs}: no such file")
             feeds = dict(np.load(args.inputs))
         else:
             feeds = make_feeds(model_a, _parse_dims(args.dims), args.seed)
-        div = bisect_onnx(model_a, model_b, feeds, args.atol, args.rtol)
+        div = onnx_divergence(model_a, model_b, feeds, args.atol, args.rtol)
     if div is None:
-        print(f"no divergence beyond atol={args.atol} rtol={args.rtol}: the models agree on this input")
+        cli.step(1, "divergence", f"none beyond atol={args.atol} rtol={args.rtol}: the models agree on this input")
         return 0
-    print(div.line())
-    return 1
+    cli.step(1, "divergence", div.line())
+    row = {"node": div.node, "op_type": div.op_type, "output": div.output, "max_abs": div.max_abs,
+           "shape_a": div.shape_a, "shape_b": div.shape_b, "tensors_compared_before": div.compared}
+    raise GateError(GateReport(Path(args.b).name, [row], div.line()))
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 
 Run::
 
-    python -m lab01_onnx.fusions [--models resnet50,bert] [--small] [-v]
+    python -m lab01_onnx.tools.fusions [--models resnet50,bert] [--quick] [--keep] [-v]
 
 Steps, one function each, each followed by its numeric gate against PyTorch:
 
@@ -15,7 +15,7 @@ Steps, one function each, each followed by its numeric gate against PyTorch:
    EXTENDED, ALL), each optimized graph saved with ``SessionOptions.optimized_model_filepath``
    and run again as saved (``DISABLE_ALL``) for the gate.
 4. :func:`find_fusions` -- the op-type diff of every stage against the raw export, and the
-   fingerprint of :mod:`lab01_onnx.whatran`: where Conv+BatchNormalization became one Conv, and
+   fingerprint of :mod:`lab01_onnx.tools.whatran`: where Conv+BatchNormalization became one Conv, and
    where the exact GELU subgraph ``x * 0.5 * (1 + erf(x / sqrt(2)))`` (Div, Erf, Add, Mul, Mul)
    became ``com.microsoft.Gelu`` / ``BiasGelu``.
 
@@ -27,7 +27,6 @@ EXTENDED; NCHWc layout transformation is ALL/layout level on x86 CPUs).
 """
 from __future__ import annotations
 
-import argparse
 import collections
 import re
 import tempfile
@@ -37,10 +36,10 @@ from collections.abc import Sequence
 
 import onnx
 
+from common.cli import parser, step
 from common.errors import UserError, require, run_cli
-from common.gates import GateError
+from common.onnx_utils import ORT_LEVELS, export_torchscript, op_counts, ort_optimize, ort_run
 
-from .graphtools import ORT_LEVELS, export_onnx, op_counts, ort_optimize, ort_run
 from .whatran import fingerprint, pattern_of
 
 LAB = "lab01"
@@ -62,8 +61,8 @@ def build(name: str, small: bool):
 def export_raw(bundle, workdir: Path) -> Path:
     """Step 1: raw TorchScript export (opset 17, exporter constant folding off)."""
     t = time.perf_counter()
-    path = export_onnx(bundle, workdir / f"fusions_{bundle.name}_raw.onnx", constant_folding=False)
-    print(f"[fusions] {bundle.name}: exported raw graph ({len(onnx.load(str(path), load_external_data=False).graph.node)} nodes) "
+    path = export_torchscript(bundle, workdir / f"fusions_{bundle.name}_raw.onnx")
+    step(1, "export", f"{bundle.name}: raw graph ({len(onnx.load(str(path), load_external_data=False).graph.node)} nodes) "
           f"in {time.perf_counter() - t:.1f} s -> {path}")
     return path
 
@@ -77,7 +76,7 @@ def simplify(raw: Path) -> Path:
         raise UserError(f"onnxsim could not validate its simplification of {raw}")
     out = raw.with_name(raw.name.replace("_raw", "_onnxsim"))
     onnx.save(model, str(out))
-    print(f"[fusions]   onnxsim: {len(model.graph.node)} nodes in {time.perf_counter() - t:.1f} s")
+    step(2, "onnxsim", f"{len(model.graph.node)} nodes in {time.perf_counter() - t:.1f} s")
     return out
 
 
@@ -88,7 +87,7 @@ def ort_levels(raw: Path) -> dict[str, Path]:
         t = time.perf_counter()
         path = raw.with_name(raw.name.replace("_raw", f"_ort_{level.lower()}"))
         m = ort_optimize(raw, path, level)
-        print(f"[fusions]   ORT {level}: {len(m.graph.node)} nodes in {time.perf_counter() - t:.1f} s")
+        step(3, "ort", f"{level}: {len(m.graph.node)} nodes in {time.perf_counter() - t:.1f} s")
         out[f"ort_{level.lower()}"] = path
     return out
 
@@ -97,7 +96,7 @@ def gate_stage(chain, stage: str, path: Path, feeds) -> dict:
     """Run the saved model as it is (ORT DISABLE_ALL) and gate it against PyTorch."""
     outputs = ort_run(path, feeds, level="DISABLE_ALL")
     rep = chain.check(stage, outputs)
-    print(f"[fusions]   gate {stage}: max abs {rep.max_abs():.3g} (atol {ATOL:g} x max|ref|) -> ok")
+    step(4, "gate", f"{stage}: max abs {rep.max_abs():.3g} (atol {ATOL:g} x max|ref|) -> ok")
     return {"gate_max_abs": rep.max_abs(), "gate": "pass"}
 
 
@@ -164,10 +163,10 @@ def run_model(name: str, small: bool, workdir: Path, verbose: bool) -> tuple[lis
         row.update(gate_stage(chain, f"{label}:{stage}", path, feeds))
         if stage != "raw":
             row.update(find_fusions(raw_model, m))
-            print(f"[fusions]   {stage}: Conv+BN fused {row['conv_bn_fused']} ({row['conv_bn_into'] or '-'}), "
+            step(5, "fusions", f"{stage}: Conv+BN fused {row['conv_bn_fused']} ({row['conv_bn_into'] or '-'}), "
                   f"GELU fused {row['gelu_fused']} ({row['gelu_into'] or '-'})")
         if verbose:
-            print(f"[fusions]     ops: {dict(counts[stage].most_common())}")
+            print(f"  ops: {dict(counts[stage].most_common())}")
         rows.append(row)
     return rows, chain.rows, counts
 
@@ -208,13 +207,11 @@ def plot(all_counts: dict[str, dict[str, collections.Counter]]):
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m lab01_onnx.fusions", description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = parser("python -m lab01_onnx.tools.fusions", __doc__,
+                quick="small configs: ResNet depths 1-1-1-1 at 64x64, 2-layer BERT (what the tests run)")
     ap.add_argument("--models", default="resnet50,bert", help="comma list of resnet50, bert (default both)")
-    ap.add_argument("--small", action="store_true", help="small configs (tests): ResNet depths 1-1-1-1 at 64x64, 2-layer BERT")
     ap.add_argument("--keep", action="store_true",
                     help="keep every stage's .onnx under results/lab01/fusions_models/ (BERT-base: ~0.4 GB each)")
-    ap.add_argument("-v", "--verbose", action="store_true", help="print the op counts of every stage")
     args = ap.parse_args(argv)
     names = [m.strip() for m in args.models.split(",") if m.strip()]
     for n in names:
@@ -229,14 +226,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     workdir = results_dir(LAB) / "fusions_models" if args.keep else Path(tmp.name)
     workdir.mkdir(parents=True, exist_ok=True)
     for n in names:
-        try:
-            r, g, counts = run_model(n, args.small, workdir, args.verbose)
-        except GateError as exc:  # a stage changed the numbers: report it, exit 1
-            print(f"[fusions] GATE FAILED: {exc}")
-            return 1
+        r, g, counts = run_model(n, args.quick, workdir, args.verbose)  # a failed gate raises GateError: exit 1
         rows += r
         gates += g
-        label = f"{n}{'_small' if args.small else ''}"
+        label = f"{n}{'_small' if args.quick else ''}"
         all_counts[label] = counts
         write_table(LAB, f"fusions_ops_{label}", op_table(counts),
                     title=f"{label}: node count per op type and stage (changed op types first)",
@@ -252,7 +245,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     write_table(LAB, "fusions_gates", gates, title="Numeric gate after every stage (reference: PyTorch)", env=env, meta=meta)
     png = plot(all_counts)
     tmp.cleanup()
-    print(f"[fusions] wrote {paths['md']} and {png}")
+    step(6, "tables", f"wrote {paths['md']} and {png}")
     return 0
 
 

@@ -2,8 +2,8 @@
 
 Run::
 
-    python -m lab01_onnx.memplan                                  # LLaMA-tiny, ResNet-50, BERT-base
-    python -m lab01_onnx.memplan MODEL.onnx --dim batch=1 --dim sequence=128
+    python -m lab01_onnx.tools.memplan                                  # LLaMA-tiny, ResNet-50, BERT-base
+    python -m lab01_onnx.tools.memplan MODEL.onnx --dim batch=1 --dim sequence=128
 
 What it computes (all sizes in bytes, steps are node indices in execution order):
 
@@ -42,7 +42,6 @@ The core (:class:`Step`, :func:`lifetimes`, :func:`best_fit_plan`, :func:`greedy
 """
 from __future__ import annotations
 
-import argparse
 import copy
 import heapq
 from collections import defaultdict, deque
@@ -53,9 +52,12 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 import onnx
 
+from common.cli import parser, step
 from common.errors import UserError, run_cli
 
-from .graphtools import load_model, op_key, subgraph_reads, tensor_nbytes
+from common.onnx_utils import export_torchscript, load_model, op_key
+
+from .graphtools import subgraph_reads, tensor_nbytes
 
 LAB = "lab01"
 ORDERS = ("given", "bfs", "dfs", "greedy")
@@ -465,13 +467,13 @@ def _report_model(label: str, model: onnx.ModelProto, dims: Mapping[str, int], v
     for order, plan in rep.plans.items():
         rows.append({"model": label, "order": order, "nodes": len(rep.steps[order]), **plan.summary()})
     g = rep.plans["given"]
-    print(f"[memplan] {label}: {len(g.lives)} intermediate tensors over {len(rep.steps['given'])} steps: "
+    step(2, "plan", f"{label}: {len(g.lives)} intermediate tensors over {len(rep.steps['given'])} steps: "
           f"naive {g.naive_bytes} B ({_mib(g.naive_bytes)}), planned {g.planned_bytes} B ({_mib(g.planned_bytes)}, "
           f"{len(g.buffers)} buffers), offset plan {g.offset_plan_bytes} B, lower bound {g.lower_bound_bytes} B ({_mib(g.lower_bound_bytes)}) at step "
           f"{g.peak_step} ({rep.steps['given'][g.peak_step].op})")
     for order in ORDERS[1:]:
         p = rep.plans[order]
-        print(f"[memplan]   order {order:6s}: lower bound {p.lower_bound_bytes} B ({p.lower_bound_bytes / max(g.lower_bound_bytes, 1):.2f}x given), "
+        print(f"  order {order:6s}: lower bound {p.lower_bound_bytes} B ({p.lower_bound_bytes / max(g.lower_bound_bytes, 1):.2f}x given), "
               f"planned {p.planned_bytes} B ({p.planned_bytes / max(g.planned_bytes, 1):.2f}x given)")
     if verbose:
         for r in sorted(tensor_rows(rep), key=lambda r: -r["bytes"])[:15]:
@@ -512,28 +514,26 @@ def _default_models() -> dict[str, tuple[onnx.ModelProto, dict]]:
 
     from common.models import build_bert, build_llama_tiny, build_resnet50
 
-    from .graphtools import export_onnx
-
-    # transformers' LLaMA mask code (vmap) does not trace with the TorchScript exporter: use dynamo.
-    specs = [("llama_tiny", lambda: build_llama_tiny(batch=2, seq=16), {"batch": 1, "sequence": 128}, "dynamo"),
-             ("resnet50", lambda: build_resnet50(batch=2), {"batch": 1}, "torchscript"),
-             ("bert_base", lambda: build_bert(batch=2, seq=16), {"batch": 1, "sequence": 128}, "torchscript")]
+    # LLaMA-tiny: the raw TorchScript export Lab 01's pipeline optimizes (exporter constant folding
+    # off); ResNet-50 and BERT-base with the exporter's constant folding, as a deployed model is.
+    specs = [("llama_tiny", lambda: build_llama_tiny(batch=2, seq=16), {"batch": 1, "sequence": 128}, False),
+             ("resnet50", lambda: build_resnet50(batch=2), {"batch": 1}, True),
+             ("bert_base", lambda: build_bert(batch=2, seq=16), {"batch": 1, "sequence": 128}, True)]
     out = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for label, build, dims, exporter in specs:
-            path = export_onnx(build(), Path(tmp) / f"{label}.onnx", exporter=exporter)
+        for k, (label, build, dims, folding) in enumerate(specs, 1):
+            path = export_torchscript(build(), Path(tmp) / f"{label}.onnx", constant_folding=folding)
             out[label] = (onnx.load(str(path)), dims)
-            print(f"[memplan] exported {label} ({exporter} exporter): {len(out[label][0].graph.node)} nodes; planning at {dims}")
+            step(k, "export", f"{label} (TorchScript, exporter constant folding {'on' if folding else 'off'}): "
+                 f"{len(out[label][0].graph.node)} nodes; planning at {dims}")
     return out
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m lab01_onnx.memplan", description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = parser("python -m lab01_onnx.tools.memplan", __doc__)
     ap.add_argument("model", nargs="?", help="an .onnx file (default: export LLaMA-tiny, ResNet-50, BERT-base)")
     ap.add_argument("--dim", action="append", default=[], metavar="NAME=SIZE",
                     help="size of a dynamic axis, by dim_param (sequence=128) or input:axis (input_ids:1=128)")
-    ap.add_argument("-v", "--verbose", action="store_true", help="print the 15 largest tensors with lifetimes")
     args = ap.parse_args(argv)
     dims = parse_dims(args.dim)
 
@@ -541,7 +541,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from common.timing import environment
 
     if args.model:
-        model = load_model(args.model)
+        model = load_model(args.model, dataflow=True)
         label = Path(args.model).stem
         models = {label: (model, dims)}
     else:
@@ -564,7 +564,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                               "lower_bound = max over steps of bytes live at that step (a tensor is live from the step "
                               "that writes it through the last step that reads it).")
     png = _plot(reports, name)
-    print(f"[memplan] wrote {paths['md']} and {png}")
+    step(3, "tables", f"wrote {paths['md']} and {png}")
     return 0
 
 

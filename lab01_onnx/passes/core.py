@@ -1,0 +1,289 @@
+"""What the three passes share: their result type, one def-use index, and the rule driver.
+
+ONNX IR specification (https://onnx.ai/onnx/repo-docs/IR.html, "Graphs", "Names Within a Graph"):
+main-graph nodes are listed in topological order and every value name is assigned once (SSA); a
+subgraph (an If/Loop/Scan body) may read values of its enclosing graphs by name ("outer scope"),
+and those reads are invisible in the enclosing node's inputs. :class:`DefUseIndex` therefore
+scans every subgraph and counts its outer-scope reads as uses.
+
+A pass is one *rule* ``rule(index, pos, shapes) -> rewrites`` tried at a main-graph node
+position, run by :func:`apply_rule`: every node once in topological order, then again wherever a
+rewrite changed what the rule sees (a value lost readers, or a node was rewritten), until nothing
+changes. So each pass is idempotent on its own (the proof harness checks that), and no pass keeps
+a worklist of its own.
+"""
+from __future__ import annotations
+
+import collections
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+
+from common.errors import UserError
+from common.onnx_utils import DEFAULT_DOMAINS, opset
+
+from .shapes import Shapes
+
+
+@dataclass
+class PassResult:
+    """What a pass returns: ``model`` (a new ``ModelProto``; the input is never modified) and
+    ``rewrites`` (pattern instances rewritten; 0 means the model is unchanged)."""
+
+    model: onnx.ModelProto
+    rewrites: int
+
+
+def copy_model(model: onnx.ModelProto) -> onnx.ModelProto:
+    """A deep copy. Raises :class:`UserError` for anything but a ``ModelProto``."""
+    if not isinstance(model, onnx.ModelProto):
+        raise UserError(f"expected an onnx.ModelProto, got {type(model).__name__}: load it with onnx.load(path) first")
+    out = onnx.ModelProto()
+    out.CopyFrom(model)
+    return out
+
+
+def is_op(node: onnx.NodeProto, op_type: str) -> bool:
+    """``node`` is ``op_type`` of the default ONNX domain."""
+    return node.op_type == op_type and node.domain in DEFAULT_DOMAINS
+
+
+def attr_int(node: onnx.NodeProto, name: str, default: int) -> int:
+    return next((int(a.i) for a in node.attribute if a.name == name), default)
+
+
+def subgraphs(node: onnx.NodeProto) -> Iterator[onnx.GraphProto]:
+    for a in node.attribute:
+        if a.type == onnx.AttributeProto.GRAPH:
+            yield a.g
+        elif a.type == onnx.AttributeProto.GRAPHS:
+            yield from a.graphs
+
+
+_CONSTANT_ATTRS = {"value_float": np.float32, "value_floats": np.float32, "value_int": np.int64, "value_ints": np.int64}
+
+
+def constant_node_value(node: onnx.NodeProto) -> np.ndarray | None:
+    """Value of a ``Constant`` node (``value``, ``value_float(s)``, ``value_int(s)``); None otherwise."""
+    for a in node.attribute:
+        if a.name == "value":
+            return numpy_helper.to_array(a.t)
+        if a.name in _CONSTANT_ATTRS:
+            v = onnx.helper.get_attribute_value(a)
+            return np.array(list(v) if a.name.endswith("s") else v, dtype=_CONSTANT_ATTRS[a.name])
+    return None  # sparse_value / value_string(s): not folded
+
+
+class DefUseIndex:
+    """Def-use index of a model's main graph, built once per pass in O(nodes + edges).
+
+    Nodes are named by their *position* in the main graph (``nodes[pos]``), never by ``id()`` of a
+    protobuf wrapper, whose memory Python may reuse (counterexample CE-8).
+
+    Attributes:
+        inputs, outputs, graph_initializers: names of the graph's inputs, outputs, initializers.
+        initializers: name -> TensorProto of the initializers that are constants (not graph inputs).
+        nodes: the main-graph nodes; ``removed`` holds the positions dropped so far.
+        producer: value name -> position of the node that writes it.
+        consumers: value name -> ``[(pos, input index)]`` (entries may be stale; see
+            :meth:`live_consumers`).
+        uses: every reader of a value: node inputs, graph outputs, outer-scope references.
+        sub_refs: value name -> ``[(holder pos, kind, proto, index)]``, its outer-scope references:
+            ``kind == "input"`` is ``proto.input[index]``, ``"output"`` is ``proto.output[index].name``.
+        local_defs: holder pos -> every name defined anywhere inside that node's subgraphs.
+        reopened: names whose readers a rewrite may have made rewritable (a use count fell to 1,
+            or their producer was rewritten); :func:`apply_rule` tries those readers again.
+    """
+
+    def __init__(self, model: onnx.ModelProto):
+        g = model.graph
+        self.model, self.graph, self.opset = model, g, opset(model)
+        self.outputs = {o.name for o in g.output}
+        self.inputs = {i.name for i in g.input}
+        # An initializer that is also a graph input is only a default value (IR spec, "Graphs"):
+        # a caller may feed another value, so it is not a constant.
+        self.initializers = {t.name: t for t in g.initializer if t.name not in self.inputs}
+        self.graph_initializers = {t.name for t in g.initializer}
+        self.nodes: list[onnx.NodeProto] = list(g.node)
+        self.producer: dict[str, int] = {}
+        self.consumers: dict[str, list[tuple[int, int]]] = collections.defaultdict(list)
+        self.uses: collections.Counter = collections.Counter()
+        self.sub_refs: dict[str, list] = collections.defaultdict(list)
+        self.local_defs: dict[int, set] = {}
+        self.removed: set[int] = set()
+        self.removed_inits: set[str] = set()
+        self.new_inits: list[onnx.TensorProto] = []
+        self.reopened: list[str] = []
+        self._constants: dict[str, np.ndarray | None] = {}
+        for pos, node in enumerate(self.nodes):
+            for o in node.output:
+                if o:
+                    self.producer[o] = pos
+            for i, name in enumerate(node.input):
+                if name:
+                    self.consumers[name].append((pos, i))
+                    self.uses[name] += 1
+            for sg in subgraphs(node):
+                self._scan_subgraph(sg, frozenset(), pos, self.local_defs.setdefault(pos, set()))
+        for o in g.output:
+            self.uses[o.name] += 1
+        self.names = set(self.producer) | self.inputs | self.graph_initializers
+
+    def _scan_subgraph(self, sg: onnx.GraphProto, enclosing: frozenset, holder: int, defs: set) -> None:
+        local = {i.name for i in sg.input} | {t.name for t in sg.initializer}
+        local |= {t.values.name for t in sg.sparse_initializer}
+        local |= {o for n in sg.node for o in n.output if o}
+        defs |= local
+        scope = enclosing | local
+        for n in sg.node:
+            for i, name in enumerate(n.input):
+                if name and name not in scope:
+                    self.sub_refs[name].append((holder, "input", n, i))
+                    self.uses[name] += 1
+            for inner in subgraphs(n):
+                self._scan_subgraph(inner, scope, holder, defs)
+        for i, o in enumerate(sg.output):
+            if o.name not in scope:
+                self.sub_refs[o.name].append((holder, "output", sg, i))
+                self.uses[o.name] += 1
+
+    # -- reading ----------------------------------------------------------------------------
+    def alive(self, pos: int | None) -> bool:
+        return pos is not None and pos not in self.removed
+
+    def producer_node(self, name: str, op_type: str) -> onnx.NodeProto | None:
+        """The live default-domain ``op_type`` node writing ``name``, or None."""
+        pos = self.producer.get(name)
+        return self.nodes[pos] if self.alive(pos) and is_op(self.nodes[pos], op_type) else None
+
+    def constant(self, name: str) -> np.ndarray | None:
+        """The value of ``name`` if it is a (non-overridable) initializer or a live Constant's output."""
+        if name not in self._constants:
+            value = None
+            try:
+                if name in self.initializers:
+                    value = numpy_helper.to_array(self.initializers[name])
+                elif (p := self.producer_node(name, "Constant")) is not None:
+                    value = constant_node_value(p)
+            except Exception:  # an exotic dtype numpy_helper cannot read: treat as non-constant
+                value = None
+            self._constants[name] = value
+        return self._constants[name]
+
+    def live_consumers(self, name: str) -> list[tuple[int, int]]:
+        """Live main-graph readers ``(pos, input index)`` of ``name``; stale entries are pruned."""
+        live = [(p, i) for p, i in self.consumers.get(name, ())
+                if p not in self.removed and i < len(self.nodes[p].input) and self.nodes[p].input[i] == name]
+        if name in self.consumers:
+            self.consumers[name] = list(live)
+        return live
+
+    # -- writing ----------------------------------------------------------------------------
+    def unique_name(self, base: str) -> str:
+        name, k = base, 0
+        while name in self.names:
+            k += 1
+            name = f"{base}_{k}"
+        self.names.add(name)
+        return name
+
+    def add_initializer(self, name: str, value: np.ndarray) -> None:
+        self.new_inits.append(numpy_helper.from_array(value, name))
+        self.initializers[name] = self.new_inits[-1]
+        self.set_constant(name, value)
+        self.names.add(name)
+
+    def set_constant(self, name: str, value: np.ndarray) -> None:
+        """Record that ``name`` now holds ``value`` (a node rewritten into a Constant)."""
+        self._constants[name] = value
+
+    def set_input(self, pos: int, i: int, name: str, cascade: bool = True) -> None:
+        """Point ``nodes[pos].input[i]`` at ``name``; release the old value (removing it if now dead)."""
+        node = self.nodes[pos]
+        old, node.input[i] = node.input[i], name
+        self.uses[name] += 1
+        self.consumers[name].append((pos, i))
+        if old:
+            self.release([old], cascade)
+
+    def remove_node(self, pos: int, cascade: bool = True) -> None:
+        """Drop ``nodes[pos]`` (a no-op the second time); with ``cascade``, also the producers and
+        initializers left without readers -- only what this rewrite orphaned, so passes stay linear."""
+        if pos in self.removed:
+            return
+        self.removed.add(pos)
+        self.release([n for n in self.nodes[pos].input if n], cascade)
+
+    def release(self, names: list[str], cascade: bool = True) -> None:
+        """One reader fewer for each name; see :meth:`remove_node` for ``cascade``."""
+        work = list(names)
+        while work:
+            name = work.pop()
+            self.uses[name] -= 1
+            if self.uses[name] == 1:
+                self.reopened.append(name)
+            if not cascade or self.uses[name] > 0:
+                continue
+            if name in self.initializers:
+                self.removed_inits.add(name)
+                continue
+            pos = self.producer.get(name)
+            if not self.alive(pos) or self.nodes[pos].domain not in DEFAULT_DOMAINS:
+                continue
+            if all(self.uses[o] <= 0 for o in self.nodes[pos].output if o):
+                self.removed.add(pos)
+                work.extend(n for n in self.nodes[pos].input if n)
+
+    def finish(self) -> onnx.ModelProto:
+        """Write the kept nodes/initializers back; drop value_info of names that no longer exist."""
+        g = self.graph
+        if self.removed:
+            kept = [n for pos, n in enumerate(self.nodes) if pos not in self.removed]
+            del g.node[:]
+            g.node.extend(kept)
+        if self.removed_inits:
+            kept_t = [t for t in g.initializer if t.name not in self.removed_inits]
+            del g.initializer[:]
+            g.initializer.extend(kept_t)
+        g.initializer.extend(t for t in self.new_inits if t.name not in self.removed_inits)
+        live = {o for n in g.node for o in n.output} | {i.name for i in g.input} | {t.name for t in g.initializer}
+        if any(v.name not in live for v in g.value_info):
+            kept_v = [v for v in g.value_info if v.name in live]
+            del g.value_info[:]
+            g.value_info.extend(kept_v)
+        return self.model
+
+
+Rule = Callable[[DefUseIndex, int, Shapes], int]
+
+
+def apply_rule(model: onnx.ModelProto, rule: Rule, *, min_opset: int = 0) -> PassResult:
+    """Apply ``rule`` to a copy of ``model`` until it rewrites nothing more (a local fixed point).
+
+    ``rule(index, pos, shapes)`` tries one rewrite at main-graph node ``pos`` and returns how many
+    pattern instances it rewrote. Every node is tried once in topological order; then the live
+    readers of every value in ``index.reopened`` (a use count fell to 1 or a producer was
+    rewritten) are tried again. Each retry stems from one use-count decrement or one rewrite, so
+    the work stays linear. ``shapes`` is :class:`Shapes` of the untouched input (inference runs
+    at most once, and only when a rule asks for a shape). Models below ``min_opset`` (default
+    domain) are returned unchanged.
+    """
+    m = copy_model(model)
+    if opset(m) < min_opset:
+        return PassResult(m, 0)
+    idx, shapes = DefUseIndex(m), Shapes(model)
+
+    def attempt(pos: int) -> int:
+        done = rule(idx, pos, shapes) if pos not in idx.removed else 0
+        if done and pos not in idx.removed:
+            idx.reopened.extend(o for o in idx.nodes[pos].output if o)
+        return done
+
+    rewrites = sum(attempt(pos) for pos in range(len(idx.nodes)))
+    while idx.reopened:
+        for pos, _ in idx.live_consumers(idx.reopened.pop()):
+            rewrites += attempt(pos)
+    return PassResult(idx.finish(), rewrites)
