@@ -1,0 +1,326 @@
+"""The labs' per-node numbers as Model Explorer node-data overlays (JSON any Model Explorer loads).
+
+Format (``model_explorer.node_data_builder``, ai-edge-model-explorer 0.1.x): a file is a
+``ModelNodeData``, ``{graph_id: GraphNodeData}``; a ``GraphNodeData`` is ``{"results": {node_id:
+{"value": number|string, "bgColor"?: css}}, "thresholds"?: [...], "gradient"?: [...]}``. Model
+Explorer colours a node by its value (a threshold range, a gradient stop, or the result's own
+``bgColor``) and lists the values in its side panel.
+
+Node ids are what the ONNX adapter (``model_explorer_onnx.main.ONNXAdapter``) assigns: the ONNX
+node's name, an unnamed node gets ``node``, ``node_1``, ... from onnx-ir's ``NameFixPass``; graph
+inputs, initializers and outputs become ``[value] <tensor>`` nodes; the graph id is the ONNX graph's
+name (``<main>`` when it has none). Rather than re-deriving those rules, :func:`onnx_node_ids` runs
+the adapter itself and maps every node by its output tensor names (``__tensor_tag``), which the
+adapter copies from the ONNX file. For MLIR (the built-in adapter, ``ai_edge_model_explorer_adapter``),
+node ids are the op's index in its function and every result carries ``tensor_shape``.
+
+Overlays:
+
+* :func:`divergence_overlay`: per node of the candidate, max |candidate - reference| over its
+  outputs that the reference also has (both models run in ONNX Runtime with every intermediate
+  exposed and graph optimizations off, as Lab 01's divergence finder does; the same
+  :func:`common.gates.compare` rule); green within ``atol``, red beyond, the first diverging node
+  in dark red.
+* :func:`graph_diff_overlays`: nodes removed / added / changed / kept between two stages, matched
+  by output tensor name (graph passes keep the names of the tensors they do not delete).
+* :func:`memory_overlays`: per node, bytes of the tensors it writes, and bytes live while it runs
+  (Lab 01's memory planner: liveness over the given order).
+* :func:`mlir_bytes_overlay`: per MLIR op, bytes of its results (from the result types).
+
+Values that JSON cannot hold (inf: a shape mismatch or a NaN on one side) are written as
+:data:`NOT_FINITE` (the largest double) so any JSON parser reads the file.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import onnx
+
+from common.errors import UserError
+from common.results import atomic_write
+
+NOT_FINITE = sys.float_info.max
+GREEN, RED, DARK_RED, BLUE, GREY = "#a5d6a7", "#ef9a9a", "#c62828", "#90caf9", "#e0e0e0"
+DIFF_COLORS = {"removed": RED, "added": "#81c784", "changed": "#ffcc80", "kept": GREY}
+
+
+# ------------------------------------------------------------------------------------------------
+# node ids
+
+
+@dataclass
+class NodeIds:
+    """Where Model Explorer's ONNX adapter puts each node: ``graph`` (main graph id) and
+    ``by_tensor`` ({output tensor name: node id}), ``node_ids`` (all ids, in adapter order)."""
+
+    graph: str
+    by_tensor: dict[str, str]
+    node_ids: list[str]
+
+    def node_id(self, node: onnx.NodeProto) -> str | None:
+        """The adapter's id for an ONNX node (by its first named output), or None."""
+        return next((self.by_tensor[o] for o in node.output if o in self.by_tensor), None)
+
+
+def _adapter_graphs(path: str | os.PathLike) -> list:
+    from model_explorer_onnx.main import ONNXAdapter
+
+    return ONNXAdapter().convert(str(path), {"const_element_count_limit": 0})["graphs"]
+
+
+def onnx_node_ids(path: str | os.PathLike) -> NodeIds:
+    """Run Model Explorer's ONNX adapter on ``path`` and map output tensor names to node ids (main graph)."""
+    graph = _adapter_graphs(path)[0]
+    by_tensor: dict[str, str] = {}
+    for node in graph.nodes:
+        if node.label in ("Input", "Output", "Initializer", "InitializedInput"):
+            continue
+        for meta in node.outputsMetadata:
+            for attr in meta.attrs:
+                if attr.key == "__tensor_tag" and attr.value not in ("", "None"):
+                    by_tensor.setdefault(attr.value, node.id)
+    return NodeIds(graph=graph.id, by_tensor=by_tensor, node_ids=[n.id for n in graph.nodes])
+
+
+def _number(v: float) -> float:
+    return v if math.isfinite(v) else NOT_FINITE
+
+
+def graph_node_data(results: Mapping[str, dict], *, thresholds: Sequence[dict] = (), gradient: Sequence[dict] = ()
+                    ) -> dict:
+    """One ``GraphNodeData`` dict: ``results`` ({node id: {"value", "bgColor"?}}) plus colouring rules."""
+    out: dict = {"results": {k: dict(v) for k, v in results.items()}}
+    if thresholds:
+        out["thresholds"] = list(thresholds)
+    if gradient:
+        out["gradient"] = list(gradient)
+    return out
+
+
+def write_overlay(path: str | os.PathLike, graph_id: str, data: dict) -> Path:
+    """Write ``{graph_id: data}`` (a ``ModelNodeData``) atomically as JSON; returns the path.
+
+    The file parses with ``model_explorer.node_data_builder`` dataclasses and with plain JSON.
+    """
+    text = json.dumps({graph_id: data}, indent=1, allow_nan=False)
+    return atomic_write(path, text)
+
+
+# ------------------------------------------------------------------------------------------------
+# divergence
+
+
+def _lab01_divergence():
+    from lab01_onnx import divergence
+
+    return divergence
+
+
+def tensor_max_abs(a: np.ndarray, b: np.ndarray) -> tuple[float, bool]:
+    """``(max |b - a|, nan_mismatch)`` by :func:`common.gates.compare`'s rule (inf on a shape mismatch)."""
+    from common.gates import compare
+
+    row = compare({"t": a}, {"t": b}, atol=0.0, check_dtype=False).rows[0]
+    if row.get("status") == "shape":
+        return float("inf"), False
+    worst = float(row.get("max_abs", 0.0))
+    nan_only = row.get("status") == "values" and worst == 0.0
+    return (float("inf") if nan_only else worst), nan_only
+
+
+def per_node_max_abs(model_a: onnx.ModelProto, model_b: onnx.ModelProto, feeds: Mapping[str, np.ndarray]
+                     ) -> list[dict]:
+    """Run both models with every intermediate exposed; one row per node of ``model_b`` that has an
+    output also in ``model_a``: ``{"index", "node", "op_type", "output", "max_abs"}`` (topological order).
+
+    Raises:
+        UserError: the two graphs share no tensor name (nothing to compare).
+    """
+    from common.onnx_utils import ort_run, ort_session
+
+    div = _lab01_divergence()
+    shared = _node_outputs(model_a) & _node_outputs(model_b)
+    if not shared:
+        raise UserError("the two graphs have no tensor name in common: nothing to compare "
+                        "(give two stages of the same model)")
+    va = ort_run(ort_session(div.expose_intermediates(model_a)), feeds)
+    vb = ort_run(ort_session(div.expose_intermediates(model_b)), feeds)
+    rows = []
+    for i, node in enumerate(model_b.graph.node):
+        worst, where = None, None
+        for name in node.output:
+            if name in va and name in vb:
+                d, _ = tensor_max_abs(va[name], vb[name])
+                if worst is None or d > worst:
+                    worst, where = d, name
+        if worst is not None:
+            rows.append({"index": i, "node": node.name, "op_type": node.op_type, "output": where, "max_abs": worst})
+    return rows
+
+
+def _node_outputs(model: onnx.ModelProto) -> set[str]:
+    return {o for n in model.graph.node for o in n.output if o}
+
+
+def divergence_overlay(rows: Sequence[dict], ids: NodeIds, model_b: onnx.ModelProto, atol: float) -> dict:
+    """``GraphNodeData`` for the candidate: value = max |diff| of the node (rows of :func:`per_node_max_abs`).
+
+    Nodes within ``atol`` are green, beyond it red, the first beyond it (the divergence finder's
+    node) dark red.
+    """
+    results: dict[str, dict] = {}
+    first = True
+    nodes = list(model_b.graph.node)
+    for r in rows:
+        nid = ids.node_id(nodes[r["index"]])
+        if nid is None:
+            continue
+        entry = {"value": _number(r["max_abs"])}
+        if r["max_abs"] > atol and first:
+            entry["bgColor"], first = DARK_RED, False
+        results[nid] = entry
+    return graph_node_data(results, thresholds=[{"value": atol, "bgColor": GREEN},
+                                                {"value": NOT_FINITE, "bgColor": RED}])
+
+
+# ------------------------------------------------------------------------------------------------
+# graph diff
+
+
+def _signature(node: onnx.NodeProto) -> tuple:
+    return (node.domain, node.op_type, tuple(node.input))
+
+
+def graph_diff(model_a: onnx.ModelProto, model_b: onnx.ModelProto) -> tuple[dict[int, str], dict[int, str]]:
+    """Classify nodes of two stages, matched by output tensor name.
+
+    Returns:
+        ``(status_a, status_b)``: {node index: status}. In ``a``: ``removed`` (no output of it is
+        produced in ``b``), ``changed`` (produced by a node with another op or other inputs) or
+        ``kept``; in ``b``: ``added``, ``changed`` or ``kept``.
+
+    Raises:
+        UserError: no output tensor name is shared (two unrelated graphs).
+    """
+    prod_a = {o: n for n in model_a.graph.node for o in n.output if o}
+    prod_b = {o: n for n in model_b.graph.node for o in n.output if o}
+    if not set(prod_a) & set(prod_b):
+        raise UserError("the two graphs have no tensor name in common: nothing to diff "
+                        "(give two stages of the same model)")
+
+    def classify(nodes, other, missing):
+        status = {}
+        for i, n in enumerate(nodes):
+            match = [other[o] for o in n.output if o in other]
+            if not match:
+                status[i] = missing
+            else:
+                status[i] = "kept" if all(_signature(m) == _signature(n) for m in match) else "changed"
+        return status
+
+    return classify(model_a.graph.node, prod_b, "removed"), classify(model_b.graph.node, prod_a, "added")
+
+
+def graph_diff_overlays(model_a: onnx.ModelProto, ids_a: NodeIds, model_b: onnx.ModelProto, ids_b: NodeIds
+                        ) -> tuple[dict, dict, dict]:
+    """Overlays for both stages (string values ``removed``/``added``/``changed``/``kept``, coloured)
+    and the counts ``{"removed", "added", "changed", "kept"}``."""
+    status_a, status_b = graph_diff(model_a, model_b)
+    counts = {k: 0 for k in DIFF_COLORS}
+    over = []
+    for model, ids, status in ((model_a, ids_a, status_a), (model_b, ids_b, status_b)):
+        results = {}
+        for i, node in enumerate(model.graph.node):
+            nid = ids.node_id(node)
+            if nid is not None:
+                results[nid] = {"value": status[i], "bgColor": DIFF_COLORS[status[i]]}
+        over.append(graph_node_data(results))
+    for s in list(status_a.values()) + [s for s in status_b.values() if s == "added"]:
+        counts[s] += 1
+    return over[0], over[1], counts
+
+
+# ------------------------------------------------------------------------------------------------
+# memory
+
+
+def memory_overlays(model: onnx.ModelProto, ids: NodeIds, dims: Mapping[str, int] | None = None
+                    ) -> tuple[dict, dict, dict]:
+    """Lab 01's memory planner on ``model`` (given order): two overlays and the plan's summary.
+
+    Returns:
+        ``(bytes_written, bytes_live, summary)``: per node, the bytes of the intermediate tensors
+        it writes, and the bytes live while it runs (its step of ``MemoryPlan.live_bytes``);
+        ``summary`` is ``MemoryPlan.summary()``.
+
+    Raises:
+        UserError: dynamic axes without sizes (pass ``dims``) or shapes that cannot be inferred.
+    """
+    from lab01_onnx.tools import memplan
+
+    report = memplan.plan_onnx(model, dims or {}, orders=("given",))
+    plan, steps = report.plans["given"], report.steps["given"]
+    sizes = {lt.name: lt.nbytes for lt in plan.lives}
+    written, live = {}, {}
+    by_out = {o: n for n in model.graph.node for o in n.output if o}
+    for k, st in enumerate(steps):
+        node = next((by_out[o] for o in st.outputs if o in by_out), None)
+        nid = ids.node_id(node) if node is not None else None
+        if nid is None:
+            continue
+        written[nid] = {"value": int(sum(sizes.get(o, 0) for o in st.outputs))}
+        live[nid] = {"value": int(plan.live_bytes[k])}
+    grad = [{"stop": 0, "bgColor": "#e3f2fd"}, {"stop": 1, "bgColor": "#1565c0", "textColor": "#ffffff"}]
+    return graph_node_data(written, gradient=grad), graph_node_data(live, gradient=grad), plan.summary()
+
+
+# ------------------------------------------------------------------------------------------------
+# MLIR
+
+
+_DTYPE_BYTES = {"f64": 8, "f32": 4, "f16": 2, "bf16": 2, "i64": 8, "i32": 4, "i16": 2, "i8": 1, "i1": 1,
+                "index": 8, "ui8": 1, "si8": 1}
+
+
+def mlir_type_bytes(text: str) -> int:
+    """Bytes of a ranked tensor type as Model Explorer prints it (``tensor<64x256xf32>`` -> 65536); 0 if
+    dynamic, unranked or not a tensor."""
+    if not text.startswith("tensor<") or "?" in text or "*" in text:
+        return 0
+    parts = text[len("tensor<"):].rstrip(">").split(",")[0].split("x")
+    try:
+        count = math.prod(int(p) for p in parts[:-1])
+    except ValueError:
+        return 0
+    return count * _DTYPE_BYTES.get(parts[-1].strip(), 0)
+
+
+def mlir_graphs(path: str | os.PathLike) -> list[dict]:
+    """Model Explorer's built-in MLIR adapter on ``path``: the graphs (dicts), or UserError with its message."""
+    import ai_edge_model_explorer_adapter as adapter
+
+    try:
+        text = adapter.ConvertMlirToJson(adapter.VisualizeConfig(), str(path))
+    except RuntimeError as exc:
+        raise UserError(f"Model Explorer's MLIR adapter cannot read {path}: {str(exc).strip().splitlines()[0]}") from exc
+    return [g for coll in json.loads(text) for g in coll["subgraphs"]]
+
+
+def mlir_bytes_overlay(graph: dict) -> dict:
+    """Per op of one MLIR graph (adapter dict): bytes of its results (``tensor_shape`` metadata)."""
+    results = {}
+    for node in graph["nodes"]:
+        if node.get("namespace") == "Inputs":
+            continue
+        total = sum(mlir_type_bytes(a["value"]) for m in node.get("outputsMetadata", [])
+                    for a in m["attrs"] if a["key"] == "tensor_shape")
+        results[node["id"]] = {"value": total}
+    return graph_node_data(results, gradient=[{"stop": 0, "bgColor": "#e3f2fd"},
+                                              {"stop": 1, "bgColor": "#1565c0", "textColor": "#ffffff"}])
