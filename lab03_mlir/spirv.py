@@ -253,6 +253,8 @@ def host_plan(module: ir.Module, func_name: str = builder.FUNC_NAME) -> HostPlan
     plan = HostPlan()
     ids: dict = {}
     for arg in fn.regions[0].blocks[0].arguments:
+        if not isinstance(arg.type, ir.MemRefType):
+            raise UserError(f"@{func_name} takes {arg.type}: bufferize first (the launcher needs memrefs)")
         ids[arg] = len(plan.buffers)
         plan.buffers.append(tuple(ir.MemRefType(arg.type).shape))
     plan.num_func_args = len(plan.buffers)

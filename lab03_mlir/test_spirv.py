@@ -120,6 +120,20 @@ def test_serialize_rejects_a_bad_module(tmp_path):
             spirv.serialize(op, tmp_path / "x.spv")
 
 
+def test_host_plan_and_abi_refuse_what_they_cannot_express():
+    with lowering.ir.Context():
+        tensors = lowering.ir.Module.parse(str(builder.build_matmul_bias_relu(4, 4, 4)))
+        with pytest.raises(UserError, match="bufferize first"):
+            spirv.host_plan(tensors)
+        host = lowering.as_module(lowering.lower(builder.build_matmul_bias_relu(4, 4, 4)).ir("bufferize"))
+        with pytest.raises(UserError, match="host op linalg.fill is not supported"):
+            spirv.host_plan(host)  # linalg left on the host: nothing was mapped to the GPU
+        kernel = lowering.ir.Module.parse(
+            "module attributes {gpu.container_module} { gpu.module @k { gpu.func @f() kernel { gpu.return } } }")
+        with pytest.raises(UserError, match="no known_block_size"):
+            spirv.attach_spirv_abi(kernel)
+
+
 @pytest.mark.parametrize("kw", [dict(m=0, n=4, k=4), dict(m=4, n=4, k=4, tile=0), dict(m=4, n=4, k=4, tile=64),
                                 dict(m=4, n=4, k=4, schedule="magic")])
 def test_bad_sizes_are_user_errors(kw):
