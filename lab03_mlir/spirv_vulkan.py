@@ -47,7 +47,6 @@ class HostPlan:
     launches: list[Launch] = field(default_factory=list)
 
 
-
 def _import_vulkan():
     """The ``vulkan`` module, or the one-line reason it cannot load (no Vulkan loader library)."""
     try:
@@ -177,13 +176,16 @@ def run_launches(plan: HostPlan, binaries: dict[str, bytes], inputs: Sequence[np
     interleaved with the ``also_time`` callables (``{label: fn}``, e.g. NumPy) if given.
 
     Args:
-        plan: from :func:`host_plan`; binaries: SPIR-V bytes per ``spirv.module`` symbol.
+        plan: from :func:`lab03_mlir.spirv.host_plan`; binaries: SPIR-V bytes per ``spirv.module`` symbol.
         inputs: float32 arrays for the host function's leading arguments (A, B, bias); the rest of
             its arguments are outputs (the first is returned), allocs are scratch.
 
     Raises:
-        UserError: no CPU Vulkan device, or inputs that do not match the plan's buffer shapes.
+        UserError: no CPU Vulkan device, ``repeats < 1``, or inputs that do not match the plan's
+            buffer shapes.
     """
+    if repeats < 1:
+        raise UserError(f"repeats must be >= 1 (got {repeats})")
     vk, reason = _import_vulkan()
     if reason:
         raise UserError(reason)
