@@ -45,8 +45,13 @@ from common.errors import UserError
 
 NCHW = "linalg.conv_2d_nchw_fchw"
 NHWC = "linalg.conv_2d_nhwc_hwcf"
-#: the 2-D convolution ops the schedule handles (NCHW is first rewritten to NHWC)
-CONV_OPS = (NCHW, NHWC)
+#: TOSA's layout (``tosa.conv2d`` lowers to it): NHWC input, FHWC filter
+FHWC = "linalg.conv_2d_nhwc_fhwc"
+#: the 2-D convolution ops the schedule handles (NCHW and FHWC are first rewritten to NHWC/HWCF)
+CONV_OPS = (NCHW, FHWC, NHWC)
+#: (input, filter, init) permutations to NHWC/HWCF, and the result's back to the op's layout
+_TO_HWCF = {NCHW: ([0, 2, 3, 1], [2, 3, 1, 0], [0, 2, 3, 1], [0, 3, 1, 2]),
+            FHWC: (None, [1, 2, 3, 0], None, None)}
 #: 1-D convolutions left by ``transform.structured.decompose`` of an NHWC tile
 CONV_1D = "linalg.conv_1d_nwc_wcf"
 #: default (OW_t, F_t, C_t) targets of the register tile
@@ -85,6 +90,8 @@ def _static(value) -> bool:
 
 
 def _transposed(value, perm):
+    if perm is None:
+        return value
     t = ir.RankedTensorType(value.type)
     shape = [t.shape[p] for p in perm]
     empty = tensor.EmptyOp(shape, t.element_type).result
@@ -100,30 +107,32 @@ def _value(x):
 
 
 def to_channels_last(module: ir.Module) -> int:
-    """Rewrite every static ``linalg.conv_2d_nchw_fchw`` as transposes + ``conv_2d_nhwc_hwcf``.
+    """Rewrite every static ``linalg.conv_2d_nchw_fchw`` / ``conv_2d_nhwc_fhwc`` as transposes
+    + ``conv_2d_nhwc_hwcf``.
 
     In place; returns the number of convolutions rewritten. Strides and dilations are kept.
     ``y = conv_nchw(x, w, init)`` becomes ``transpose(conv_nhwc(transpose(x, [0, 2, 3, 1]),
-    transpose(w, [2, 3, 1, 0]), transpose(init, [0, 2, 3, 1])), [0, 3, 1, 2])``.
+    transpose(w, [2, 3, 1, 0]), transpose(init, [0, 2, 3, 1])), [0, 3, 1, 2])``; TOSA's
+    ``conv_2d_nhwc_fhwc`` only needs its filter transposed (FHWC -> HWCF, ``[1, 2, 3, 0]``), as
+    upstream's ``transform.structured.transpose_conv2d`` does.
     """
     convs = []
 
     def visit(op):
-        if op.name == NCHW and all(_static(v) for v in list(op.operands) + list(op.results)):
+        if op.name in _TO_HWCF and all(_static(v) for v in list(op.operands) + list(op.results)):
             convs.append(op)
         return ir.WalkResult.ADVANCE
 
     module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
     with module.context:
         for op in convs:
-            x, w, init = op.operands[0], op.operands[1], op.operands[2]
+            px, pw, pinit, pback = _TO_HWCF[op.name]
             with ir.InsertionPoint(op), op.location:
+                x, w, init = (_transposed(v, p) for v, p in zip(op.operands[:3], (px, pw, pinit)))
                 conv = linalg.conv_2d_nhwc_hwcf(
-                    _transposed(x, [0, 2, 3, 1]), _transposed(w, [2, 3, 1, 0]),
-                    outs=[_transposed(init, [0, 2, 3, 1])],
-                    strides=list(ir.DenseIntElementsAttr(op.attributes["strides"])),
+                    x, w, outs=[init], strides=list(ir.DenseIntElementsAttr(op.attributes["strides"])),
                     dilations=list(ir.DenseIntElementsAttr(op.attributes["dilations"])))
-                back = _transposed(_value(conv), [0, 3, 1, 2])
+                back = _transposed(_value(conv), pback)
             op.results[0].replace_all_uses_with(back)
             op.erase()
     return len(convs)

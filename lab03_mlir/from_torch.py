@@ -1,7 +1,7 @@
 """Close the ladder: a PyTorch module through torch-mlir, Lab 03's MLIR pipeline and IREE.
 
-``python -m lab03_mlir.from_torch`` (or :func:`run_from_torch`, the step Lab 03's pipeline can
-call) takes two small PyTorch blocks and walks each one down the MLIR ladder:
+The building blocks of step 9 (the step list, config and CLI are in :mod:`lab03_mlir.ladder`, run as
+``python -m lab03_mlir.ladder``) take small PyTorch blocks and walk each one down the MLIR ladder:
 
 1. **Import** (:func:`import_block`): ``torch_mlir.fx.export_and_import`` runs ``torch.export``
    and lowers the FX graph to one of three *output types* — ``linalg-on-tensors``, ``tosa`` and
@@ -39,7 +39,6 @@ Three MLIR builds live in this one Python environment, and they do not all mix:
 """
 from __future__ import annotations
 
-import argparse
 import importlib
 import os
 import shutil
@@ -48,9 +47,9 @@ import sys
 import tempfile
 import time
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 import numpy as np
 
@@ -186,21 +185,36 @@ def build_mlp_block(batch: int = 64, in_features: int = 256, out_features: int =
 
 
 def build_conv_block(batch: int = 1, in_channels: int = 8, out_channels: int = 16, size: int = 16,
-                     seed: int = 0) -> TorchBlock:
-    """``relu(conv2d(x, W, b, padding=1))``: a 3x3 ``nn.Conv2d`` + ReLU, NCHW, seeded weights.
+                     seed: int = 0, kernel: int = 3, name: str = "conv") -> TorchBlock:
+    """``relu(conv2d(x, W, b, padding=kernel // 2))``: ``nn.Conv2d`` + ReLU, NCHW, seeded weights.
 
-    Input float32 ``[batch, in_channels, size, size]``; output ``[batch, out_channels, size, size]``.
+    Input float32 ``[batch, in_channels, size, size]``; output ``[batch, out_channels, size, size]``
+    (odd ``kernel``: "same" padding).
     """
     torch = _torch()
     torch.manual_seed(seed)
-    model = torch.nn.Sequential(torch.nn.Conv2d(in_channels, out_channels, 3, padding=1),
+    pad = kernel // 2
+    model = torch.nn.Sequential(torch.nn.Conv2d(in_channels, out_channels, kernel, padding=pad),
                                 torch.nn.ReLU()).eval()
     x = torch.randn(batch, in_channels, size, size, dtype=torch.float32)
     out = batch * out_channels * size * size
-    flops = 2 * out * in_channels * 9 + 2 * out
-    return TorchBlock("conv", model, x, flops,
-                      f"Conv2d({in_channels}->{out_channels},3x3,pad 1)+bias+ReLU on "
+    flops = 2 * out * in_channels * kernel * kernel + 2 * out
+    return TorchBlock(name, model, x, flops,
+                      f"Conv2d({in_channels}->{out_channels},{kernel}x{kernel},pad {pad})+bias+ReLU on "
                       f"[{batch},{in_channels},{size},{size}]")
+
+
+#: ResNet-50 stage convolutions (in channels, out channels, image size, kernel): conv2_x's 3x3,
+#: conv3_x's 3x3 and conv2_x's 1x1 expansion (He et al. 2016, Table 1), batch 1.
+RESNET_CONVS = ((64, 64, 56, 3), (128, 128, 28, 3), (64, 256, 56, 1))
+
+
+def build_resnet_blocks(convs=RESNET_CONVS, seed: int = 0) -> list[TorchBlock]:
+    """One :func:`build_conv_block` per ``(cin, cout, size, kernel)``, named ``r50_<size>x<cin>_<k>x<k>``
+    (``r50_56x64_3x3`` ...)."""
+    return [build_conv_block(1, cin, cout, size, seed=seed, kernel=k, name=f"r50_{size}x{cin}_{k}x{k}"
+                             + ("" if cout == cin else f"_to{cout}"))
+            for cin, cout, size, k in convs]
 
 
 # --------------------------------------------------------------------------------------------
@@ -525,303 +539,6 @@ def latency_ladder(block: TorchBlock, candidates: dict[str, Callable[[np.ndarray
     return rows
 
 
-# --------------------------------------------------------------------------------------------
-# The step list (what ``python -m lab03_mlir.from_torch`` and Lab 03's pipeline run)
-# --------------------------------------------------------------------------------------------
-
-@dataclass
-class FromTorchConfig:
-    """Everything the ``from_torch`` step needs; defaults are the committed results' settings.
-
-    Attributes:
-        mlp: ``(batch, in_features, out_features)`` of the MLP block.
-        conv: ``(batch, in_channels, out_channels, size)`` of the conv block.
-        output_types: torch-mlir output types to import (keys of :data:`OUTPUT_TYPES`).
-        iree: compile and run with IREE (needs iree-base-compiler and iree-base-runtime).
-        timing: measure the latency ladder.
-        repeats, warmup: interleaved timing rounds.
-        threads: PyTorch intra-op threads for the ladder (the others are single-threaded).
-        seed: weights and inputs (``torch.manual_seed``).
-        save_stages: also save the IR after every Lab 03 stage (large: weights are in every file).
-        verbose: print the IR of every import and stage.
-    """
-
-    mlp: tuple[int, int, int] = (64, 256, 256)
-    conv: tuple[int, int, int, int] = (1, 8, 16, 32)
-    output_types: tuple[str, ...] = tuple(OUTPUT_TYPES)
-    iree: bool = True
-    timing: bool = True
-    repeats: int = 50
-    warmup: int = 5
-    threads: int = 1
-    seed: int = 0
-    save_stages: bool = False
-    verbose: bool = False
-
-
-@dataclass
-class FromTorchReport:
-    """What the step produced: imports, compiled kernels, gate rows, ladder rows, files written.
-
-    ``compiled`` maps ``(block, output type, "naive" | "fast")`` to :class:`Compiled`;
-    ``iree`` maps ``(block, output type)`` to :class:`IreeModule`.
-    """
-
-    imports: list[ImportedIR] = field(default_factory=list)
-    compiled: dict = field(default_factory=dict)
-    iree: dict = field(default_factory=dict)
-    gate_rows: list[dict] = field(default_factory=list)
-    ladder_rows: list[dict] = field(default_factory=list)
-    files: list[Path] = field(default_factory=list)
-    skipped: list[str] = field(default_factory=list)
-    _tmp: object = field(default=None, repr=False)
-
-    def workdir(self) -> Path:
-        """A temporary folder for compiled artifacts, removed when the report is garbage-collected."""
-        if self._tmp is None:
-            self._tmp = tempfile.TemporaryDirectory(prefix="lab03_from_torch_")
-        return Path(self._tmp.name)
-
-    @property
-    def passed(self) -> bool:
-        """True when every gate row is ``ok``."""
-        return bool(self.gate_rows) and all(r.get("status") == "ok" for r in self.gate_rows)
-
-
-def build_blocks(cfg: FromTorchConfig) -> list[TorchBlock]:
-    """Step 0: the two PyTorch blocks of ``cfg`` with seeded weights and inputs."""
-    blocks = [build_mlp_block(*cfg.mlp, seed=cfg.seed), build_conv_block(*cfg.conv, seed=cfg.seed)]
-    for b in blocks:
-        print(f"[build] {b.name}: {b.describe} -> {list(b.out_shape)}, {b.flops / 1e6:.2f} MFLOP")
-    return blocks
-
-
-def step_import(blocks: Sequence[TorchBlock], cfg: FromTorchConfig, report: FromTorchReport) -> list[ImportedIR]:
-    """Step 1: import every block to every output type, verify, save ``torch_<block>_<type>.mlir``."""
-    out = []
-    for block in blocks:
-        for ot in cfg.output_types:
-            imp = import_block(block, ot)
-            report.files.append(save_ir(imp))
-            ops = ", ".join(f"{d} {n}" for d, n in imp.ops.items())
-            verifier = "torch-mlir" if ot == "stablehlo" else "torch-mlir + upstream MLIR"
-            print(f"[import] {imp.label}: {sum(imp.ops.values())} ops ({ops}), {imp.resources} "
-                  f"dense_resource weights, verified by {verifier}, {imp.seconds:.2f} s -> {imp.path}")
-            if cfg.verbose:
-                print(imp.text.split("{-#", 1)[0])
-            out.append(imp)
-    report.imports = out
-    return out
-
-
-def step_lower_and_jit(imports: Sequence[ImportedIR], chains: dict, cfg: FromTorchConfig,
-                       report: FromTorchReport) -> dict[tuple[str, str, str], Compiled]:
-    """Step 2: Lab 03's naive and tiled + vectorized pipelines on linalg and TOSA; gate vs PyTorch."""
-    from common.results import results_dir
-    compiled = {}
-    stage_dir = results_dir(LAB) / "torch_stages" if cfg.save_stages else None
-    for imp in imports:
-        if imp.output_type == "stablehlo":
-            continue
-        for fast in (False, True):
-            try:
-                c = lower_block(imp, fast=fast, save_dir=stage_dir, verbose=cfg.verbose)
-            except UserError as exc:
-                if not fast:
-                    raise
-                report.skipped.append(str(exc))  # the schedule failed on this IR: say so, go on
-                print(f"[lab03] {imp.label} tiled+vectorized: skipped, {exc}")
-                continue
-            y = c(imp.block.input_np)
-            rep = chains[imp.block.name].check(f"{c.label} (ExecutionEngine)", {imp.block.name: y})
-            vec = vector_op_count(c)
-            print(f"[lab03] {c.label}: {len(c.lowering.stages) - 1} stages -> llvm "
-                  f"({c.lowering.op_count_rows()[-1]['total']} ops, {vec} vector ops after bufferize), "
-                  f"{c.seconds:.2f} s; max|err| vs PyTorch {rep.max_abs():.2e} <= {ATOL:g}: {rep.rows[0]['status']}")
-            compiled[(imp.block.name, imp.output_type, "fast" if fast else "naive")] = c
-            if imp.output_type == "linalg" and not fast:
-                step_llvmlite(c, imp, chains)
-    return compiled
-
-
-def step_llvmlite(c: Compiled, imp: ImportedIR, chains: dict) -> None:
-    """Step 2b: the same LLVM-dialect module through ``mlir-translate`` + llvmlite MCJIT; gate."""
-    y = jit.run_with_llvmlite(c.lowering, FUNC_NAME, [imp.block.input_np])[0]
-    rep = chains[imp.block.name].check(f"{c.label} (llvmlite MCJIT)", {imp.block.name: y})
-    print(f"[lab03] {c.label} via mlir-translate + llvmlite: max|err| vs PyTorch "
-          f"{rep.max_abs():.2e} <= {ATOL:g}: {rep.rows[0]['status']}")
-
-
-def _bufferized(compiled: Compiled):
-    return next(st for st in compiled.lowering.stages if st.name == "bufferize")
-
-
-def vector_op_count(compiled: Compiled) -> int:
-    """``vector`` dialect ops right after bufferization (0: the schedule vectorized nothing)."""
-    return _bufferized(compiled).op_counts.get("vector", 0)
-
-
-#: the op that carries each block's arithmetic in the linalg import
-MAIN_OPS = {"mlp": "linalg.matmul", "conv": "linalg.conv_2d_nchw_fchw"}
-
-
-def main_op_vectorized(compiled: Compiled, block: str) -> bool:
-    """True when the block's main linalg op (:data:`MAIN_OPS`) was turned into vector code.
-
-    Read from the IR after bufferization: a main op still present there becomes scalar loops.
-    """
-    return MAIN_OPS[block] not in _bufferized(compiled).ir
-
-
-def step_iree(imports: Sequence[ImportedIR], chains: dict, cfg: FromTorchConfig,
-              report: FromTorchReport) -> dict[tuple[str, str], IreeModule]:
-    """Step 3: compile the linalg and StableHLO imports with ``iree-compile``, run, gate vs PyTorch.
-
-    The ``.vmfb`` files go to a temporary folder that lives as long as ``report``.
-    """
-    modules = {}
-    for imp in imports:
-        if imp.output_type not in ("linalg", "stablehlo"):
-            continue
-        vmfb = report.workdir() / f"torch_{imp.block.name}_{imp.output_type}.vmfb"
-        seconds = iree_compile(imp.text, vmfb)
-        mod = IreeModule(vmfb)
-        rep = chains[imp.block.name].check(f"{imp.label} (IREE llvm-cpu)", {imp.block.name: mod(imp.block.input_np)})
-        print(f"[iree] {imp.label}: iree-compile llvm-cpu {seconds:.2f} s -> {vmfb.name}, run on {IREE_DRIVER}; "
-              f"max|err| vs PyTorch {rep.max_abs():.2e} <= {ATOL:g}: {rep.rows[0]['status']}")
-        modules[(imp.block.name, imp.output_type)] = mod
-    return modules
-
-
-def step_ladder(blocks: Sequence[TorchBlock], compiled: dict, iree_modules: dict, cfg: FromTorchConfig,
-                report: FromTorchReport) -> list[dict]:
-    """Step 4: PyTorch eager vs Lab 03 naive vs Lab 03 tiled + vectorized vs IREE, one thread."""
-    rows = []
-    for block in blocks:
-        cands: dict[str, Callable[[np.ndarray], np.ndarray]] = {"PyTorch eager": block.reference}
-        for kind, label in (("naive", "Lab 03 naive loops"), ("fast", "Lab 03 tiled+vectorized")):
-            if (block.name, "linalg", kind) in compiled:
-                cands[label] = compiled[(block.name, "linalg", kind)]
-        if (block.name, "linalg") in iree_modules:
-            cands["IREE llvm-cpu"] = iree_modules[(block.name, "linalg")]
-        brows = latency_ladder(block, cands, repeats=cfg.repeats, warmup=cfg.warmup, threads=cfg.threads)
-        for r in brows:
-            kind = {"Lab 03 naive loops": "naive", "Lab 03 tiled+vectorized": "fast"}.get(r["backend"])
-            r[f"{MAIN_OPS[block.name].split('.')[1]}_vectorized"] = (
-                main_op_vectorized(compiled[(block.name, "linalg", kind)], block.name) if kind else "")
-        print(f"[ladder] {block.name}: " + ", ".join(f"{r['backend']} {r['median_ms']:.3f} ms" for r in brows))
-        rows += brows
-    report.ladder_rows = rows
-    return rows
-
-
-def write_tables(report: FromTorchReport, chains: dict, cfg: FromTorchConfig) -> None:
-    """Write ``from_torch_gates`` and (when timed) ``ladder`` tables to results/lab03/."""
-    from common.results import write_table
-    from common.timing import environment
-    meta = {"seed": cfg.seed, "mlp (batch,in,out)": cfg.mlp, "conv (batch,cin,cout,size)": cfg.conv,
-            "atol": ATOL, "rtol": RTOL, "iree_flags": " ".join(IREE_FLAGS), "iree_driver": IREE_DRIVER}
-    report.gate_rows = [row for ch in chains.values() for row in ch.rows]
-    paths = write_table(LAB, "from_torch_gates", report.gate_rows, title="PyTorch -> MLIR: outputs vs PyTorch eager",
-                        env=environment(threads=cfg.threads), meta=meta,
-                        notes="Each row: one import path (torch-mlir output type) through one compiler, "
-                              f"compared elementwise with PyTorch: |y - y_torch| <= {ATOL:g}.")
-    report.files.append(paths["md"])
-    if report.ladder_rows:
-        paths = write_table(LAB, "ladder", report.ladder_rows, title="The ladder: single-thread latency",
-                            env=environment(threads=cfg.threads, repeats=cfg.repeats, warmup=cfg.warmup),
-                            meta=meta, notes=LADDER_NOTES)
-        report.files.append(paths["md"])
-    print(f"[tables] {', '.join(str(p) for p in report.files[-2:])}")
-
-
-LADDER_NOTES = """Median of interleaved rounds (common.timing.interleaved), 1 thread: PyTorch with
-torch.set_num_threads(1), the Lab 03 ExecutionEngine code is single-threaded, IREE runs on the
-`local-sync` driver (dispatches inline on the calling thread). Every candidate is timed as called
-from Python: a NumPy array in, a freshly allocated NumPy array out. All four compile the linalg
-import of the same PyTorch module (IREE and Lab 03 from the identical text). `matmul_vectorized` /
-`conv_2d_nchw_fchw_vectorized` say whether the block's main op became vector code in Lab 03's
-IR: fast.py's schedule tiles and vectorizes `linalg.matmul` only, so on the conv block it
-vectorizes just the bias/ReLU epilogue and the convolution stays scalar loops."""
-
-
-def run_from_torch(cfg: FromTorchConfig | None = None) -> FromTorchReport:
-    """The whole step: build -> import -> Lab 03 lower + JIT -> IREE -> ladder -> tables.
-
-    Raises:
-        MissingDependency: torch-mlir missing (IREE missing only skips steps 3-4 with a line).
-
-    A gate that fails does not stop the step (every path is still compared and tabulated);
-    ``report.passed`` is False and the row's ``status`` names the failure.
-    """
-    from common.gates import GateChain
-    cfg = cfg or FromTorchConfig()
-    report = FromTorchReport()
-    blocks = build_blocks(cfg)
-    chains = {b.name: GateChain("pytorch eager", {b.name: b.reference()}, atol=ATOL, rtol=RTOL,
-                                   raise_on_fail=False) for b in blocks}
-    imports = step_import(blocks, cfg, report)
-    compiled = report.compiled = step_lower_and_jit(imports, chains, cfg, report)
-    iree_modules = {}
-    if cfg.iree:
-        try:
-            iree_modules = report.iree = step_iree(imports, chains, cfg, report)
-        except MissingDependency as exc:
-            report.skipped.append(f"IREE: {exc}")
-            print(f"[iree] skipped: {exc}")
-    if cfg.timing:
-        step_ladder(blocks, compiled, iree_modules, cfg, report)
-    write_tables(report, chains, cfg)
-    return report
-
-
-def parse_args(argv: Sequence[str] | None = None) -> FromTorchConfig:
-    """Command line -> :class:`FromTorchConfig` (bad shapes or types: UserError, one line)."""
-    from common.budget import pick
-    p = argparse.ArgumentParser(
-        prog="python -m lab03_mlir.from_torch",
-        description="PyTorch MLP and conv blocks -> torch-mlir (linalg, TOSA, StableHLO) -> Lab 03's MLIR "
-                    "pipeline (ExecutionEngine) and IREE (llvm-cpu); gates vs PyTorch within 1e-5 and a "
-                    "single-thread latency ladder in results/lab03/ladder.md.")
-    d = FromTorchConfig()
-    p.add_argument("--mlp", default=",".join(map(str, d.mlp)), metavar="B,IN,OUT",
-                   help="MLP block: batch, in_features, out_features (default %(default)s)")
-    p.add_argument("--conv", default=",".join(map(str, d.conv)), metavar="N,CIN,COUT,HW",
-                   help="conv block: batch, in/out channels, image size (default %(default)s)")
-    p.add_argument("--types", default=",".join(d.output_types),
-                   help="torch-mlir output types, comma-separated (default %(default)s)")
-    p.add_argument("--no-iree", action="store_true", help="skip the IREE anchor (and its ladder row)")
-    p.add_argument("--no-timing", action="store_true", help="skip the latency ladder")
-    p.add_argument("--repeats", type=int, default=pick(d.repeats, 10), help="timed rounds (default %(default)s)")
-    p.add_argument("--threads", type=int, default=d.threads, help="PyTorch threads in the ladder (default 1)")
-    p.add_argument("--seed", type=int, default=d.seed)
-    p.add_argument("--save-stages", action="store_true",
-                   help="save the IR after every Lab 03 stage under results/lab03/torch_stages/")
-    p.add_argument("-v", "--verbose", action="store_true", help="print the IR of each import and stage")
-    a = p.parse_args(argv)
-    types = tuple(t.strip() for t in a.types.split(",") if t.strip())
-    bad = [t for t in types if t not in OUTPUT_TYPES]
-    if bad or not types:
-        raise UserError(f"--types: unknown output type(s) {bad or a.types!r}; use some of {','.join(OUTPUT_TYPES)}")
-    if set(types) == {"stablehlo"} and a.no_iree:
-        raise UserError("--types stablehlo with --no-iree leaves nothing to run (only IREE compiles StableHLO); "
-                        "add linalg or tosa, or drop --no-iree")
-    if a.repeats <= 0 or a.threads <= 0:
-        raise UserError("--repeats and --threads must be positive")
-    return FromTorchConfig(mlp=_parse_dims(a.mlp, 3, "--mlp"), conv=_parse_dims(a.conv, 4, "--conv"),
-                           output_types=types, iree=not a.no_iree, timing=not a.no_timing,
-                           repeats=a.repeats, threads=a.threads, seed=a.seed,
-                           save_stages=a.save_stages, verbose=a.verbose)
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """CLI entry: run the step, print the gate table; exit 0 when every gate passed."""
-    report = run_from_torch(parse_args(argv))
-    bad = [f"{r['stage']}: {r['status']}" for r in report.gate_rows if r.get("status") != "ok"]
-    print(f"[done] {len(report.gate_rows)} gates vs PyTorch (atol {ATOL:g}): "
-          + ("all ok" if report.passed else "FAILED " + "; ".join(bad)))
-    return 0 if report.passed else 1
-
-
-if __name__ == "__main__":
-    raise SystemExit(run_cli(main))
+if __name__ == "__main__":  # the step list lives in lab03_mlir.ladder
+    from lab03_mlir.ladder import main as _main
+    raise SystemExit(run_cli(_main))

@@ -14,7 +14,9 @@ bufferize      tensors -> memrefs. ``one-shot-bufferize`` (MLIR's bufferization 
                (``buffer-deallocation-pipeline``) frees the temporaries.
 affine         ``convert-linalg-to-affine-loops``: every linalg op becomes a perfect
                ``affine.for`` nest (3 deep for the matmul, 2 for fill and the bias + ReLU).
-unroll         (optional, ``unroll_factor=F``) the Python pass :class:`~lab03_mlir.unroll.AffineLoopUnroll`.
+unroll         (optional, ``unroll.with_unroll(STAGES, F)``) the Python pass
+               :class:`~lab03_mlir.unroll.AffineLoopUnroll`: a stage whose "pipeline" is a
+               callable that adds passes to the ``PassManager`` instead of a string.
 scf            ``lower-affine``: ``affine.for`` -> ``scf.for``, ``affine.load`` -> ``memref.load``
                with the index arithmetic spelled out in ``arith``.
 cf             ``convert-scf-to-cf``: structured loops -> basic blocks and branches.
@@ -39,7 +41,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from mlir import ir
 from mlir.passmanager import PassManager
@@ -72,6 +74,10 @@ TOSA_TO_LINALG = (
     "func.func(tosa-to-tensor, tosa-to-arith), canonicalize)"
 )
 
+#: A stage's passes: a pass-pipeline string, or a callable that adds passes to a ``PassManager``
+#: (e.g. a pass written in Python, :meth:`lab03_mlir.unroll.AffineLoopUnroll.add_to`).
+Passes = str | Callable[[PassManager], None]
+
 #: The default ordered stages ``[(name, pass pipeline)]`` from linalg on tensors to LLVM.
 STAGES: list[tuple[str, str]] = [
     ("bufferize", BUFFERIZE),
@@ -80,7 +86,6 @@ STAGES: list[tuple[str, str]] = [
     ("cf", SCF_TO_CF),
     ("llvm", TO_LLVM),
 ]
-UNROLL_STAGE = "unroll"
 
 
 @dataclass
@@ -159,6 +164,60 @@ def loop_nest_depths(module_or_op, loop_name: str = "affine.for") -> list[int]:
     def visit(op):
         if op.name == loop_name:
             nests.append(depth(op))
+            return ir.WalkResult.SKIP
+        return ir.WalkResult.ADVANCE
+
+    module_or_op.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return nests
+
+
+@dataclass
+class Loop:
+    """One ``affine.for``: constant bounds (``None`` when not constant), step, the ops directly in
+    its body by name (nested loops not counted), and the loops nested directly in it."""
+
+    lb: int | None
+    ub: int | None
+    step: int
+    body: dict[str, int]
+    inner: list["Loop"]
+
+    def nest(self) -> tuple:
+        """``(lb, ub, step, (inner nests...))``: bounds, step and nesting order, nothing else."""
+        return (self.lb, self.ub, self.step, tuple(i.nest() for i in self.inner))
+
+
+def _const_map(op, name: str) -> int | None:
+    amap = ir.AffineMapAttr(op.attributes[name]).value
+    if amap.n_inputs == 0 and len(amap.results) == 1:
+        try:
+            return ir.AffineConstantExpr(amap.results[0]).value
+        except ValueError:
+            return None
+    return None
+
+
+def loop_structure(module_or_op) -> list[Loop]:
+    """Every outermost ``affine.for`` nest of a module as a :class:`Loop` tree, in IR order."""
+
+    def build(op) -> Loop:
+        body: Counter = Counter()
+        inner: list[Loop] = []
+        for block in op.regions[0].blocks:
+            for child in block.operations:
+                child = child.operation
+                if child.name == "affine.for":
+                    inner.append(build(child))
+                else:
+                    body[child.name] += 1
+        return Loop(_const_map(op, "lowerBoundMap"), _const_map(op, "upperBoundMap"),
+                    ir.IntegerAttr(op.attributes["step"]).value, dict(body), inner)
+
+    nests: list[Loop] = []
+
+    def visit(op):
+        if op.name == "affine.for":
+            nests.append(build(op))
             return ir.WalkResult.SKIP
         return ir.WalkResult.ADVANCE
 
@@ -245,67 +304,62 @@ def record_abi(module: ir.Module) -> bool:
     return done
 
 
-def check_stages(stages: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
-    """Validate a stage list's shape: non-empty ``(name, pipeline)`` string pairs."""
+def describe(passes: Passes) -> str:
+    """The text recorded for a stage: the pipeline string, or ``str()`` of the callable's owner."""
+    if isinstance(passes, str):
+        return passes
+    return str(getattr(passes, "__self__", passes))
+
+
+def check_stages(stages: Sequence[tuple[str, Passes]]) -> list[tuple[str, Passes]]:
+    """Validate a stage list's shape: non-empty ``(name, pipeline string or callable)`` pairs."""
     out = []
     for item in stages:
-        if not (isinstance(item, (tuple, list)) and len(item) == 2 and all(isinstance(x, str) for x in item)):
-            raise UserError(f"a stage must be a (name, pass-pipeline) pair of strings, got {item!r}")
+        if not (isinstance(item, (tuple, list)) and len(item) == 2 and isinstance(item[0], str)
+                and (isinstance(item[1], str) or callable(item[1]))):
+            raise UserError(f"a stage must be a (name, pass-pipeline string or callable) pair, got {item!r}")
         out.append((item[0], item[1]))
     if not out:
         raise UserError("no lowering stages given")
     return out
 
 
-def with_unroll(stages: Sequence[tuple[str, str]], after: str = "affine") -> list[tuple[str, str]]:
-    """``stages`` with the Python unroll stage inserted after the stage named ``after``."""
-    out = list(stages)
-    idx = [n for n, _ in out].index(after) + 1
-    out.insert(idx, (UNROLL_STAGE, "<python: AffineLoopUnroll>"))
-    return out
+def _pass_manager(name: str, passes: Passes, ctx: ir.Context) -> PassManager:
+    if isinstance(passes, str):
+        return parse_pipeline(passes, ctx, name)
+    pm = PassManager("builtin.module", context=ctx)
+    passes(pm)
+    return pm
 
 
-def lower(module_or_text, *, stages: Sequence[tuple[str, str]] | None = None,
+def lower(module_or_text, *, stages: Sequence[tuple[str, Passes]] | None = None,
           save_dir: str | Path | None = None, context: ir.Context | None = None,
-          unroll_factor: int | None = None, verbose: bool = False,
-          first_index: int = 0, prefix: str = "", input_name: str = "input") -> LoweringResult:
+          verbose: bool = False, first_index: int = 0, prefix: str = "",
+          input_name: str = "input") -> LoweringResult:
     """Run ``stages`` (default :data:`STAGES`) on a copy of the module; keep the IR after each.
 
     Args:
         module_or_text: an ``ir.Module`` (copied, not mutated) or its MLIR text (e.g. from
             torch-mlir, which bundles its own MLIR: exchange IR as text).
-        stages: ordered ``(name, pipeline string)`` pairs; the name ``"unroll"`` means the Python
-            :class:`AffineLoopUnroll` pass (its pipeline string is ignored).
+        stages: ordered ``(name, passes)`` pairs; ``passes`` is a pass-pipeline string or a
+            callable that adds passes to a ``PassManager`` (see :data:`Passes`).
         save_dir: if given, writes ``NN_<name>.mlir`` there: ``NN = first_index`` for the
             input (named ``input_name``), then ``first_index + 1 ...`` for each stage
             (``prefix`` goes before ``NN``).
         context: context to parse text into (default: the module's, or a new one).
-        unroll_factor: if set and ``stages`` is None, insert the unroll stage after ``affine``.
         verbose: print the IR after each stage.
 
     Returns:
         :class:`LoweringResult` (``.module`` = final module, ``.stages`` = input + every stage).
 
     Raises:
-        UserError: unknown pass / bad pipeline (checked for ALL stages before any runs), bad
-            unroll factor, a module that does not parse, or a stage that fails (first diagnostic).
+        UserError: unknown pass / bad pipeline (checked for ALL stages before any runs), a
+            module that does not parse, or a stage that fails (first diagnostic).
     """
-    from .unroll import AffineLoopUnroll
-
-    if stages is None:
-        stages = with_unroll(STAGES) if unroll_factor is not None else STAGES
-    stages = check_stages(stages)
+    stages = check_stages(STAGES if stages is None else stages)
     module = as_module(module_or_text, context)
     ctx = module.context
-    managers = []
-    for name, pipeline in stages:
-        if name == UNROLL_STAGE:
-            unroller = AffineLoopUnroll(4 if unroll_factor is None else unroll_factor)
-            pm = PassManager("builtin.module", context=ctx)
-            unroller.add_to(pm)
-            managers.append(pm)
-        else:
-            managers.append(parse_pipeline(pipeline, ctx, name))
+    managers = [_pass_manager(name, passes, ctx) for name, passes in stages]
     add_c_interface(module)
     save = Path(save_dir) if save_dir is not None else None
     if save is not None:
@@ -313,7 +367,7 @@ def lower(module_or_text, *, stages: Sequence[tuple[str, str]] | None = None,
     result = LoweringResult(module=module)
     abi_done = False
     _record(result, input_name, "", module, 0.0, save, first_index, prefix, verbose)
-    for i, ((name, pipeline), pm) in enumerate(zip(stages, managers), start=1):
+    for i, ((name, passes), pm) in enumerate(zip(stages, managers), start=1):
         t0 = time.perf_counter()
         try:
             pm.run(module.operation)
@@ -321,7 +375,7 @@ def lower(module_or_text, *, stages: Sequence[tuple[str, str]] | None = None,
             raise UserError(f"stage {name!r} failed: {mlir_error_line(exc)}") from None
         if not abi_done:
             abi_done = record_abi(module)
-        _record(result, name, pipeline, module, time.perf_counter() - t0, save,
+        _record(result, name, describe(passes), module, time.perf_counter() - t0, save,
                 first_index + i, prefix, verbose)
     return result
 

@@ -1,6 +1,7 @@
 """Lab 03 pipeline: relu(A @ B + bias) from linalg to native code with MLIR 22's Python bindings.
 
-    python -m lab03_mlir.pipeline [--m 256 --n 256 --k 256] [--sizes 256,512,1024] [-v]
+    python -m lab03_mlir.pipeline [--m 256 --n 256 --k 256] [--sizes 256,512,1024] [-v|-vv]
+        [--quick] [--skip-timing] [--skip-from-torch]
 
 Steps (each prints one line and is followed by its gate):
  1. build     linalg on tensors with the Python builder API; verify()
@@ -8,15 +9,18 @@ Steps (each prints one line and is followed by its gate):
  3. lower     named stages (bufferize, affine, scf, cf, llvm); IR after each + op-count table
  4. unroll    the Python AffineLoopUnroll pass vs builtin affine-loop-unroll (same IR, same numbers)
  5. jit       ExecutionEngine and llvmlite against NumPy
- 6. fast      transform-dialect tile + vectorize; single-thread timing vs NumPy
+ 6. fast      transform-dialect schedule (tile, vectorize, hoist, lower vectors), IR after each
+               schedule step; single-thread timing vs NumPy (--skip-timing skips the timing)
  7. tosa      the same function in TOSA through tosa-to-linalg-pipeline and the same stages
  8. tables    results/lab03/*.md|csv|json
  9. from_torch a PyTorch MLP and conv block through torch-mlir into these stages, and IREE as the
-               production anchor (lab03_mlir/from_torch.py, LADDER.md); --no-from-torch skips it
+               production anchor (lab03_mlir/ladder.py, from_torch.py, LADDER.md); --skip-from-torch skips it
+
+-v prints more per step, -vv also the IR after every stage and schedule step. A failed gate
+prints the gate and exits 1; bad input is one ``error:`` line and exit 2.
 """
 from __future__ import annotations
 
-import argparse
 import contextlib
 from pathlib import Path
 from collections.abc import Sequence
@@ -24,8 +28,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from common.budget import ci, pick
+from common.cli import parser, step, want_ir
 from common.errors import UserError, run_cli
-from common.gates import GateChain, compare
+from common.gates import GateChain, GateError, GateReport, compare
 from common.results import results_dir, write_table
 from common.timing import environment, interleaved
 
@@ -34,6 +39,21 @@ from . import builder, fast, jit, lowering, tosa, unroll
 LAB = "lab03"
 ATOL = 1e-5  # times max|reference| (see README: float32 sums of K products reassociate)
 SEED = 0
+
+
+def gate_failed(stage: str, msg: str) -> GateError:
+    """A structural gate's failure (no numeric table): ``GateError`` naming the stage."""
+    return GateError(GateReport(stage, first_failure=msg))
+
+
+def expected_nests(m: int, n: int, k: int) -> list[tuple]:
+    """The affine loop nests of relu(A @ B + bias), as :meth:`lowering.Loop.nest` tuples.
+
+    fill ``i < M, j < N``; matmul ``i < M, j < N, k < K`` (the reduction innermost); bias + ReLU
+    ``i < M, j < N``; every loop from 0 with step 1.
+    """
+    ij = (0, m, 1, ((0, n, 1, ()),))
+    return [ij, (0, m, 1, ((0, n, 1, ((0, k, 1, ()),)),)), ij]
 
 
 def flops(m: int, n: int, k: int) -> float:
@@ -55,32 +75,36 @@ def numpy_single_thread():
 def step_build(args):
     module = builder.build_matmul_bias_relu(args.m, args.n, args.k)
     counts = lowering.op_counts(module)
-    print(f"[1 build ] linalg on tensors for relu(A[{args.m}x{args.k}] @ B[{args.k}x{args.n}] + bias): "
-          f"{sum(counts.values())} ops {counts}, verify() = {module.operation.verify()}")
+    step(1, "build", f"linalg on tensors for relu(A[{args.m}x{args.k}] @ B[{args.k}x{args.n}] + bias): "
+         f"{sum(counts.values())} ops {counts}, verify() = {module.operation.verify()}")
     return module
 
 
-def step_save(module, out: Path) -> Path:
+def step_save(module, out: Path, args) -> Path:
     path = out / "00_linalg.mlir"
     path.write_text(str(module))
-    print(f"[2 save  ] {path} ({path.stat().st_size} bytes):\n{module}")
+    step(2, "save", f"{path} ({path.stat().st_size} bytes)")
+    if args.verbose:
+        print(module)
     if "linalg.matmul" not in path.read_text():
-        raise AssertionError("gate: saved IR has no linalg.matmul")
+        raise gate_failed("save", "the saved IR has no linalg.matmul")
     return path
 
 
-def step_lower(module, out: Path, verbose: bool):
-    res = lowering.lower(module, save_dir=out, input_name="linalg", verbose=verbose)
+def step_lower(module, out: Path, args):
+    res = lowering.lower(module, save_dir=out, input_name="linalg", verbose=want_ir(args))
     for i, s in enumerate(res.stages[1:], start=1):
         top = ", ".join(f"{d} {c}" for d, c in sorted(s.op_counts.items(), key=lambda x: -x[1])[:3])
-        print(f"[3 lower ] {i:02d}_{s.name:<9} {sum(s.op_counts.values()):5d} ops ({top}) "
-              f"{s.seconds * 1e3:6.1f} ms -> {s.path.name}")
-    depths = lowering.loop_nest_depths(lowering.as_module(res.ir("affine")))
-    if depths != [2, 3, 2]:
-        raise AssertionError(f"gate: affine loop nests {depths}, expected [2, 3, 2] (fill, matmul, bias+relu)")
+        step(3, "lower", f"{i:02d}_{s.name:<9} {sum(s.op_counts.values()):5d} ops ({top}) "
+             f"{s.seconds * 1e3:6.1f} ms -> {s.path.name}")
+    nests = [n.nest() for n in lowering.loop_structure(lowering.as_module(res.ir("affine")))]
+    if nests != expected_nests(args.m, args.n, args.k):
+        raise gate_failed("affine", f"loop nests {nests}, expected {expected_nests(args.m, args.n, args.k)} "
+                                    "(fill i,j; matmul i,j,k; bias+relu i,j)")
     if set(res.stages[-1].op_counts) != {"llvm"}:
-        raise AssertionError(f"gate: non-LLVM ops left: {res.stages[-1].op_counts}")
-    print(f"[3 lower ] gate: affine nests {depths} (fill 2, matmul 3, bias+relu 2); last stage only llvm ops")
+        raise gate_failed("llvm", f"non-LLVM ops left: {res.stages[-1].op_counts}")
+    step(3, "lower", "gate: affine nests fill (i, j), matmul (i, j, k), bias+relu (i, j): every bound and step "
+         "as expected; last stage only llvm ops")
     return res
 
 
@@ -88,17 +112,17 @@ def step_unroll(args, lowered, out: Path):
     affine_ir = lowered.ir("affine")
     before = unroll.innermost_trip_counts(lowering.as_module(affine_ir))
     ours, builtin_ir, stats = unroll.compare_with_builtin(affine_ir, args.unroll_factor)
-    res = lowering.lower(lowered.stages[0].ir, unroll_factor=args.unroll_factor,
-                         save_dir=out / "unroll", input_name="linalg", verbose=args.verbose)
+    res = lowering.lower(lowered.stages[0].ir, stages=unroll.with_unroll(args.unroll_factor),
+                         save_dir=out / "unroll", input_name="linalg", verbose=want_ir(args))
     after = unroll.innermost_trip_counts(lowering.as_module(res.ir("unroll")))
     equal = ours == builtin_ir
-    print(f"[4 unroll] AffineLoopUnroll x{args.unroll_factor}: {stats.unrolled} loops unrolled, "
-          f"{stats.remainder_loops} remainder loops, {stats.promoted} promoted; innermost trip counts "
-          f"{before} -> {after}; IR == builtin affine-loop-unroll after canonicalize: {equal}")
+    step(4, "unroll", f"AffineLoopUnroll x{args.unroll_factor}: {stats.unrolled} loops unrolled, "
+         f"{stats.remainder_loops} remainder loops, {stats.promoted} promoted; innermost trip counts "
+         f"{before} -> {after}; IR == builtin affine-loop-unroll after canonicalize: {equal}")
     if not equal:
         (out / "unroll" / "custom_canonical.mlir").write_text(ours)
         (out / "unroll" / "builtin_canonical.mlir").write_text(builtin_ir)
-        raise AssertionError("gate: custom unroll IR differs from builtin affine-loop-unroll (files saved)")
+        raise gate_failed("unroll", "custom unroll IR differs from builtin affine-loop-unroll (files saved)")
     return res, {"factor": args.unroll_factor, "innermost_trip_before": str(before),
                  "innermost_trip_after": str(after), "unrolled": stats.unrolled,
                  "remainder_loops": stats.remainder_loops, "equal_to_builtin": equal}
@@ -113,16 +137,16 @@ def step_jit(args, lowered, unrolled, chain: GateChain, inputs):
         chain.check(stage, {"y": out})
     same = bool(np.array_equal(eng, unr))
     err = float(np.abs(eng - ref).max())
-    print(f"[5 jit   ] ExecutionEngine and llvmlite match NumPy: max|err| {err:.2e} "
-          f"(tol {ATOL} x max|ref| = {ATOL * float(np.abs(ref).max()):.2e}); unrolled == naive bitwise: {same}")
+    step(5, "jit", f"ExecutionEngine and llvmlite match NumPy: max|err| {err:.2e} "
+         f"(tol {ATOL} x max|ref| = {ATOL * float(np.abs(ref).max()):.2e}); unrolled == naive bitwise: {same}")
     if not same:
-        raise AssertionError("gate: the unrolled kernel's numbers differ from the naive kernel's")
+        raise gate_failed("unrolled", "the unrolled kernel's numbers differ from the naive kernel's")
 
 
 def _kernels(m, n, k, unroll_factor):
     base = builder.build_matmul_bias_relu(m, n, k)
     naive = lowering.lower(base)
-    unrolled = lowering.lower(base, unroll_factor=unroll_factor)
+    unrolled = lowering.lower(base, stages=unroll.with_unroll(unroll_factor))
     vec = lowering.lower(fast.tile_and_vectorize(base), stages=fast.FAST_STAGES)
     return {name: jit.EngineKernel(r.module, builder.FUNC_NAME)
             for name, r in (("naive", naive), ("unrolled", unrolled), ("tiled_vectorized", vec))}
@@ -163,30 +187,35 @@ def _time_size(size: int, args) -> list[dict]:
 
 def step_fast(args, out: Path, blas_ctx, blas: str):
     base = builder.build_matmul_bias_relu(args.m, args.n, args.k)
-    lowering.lower(fast.tile_and_vectorize(base), stages=fast.FAST_STAGES, save_dir=out / "fast",
-                   input_name="tiled_vectorized", verbose=args.verbose)
+    tiled = fast.tile_and_vectorize(base, save_dir=out / "fast", verbose=want_ir(args))
+    lowering.lower(tiled, stages=fast.FAST_STAGES, save_dir=out / "fast", input_name="tiled_vectorized",
+                   verbose=want_ir(args))
+    step(6, "fast", f"schedule {' -> '.join(fast.SCHEDULE_STEPS)}: IR after each step in {out / 'fast'}/s*.mlir")
     rows = []
+    if "timing" in args.skip:
+        step(6, "fast", "timing skipped (--skip-timing)")
+        return rows
     with blas_ctx:
         for size in args.sizes:
             size_rows = _time_size(size, args)
             rows += size_rows
             ratio = next(r["time_vs_numpy"] for r in size_rows if r["variant"] == "tiled_vectorized")
-            print(f"[6 fast  ] {size}^3: " + ", ".join(f"{r['variant']} {r['gflops']} GFLOP/s" for r in size_rows)
-                  + f"; tiled+vectorized time = {ratio:.2f}x NumPy's (goal <= 1.1x: "
-                  + ("reached" if ratio <= 1.1 else "not reached") + ")")
-    print(f"[6 fast  ] gate: every variant matched NumPy at every size (NumPy BLAS: {blas}, 1 thread)")
+            step(6, "fast", f"{size}^3: " + ", ".join(f"{r['variant']} {r['gflops']} GFLOP/s" for r in size_rows)
+                 + f"; tiled+vectorized time = {ratio:.2f}x NumPy's (goal <= 1.1x: "
+                 + ("reached" if ratio <= 1.1 else "not reached") + ")")
+    step(6, "fast", f"gate: every variant matched NumPy at every size (NumPy BLAS: {blas}, 1 thread)")
     return rows
 
 
 def step_tosa(args, out: Path, chain: GateChain, inputs):
     module = tosa.build_tosa_matmul_bias_relu(args.m, args.n, args.k)
     res = lowering.lower(module, stages=tosa.TOSA_STAGES, save_dir=out / "tosa", input_name="tosa_input",
-                         verbose=args.verbose)
+                         verbose=want_ir(args))
     y = jit.run_with_engine(res, builder.FUNC_NAME, inputs)[0]
     rep = chain.check("tosa", {"y": y})
     ops = res.stages[0].op_counts
-    print(f"[7 tosa  ] TOSA ({ops}) -> linalg -> LLVM -> ExecutionEngine: max|err| "
-          f"{rep.rows[0]['max_abs']:.2e}, gate {'ok' if rep.passed else 'FAILED'}")
+    step(7, "tosa", f"TOSA ({ops}) -> linalg -> LLVM -> ExecutionEngine: max|err| "
+         f"{rep.rows[0]['max_abs']:.2e}, gate {'ok' if rep.passed else 'FAILED'}")
     return res
 
 
@@ -209,57 +238,71 @@ def step_tables(args, lowered, unroll_row, chain, timing_rows, blas):
                   "interleaved with each other right after, with fewer repeats (at 1024^3 one timed call each, "
                   "after the verification call). GFLOP/s = (2MNK + 2MN) / median time. Shared machines are "
                   "noisy: compare ratios from one run, not absolute numbers across runs."))
-    print("[8 tables] " + ", ".join(str(p["md"]) for p in paths))
+    step(8, "tables", ", ".join(str(p["md"]) for p in paths))
 
 
 def step_from_torch(args) -> int:
     """Step 9: close the ladder (PyTorch -> torch-mlir -> these stages -> JIT, IREE beside it).
 
-    Runs ``python -m lab03_mlir.from_torch`` in a child process: torch-mlir bundles its own MLIR and
+    Runs ``python -m lab03_mlir.ladder`` in a child process: torch-mlir bundles its own MLIR and
     LLVM, and loading it into a process that already holds the upstream bindings *and* llvmlite
     aborts on duplicate LLVM command-line options. The child prints its own steps and gates.
+    torch-mlir and IREE are required: any failure of the child fails this step (skip it only
+    with ``--skip-from-torch``).
 
     Raises:
-        UserError: a from_torch gate failed (the child's exit code 1) or it crashed.
+        GateError: a from_torch gate failed (the child's exit code 1).
+        UserError: the child could not run (exit code 2: its one-line error is printed above, e.g.
+            a missing package) or crashed.
     """
     import subprocess
     import sys
-    cmd = [sys.executable, "-m", "lab03_mlir.from_torch", "--repeats", str(pick(50, 5))]
-    if not args.sizes:
-        cmd.append("--no-timing")
-    if args.verbose:
-        cmd.append("-v")
+    if "from-torch" in args.skip:
+        step(9, "from_torch", "skipped (--skip-from-torch)")
+        return 0
+    cmd = [sys.executable, "-m", "lab03_mlir.ladder"]
+    if "timing" in args.skip:
+        cmd.append("--skip-timing")
+    if args.quick or ci():
+        cmd.append("--quick")
+    cmd += ["-v"] * args.verbose
     rc = subprocess.run(cmd).returncode
-    if rc == 2:  # a one-line error (e.g. torch-mlir missing) was printed by the child
-        print("[9 from_torch] skipped (see the error line above)")
-    elif rc:
-        raise UserError(f"from_torch failed (exit {rc}); see results/lab03/from_torch_gates.md")
-    else:
-        print("[9 from_torch] every torch-mlir path and IREE match PyTorch within 1e-5")
+    if rc == 1:
+        raise gate_failed("from_torch", "a torch-mlir or IREE path does not match PyTorch "
+                                        "(see the table above and results/lab03/from_torch_gates.md)")
+    if rc:
+        raise UserError(f"step 9 (python -m lab03_mlir.ladder) failed with exit code {rc}; "
+                        "see its error above (skip the step with --skip-from-torch)")
+    step(9, "from_torch", "every torch-mlir path and IREE match PyTorch within 1e-5")
     return rc
 
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(prog="python -m lab03_mlir.pipeline", description=__doc__.split("\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
-    p.add_argument("--m", type=int, default=pick(256, 64), help="rows of A and of the output (default %(default)s)")
-    p.add_argument("--n", type=int, default=pick(256, 48), help="columns of B and of the output (default %(default)s)")
-    p.add_argument("--k", type=int, default=pick(256, 40), help="reduction length (default %(default)s)")
-    p.add_argument("--sizes", default=pick("256,512,1024", "64,128"),
-                   help="comma-separated square sizes for the timing step, empty: skip timing (default %(default)s)")
+    p = parser("python -m lab03_mlir.pipeline", __doc__, steps=["timing", "from-torch"],
+               quick="small shapes and sizes (the defaults under CI=true)", epilog=__doc__)
+    p.add_argument("--m", type=int, default=None, help="rows of A and of the output (default 256; --quick 64)")
+    p.add_argument("--n", type=int, default=None, help="columns of B and of the output (default 256; --quick 48)")
+    p.add_argument("--k", type=int, default=None, help="reduction length (default 256; --quick 40)")
+    p.add_argument("--sizes", default=None,
+                   help="comma-separated square sizes for the timing step (default 256,512,1024; --quick 64,128)")
     p.add_argument("--repeats", type=int, default=None, help="timed rounds per size (default: by size)")
     p.add_argument("--unroll-factor", type=int, default=4, help="AffineLoopUnroll factor, positive (default %(default)s)")
-    p.add_argument("--no-from-torch", action="store_true", help="skip step 9 (torch-mlir + IREE ladder)")
-    p.add_argument("-v", "--verbose", action="store_true", help="print the IR after every stage")
     args = p.parse_args(argv)
+    small = args.quick or ci()
+    args.m = args.m if args.m is not None else (64 if small else 256)
+    args.n = args.n if args.n is not None else (48 if small else 256)
+    args.k = args.k if args.k is not None else (40 if small else 256)
+    sizes = args.sizes if args.sizes is not None else ("64,128" if small else "256,512,1024")
     builder.check_shape(args.m, args.n, args.k)
     unroll.check_factor(args.unroll_factor)
     try:
-        args.sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
+        args.sizes = [int(s) for s in sizes.split(",") if s.strip()]
     except ValueError:
-        raise UserError(f"--sizes must be comma-separated integers, got {args.sizes!r}") from None
+        raise UserError(f"--sizes must be comma-separated integers, got {sizes!r}") from None
     if any(s <= 0 for s in args.sizes):
         raise UserError(f"--sizes must be positive integers, got {args.sizes}")
+    if not args.sizes:
+        args.skip.add("timing")
     if args.repeats is not None and args.repeats <= 0:
         raise UserError(f"--repeats must be a positive integer, got {args.repeats}")
     return args
@@ -272,15 +315,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     chain = GateChain("numpy", {"y": builder.reference(*inputs)}, atol=ATOL, scale_atol_by_ref=True)
     blas_ctx, blas = numpy_single_thread()
     module = step_build(args)
-    step_save(module, out)
-    lowered = step_lower(module, out, args.verbose)
+    step_save(module, out, args)
+    lowered = step_lower(module, out, args)
     unrolled, unroll_row = step_unroll(args, lowered, out)
     step_jit(args, lowered.module, unrolled.module, chain, inputs)
-    timing_rows = step_fast(args, out, blas_ctx, blas) if args.sizes else []
+    timing_rows = step_fast(args, out, blas_ctx, blas)
     step_tosa(args, out, chain, inputs)
     step_tables(args, lowered, unroll_row, chain, timing_rows, blas)
-    if not args.no_from_torch:
-        step_from_torch(args)
+    step_from_torch(args)
     return 0
 
 

@@ -3,43 +3,33 @@
 The whole step runs once per module (``report`` fixture, small shapes, 2 timing rounds) into a
 temporary results folder; the tests then check what it produced and re-run every compiled kernel
 on a *fresh* random input against PyTorch eager (the independent reference) at ``atol=1e-5``.
-A missing torch-mlir skips the module with the reason; a missing IREE skips the IREE tests.
+torch-mlir and IREE are required packages: without them these tests fail (nothing is skipped).
 """
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from common.errors import MissingDependency, UserError, require, run_cli
+from common.errors import MissingDependency, UserError, run_cli
 from common.gates import gate
 from common.results import read_table
 
 from lab03_mlir import from_torch as ft  # imports the upstream ``mlir`` before torch-mlir
+from lab03_mlir import ladder
 
 pytestmark = pytest.mark.lab03
-
-try:
-    require("torch_mlir.fx", "torch-mlir", "the from_torch tests")
-except MissingDependency as _exc:  # pragma: no cover - depends on the environment
-    pytest.skip(str(_exc), allow_module_level=True)
 
 ATOL = 1e-5
 BLOCKS = ("mlp", "conv")
 TYPES = tuple(ft.OUTPUT_TYPES)
 SMALL = dict(mlp=(8, 32, 48), conv=(1, 3, 8, 12))
+#: a tiny stand-in for the ResNet convolutions (a 1x1 conv that widens 4 -> 8 channels)
+SMALL_RESNET = ((4, 8, 6, 1),)
+RESNET_BLOCK = "r50_6x4_1x1_to8"
 #: what each import path must contain (the op that carries the block's main computation)
 KEY_OPS = {("mlp", "linalg"): "linalg.matmul", ("conv", "linalg"): "linalg.conv_2d_nchw_fchw",
            ("mlp", "tosa"): "tosa.matmul", ("conv", "tosa"): "tosa.conv2d",
            ("mlp", "stablehlo"): "stablehlo.dot_general", ("conv", "stablehlo"): "stablehlo.convolution"}
-
-
-def _iree_reason() -> str | None:
-    try:
-        ft.iree_compile_tool()
-        require("iree.runtime", "iree-base-runtime", "the IREE anchor")
-    except MissingDependency as exc:
-        return str(exc)
-    return None
 
 
 @pytest.fixture(scope="module")
@@ -48,9 +38,9 @@ def report(tmp_path_factory):
     root = tmp_path_factory.mktemp("results")
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("MLC_RESULTS_DIR", str(root))
-        cfg = ft.FromTorchConfig(mlp=SMALL["mlp"], conv=SMALL["conv"], iree=_iree_reason() is None,
-                                 repeats=2, warmup=1)
-        rep = ft.run_from_torch(cfg)
+        cfg = ladder.FromTorchConfig(mlp=SMALL["mlp"], conv=SMALL["conv"], resnet=SMALL_RESNET,
+                                     repeats=2, warmup=1)
+        rep = ladder.run_from_torch(cfg)
     rep.root = root
     return rep
 
@@ -112,11 +102,24 @@ def test_lowered_module_matches_pytorch(report, block, otype, kind):
 
 def test_fast_path_vectorizes_the_mlp_matmul(report):
     fast, naive = report.compiled[("mlp", "linalg", "fast")], report.compiled[("mlp", "linalg", "naive")]
-    assert ft.vector_op_count(fast) > 0 and ft.main_op_vectorized(fast, "mlp")
-    assert ft.vector_op_count(naive) == 0 and not ft.main_op_vectorized(naive, "mlp")
+    assert ladder.vector_op_count(fast) > 0 and ladder.main_op_vectorized(fast, "mlp")
+    assert ladder.vector_op_count(naive) == 0 and not ladder.main_op_vectorized(naive, "mlp")
     tosa_fast = report.compiled[("mlp", "tosa", "fast")]  # tosa.matmul -> linalg.batch_matmul, tiled too
-    assert ft.vector_op_count(tosa_fast) > 0 and "linalg.batch_matmul" not in ft._bufferized(tosa_fast).ir
-    assert "vector<1x8x32xf32>" in ft._bufferized(tosa_fast).ir  # the same 8x32 register tile
+    assert ladder.vector_op_count(tosa_fast) > 0 and "linalg.batch_matmul" not in ladder._bufferized(tosa_fast).ir
+    assert "vector<1x8x32xf32>" in ladder._bufferized(tosa_fast).ir  # the same 8x32 register tile
+    assert not ladder.main_op_vectorized(report.compiled[("mlp", "tosa", "naive")], "mlp")
+
+
+@pytest.mark.parametrize("key", [("conv", "linalg"), ("conv", "tosa"), (RESNET_BLOCK, "linalg")])
+def test_fast_path_vectorizes_the_convolution(report, key):
+    # NCHW (linalg import) and NHWC/FHWC (TOSA import) convolutions: no linalg.conv left after
+    # the schedule, the 1-D convolutions became vector.fma on the channel vectors
+    fast = report.compiled[(*key, "fast")]
+    text = ladder._bufferized(fast).ir
+    assert ladder.main_op_vectorized(fast, key[0]) and "linalg.conv" not in text
+    assert "vector.fma" in text
+    if key[0] == "conv":
+        assert not ladder.main_op_vectorized(report.compiled[(*key, "naive")], "conv")
 
 
 BAD_ORDER = """
@@ -158,9 +161,6 @@ def test_gate_table_written_and_all_ok(report):
 @pytest.mark.parametrize("key", [("mlp", "linalg"), ("mlp", "stablehlo"), ("conv", "linalg"),
                                  ("conv", "stablehlo")])
 def test_iree_matches_pytorch(report, key):
-    reason = _iree_reason()
-    if reason:
-        pytest.skip(reason)
     mod = report.iree[key]
     b = _imported(report, *key).block
     x = _fresh_input(b, seed=7)
@@ -168,22 +168,22 @@ def test_iree_matches_pytorch(report, key):
 
 
 def test_ladder_has_every_rung(report):
-    if _iree_reason():
-        pytest.skip(_iree_reason())
     table = read_table(report.root / "lab03" / "ladder.json")
     backends = {(r["block"], r["backend"]) for r in table["rows"]}
     for block in BLOCKS:
         for name in ("PyTorch eager", "Lab 03 naive loops", "Lab 03 tiled+vectorized", "IREE llvm-cpu"):
             assert (block, name) in backends
+    for name in ("PyTorch eager", "Lab 03 tiled+vectorized", "IREE llvm-cpu", "Lab 03 NHWC conv alone"):
+        assert (RESNET_BLOCK, name) in backends
     assert all(r["median_ms"] > 0 and r["threads"] == 1 for r in table["rows"])
-    fast_mlp = next(r for r in table["rows"] if r["block"] == "mlp" and r["backend"] == "Lab 03 tiled+vectorized")
-    assert fast_mlp["matmul_vectorized"] is True
-    assert table["env"]["threads"] == 1
+    fast = [r for r in table["rows"] if r["backend"] == "Lab 03 tiled+vectorized"]
+    assert len(fast) == 3 and all(r["main_op_vectorized"] is True for r in fast)
+    iree = [r for r in table["rows"] if r["backend"] == "IREE llvm-cpu"]
+    assert all(r["x_vs_iree"] == 1 for r in iree)
+    assert table["env"]["threads"] == 1 and "shared" in table["meta"]["machine"]
 
 
 def test_iree_compile_error_is_one_line(tmp_path):
-    if _iree_reason():
-        pytest.skip(_iree_reason())
     with pytest.raises(UserError, match="iree-compile failed"):
         ft.iree_compile("func.func @forward() { return %x : f32 }", tmp_path / "bad.vmfb")
 
@@ -216,14 +216,29 @@ def test_torch_mlir_imported_first_is_refused_before_jit(monkeypatch, report):
 
 def test_cli_help(capsys):
     with pytest.raises(SystemExit) as exc:
-        ft.parse_args(["--help"])
-    assert exc.value.code == 0 and "--mlp" in capsys.readouterr().out
+        ladder.parse_args(["--help"])
+    out = capsys.readouterr().out
+    assert exc.value.code == 0 and "--mlp" in out and "--skip-resnet" in out and "--quick" in out
+
+
+def test_cli_flags():
+    cfg = ladder.parse_args(["--skip-iree", "--skip-timing", "--skip-resnet", "-vv"])
+    assert not cfg.iree and not cfg.timing and cfg.resnet == () and cfg.verbose == 2
+    assert ladder.parse_args(["--quick"]).resnet == () and ladder.parse_args(["--quick"]).repeats == 5
+
+
+def test_failed_gate_exits_1(monkeypatch, report, capsys):
+    bad = ladder.FromTorchReport(gate_rows=[{"stage": "mlp/linalg naive", "status": "max_abs 1 > 1e-05"}])
+    monkeypatch.setattr(ladder, "run_from_torch", lambda cfg: bad)
+    assert run_cli(ladder.main, ["--quick"]) == 1
+    assert "gate failed: stage 'mlp/linalg naive'" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("argv, what", [(["--mlp", "4,x,8"], "--mlp"), (["--conv", "1,2,3"], "--conv"),
                                         (["--types", "linalg,onnx"], "--types"),
-                                        (["--types", "stablehlo", "--no-iree"], "nothing to run")])
+                                        (["--types", "stablehlo", "--skip-iree"], "nothing to run"),
+                                        (["--no-iree"], "unrecognized arguments")])
 def test_cli_bad_input_is_one_line(capsys, argv, what):
-    assert run_cli(ft.main, argv) == 2
+    assert run_cli(ladder.main, argv) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("error: ") and what in err and "\n" not in err

@@ -67,10 +67,36 @@ def test_stages_save_ir_and_count_ops(tmp_path):
 
 
 def test_affine_loop_structure():
+    # every loop's bounds, step and nesting order, and the matmul's innermost body (M=6, N=5, K=4:
+    # three distinct extents, so a swapped loop order changes the tuples)
     res = lowered(6, 5, 4, stages=lowering.STAGES[:2])
-    assert lowering.loop_nest_depths(res.module) == [2, 3, 2]  # fill, matmul, bias + relu
-    text = res.ir("affine")
-    assert re.search(r"affine\.for %\w+ = 0 to 4 \{", text)  # the k loop: bound = reduction length
+    loops = lowering.loop_structure(res.module)
+    assert [lp.nest() for lp in loops] == [
+        (0, 6, 1, ((0, 5, 1, ()),)),                   # fill: i < M, j < N
+        (0, 6, 1, ((0, 5, 1, ((0, 4, 1, ()),)),)),     # matmul: i < M, j < N, k < K (reduction innermost)
+        (0, 6, 1, ((0, 5, 1, ()),)),                   # bias + ReLU: i < M, j < N
+    ]
+    assert loops[1].inner[0].inner[0].body == {"affine.load": 3, "arith.mulf": 1, "arith.addf": 1,
+                                               "affine.store": 1, "affine.yield": 1}
+    assert lowering.loop_nest_depths(res.module) == [2, 3, 2]
+    assert [lp.nest() for lp in loops] == pipeline.expected_nests(6, 5, 4)  # the pipeline's gate agrees
+
+
+def test_loop_structure_after_unrolling():
+    # K = 10, factor 4: k -> main loop 0..8 step 4 with 4 body copies + remainder 8..10 step 1;
+    # the j loops of fill and bias+ReLU (N = 5 = 4 + 1) unroll to one iteration + one: both promoted
+    res = lowering.lower(builder.build_matmul_bias_relu(6, 5, 10), stages=unroll.with_unroll(4, lowering.STAGES[:2]))
+    loops = lowering.loop_structure(lowering.as_module(res.ir("unroll")))
+    assert [lp.nest() for lp in loops] == [
+        (0, 6, 1, ()),
+        (0, 6, 1, ((0, 5, 1, ((0, 8, 4, ()), (8, 10, 1, ()))),)),
+        (0, 6, 1, ()),
+    ]
+    main, rest = loops[1].inner[0].inner
+    assert main.body == {"affine.load": 12, "arith.mulf": 4, "arith.addf": 4, "affine.store": 4,
+                         "affine.apply": 3, "affine.yield": 1}  # 4 copies; copies 1-3 index k + 1, 2, 3
+    assert rest.body == {"affine.load": 3, "arith.mulf": 1, "arith.addf": 1, "affine.store": 1, "affine.yield": 1}
+    assert loops[0].body["affine.store"] == 5 and loops[2].body["arith.maximumf"] == 5  # j fully unrolled
 
 
 def test_bufferization_uses_out_params():
@@ -235,16 +261,16 @@ def test_unrolled_numbers_equal_naive_numbers():
     # not divisible by 4 (k = 13, n = 7): remainder loops on every innermost loop
     inputs = builder.random_inputs(5, 7, 13, seed=3)
     naive = jit.run_with_engine(lowered(5, 7, 13), F, inputs)[0]
-    unrolled = jit.run_with_engine(lowered(5, 7, 13, unroll_factor=4), F, inputs)[0]
+    unrolled = jit.run_with_engine(lowered(5, 7, 13, stages=unroll.with_unroll(4)), F, inputs)[0]
     np.testing.assert_array_equal(unrolled, naive)
     np.testing.assert_allclose(unrolled, builder.reference(*inputs), atol=ATOL, rtol=0)
 
 
 def test_unrolled_iter_args_sum_runs():
     x = np.arange(1, 11, dtype=np.float32) / 7
-    stages = [(lowering.UNROLL_STAGE, ""), *lowering.STAGES[2:]]  # input is already affine
+    stages = [(unroll.UNROLL_STAGE, unroll.AffineLoopUnroll(4).add_to), *lowering.STAGES[2:]]  # already affine
     plain = jit.run_with_engine(lowering.lower(SUM_10, stages=lowering.STAGES[2:]), "sum", [x])[0]
-    unrolled_res = lowering.lower(SUM_10, stages=stages, unroll_factor=4)
+    unrolled_res = lowering.lower(SUM_10, stages=stages)
     assert "step 4" in unrolled_res.ir("unroll")
     got = jit.run_with_engine(unrolled_res, "sum", [x])[0]
     expect = np.float32(0)
@@ -259,7 +285,7 @@ def test_bad_unroll_factor_is_a_user_error(factor):
     with pytest.raises(UserError, match="unroll factor must be a positive integer"):
         unroll.AffineLoopUnroll(factor)
     with pytest.raises(UserError, match="unroll factor"):
-        lowered(4, 4, 4, unroll_factor=factor)
+        lowered(4, 4, 4, stages=unroll.with_unroll(factor))
 
 
 def test_non_constant_trip_count_is_a_diagnostic():
@@ -366,8 +392,30 @@ def test_pipeline_runs_and_writes_tables(results_dir, capsys):
     for table in ("stage_op_counts", "unroll", "verification", "timing"):
         assert (lab / f"{table}.json").exists()
     assert (lab / "unroll" / "03_unroll.mlir").exists() and (lab / "tosa" / "01_tosa.mlir").exists()
-    # step 9 ran in a child process (torch-mlir + IREE) and passed, or said why it was skipped
-    assert "[9 from_torch] every torch-mlir path and IREE match PyTorch" in out or "[9 from_torch] skipped" in out
+    # step 9 ran in a child process (torch-mlir + IREE, both required) and passed: no skip accepted
+    assert "[9 from_torch] every torch-mlir path and IREE match PyTorch within 1e-5" in out
+    assert all(re.match(r"\[\d+ \w+\] ", line) for line in out.splitlines() if line.startswith("["))
+    assert (lab / "fast" / "s01_tile.mlir").exists() and (lab / "fast" / "s05_lower_vectors.mlir").exists()
+
+
+def test_pipeline_step_9_fails_loudly(monkeypatch, results_dir):
+    # a failing child (exit 2: e.g. torch-mlir missing, exit 1: a gate) fails the pipeline; only
+    # --skip-from-torch skips the step
+    import subprocess
+    from common.gates import GateError
+    args = pipeline.parse_args(["--sizes", ""])
+    for rc, err in ((2, UserError), (1, GateError)):
+        monkeypatch.setattr(subprocess, "run", lambda *a, rc=rc, **k: subprocess.CompletedProcess(a, rc))
+        with pytest.raises(err):
+            pipeline.step_from_torch(args)
+    args = pipeline.parse_args(["--skip-from-torch"])
+    assert pipeline.step_from_torch(args) == 0
+
+
+def test_structural_gate_failure_exits_1(monkeypatch, results_dir, capsys):
+    monkeypatch.setattr(pipeline, "expected_nests", lambda m, n, k: [])
+    assert run_cli(pipeline.main, ["--m", "8", "--n", "8", "--k", "8", "--skip-timing", "--skip-from-torch"]) == 1
+    assert "gate failed: stage 'affine': loop nests" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("argv, msg", [(["--m", "0"], "--m must be a positive integer"),

@@ -35,6 +35,8 @@ from mlir.dialects import affine, arith
 
 from common.errors import UserError
 
+from .lowering import STAGES, as_module, mlir_error_line
+
 PASS_NAME = "AffineLoopUnroll"
 PASS_ARGUMENT = "py-affine-loop-unroll"
 
@@ -210,6 +212,9 @@ class AffineLoopUnroll:
         self.factor = check_factor(factor)
         self.stats = UnrollStats()
 
+    def __str__(self) -> str:
+        return f"python {PASS_NAME}{{factor={self.factor}}}"
+
     def add_to(self, pm) -> None:
         """Append this pass to ``pm`` (``PassManager.add(callable, name=...)``)."""
         pm.add(self, name=PASS_NAME, argument=PASS_ARGUMENT,
@@ -272,10 +277,25 @@ def unroll(module: ir.Module, factor: int = 4) -> UnrollStats:
     try:
         pm.run(module.operation)
     except ir.MLIRError as exc:
-        from .lowering import mlir_error_line
-
         raise UserError(mlir_error_line(exc)) from None
     return p.stats
+
+
+UNROLL_STAGE = "unroll"
+
+
+def with_unroll(factor: int = 4, stages=STAGES, after: str = "affine") -> list:
+    """``stages`` with the stage ``("unroll", AffineLoopUnroll(factor).add_to)`` after ``after``.
+
+    Raises:
+        UserError: a bad factor (before any IR is touched), or no stage named ``after``.
+    """
+    out = list(stages)
+    names = [n for n, _ in out]
+    if after not in names:
+        raise UserError(f"no stage {after!r} to unroll after; stages: {names}")
+    out.insert(names.index(after) + 1, (UNROLL_STAGE, AffineLoopUnroll(factor).add_to))
+    return out
 
 
 BUILTIN_UNROLL = "builtin.module(func.func(affine-loop-unroll{{unroll-factor={factor}}}))"
@@ -301,8 +321,6 @@ def compare_with_builtin(module_or_text, factor: int = 4) -> tuple[str, str, Unr
         UserError: bad factor, or the custom pass failed (its diagnostic).
     """
     from mlir.passmanager import PassManager
-
-    from .lowering import as_module
 
     check_factor(factor)
     ours, theirs = as_module(module_or_text), as_module(module_or_text)
