@@ -294,31 +294,33 @@ def _md(rows: list[dict]) -> str:
 # ---------------------------------------------------------------------------------------------
 # CLI: untuned and tuned-from-records builds of one model
 # ---------------------------------------------------------------------------------------------
-def model_builds(model: str, *, small: bool = False, work_dir=None, untuned: bool = True,
-                 progress: bool = True) -> dict[str, tuple]:
-    """Import ``model``, build it untuned and (when ``work_dir`` holds records) tuned, both gated.
+def model_builds(im, *, work_dir=None, untuned: bool = True, progress: bool = True) -> dict[str, tuple]:
+    """Build an imported model untuned and (when ``work_dir`` holds records) tuned, both gated.
 
+    Args:
+        im: :class:`lab02_tvm.relax_import.ImportedModel` (its PyTorch outputs are the reference).
+        work_dir: a MetaSchedule database folder (``results/lab02/tuning/<model>``) or ``None``.
+        untuned: also build the untuned (``LegalizeOps`` + fusion, no schedule) version.
     Returns:
-        ``{"untuned": (VMRunner, args, fused_mod), "tuned": (...)}`` for :func:`roofline`.
+        ``{"untuned": (VMRunner, args, fused_mod), "tuned": (VMRunner, args, fused_mod)}``, the
+        form :func:`roofline` takes; a ``VMRunner`` is also a zero-argument callable for peers.
     Raises:
-        common.gates.GateError: a build's outputs differ from PyTorch (build.REL_TOL).
+        common.gates.GateError: a build's outputs differ from PyTorch (``build.REL_TOL`` x max|ref|).
     """
     from common.cli import step
-    from common.models import build_model
 
     from . import tuning
     from .build import VMRunner, build_and_check, gate_outputs, host_target
-    from .relax_import import import_torch, run_standard_passes, tuning_module
+    from .relax_import import run_standard_passes, tuning_module
 
     target = {**host_target(), "num-cores": 1}
-    im = import_torch(build_model(model, **({"small": True} if small and model != "llama_tiny" else {})))
     builds = {}
     if untuned:
         passes = run_standard_passes(im.mod)
         run = build_and_check(im, passes.fused_mod, target, stage="tvm_untuned")
         builds["untuned"] = (run.runner, run.runner.args, passes.fused_mod)
         if progress:
-            step(2, "untuned", f"{model}: built and gated ({run.build_s:.0f} s)")
+            step(2, "untuned", f"{im.name}: built and gated ({run.build_s:.0f} s)")
     if work_dir is not None and tuning.database_paths(work_dir)[1].is_file():
         bound = tuning_module(im)
         ex = tuning.build_tuned(bound, target, work_dir)
@@ -326,7 +328,7 @@ def model_builds(model: str, *, small: bool = False, work_dir=None, untuned: boo
         gate_outputs(im, runner.outputs(), stage="tvm_tuned")
         builds["tuned"] = (runner, runner.args, tuning.fuse_for_tasks(bound, target))
         if progress:
-            step(2, "tuned", f"{model}: built from {work_dir} and gated")
+            step(2, "tuned", f"{im.name}: built from {work_dir} and gated")
     return builds
 
 
@@ -347,8 +349,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     wd = args.work_dir or str(results_dir(LAB) / "tuning" / args.model)
     step(1, "build", f"{args.model}: untuned{'' if 'untuned' not in args.skip else ' (skipped)'}"
                      f" + tuned from {wd}")
-    builds = model_builds(args.model, small=args.quick, work_dir=None if args.quick else wd,
-                          untuned="untuned" not in args.skip)
+    from common.models import build_model
+
+    from .relax_import import import_torch
+    small = {"small": True} if args.quick and args.model != "llama_tiny" else {}
+    im = import_torch(build_model(args.model, **small))
+    builds = model_builds(im, work_dir=None if args.quick else wd, untuned="untuned" not in args.skip)
     if not builds:
         raise UserError(f"nothing to profile: untuned skipped and no tuning database in {wd}")
     res = roofline(args.model, builds, repeats=args.repeats or (1 if args.quick else 3),

@@ -1,0 +1,312 @@
+"""Lab 02 against its peers: PyTorch eager, torch.compile, ONNX Runtime and TVM in one interleaved run.
+
+What a user would pick instead of TVM, on the same inputs, at 1 thread, timed round-robin in one
+process (``common.timing.interleaved``: slow phases of a shared machine hit every peer alike):
+
+* ``pytorch_eager`` -- the reference: every other peer's outputs are gated against it;
+* ``torch_compile`` -- ``torch.compile`` (TorchInductor, C++/OpenMP code for the CPU); skipped with
+  the reason when no C++ compiler is found or compilation fails;
+* ``onnxruntime`` -- Lab 01's export path (``common.onnx_utils.export_torchscript``, static shapes)
+  run by ONNX Runtime's CPU provider at optimization level ALL (its layout optimizations included);
+* ``tvm_*`` -- any TVM builds passed in as zero-argument callables (``build.VMRunner`` objects:
+  untuned, tuned this run, tuned from the shipped records).
+
+Gates (names -> shapes -> dtypes -> values, ``common.gates``): ``|peer - eager| <= ATOL`` for
+BERT and LLaMA-tiny; ResNet-50's logits (magnitude ~1e2) get a gate *relative to their scale*,
+``|peer - eager| <= REL_SCALE * max|eager|``. A peer that fails its gate is not timed; its row says
+why and the CLI exits 1 after writing the table.
+
+FLOPs: ``torch.utils.flop_counter.FlopCounterMode`` over one eager run (matmul, conv, bmm, addmm,
+attention; 2 FLOP per multiply-add; elementwise ops are not counted), so GFLOP/s is a lower bound
+and % of peak is against ``common.roof`` (the measured single-thread FMA peak).
+"""
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from common.errors import GateFailed, UserError
+
+LAB = "lab02"
+ATOL = 1e-3  # fp32, outputs of magnitude <= ~10: reassociation and fused kernels move ~1e-5..1e-4
+REL_SCALE = 1e-4  # ResNet-50 logits: |diff| <= 1e-4 * max|logits|
+#: Peer model names -> (common.models builder name, keyword arguments).
+MODELS = {
+    "resnet50": ("resnet50", {"batch": 1}),
+    "bert": ("bert", {"batch": 1, "seq": 128}),
+    "llama_tiny_s32": ("llama_tiny", {"batch": 1, "seq": 32}),
+    "llama_tiny_s128": ("llama_tiny", {"batch": 1, "seq": 128}),
+}
+
+
+def build_peer_model(name: str, small: bool = False):
+    """The :class:`common.models.ModelBundle` of a peer model name (see :data:`MODELS`).
+
+    ``small=True`` shrinks ResNet-50 and BERT to their test-size configurations and the sequence.
+    Raises:
+        UserError: unknown name.
+    """
+    from common.models import build_model
+    if name not in MODELS:
+        raise UserError(f"unknown peer model {name!r}; choose from {', '.join(MODELS)}")
+    builder, kw = MODELS[name]
+    kw = dict(kw)
+    if small:
+        if builder != "llama_tiny":
+            kw["small"] = True
+        if "seq" in kw:
+            kw["seq"] = 16
+    return build_model(builder, **kw)
+
+
+def gate_kwargs(model_name: str) -> tuple[dict, str]:
+    """``(common.gates.compare keywords, the gate in words)`` for a model."""
+    if model_name.startswith("resnet"):
+        return ({"atol": REL_SCALE, "scale_atol_by_ref": True},
+                f"relative to scale: |d| <= {REL_SCALE:g} * max|eager|")
+    return {"atol": ATOL}, f"|d| <= {ATOL:g} (absolute)"
+
+
+def count_flops(bundle) -> float:
+    """FLOPs of one eager run by ``FlopCounterMode`` (matmul/conv/attention, 2 per multiply-add)."""
+    import torch
+    from torch.utils.flop_counter import FlopCounterMode
+    with torch.no_grad(), FlopCounterMode(display=False) as fc:
+        bundle.model(**bundle.inputs)
+    return float(fc.get_total_flops())
+
+
+def _named(out: Any, names: Sequence[str]) -> dict[str, np.ndarray]:
+    """Outputs of any peer (tensor, tuple, TVM array, dict) as ``{name: np.ndarray}``."""
+    if isinstance(out, Mapping):
+        return {str(k): _np(v) for k, v in out.items()}
+    flat: list = []
+
+    def walk(o):
+        if hasattr(o, "numpy") or hasattr(o, "detach") or isinstance(o, np.ndarray):
+            flat.append(_np(o))
+        else:
+            for x in o:
+                walk(x)
+
+    walk(out)
+    return dict(zip(names, flat)) if len(flat) == len(names) else {f"output_{i}": a for i, a in enumerate(flat)}
+
+
+def _np(x: Any) -> np.ndarray:
+    if hasattr(x, "detach"):
+        return x.detach().cpu().numpy()
+    return np.asarray(x.numpy() if hasattr(x, "numpy") and not isinstance(x, np.ndarray) else x)
+
+
+def cxx_compiler() -> str | None:
+    """Path of the C++ compiler Inductor would use (``$CXX``, ``g++``, ``c++``, ``clang++``), or None."""
+    import os
+    for c in (os.environ.get("CXX"), "g++", "c++", "clang++"):
+        if c and shutil.which(c):
+            return shutil.which(c)
+    return None
+
+
+def torch_peers(bundle, workdir: str | Path, *, compile_: bool = True, ort: bool = True
+                ) -> tuple[dict[str, Callable[[], Any]], dict[str, str]]:
+    """The non-TVM peers of ``bundle`` as zero-argument callables, plus ``{peer: reason}`` skipped.
+
+    ``torch_compile`` and ``onnxruntime`` are built (and run once) here, so a failure becomes a
+    skip reason instead of an exception.
+    """
+    import torch
+
+    feed = dict(bundle.inputs)
+    model = bundle.model
+
+    def eager():
+        with torch.no_grad():
+            return model(**feed)
+
+    peers, skipped = {"pytorch_eager": eager}, {}
+    if compile_:
+        if cxx_compiler() is None:
+            skipped["torch_compile"] = "no C++ compiler (g++/c++/clang++) for TorchInductor's CPU code"
+        else:
+            try:
+                torch._dynamo.reset()
+                compiled = torch.compile(model)
+
+                def comp():
+                    with torch.no_grad():
+                        return compiled(**feed)
+
+                comp()
+                peers["torch_compile"] = comp
+            except Exception as exc:  # noqa: BLE001 - Inductor raises many types; the row says why
+                skipped["torch_compile"] = f"torch.compile failed: {str(exc).strip().splitlines()[0][:200]}"
+    if ort:
+        from common.onnx_utils import export_torchscript, ort_session
+        try:
+            path = export_torchscript(bundle, Path(workdir) / f"{bundle.name}.onnx", dynamic=False)
+            sess = ort_session(path, level="ALL", threads=1)
+            np_feed = bundle.numpy_inputs()
+            names = [o.name for o in sess.get_outputs()]
+
+            def ort_run():
+                return sess.run(names, np_feed)
+
+            ort_run()
+            peers["onnxruntime"] = ort_run
+        except UserError as exc:
+            skipped["onnxruntime"] = str(exc)
+    return peers, skipped
+
+
+def compare_peers(bundle, *, label: str | None = None, tvm: Mapping[str, Callable[[], Any]] | None = None,
+                  notes: Mapping[str, str] | None = None, compile_: bool = True, ort: bool = True,
+                  repeats: int = 20, warmup: int = 2, roof: dict | None = None,
+                  progress: bool = False) -> list[dict]:
+    """Run every peer once, gate it against PyTorch eager, time the passing ones interleaved.
+
+    Args:
+        bundle: :class:`common.models.ModelBundle` (inputs are shared by all peers).
+        label: model name in the rows (default ``bundle.name``); ``resnet*`` picks the scale gate.
+        tvm: ``{peer name: zero-argument callable returning the outputs}``, e.g.
+            ``{"tvm_tuned_records": runner}`` with a ``build.VMRunner`` (weights bound or not).
+        notes: ``{peer name: text}`` added to the row (e.g. records coverage).
+        compile_, ort: include torch.compile / ONNX Runtime.
+        repeats, warmup: interleaved rounds (each peer gets ``repeats`` samples).
+        roof: for % of peak (default ``common.roof.cached_roof()``).
+    Returns:
+        One row per peer: ``model, peer, status (ok | skipped: ... | gate failed: ...), median_ms,
+        p10_ms, p90_ms, n, vs_eager (eager median / peer median: > 1 is faster), gflop, gflops,
+        pct_peak, max_abs_err, gate, note`` (times in ms, 1 thread).
+    """
+    from common import roof as roof_mod
+    from common.gates import compare
+    from common.timing import interleaved, set_torch_threads, tvm_threads
+
+    label = label or bundle.name
+    set_torch_threads(1)
+    roof = roof if roof is not None else roof_mod.cached_roof()
+    flops = count_flops(bundle)
+    gkw, gdesc = gate_kwargs(label)
+    notes = dict(notes or {})
+    with tempfile.TemporaryDirectory(prefix="peers_") as tmp, tvm_threads(1):
+        peers, skipped = torch_peers(bundle, tmp, compile_=compile_, ort=ort)
+        peers.update(tvm or {})
+        ref = bundle.run()
+        names = list(bundle.output_names)
+        passed, status, errs = {}, {}, {}
+        for name, fn in peers.items():
+            rep = compare(ref, _named(fn(), names), stage=name, check_dtype=False, **gkw)
+            errs[name] = rep.max_abs()
+            if rep.passed:
+                passed[name] = fn
+                status[name] = "ok"
+            else:
+                status[name] = f"gate failed: {rep.first_failure}"
+        stats = interleaved(passed, warmup=warmup, repeats=repeats, progress=progress)
+    eager_ms = stats["pytorch_eager"].median_ms
+    rows = []
+    for name in [*peers, *skipped]:
+        row = {"model": label, "peer": name, "status": status.get(name, f"skipped: {skipped.get(name)}"),
+               "median_ms": None, "p10_ms": None, "p90_ms": None, "n": 0, "vs_eager": None,
+               "gflop": float(f"{flops / 1e9:.4g}"), "gflops": None, "pct_peak": None,
+               "max_abs_err": errs.get(name), "gate": gdesc, "note": notes.get(name, "")}
+        if name in stats:
+            s = stats[name]
+            g = roof_mod.gflops(flops, s.median_ms)
+            pct = roof_mod.percent_of_peak(g, roof) if roof else None
+            row.update(median_ms=round(s.median_ms, 3), p10_ms=round(s.p10_ms, 3), p90_ms=round(s.p90_ms, 3),
+                       n=s.n, vs_eager=round(eager_ms / s.median_ms, 3), gflops=round(g, 2),
+                       pct_peak=None if pct is None else round(pct, 1))
+        rows.append(row)
+    return rows
+
+
+def write_peers(rows: list[dict], *, name: str = "peers", roof: dict | None = None) -> dict:
+    """Write ``results/lab02/<name>.{md,csv,json}`` with the roof in the environment."""
+    from common import roof as roof_mod
+    from common.results import write_table
+    from common.timing import environment
+    roof = roof if roof is not None else roof_mod.cached_roof()
+    env = environment(threads=1, roof=None if roof is None else
+                      {k: roof.get(k) for k in ("peak_gflops", "sgemm_gflops", "bandwidth_gbs", "date")},
+                      machine_note="shared 2-core machine (another engineer's tuning run on the other core)")
+    notes = ("One interleaved run per model at 1 thread (PyTorch, ONNX Runtime and TVM intra-op threads 1). "
+             "vs_eager = eager median / peer median (> 1 is faster). GFLOP/s from FlopCounterMode's count "
+             "(matmul/conv/attention, 2 FLOP per multiply-add) over the median; pct_peak against the measured "
+             "single-thread FMA peak (common.roof). Every peer is gated against PyTorch eager before timing "
+             "(gate column); a failed or skipped peer is not timed.")
+    return write_table(LAB, name, rows, title="Lab 02 peers: PyTorch eager, torch.compile, ONNX Runtime, TVM",
+                       notes=notes, env=env)
+
+
+def tvm_from_records(bundle, work_dir: str | Path, *, untuned: bool = False) -> tuple[dict, dict]:
+    """TVM callables for :func:`compare_peers`: tuned from ``work_dir``'s records (if it has any)
+    and, with ``untuned``, the untuned build; plus ``{peer: note}`` (records coverage).
+
+    Raises:
+        common.gates.GateError: a TVM build's outputs differ from PyTorch (lab02_tvm.build's gate).
+    """
+    from . import tuning
+    from .build import host_target
+    from .relax_import import import_torch, tuning_module
+    from .roofline import model_builds
+
+    im = import_torch(bundle)
+    builds = model_builds(im, work_dir=work_dir, untuned=untuned, progress=False)
+    fns, notes = {}, {}
+    if "untuned" in builds:
+        fns["tvm_untuned"] = builds["untuned"][0]
+    if "tuned" in builds:
+        fns["tvm_tuned_records"] = builds["tuned"][0]
+        cov = tuning.database_coverage(tuning_module(im), {**host_target(), "num-cores": 1}, work_dir)
+        notes["tvm_tuned_records"] = (f"records {work_dir}: {cov['tasks_in_db']}/{cov['tasks']} kernels, "
+                                      f"{100 * cov['share_covered']:.0f}% of FLOPs")
+    return fns, notes
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m lab02_tvm.peers``: every model of :data:`MODELS`, one table."""
+    from common.cli import parser, positive, step
+    from common.results import results_dir
+
+    p = parser("python -m lab02_tvm.peers", __doc__, steps=["compile", "onnxruntime", "tvm"],
+               quick="test-size models, 3 rounds")
+    p.add_argument("--models", nargs="+", default=list(MODELS), choices=list(MODELS))
+    p.add_argument("--repeats", type=int, default=None, help="interleaved rounds (default 20, 3 with --quick)")
+    p.add_argument("--tvm-untuned", action="store_true", help="also time the untuned TVM build (slow: seconds a run)")
+    p.add_argument("--records", default=None, help="folder of tuning databases, one per model "
+                   "(default results/lab02/tuning; a model without one has no tvm_tuned_records row)")
+    args = p.parse_args(argv)
+    positive("--repeats", args.repeats)
+    records = Path(args.records) if args.records else results_dir(LAB) / "tuning"
+    rows = []
+    for i, name in enumerate(args.models, 1):
+        bundle = build_peer_model(name, small=args.quick)
+        fns, notes = {}, {}
+        if "tvm" not in args.skip:
+            wd = next((records / n for n in (name, MODELS[name][0]) if (records / n).is_dir()), None)
+            fns, notes = tvm_from_records(bundle, wd if wd and not args.quick else None,
+                                          untuned=args.tvm_untuned or args.quick)
+        got = compare_peers(bundle, label=name, tvm=fns, notes=notes, compile_="compile" not in args.skip,
+                            ort="onnxruntime" not in args.skip, repeats=args.repeats or (3 if args.quick else 20),
+                            progress=True)
+        rows += got
+        step(i, name, ", ".join(f"{r['peer']} {r['median_ms']} ms ({r['vs_eager']}x)" if r["median_ms"]
+                                else f"{r['peer']} {r['status'][:60]}" for r in got))
+    paths = write_peers(rows, name="peers_quick" if args.quick else "peers")
+    step(len(args.models) + 1, "write", str(paths["md"]))
+    failed = [f"{r['model']}/{r['peer']}: {r['status']}" for r in rows if r["status"].startswith("gate failed")]
+    if failed:
+        raise GateFailed("; ".join(failed))
+    return 0
+
+
+if __name__ == "__main__":
+    from common.errors import run_cli
+    raise SystemExit(run_cli(main))
