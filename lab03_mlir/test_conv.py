@@ -1,0 +1,117 @@
+"""Tests of the convolution schedule (lab03_mlir/conv.py through fast.tile_and_vectorize).
+
+Each schedule is gated against PyTorch (``torch.nn.functional.conv2d``, an independent
+reference) at ABSOLUTE ``1e-5`` (rtol 0): small channel counts and filter values in
+[-0.2, 0.2] keep every output's float32 sum exact to ~1e-6 whatever the summation order. The IR
+checks say what the student should see: no ``linalg.conv`` left, ``vector.fma`` on channel
+vectors, the accumulator carried in registers through the reduction loops, no scalar multiply or
+add left.
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from common.errors import UserError
+from lab03_mlir import conv, fast, jit, lowering
+
+pytestmark = pytest.mark.lab03
+
+ATOL = 1e-5
+
+
+def conv_module(layout: str, n: int, c: int, h: int, w: int, f: int, k: int, stride: int = 1) -> str:
+    """``@conv(x, filter) -> y`` with a zero-filled accumulator, in ``layout`` (``nchw`` or ``nhwc``)."""
+    oh, ow = (h - k) // stride + 1, (w - k) // stride + 1
+    if layout == "nchw":
+        xs, ws, ys, op = f"{n}x{c}x{h}x{w}", f"{f}x{c}x{k}x{k}", f"{n}x{f}x{oh}x{ow}", conv.NCHW
+    else:
+        xs, ws, ys, op = f"{n}x{h}x{w}x{c}", f"{k}x{k}x{c}x{f}", f"{n}x{oh}x{ow}x{f}", conv.NHWC
+    y = f"tensor<{ys}xf32>"
+    return f"""func.func @conv(%x: tensor<{xs}xf32>, %w: tensor<{ws}xf32>) -> {y} {{
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : {y}
+  %i = linalg.fill ins(%z : f32) outs(%e : {y}) -> {y}
+  %r = {op} {{dilations = dense<1> : vector<2xi64>, strides = dense<{stride}> : vector<2xi64>}}
+         ins(%x, %w : tensor<{xs}xf32>, tensor<{ws}xf32>) outs(%i : {y}) -> {y}
+  return %r : {y}
+}}"""
+
+
+def torch_conv(layout: str, x: np.ndarray, w: np.ndarray, stride: int) -> np.ndarray:
+    import torch
+    tx, tw = torch.from_numpy(x), torch.from_numpy(w)
+    if layout == "nhwc":
+        tx, tw = tx.permute(0, 3, 1, 2), tw.permute(3, 2, 0, 1)
+    y = torch.nn.functional.conv2d(tx, tw, stride=stride)
+    return (y.permute(0, 2, 3, 1) if layout == "nhwc" else y).contiguous().numpy()
+
+
+def inputs(layout: str, n, c, h, w, f, k, seed=0):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((n, c, h, w) if layout == "nchw" else (n, h, w, c)).astype(np.float32)
+    filt = rng.uniform(-0.2, 0.2, (f, c, k, k) if layout == "nchw" else (k, k, c, f)).astype(np.float32)
+    return x, filt
+
+
+# (layout, n, c, h, w, f, k, stride): tile-divisible and not (OW 10 -> tile 5, F 12, C 6), 1x1, stride 2
+CASES = [("nchw", 1, 8, 18, 18, 16, 3, 1), ("nhwc", 1, 8, 18, 18, 16, 3, 1), ("nchw", 1, 6, 12, 12, 12, 3, 1),
+         ("nhwc", 2, 4, 8, 8, 32, 1, 1), ("nchw", 1, 4, 11, 11, 8, 3, 2)]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: "-".join(map(str, c)))
+def test_conv_schedule_matches_pytorch(case):
+    layout, n, c, h, w, f, k, stride = case
+    tiled = fast.tile_and_vectorize(conv_module(layout, n, c, h, w, f, k, stride))
+    res = lowering.lower(tiled, stages=fast.FAST_STAGES)
+    x, filt = inputs(layout, n, c, h, w, f, k)
+    y = jit.run_with_engine(res, "conv", [x, filt])[0]
+    ref = torch_conv(layout, x, filt, stride)
+    assert y.shape == ref.shape
+    np.testing.assert_allclose(y, ref, atol=ATOL, rtol=0)
+
+
+@pytest.mark.parametrize("layout", ["nchw", "nhwc"])
+def test_convolution_became_vector_code(layout, tmp_path):
+    text = str(fast.tile_and_vectorize(conv_module(layout, 1, 16, 10, 18, 16, 3), save_dir=tmp_path))
+    body = text.split("{-#", 1)[0]
+    assert "linalg.conv" not in body and "linalg.generic" not in body
+    assert "vector.fma" in body and "vector<16xf32>" in body  # 16 output channels per FMA
+    # no scalar multiply-add left: every arith multiply/add works on vectors
+    assert not re.search(r"arith\.(mulf|addf) .*: f32$", body, re.M)
+    # the accumulator (8 output columns x 16 channels) stays in registers across kh, kw and c:
+    # (C = 16 in tiles of 8): the loops kh, kw, c carry it as a vector iter_arg
+    assert len(re.findall(r"iter_args\([^)]*\) -> \(vector<8x16xf32>\)", body)) == 3
+    # the IR after each schedule step, as the student reads it
+    files = sorted(p.name for p in tmp_path.iterdir())
+    assert files == [f"s{i:02d}_{s}.mlir" for i, s in enumerate(("input", *fast.SCHEDULE_STEPS))]
+    steps = {p.stem[4:]: p.read_text() for p in tmp_path.iterdir()}
+    assert conv.NHWC in steps["tile"] and conv.CONV_1D not in steps["tile"]
+    assert conv.CONV_1D in steps["decompose"] and conv.NHWC not in steps["decompose"].split("{-#")[0]
+    assert "vector.contract" in steps["vectorize"] and conv.CONV_1D not in steps["vectorize"]
+    assert "vector.fma" in steps["lower_vectors"] and "vector.contract" not in steps["lower_vectors"]
+
+
+def test_nchw_goes_channels_last():
+    from mlir import ir
+    module = ir.Module.parse(conv_module("nchw", 1, 4, 6, 6, 8, 3), ir.Context())
+    assert conv.to_channels_last(module) == 1
+    text = str(module)
+    assert conv.NCHW not in text and conv.NHWC in text
+    perms = re.findall(r"permutation = \[([\d, ]+)\]", text)
+    assert perms == ["0, 2, 3, 1", "2, 3, 1, 0", "0, 2, 3, 1", "0, 3, 1, 2"]  # x, filter, init, result back
+
+
+def test_tile_sizes_divide_the_extents():
+    assert conv.conv_tile_sizes((1, 56, 56, 64), 64) == (1, 1, 8, 16, 1, 1, 8)
+    assert conv.conv_tile_sizes((1, 28, 28, 128), 128) == (1, 1, 7, 16, 1, 1, 8)  # 28: 7 divides, 8 does not
+    assert conv.conv_tile_sizes((1, 7, 7, 12), 6, (8, 16, 8)) == (1, 1, 7, 12, 1, 1, 6)
+    with pytest.raises(UserError, match="conv_tile"):
+        conv.conv_tile_sizes((1, 8, 8, 8), 8, (8, 0, 8))
+
+
+def test_unknown_schedule_step_is_a_user_error():
+    with pytest.raises(UserError, match="unknown schedule step"):
+        fast.tile_and_vectorize(conv_module("nhwc", 1, 4, 6, 6, 8, 3), steps=("tile", "fuse"))
