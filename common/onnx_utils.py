@@ -14,7 +14,8 @@
   log keyword, ``log_level``, that sets this session's severity only: ORT's process-wide logger is
   never touched), :func:`ort_run`, :func:`ort_optimize`.
 * Quantization: :func:`calibration_reader` (feeds for ``onnxruntime.quantization.quantize_static``).
-* Graph facts: :data:`DEFAULT_DOMAINS`, :func:`opset`, :func:`op_key`, :func:`op_counts`.
+* Graph facts: :data:`DEFAULT_DOMAINS`, :func:`opset`, :func:`op_key`, :func:`op_counts`;
+  :func:`print_ir` (what ``-vv`` prints after each stage).
 """
 from __future__ import annotations
 
@@ -37,7 +38,7 @@ from .results import atomic_write
 __all__ = ["DEFAULT_DOMAINS", "ORT_LEVELS", "TORCHSCRIPT_OPSET", "DYNAMO_OPSET", "opset", "op_key", "op_counts",
            "load_model", "check_model", "check_dataflow", "save_model", "export_torchscript", "export_dynamo",
            "check_torchscript_opset", "check_dynamo_opset", "traceable_masks", "quiet_logging", "ort_session",
-           "ort_run", "ort_optimize", "ort_message", "calibration_reader"]
+           "ort_run", "ort_optimize", "ort_message", "calibration_reader", "print_ir"]
 
 #: The default ONNX operator domain, spelled both ways the IR allows (ONNX IR spec, "Operator sets").
 DEFAULT_DOMAINS = ("", "ai.onnx")
@@ -67,6 +68,20 @@ def op_key(node: onnx.NodeProto) -> str:
 def op_counts(model: onnx.ModelProto) -> collections.Counter:
     """Node count per :func:`op_key` in the main graph (If/Loop/Scan bodies are not counted)."""
     return collections.Counter(op_key(n) for n in model.graph.node)
+
+
+def print_ir(title: str, model: onnx.ModelProto, max_elements: int = 16) -> None:
+    """Print the main graph in ONNX text syntax (``onnx.printer``) under a title line; initializers
+    over ``max_elements`` elements are left out (their names still appear where they are read)."""
+    g = onnx.GraphProto()
+    g.CopyFrom(model.graph)
+    small = [t for t in g.initializer if int(np.prod(t.dims)) <= max_elements]
+    dropped = len(g.initializer) - len(small)
+    del g.initializer[:]
+    g.initializer.extend(small)
+    print(f"----- IR: {title} ({len(model.graph.node)} nodes; {dropped} initializers over {max_elements} elements "
+          f"not printed) -----")
+    print(onnx.printer.to_text(g))
 
 
 # ------------------------------------------------------------------------------------------------

@@ -33,7 +33,7 @@ from onnx import helper
 from common import cli
 from common.errors import UserError, run_cli
 from common.gates import GateError, GateReport, compare
-from common.onnx_utils import check_model, load_model, ort_run, ort_session
+from common.onnx_utils import check_model, load_model, ort_run, ort_session, print_ir
 
 
 @dataclass
@@ -230,6 +230,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         model_a = load_model(args.a)
         check_model(model_a, args.a)
+        if cli.want_ir(args):
+            print_ir(f"A {args.a}", model_a)
+            print_ir(f"B {args.b}", model_b)
         if args.inputs:
             if not Path(args.inputs).is_file():
                 raise UserError(f"--inputs {args.inputs}: no such file")

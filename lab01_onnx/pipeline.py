@@ -34,7 +34,7 @@ from common.errors import UserError, run_cli
 from common.gates import GateChain, GateError, GateReport
 from common.onnx_utils import (DYNAMO_OPSET, ORT_LEVELS, TORCHSCRIPT_OPSET, check_dynamo_opset, check_model,
                                check_torchscript_opset, export_dynamo, export_torchscript, load_model, op_counts,
-                               ort_run, ort_session, save_model)
+                               ort_run, ort_session, print_ir, save_model)
 from common.results import results_dir, write_table
 from common.timing import environment, interleaved
 from lab01_onnx import divergence, export_bugs, measure, plots
@@ -67,15 +67,7 @@ class Ctx:
     def show_ir(self, title: str, model: onnx.ModelProto) -> None:
         """With ``-vv``: the main graph in ONNX text syntax (initializers over 16 elements left out)."""
         if cli.want_ir(self.args):
-            g = onnx.GraphProto()
-            g.CopyFrom(model.graph)
-            small = [t for t in g.initializer if int(np.prod(t.dims)) <= 16]
-            dropped = len(g.initializer) - len(small)
-            del g.initializer[:]
-            g.initializer.extend(small)
-            print(f"----- IR: {title} ({len(model.graph.node)} nodes; {dropped} initializers over 16 elements "
-                  f"not printed) -----")
-            print(onnx.printer.to_text(g))
+            print_ir(title, model)
 
 
 def gate(ok: bool, stage: str, failure: str, rows: list[dict] | None = None) -> None:
@@ -216,6 +208,7 @@ def ort_levels(ctx: Ctx) -> None:
         saved = ort_optimize(ctx.paths["opt"], ctx.out / f"llama_tiny_ort_{level.lower()}.onnx", level,
                              threads=ctx.args.threads)
         ctx.models[f"ort_{level}"] = saved
+        ctx.show_ir(f"ORT {level} (saved model)", saved)
         ctx.tables["passes"].append(passes_row(f"llama_tiny TorchScript opset {ctx.args.opset}",
                                                f"custom passes + ORT {level} (saved model)", saved,
                                                ctx.models["torchscript"]))
@@ -247,6 +240,7 @@ def optimize_bert(ctx: Ctx) -> None:
     raw = load_model(path)
     opt, _, dt = custom_pass_rows(ctx, f"{name} TorchScript opset {ctx.args.opset} (second model)", raw)
     check_model(opt, f"{name} after the custom passes")
+    ctx.show_ir(f"{name} after the custom passes", opt)
     ids = np.random.default_rng(ctx.args.seed).integers(1, 1000, size=(3, 24)).astype(np.int64)
     feed = {"input_ids": ids, "attention_mask": np.ones_like(ids), "token_type_ids": np.zeros_like(ids)}
     feed = {k: v for k, v in feed.items() if k in bundle.inputs}
@@ -354,6 +348,7 @@ def quantize(ctx: Ctx) -> None:
     n_cal = budget.pick(len(ctx.feeds), min(4, len(ctx.feeds)))
     path = quantize_int8(ctx.paths["opt"], ctx.out / "llama_tiny_int8.onnx", ctx.feeds[:n_cal])
     check_model(path, path.name)
+    ctx.show_ir("INT8 QDQ", load_model(path))
     fp32 = run_all(ctx.paths["opt"], ctx.feeds, threads=a.threads)["logits"]
     int8 = run_all(path, ctx.feeds, level="ALL", threads=a.threads)["logits"]
     agree, max_diff = top1_agreement(fp32, int8), float(np.abs(fp32 - int8).max())
@@ -390,6 +385,7 @@ def bisect(ctx: Ctx) -> None:
     opt = ctx.models["opt"]
     faulty, removed = divergence.wrong_rewrite_neg_as_identity(opt)
     path = save_model(faulty, ctx.out / "llama_tiny_faulty.onnx")
+    ctx.show_ir("faulty (Neg removed)", faulty)
     div = divergence.onnx_divergence(opt, faulty, ctx.feeds[0], atol=ATOL)
     neg_out = next(n.output[0] for n in opt.graph.node if n.name == removed)
     consumers = {n.name for n in opt.graph.node if neg_out in n.input}

@@ -33,9 +33,9 @@ import numpy as np
 import onnx
 import torch
 
-from common.cli import parser, step
+from common.cli import parser, step, want_ir
 from common.errors import GateFailed, UserError, require, run_cli
-from common.onnx_utils import export_dynamo, op_counts, ort_run, ort_session
+from common.onnx_utils import export_dynamo, op_counts, ort_run, ort_session, print_ir
 
 LAB = "lab01"
 DOMAIN = "ai.onnx.contrib"  # the domain onnxruntime-extensions' Python ops live in
@@ -280,6 +280,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     chain.check("pytorch (mlc::rms_norm custom op)", bundle.run())
     path = out / "llama_tiny_customop.onnx"
     model = export_custom(bundle, path)
+    if want_ir(args):
+        print_ir("custom-op export", model)
     if args.verbose:
         for node in model.graph.node:
             if node.domain == DOMAIN:

@@ -38,7 +38,7 @@ import onnx
 
 from common.cli import parser, step
 from common.errors import UserError, require, run_cli
-from common.onnx_utils import ORT_LEVELS, export_torchscript, op_counts, ort_optimize, ort_run
+from common.onnx_utils import ORT_LEVELS, export_torchscript, op_counts, ort_optimize, ort_run, print_ir
 
 from .whatran import fingerprint, pattern_of
 
@@ -140,7 +140,7 @@ def _count(side: str, op: str) -> int:
     return side.split("+").count(op)
 
 
-def run_model(name: str, small: bool, workdir: Path, verbose: bool) -> tuple[list[dict], list[dict], dict]:
+def run_model(name: str, small: bool, workdir: Path, verbose: int) -> tuple[list[dict], list[dict], dict]:
     """All steps for one model; returns (summary rows, gate rows, op counts per stage)."""
     from common.gates import GateChain
 
@@ -165,6 +165,8 @@ def run_model(name: str, small: bool, workdir: Path, verbose: bool) -> tuple[lis
             row.update(find_fusions(raw_model, m))
             step(5, "fusions", f"{stage}: Conv+BN fused {row['conv_bn_fused']} ({row['conv_bn_into'] or '-'}), "
                   f"GELU fused {row['gelu_fused']} ({row['gelu_into'] or '-'})")
+        if verbose >= 2:
+            print_ir(f"{label}:{stage}", m)
         if verbose:
             print(f"  ops: {dict(counts[stage].most_common())}")
         rows.append(row)

@@ -55,7 +55,7 @@ import onnx
 from common.cli import parser, step
 from common.errors import UserError, run_cli
 
-from common.onnx_utils import export_torchscript, load_model, op_key
+from common.onnx_utils import export_torchscript, load_model, op_key, print_ir
 
 from .graphtools import subgraph_reads, tensor_nbytes
 
@@ -461,7 +461,9 @@ def _mib(n: int) -> str:
     return f"{n / 2**20:.2f} MiB"
 
 
-def _report_model(label: str, model: onnx.ModelProto, dims: Mapping[str, int], verbose: bool) -> tuple[list[dict], OnnxMemoryReport]:
+def _report_model(label: str, model: onnx.ModelProto, dims: Mapping[str, int], verbose: int) -> tuple[list[dict], OnnxMemoryReport]:
+    if verbose >= 2:
+        print_ir(label, model)
     rep = plan_onnx(model, dims)
     rows = []
     for order, plan in rep.plans.items():

@@ -43,10 +43,10 @@ from collections.abc import Sequence
 
 import onnx
 
-from common.cli import parser, step
+from common.cli import parser, step, want_ir
 from common.errors import UserError, require, run_cli
 
-from common.onnx_utils import DEFAULT_DOMAINS, export_torchscript, load_model, op_key, ort_optimize
+from common.onnx_utils import DEFAULT_DOMAINS, export_torchscript, load_model, op_key, ort_optimize, print_ir
 
 from .graphtools import subgraph_reads
 
@@ -619,7 +619,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if (args.before is None) != (args.after is None):
         raise UserError("give two models (BEFORE.onnx AFTER.onnx), or none for the demo")
     if args.before:
-        fp = fingerprint(load_model(args.before, dataflow=True), load_model(args.after, dataflow=True))
+        before, after = load_model(args.before, dataflow=True), load_model(args.after, dataflow=True)
+        if want_ir(args):
+            print_ir(f"BEFORE {args.before}", before)
+            print_ir(f"AFTER {args.after}", after)
+        fp = fingerprint(before, after)
         step(1, "fingerprint", f"{Path(args.before).name} -> {Path(args.after).name}")
         print_fingerprint(fp, args.verbose)
         label = f"{Path(args.before).stem} -> {Path(args.after).stem}"
