@@ -1,0 +1,299 @@
+"""Right in PyTorch, wrong (or NaN) in TVM: fp16 builds of BERT-base and ResNet-50, layer by layer.
+
+Run::
+
+    python -m debugging.fp16                 # ResNet-50 + BERT-base (a few minutes on 2 cores)
+    python -m debugging.fp16 --quick         # the test-size models (common.models small=True)
+
+What it does:
+
+1. **Probes.** Forward hooks on every ``Conv2d``/``Linear``/``LayerNorm``/``Embedding`` of the
+   PyTorch model record the order they run in; a wrapper module then returns those layers'
+   outputs after the model's own, so ``torch.export`` -> Relax (Lab 02's ``import_torch``) keeps
+   each layer's output as a graph output named after the PyTorch module (e.g.
+   ``inner.encoder.layer.3.output.dense``). PyTorch eager gives the reference of every probe.
+2. **Three builds** of the same Relax module (untuned, ``tvm.compile`` for the host CPU): fp32;
+   ``relax.transform.ToMixedPrecision(out_dtype="float16")`` (conv/matmul inputs cast to fp16 and
+   the *accumulator* fp16 too); and ``ToMixedPrecision(out_dtype="float32")`` (fp16 inputs, fp32
+   accumulator, result rounded to fp16 for its consumers: the pass's default, the fix).
+   Both fp16 builds keep the function's fp32 signature (the pass casts at the boundary) and
+   leave ``layer_norm``/``softmax`` in fp32 (read the printed module with ``-vv``).
+3. **Per-layer comparison** of each fp16 build against the fp32 build on the same input: for
+   every probe, ``max |fp16 - fp32| / max |fp32|`` (error relative to the layer's scale), and
+   whether it holds inf/NaN. The first layer that is non-finite or beyond :data:`TOL` is named.
+4. **Gate**: every layer within :data:`TOL` (1% of the layer's scale) and finite. fp16
+   accumulation fails it on normal inputs (its rounding grows with the reduction length: 147-4608
+   products in ResNet-50's convolutions, 768-3072 in BERT-base's matmuls); fp32 accumulation
+   passes. On an input scaled x64 (a 0-255 image fed without normalization) ResNet-50's fp16
+   builds overflow (fp16 max 65504) in *both* variants: the accumulator type does not help when
+   the stored result itself is out of range.
+5. **Reduction order**: a Relax ``sum`` of 4096 fp16 ones. TVM's legalized ``sum`` accumulates in
+   the tensor's dtype, sequentially, so it stops at 2048 (2048 + 1 rounds back to 2048 in fp16);
+   PyTorch's CPU ``sum`` of the same fp16 tensor accumulates in fp32 and returns 4096.
+
+The table goes to ``results/debugging/fp16.{md,csv,json}``. Source: ``ToMixedPrecision``'s
+docstring in ``tvm/relax/transform/transform.py`` (TVM 0.27); IEEE 754 binary16 (11-bit
+significand, unit roundoff 2^-11, max 65504).
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from common.cli import parser, step
+from common.errors import run_cli
+from common.gates import GateError, GateReport
+
+TOL = 1e-2  # per layer: max |fp16 - fp32| <= TOL * max |fp32|, every value finite
+PROBE_KINDS = ("Conv2d", "Linear", "LayerNorm", "Embedding")
+VARIANTS = {"fp32": None, "fp16, fp16 accumulation": "float16", "fp16, fp32 accumulation (fix)": "float32"}
+UNNORMALIZED_SCALE = 64.0  # ~ a 0..255 image fed where N(0, 1) is expected
+
+
+def _probed_module(inner, names: Sequence[str]):
+    import torch
+
+    class Probed(torch.nn.Module):
+        """``inner``'s outputs, then the outputs of the modules ``names`` (in that order)."""
+
+        def __init__(self):
+            super().__init__()
+            self.inner = inner
+            self.names = list(names)
+            self._cap: dict = {}
+            mods = dict(inner.named_modules())
+            for n in self.names:
+                mods[n].register_forward_hook(lambda m, i, o, n=n: self._cap.__setitem__(n, o))
+
+        def forward(self, **kw):
+            self._cap = {}
+            out = self.inner(**kw)
+            out = (out,) if isinstance(out, torch.Tensor) else tuple(out)
+            return (*out, *[self._cap[n] for n in self.names])
+
+    return Probed().eval()
+
+
+def probe_bundle(bundle):
+    """A copy of ``bundle`` whose model also returns every probed layer's output; returns ``(bundle, names)``.
+
+    Layers are the ``Conv2d``/``Linear``/``LayerNorm``/``Embedding`` modules that return one tensor,
+    in the order they first run (measured with forward hooks on the example input).
+    """
+    import torch
+
+    from common.models import ModelBundle
+
+    order: list[str] = []
+    kinds = tuple(getattr(torch.nn, k) for k in PROBE_KINDS)
+
+    def record(name):
+        return lambda m, i, o: order.append(name) if isinstance(o, torch.Tensor) and name not in order else None
+
+    hooks = [m.register_forward_hook(record(n)) for n, m in bundle.model.named_modules() if isinstance(m, kinds)]
+    try:
+        bundle.run()
+    finally:
+        for h in hooks:
+            h.remove()
+    model = _probed_module(bundle.model, order)
+    probed = ModelBundle(name=bundle.name, model=model, inputs=bundle.inputs,
+                         output_names=list(bundle.output_names) + order, meta=dict(bundle.meta))
+    return probed, order
+
+
+def mixed_precision(mod, accumulate: str):
+    """``ConvertToDataflow`` + ``ToMixedPrecision(out_dtype=accumulate)`` on a Relax module."""
+    import tvm
+    from tvm import relax
+
+    return tvm.transform.Sequential([relax.transform.ConvertToDataflow(),
+                                     relax.transform.ToMixedPrecision(out_dtype=accumulate)])(mod)
+
+
+@dataclass
+class Builds:
+    """The imported model and one VM runner per variant name (see :data:`VARIANTS`)."""
+
+    im: object
+    layers: list[str]
+    probed: object = None
+    runners: dict = field(default_factory=dict)
+    build_s: dict = field(default_factory=dict)
+
+
+def build_variants(bundle, variants: dict[str, str | None] = VARIANTS, verbose: int = 0) -> Builds:
+    """Probe ``bundle``, import it into Relax (``lab02_tvm.relax_import.import_torch``), and build
+    each variant (``None`` = fp32, else ``ToMixedPrecision``'s accumulator dtype) for the host CPU."""
+    from tvm import relax
+
+    from lab02_tvm.build import VMRunner, compile_module, host_target
+    from lab02_tvm.relax_import import import_torch
+
+    probed, layers = probe_bundle(bundle)
+    im = import_torch(probed)
+    base = relax.transform.DecomposeOpsForInference()(im.mod)
+    out = Builds(im=im, layers=layers, probed=probed)
+    for name, acc in variants.items():
+        mod = base if acc is None else mixed_precision(base, acc)
+        if verbose >= 2:
+            print(f"---- {name} ----\n{mod.script(show_meta=False)}")
+        ex, seconds = compile_module(mod, host_target())
+        out.runners[name] = VMRunner(ex, im)
+        out.build_s[name] = round(seconds, 2)
+    return out
+
+
+def scaled_inputs(builds: Builds, scale: float) -> dict[str, np.ndarray]:
+    """The example inputs with every float input multiplied by ``scale`` (token ids unchanged)."""
+    return {k: (a * scale).astype(a.dtype) if a.dtype.kind == "f" else a for k, a in builds.im.inputs.items()}
+
+
+def run_all(builds: Builds, scale: float = 1.0) -> dict[str, dict[str, np.ndarray]]:
+    """Run every variant, and PyTorch eager (key ``"pytorch"``), on :func:`scaled_inputs`;
+    ``{variant: {output or layer name: array}}``."""
+    import tvm
+
+    feeds = list(scaled_inputs(builds, scale).values())
+    outs = {"pytorch": builds.probed.run(scaled_inputs(builds, scale))}
+    for name, runner in builds.runners.items():
+        for i, a in enumerate(feeds):
+            runner.args[i] = tvm.runtime.tensor(a)
+        runner()
+        outs[name] = runner.outputs()
+    return outs
+
+
+def layer_rows(reference: dict[str, np.ndarray], candidate: dict[str, np.ndarray], layers: Sequence[str]) -> list[dict]:
+    """Per layer: ``{"layer", "max_ref", "max_abs", "rel", "finite"}``; ``rel = max_abs / max_ref``
+    (inf when the candidate holds inf/NaN where the reference is finite)."""
+    rows = []
+    for name in layers:
+        r, c = reference[name].astype(np.float64), candidate[name].astype(np.float64)
+        scale = float(np.max(np.abs(r))) if r.size else 0.0
+        finite = bool(np.isfinite(c).all() or not np.isfinite(r).all())
+        d = float(np.max(np.abs(r - c))) if finite and r.size else float("inf")
+        rows.append({"layer": name, "max_ref": scale, "max_abs": d,
+                     "rel": d / scale if scale > 0 else d, "finite": finite})
+    return rows
+
+
+def first_bad(rows: Sequence[dict], tol: float = TOL) -> dict | None:
+    """The first row (execution order) that is non-finite or beyond ``tol``; None when all pass."""
+    return next((r for r in rows if not r["finite"] or r["rel"] > tol), None)
+
+
+def gate_layers(rows: Sequence[dict], stage: str, tol: float = TOL) -> GateReport:
+    """Raise :class:`common.gates.GateError` naming the first bad layer; returns the passing report."""
+    report = GateReport(stage=stage, rows=[{"stage": stage, **r} for r in rows])
+    bad = first_bad(rows, tol)
+    if bad is not None:
+        what = "turns inf/NaN" if not bad["finite"] else f"max |diff| {bad['rel']:.3g} of its scale > {tol:g}"
+        report.first_failure = f"{stage}: first bad layer {bad['layer']} ({what})"
+        raise GateError(report)
+    return report
+
+
+def summary_row(model: str, input_name: str, variant: str, rows: Sequence[dict], outputs: Sequence[str],
+                build_s: float, tol: float = TOL) -> dict:
+    """One table row for one (model, input, variant)."""
+    bad = first_bad(rows, tol)
+    finite_rels = [r["rel"] for r in rows if r["finite"]]
+    return {"model": model, "input": input_name, "build": variant, "layers": len(rows),
+            "first_bad_layer": bad["layer"] if bad else "-",
+            "first_bad_rel": (bad["rel"] if bad["finite"] else "inf/NaN") if bad else "-",
+            "nonfinite_layers": sum(not r["finite"] for r in rows),
+            "worst_finite_rel": max(finite_rels) if finite_rels else float("nan"),
+            "output_rel": ", ".join(f"{o} {r['rel']:.2g}" if r["finite"] else f"{o} inf/NaN"
+                                    for o, r in zip(outputs, rows[-len(outputs):])) if outputs else "-",
+            "gate": "fail" if bad else "pass", "build_s": build_s}
+
+
+def reduction_order_rows(n: int = 4096) -> list[dict]:
+    """A Relax ``sum`` of ``n`` fp16 ones built by TVM, vs PyTorch's fp16 ``sum`` and the exact value."""
+    import torch
+    import tvm
+    from tvm import relax
+    from tvm.script import relax as R
+
+    from lab02_tvm.build import host_target
+
+    @tvm.script.ir_module
+    class Sum:
+        @R.function
+        def main(x: R.Tensor((n,), "float16")) -> R.Tensor((), "float16"):
+            return R.sum(x)
+
+    vm = relax.VirtualMachine(tvm.compile(Sum, tvm.target.Target(host_target())), tvm.cpu())
+    ones = np.ones(n, np.float16)
+    got_tvm = float(vm["main"](tvm.runtime.tensor(ones)).numpy())
+    got_torch = float(torch.from_numpy(ones).sum())
+    seq = np.float16(0)
+    for v in ones:  # sequential fp16 accumulation, as the legalized loop does
+        seq = np.float16(seq + v)
+    return [{"model": f"sum of {n} fp16 ones", "input": "ones", "build": b, "value": v, "exact": float(n)}
+            for b, v in (("TVM R.sum (fp16 accumulator)", got_tvm), ("PyTorch torch.sum (fp32 accumulator)", got_torch),
+                         ("NumPy sequential fp16 loop", float(seq)))]
+
+
+def study(bundle, *, scales: dict[str, float], verbose: int = 0) -> tuple[list[dict], dict]:
+    """Build the variants of ``bundle``, run each input, return the summary rows and per-layer rows."""
+    builds = build_variants(bundle, verbose=verbose)
+    outputs = list(bundle.output_names)
+    rows, detail = [], {}
+    for input_name, scale in scales.items():
+        outs = run_all(builds, scale)
+        ref = outs["fp32"]
+        lr = layer_rows(outs["pytorch"], ref, builds.layers + outputs)
+        detail[(bundle.name, input_name, "fp32 vs PyTorch")] = lr
+        rows.append(summary_row(bundle.name, input_name, "fp32 (vs PyTorch eager)", lr, outputs,
+                                builds.build_s["fp32"]))
+        for variant in list(VARIANTS)[1:]:
+            lr = layer_rows(ref, outs[variant], builds.layers + outputs)
+            detail[(bundle.name, input_name, variant)] = lr
+            rows.append(summary_row(bundle.name, input_name, variant, lr, outputs, builds.build_s[variant]))
+    return rows, detail
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from common.models import build_bert, build_resnet50
+    from common.results import write_table
+    from common.timing import environment
+
+    p = parser("python -m debugging.fp16", __doc__, steps=["bert", "resnet50", "reduction"],
+               quick="test-size models (common.models small=True)")
+    args = p.parse_args(argv)
+    small = args.quick
+    rows: list[dict] = []
+    if "resnet50" not in args.skip:
+        b = build_resnet50(small=small)
+        r, _ = study(b, scales={"N(0,1) image": 1.0, f"image x{UNNORMALIZED_SCALE:g} (unnormalized)":
+                                UNNORMALIZED_SCALE}, verbose=args.verbose)
+        rows += r
+        for x in r:
+            step(1, "resnet50", f"{x['input']}, {x['build']}: first bad layer {x['first_bad_layer']} "
+                                f"({x['first_bad_rel']}), gate {x['gate']}")
+    if "bert" not in args.skip:
+        b = build_bert(small=small)
+        r, _ = study(b, scales={"token ids": 1.0}, verbose=args.verbose)
+        rows += r
+        for x in r:
+            step(2, "bert", f"{x['input']}, {x['build']}: first bad layer {x['first_bad_layer']} "
+                            f"({x['first_bad_rel']}), worst {x['worst_finite_rel']:.3g}, gate {x['gate']}")
+    if "reduction" not in args.skip:
+        red = reduction_order_rows()
+        rows += red
+        step(3, "reduction", "; ".join(f"{x['build']}: {x['value']:g}" for x in red))
+    paths = write_table("debugging", "fp16", rows, title="fp16 in TVM: first layer out of tolerance, and the fix",
+                        env=environment(), meta={"tolerance": f"per layer max|fp16 - fp32| <= {TOL} * max|fp32|, finite",
+                                                 "small_models": small, "reference": "TVM fp32 build, same input",
+                                                 "machine": "shared 2-core machine, untuned builds"},
+                        notes="rel = max |diff| / max |fp32| of the layer; 'fix' = ToMixedPrecision(out_dtype='float32').")
+    step(4, "table", str(paths["md"]))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(run_cli(main))
