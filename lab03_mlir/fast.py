@@ -131,6 +131,8 @@ def _group_of(op, cache_tile, register_tile, conv_tile) -> TileGroup | None:
         return TileGroup("conv", sizes, (False,) * len(sizes))
     if name.startswith(_SKIP):
         return None
+    if name == "linalg.transpose":
+        return _transpose_group(op, shape)
     if name in ("linalg.matmul", "linalg.batch_matmul"):
         # batch_matmul (e.g. from tosa.matmul): the same schedule with a leading tile size 1 on
         # the batch loop, so each tile is an ordinary 2-D MR x NR register block.
@@ -152,6 +154,24 @@ def _group_of(op, cache_tile, register_tile, conv_tile) -> TileGroup | None:
     if r != len(shape):  # reductions: loop extents are not the output shape; tile without peeling
         return TileGroup("other", sizes, (False,) * len(sizes))
     return TileGroup("other", sizes, tuple(d % t != 0 for d, t in zip(shape, sizes)))
+
+
+#: block side of a transpose tile (16 x 16 float32: one zmm register per row)
+TRANSPOSE_TILE = 16
+
+
+def _transpose_group(op, shape) -> TileGroup:
+    """Tile a ``linalg.transpose`` so that each tile is a square block in the plane of the input's
+    and the output's contiguous dimensions: both are then read and written a row at a time
+    (``[1, ..., 16, ..., 16]``; a permutation that keeps the last dimension in place gets rows)."""
+    perm = list(ir.DenseI64ArrayAttr(op.attributes["permutation"]))
+    inner_out, inner_in = len(shape) - 1, perm.index(len(shape) - 1)  # output dims of the two
+    sizes = [1] * len(shape)
+    for d in {inner_out, inner_in}:
+        sizes[d] = conv.largest_divisor(shape[d], TRANSPOSE_TILE)
+    if inner_out == inner_in and len(shape) > 1:
+        sizes[-2] = conv.largest_divisor(shape[-2], 8)
+    return TileGroup("other", tuple(sizes), (False,) * len(sizes))
 
 
 def tag_tile_groups(module: ir.Module, cache_tile=CACHE_TILE, register_tile=REGISTER_TILE,

@@ -287,11 +287,12 @@ def write_tables(report: FromTorchReport, chains: dict, cfg: FromTorchConfig) ->
             "iree_flags": " ".join(IREE_FLAGS), "iree_driver": IREE_DRIVER,
             "machine": "shared 2-core development machine (one core busy with another job)"}
     report.gate_rows = [row for ch in chains.values() for row in ch.rows]
+    tables = []
     paths = write_table(LAB, "from_torch_gates", report.gate_rows, title="PyTorch -> MLIR: outputs vs PyTorch eager",
                         env=environment(threads=cfg.threads), meta=meta,
                         notes="Each row: one import path (torch-mlir output type) through one compiler, "
                               f"compared elementwise with PyTorch: |y - y_torch| <= {ATOL:g}.")
-    report.files.append(paths["md"])
+    tables.append(paths["md"])
     if report.ladder_rows:
         roof = cached_roof()
         peak = roof.get("peak_gflops") if roof else "not measured (run python -m common.roof)"
@@ -299,8 +300,9 @@ def write_tables(report: FromTorchReport, chains: dict, cfg: FromTorchConfig) ->
                             env=environment(threads=cfg.threads, repeats=cfg.repeats, warmup=cfg.warmup,
                                             fp32_peak_gflops=peak),
                             meta=meta, notes=LADDER_NOTES)
-        report.files.append(paths["md"])
-    step(6, "tables", ", ".join(str(p) for p in report.files[-2:]))
+        tables.append(paths["md"])
+    report.files += tables
+    step(6, "tables", ", ".join(str(p) for p in tables))
 
 
 def run_from_torch(cfg: FromTorchConfig | None = None) -> FromTorchReport:
