@@ -32,7 +32,7 @@ from onnx import helper
 
 from common import cli
 from common.errors import UserError, run_cli
-from common.gates import GateError, GateReport, compare
+from common.gates import GateError, GateReport, diff_stats
 from common.onnx_utils import check_model, load_model, ort_run, ort_session, print_ir
 
 
@@ -97,12 +97,14 @@ def make_feeds(model: onnx.ModelProto, dims: Mapping[str, int] | None = None, se
 
 
 def _diff(a: np.ndarray, b: np.ndarray, atol: float, rtol: float) -> float | None:
-    """Max abs difference if ``b`` fails the gate against ``a`` (inf on a shape or NaN mismatch), else None."""
-    report = compare({"t": a}, {"t": b}, atol=atol, rtol=rtol, check_dtype=False)
-    if report.passed:
+    """Max abs difference if ``b`` fails ``|b - a| <= atol + rtol·|a|`` (:func:`common.gates.diff_stats`)
+    anywhere, else None; inf on a shape mismatch or when only NaNs differ."""
+    if a.shape != b.shape:
+        return float("inf")
+    st = diff_stats(a, b, atol=atol, rtol=rtol)
+    if not st["mismatches"]:
         return None
-    worst = report.rows[0].get("max_abs", float("inf"))
-    return worst if worst > atol else float("inf")  # failed with no finite difference beyond atol: NaN
+    return st["max_abs"] if st["max_abs"] > atol else float("inf")
 
 
 def onnx_divergence(model_a: onnx.ModelProto, model_b: onnx.ModelProto, feeds: Mapping[str, np.ndarray],

@@ -96,10 +96,7 @@ def diff_values(ref: Any, got: Any, *, rtol: float = 0.0, atol: float = 0.0, whe
             return f"{where}: sequence length differs"
         return next((d for i, (r, g) in enumerate(zip(ref, got))
                      if (d := diff_values(r, g, rtol=rtol, atol=atol, where=f"{where}[{i}]"))), None)
-    ref, got = np.asarray(ref), np.asarray(got)
-    if ref.dtype == got.dtype and ref.dtype.kind in "cUS":  # strings, complex: exact, elementwise
-        ref, got = ref.astype(object), got.astype(object)
-    return compare({where: ref}, {where: got}, atol=atol, rtol=rtol).first_failure
+    return compare({where: np.asarray(ref)}, {where: np.asarray(got)}, atol=atol, rtol=rtol).first_failure
 
 
 def diff_outputs(ref: Sequence[Sequence[Any]], got: Sequence[Sequence[Any]], names: Sequence[str],
