@@ -31,6 +31,7 @@ from lab01_onnx import passes
 from lab01_onnx.passes import core
 from lab01_onnx.proof import conformance as conf
 from lab01_onnx.proof import contract, fuzz
+from lab01_onnx.proof.cases import load_cases, quick_slice
 
 pytestmark = pytest.mark.lab01
 
@@ -54,7 +55,7 @@ def _fmt_failures(results) -> str:
 
 @pytest.fixture(scope="module")
 def backend_results(variants):
-    cases = conf.quick_slice(conf.load_cases(), BACKEND_SLICE)
+    cases = quick_slice(load_cases(), BACKEND_SLICE)
     return cases, conf.run_conformance(cases, variants, progress=False)
 
 
@@ -288,7 +289,7 @@ def test_diff_values_exact_and_nan_policy():
 
 
 # ---------------------------------------------------------------------------------------------
-# Regression tests: every counterexample found (see /tmp/brief/lab01_counterexamples.md)
+# Regression tests CE-1..CE-10: every counterexample the backend run and the fuzzer ever found
 # ---------------------------------------------------------------------------------------------
 
 def _assert_every_variant_ok(model, feeds, variants):
