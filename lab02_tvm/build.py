@@ -7,9 +7,13 @@ and the TIR lowering pipeline (``s_tir``), then LLVM. The result is a ``relax.VM
 single-threaded loop nests, so it is one to two orders of magnitude slower than PyTorch eager —
 that gap is what scheduling and tuning (steps 5-6) close.
 
-Numeric gate: fp32 reassociation (different loop orders, FMA contraction) moves results by a few
-ulps of the *largest* partial sums, so the tolerance is relative to the output's scale:
-``|tvm - ref| <= 1e-4 · max|ref|`` per output (``common.gates`` with ``scale_atol_by_ref``).
+Numeric gate (:func:`gate_for`): the seed's absolute ``|tvm - ref| <= 1e-4`` per element wherever
+the output scale allows it (every output with ``max|ref| <= ABS_SCALE_LIMIT`` = 10: the test-size
+models, BERT-base, LLaMA-tiny). fp32 reassociation (different loop orders, FMA contraction) moves
+results by a few ulps of the *largest* partial sums, so on outputs of larger scale (full ResNet-50's
+random-weight logits reach ~940; measured absolute error 1.1e-3 = 1.2e-6 of the scale) the gate is
+**relative**: ``|tvm - ref| <= 1e-4 · max|ref|`` (``common.gates`` with ``scale_atol_by_ref``). The
+gate's words name which one applied, and the tables put the measured absolute error beside them.
 """
 from __future__ import annotations
 
@@ -20,7 +24,22 @@ import numpy as np
 
 from common.errors import MissingDependency
 
-REL_TOL = 1e-4  # gate: max |tvm - reference| <= REL_TOL * max |reference|
+ATOL = 1e-4  # the seed's gate: max |tvm - reference| <= ATOL (absolute)
+REL_TOL = 1e-4  # relative gate: max |tvm - reference| <= REL_TOL * max |reference|
+ABS_SCALE_LIMIT = 10.0  # outputs up to this max |reference| get the absolute gate
+
+
+def gate_for(reference: dict[str, np.ndarray]) -> tuple[dict, str]:
+    """``(common.gates.compare keywords, the gate in words)`` for a model's reference outputs.
+
+    Absolute ``ATOL`` when every output has ``max|ref| <= ABS_SCALE_LIMIT``; otherwise relative
+    ``REL_TOL · max|ref|`` per output, and the words say "relative" and give the scale.
+    """
+    scale = max((float(np.max(np.abs(r))) for r in reference.values() if r.size), default=0.0)
+    if scale <= ABS_SCALE_LIMIT:
+        return {"atol": ATOL}, f"absolute |d| <= {ATOL:g}"
+    return ({"atol": REL_TOL, "scale_atol_by_ref": True},
+            f"relative |d| <= {REL_TOL:g}*max|ref| (output scale {scale:.3g} > {ABS_SCALE_LIMIT:g})")
 
 
 def host_target() -> dict:
@@ -113,8 +132,8 @@ def error_summary(reference: dict[str, np.ndarray], candidate: dict[str, np.ndar
     return worst
 
 
-def gate_outputs(im, outputs: dict[str, np.ndarray], *, stage: str, rel_tol: float = REL_TOL):
-    """Gate ``outputs`` against ``im.reference``: names → shapes → dtypes → ``|Δ| <= rel_tol·max|ref|``.
+def gate_outputs(im, outputs: dict[str, np.ndarray], *, stage: str):
+    """Gate ``outputs`` against ``im.reference``: names → shapes → dtypes → values (:func:`gate_for`).
 
     Returns:
         ``common.gates.GateReport``.
@@ -123,7 +142,7 @@ def gate_outputs(im, outputs: dict[str, np.ndarray], *, stage: str, rel_tol: flo
         common.gates.GateError: the first output that differs, with the table.
     """
     from common.gates import gate
-    return gate(im.reference, outputs, atol=rel_tol, scale_atol_by_ref=True, stage=stage)
+    return gate(im.reference, outputs, stage=stage, **gate_for(im.reference)[0])
 
 
 @dataclass
@@ -159,8 +178,8 @@ def build_and_check(im, mod, target: dict, *, stage: str, tir_pipeline: str = "d
         :class:`BuildRun` (``build_s`` in seconds, ``first_run_ms`` in ms, ``errors`` from
         :func:`error_summary`).
     Raises:
-        common.gates.GateError: an output's name, shape or dtype differs, or
-            ``max|tvm - ref| > REL_TOL * max|ref|`` (:data:`REL_TOL` = 1e-4, per output).
+        common.gates.GateError: an output's name, shape or dtype differs, or a value is outside
+            :func:`gate_for`'s tolerance (absolute 1e-4, or 1e-4 of the scale on large outputs).
     """
     ex, build_s = compile_module(mod, target, tir_pipeline=tir_pipeline)
     runner = VMRunner(ex, im, device)

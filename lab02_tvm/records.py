@@ -171,7 +171,10 @@ def same_target(a, b) -> bool:
 # Pruning and provenance
 # --------------------------------------------------------------------------------------------
 def prune(work_dir: str | os.PathLike, out_dir: str | os.PathLike | None = None) -> dict:
-    """Keep only the best measured record of each workload (and only workloads that have one).
+    """Keep only the best measured record of each workload.
+
+    A workload whose every candidate failed to run keeps one (failed) record, so a build can
+    say "every candidate failed" instead of "never tuned"; workloads without records are dropped.
 
     Args:
         work_dir: the database folder to read.
@@ -183,6 +186,8 @@ def prune(work_dir: str | os.PathLike, out_dir: str | os.PathLike | None = None)
     """
     db = read_database(work_dir)
     best = db.best_per_workload()
+    for r in db.records:  # failed-only workloads: keep their first record
+        best.setdefault(r[0], (float("inf"), r))
     order = sorted(best)  # keep the original workload order
     new_index = {old: i for i, old in enumerate(order)}
     wl_text = "".join(json.dumps(db.workloads[i]) + "\n" for i in order)
@@ -255,7 +260,7 @@ def choose(model: str, target, *, root: Path | None = None, scratch_root: Path |
             return Choice("other-target", scratch, 0,
                           f"records in {_rel(here)} are for {wrong[0]}, not {_target_dict(target)}: tuning from "
                           f"scratch in {_rel(scratch)}")
-    others = sorted(p.parent.name for p in root.glob(f"*/{model}/{RECORDS}")) if root.is_dir() else []
+    others = sorted(p.parent.parent.name for p in root.glob(f"*/{model}/{RECORDS}")) if root.is_dir() else []
     if others:
         return Choice("other-target", scratch, 0,
                       f"shipped records of {model} are for {', '.join(others)}, not this host ({key}): "
@@ -283,7 +288,7 @@ def copy_records(src: str | os.PathLike, dst: str | os.PathLike) -> Path:
 # --------------------------------------------------------------------------------------------
 # The long documented run (not part of `make run`)
 # --------------------------------------------------------------------------------------------
-MODELS = ("resnet50", "bert")
+MODELS = ("resnet50", "bert", "llama_tiny_s32", "llama_tiny_s128")
 
 
 def _per_model(text: str, names: Sequence[str], what: str, cast) -> dict:
@@ -313,17 +318,17 @@ def tune_records(model: str, trials: int, minutes: float, *, command: str, root:
     """
     import tvm
 
-    from common.models import build_model
     from common.timing import set_torch_threads, tvm_threads
     from . import tuning
     from .build import host_target
+    from .pipeline import build_bundles
     from .relax_import import import_torch, tuning_module
 
     set_torch_threads(1)
     target = {**host_target(), "num-cores": 1}
     work = shipped_dir(model, target, root)
     with tvm_threads(1):
-        mod = tuning_module(import_torch(build_model(model)))
+        mod = tuning_module(import_torch(build_bundles([model], quick=False)[model]))
         t0 = time.time()
         report = tuning.tune(mod, target, work, max_trials_global=trials, tune_minutes=minutes,
                              deep_top_k=deep_top_k, deep_trials=2 * trials // 3, progress=progress, deep_by_time=True,
@@ -351,12 +356,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     from common.cli import parser
     p = parser("python -m lab02_tvm.records", __doc__)
     p.add_argument("action", choices=["tune", "prune"], help="tune (long run) or prune the shipped databases")
-    p.add_argument("--model", default="all", choices=[*MODELS, "all"])
+    p.add_argument("--model", default="all", choices=[*MODELS, "all"],
+                   help="all = resnet50 and bert (the long run); LLaMA-tiny one sequence at a time")
     p.add_argument("--trials", default="1800,1100", help="trials per model (one value or resnet50,bert)")
     p.add_argument("--minutes", default="55,35", help="wall-clock cap per model, minutes (checked between tasks)")
     p.add_argument("--deep-top-k", type=int, default=8, help="hottest tasks that get two thirds of the trials")
     args = p.parse_args(argv)
-    names = list(MODELS) if args.model == "all" else [args.model]
+    names = list(MODELS[:2]) if args.model == "all" else [args.model]
     if args.action == "prune":
         for d in sorted(SHIPPED_ROOT.glob(f"*/{'*' if args.model == 'all' else args.model}")):
             if (d / RECORDS).is_file():

@@ -129,8 +129,9 @@ def tune_over_rpc(mod: tvm.IRModule, target: Any, work_dir: str | os.PathLike | 
     Returns:
         ``{"servers", "servers_registered", "tracker_port", "tasks", "trials", "measured",
         "best_ms", "build_errors", "run_errors", "seconds", "seconds_per_trial", "cleaned_up",
-        "work_dir"}``; ``measured`` counts candidates with a valid RPC-measured time in the
-        database, ``cleaned_up`` says the tracker and server processes have exited.
+        "work_dir", "run_ms"}``; ``run_ms`` is the mean RPC-measured time (ms) of every candidate in
+        the database (``inf`` for one that failed), ``measured`` counts the finite ones,
+        ``cleaned_up`` says the tracker and server processes have exited.
     Raises:
         MissingDependency: no ``tornado``.
         UserError: servers do not register, bad arguments.
@@ -163,11 +164,10 @@ def tune_over_rpc(mod: tvm.IRModule, target: Any, work_dir: str | os.PathLike | 
             runner.pool.shutdown()
     result["cleaned_up"] = cluster.get("cleaned_up", False)
     db = tuning.open_database(work_dir)
-    measured = 0
-    for ti in infos:
-        measured += sum(1 for r in tuning.task_records(db, ti.task) if tuning.best_ms_of([r]) is not None)
+    run_ms = [tuning.best_ms_of([r]) or float("inf") for ti in infos for r in tuning.task_records(db, ti.task)]
     result.update({
-        "trials": stats["trials"], "measured": measured, "best_ms": stats["best_ms"],
+        "trials": stats["trials"], "measured": sum(1 for t in run_ms if t != float("inf")), "run_ms": run_ms,
+        "best_ms": stats["best_ms"],
         "build_errors": stats["build_errors"], "run_errors": stats["run_errors"],
         "seconds": round(stats["seconds"], 2),
         "seconds_per_trial": round(stats["seconds"] / stats["trials"], 2) if stats["trials"] else None,

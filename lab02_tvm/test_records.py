@@ -1,0 +1,244 @@
+"""Tests of the shipped tuning records and of tuning on a real (test-size) model.
+
+* :mod:`lab02_tvm.records` on synthetic databases (no TVM): pruning, provenance, a corrupt or
+  truncated file (one line naming it, nothing overwritten), records for another target (one line,
+  then a scratch folder to tune into);
+* the shipped records under ``results/lab02/tuning/<target>/``: they load, their records carry the
+  folder's target, they have their provenance, they are small, and they cover every task of
+  ResNet-50 and BERT-base (task extraction of the full models, no build); a build from them is
+  gated against PyTorch (LLaMA-tiny, small enough to build in a test) with no kernel left untuned;
+* tuned faster than untuned on a real model (test-size BERT from ``common.models``): tuned and
+  untuned built and timed in one interleaved run, both gated against PyTorch at the seed's
+  absolute 1e-4; the assertion is the ratio from that run (no wall-clock threshold).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from common.budget import pick
+from lab02_tvm import records
+
+pytestmark = pytest.mark.lab02
+
+ATOL = 1e-4  # the seed's absolute gate (every output here has max|ref| <= 10)
+TARGET = {"kind": "llvm", "mcpu": "znver3", "num-cores": 1}
+OTHER = {"kind": "llvm", "mcpu": "skylake-avx512", "num-cores": 1}
+
+
+def _write_db(folder: Path, records_: list[tuple[int, list[float], dict]], n_workloads: int = 3) -> Path:
+    """A synthetic MetaSchedule database: ``n_workloads`` workloads, records (workload, run secs, target)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / records.WORKLOADS).write_text("".join(json.dumps([str(1000 + i), f"mod{i}"]) + "\n"
+                                                    for i in range(n_workloads)))
+    lines = [json.dumps([w, [[["trace", w]], secs, {**tgt, "keys": ["cpu"], "tag": ""}, [["TENSOR"]]]])
+             for w, secs, tgt in records_]
+    (folder / records.RECORDS).write_text("".join(line + "\n" for line in lines))
+    return folder
+
+
+# ----------------------------------------------------------------------------------------------
+# records.py on synthetic databases
+def test_target_key_and_folders():
+    assert records.target_key(TARGET) == "llvm-znver3-1c"
+    assert records.target_key({"kind": "llvm"}) == "llvm-generic-1c"
+    assert records.shipped_dir("bert", TARGET, Path("/r")) == Path("/r/llvm-znver3-1c/bert")
+    assert records.same_target(TARGET, {**TARGET, "tag": "", "keys": ["cpu"]})
+    assert not records.same_target(TARGET, OTHER) and not records.same_target(TARGET, {**TARGET, "num-cores": 2})
+
+
+def test_prune_keeps_the_best_record_per_workload(tmp_path):
+    db = _write_db(tmp_path / "db", [(0, [3e-3], TARGET), (0, [1e-3, 1e-3], TARGET), (0, [1e10], TARGET),
+                                     (2, [1e10], TARGET), (2, [1e10], TARGET)])
+    info = records.prune(db)
+    assert info == {"workloads_before": 3, "records_before": 5, "workloads": 2, "records": 2,
+                    "bytes": info["bytes"]}
+    got = records.read_database(db)
+    # workload 1 had no record: dropped; 0 keeps its best (1 ms); 2 keeps one failed record; re-indexed
+    assert [w[0] for w in got.workloads] == ["1000", "1002"]
+    assert [(r[0], r[1][1]) for r in got.records] == [(0, [1e-3, 1e-3]), (1, [1e10])]
+    assert list(got.best_per_workload()) == [0]  # the failed-only workload has no valid best
+
+
+@pytest.mark.parametrize("damage", ["truncated", "not json", "bad index"])
+def test_corrupt_database_is_one_line_and_nothing_is_overwritten(tmp_path, damage):
+    db = _write_db(tmp_path / records.target_key(TARGET) / "bert", [(0, [1e-3], TARGET), (1, [2e-3], TARGET)])
+    rec = db / records.RECORDS
+    text = rec.read_text()
+    rec.write_text({"truncated": text[: len(text) - 25], "not json": text + "<<<<<<< HEAD\n",
+                    "bad index": text + json.dumps([7, [[], [1e-3], TARGET, []]]) + "\n"}[damage])
+    before = {p.name: p.read_bytes() for p in db.iterdir()}
+    with pytest.raises(records.CorruptDatabase) as ei:
+        records.read_database(db)
+    msg = str(ei.value)
+    assert "\n" not in msg and str(rec) in msg and "nothing was overwritten" in msg
+    choice = records.choose("bert", TARGET, root=tmp_path, scratch_root=tmp_path / "scratch")
+    assert choice.status == "corrupt" and not choice.shipped and "\n" not in choice.line
+    assert str(rec) in choice.line and "tuning from scratch" in choice.line
+    assert choice.work_dir == tmp_path / "scratch" / "llvm-znver3-1c" / "bert"
+    with pytest.raises(records.CorruptDatabase):
+        records.prune(db)
+    assert {p.name: p.read_bytes() for p in db.iterdir()} == before  # nothing rewritten
+
+
+def test_records_for_another_target_mean_tuning_from_scratch(tmp_path):
+    root, scratch = tmp_path / "shipped", tmp_path / "scratch"
+    # (1) only another CPU's folder exists
+    _write_db(root / records.target_key(OTHER) / "bert", [(0, [1e-3], OTHER)])
+    c = records.choose("bert", TARGET, root=root, scratch_root=scratch)
+    assert c.status == "other-target" and "llvm-skylake-avx512-1c" in c.line and "llvm-znver3-1c" in c.line
+    assert "tuning from scratch" in c.line and "\n" not in c.line
+    assert c.work_dir == scratch / "llvm-znver3-1c" / "bert"
+    # (2) the host's folder holds records measured on another target
+    _write_db(root / records.target_key(TARGET) / "bert", [(0, [1e-3], OTHER)])
+    c = records.choose("bert", TARGET, root=root, scratch_root=scratch)
+    assert c.status == "other-target" and "skylake-avx512" in c.line and not c.shipped
+    # (3) matching records: used, with their provenance
+    good = _write_db(root / records.target_key(TARGET) / "bert", [(0, [1e-3], TARGET), (1, [1e-3], TARGET)])
+    records.write_provenance(good, {"trials": 640, "minutes": 31.5})
+    c = records.choose("bert", TARGET, root=root, scratch_root=scratch)
+    assert c.shipped and c.records == 2 and c.work_dir == good and "640 trials in 32 min" in c.line
+    assert records.choose("resnet50", TARGET, root=root, scratch_root=scratch).status == "none"
+
+
+def test_per_model_budget_parsing():
+    from common.errors import UserError
+    assert records._per_model("900,500", ["resnet50", "bert"], "--trials", int) == {"resnet50": 900, "bert": 500}
+    assert records._per_model("30", ["resnet50", "bert"], "--minutes", float) == {"resnet50": 30.0, "bert": 30.0}
+    for bad in ("1,2,3", "0", "x"):
+        with pytest.raises(UserError, match="--trials"):
+            records._per_model(bad, ["resnet50", "bert"], "--trials", int)
+
+
+def test_coverage_gate_fails_a_silent_fallback():
+    """A kernel with valid records compiled untuned fails; with shipped records, so does one never tuned."""
+    from common.gates import GateError
+    from lab02_tvm.tuned import _coverage_gate
+    from lab02_tvm.tuning import TunedBuild
+    ok = TunedBuild(None, 3, 2, ["take"], absent=[], failed_only=["take"])
+    _coverage_gate("m", ok, shipped=True)  # every candidate of `take` failed to run: named, not silent
+    silent = TunedBuild(None, 3, 2, ["matmul"], absent=[], failed_only=[])
+    with pytest.raises(GateError, match="valid records were compiled untuned"):
+        _coverage_gate("m", silent, shipped=False)
+    never = TunedBuild(None, 3, 2, ["gelu"], absent=["gelu"], failed_only=[])
+    _coverage_gate("m", never, shipped=False)  # this run's budget did not reach it: said, allowed
+    with pytest.raises(GateError, match="do not cover the model"):
+        _coverage_gate("m", never, shipped=True)
+    assert never.line() == "2/3 kernels from the database (untuned: gelu)"
+
+
+# ----------------------------------------------------------------------------------------------
+# the shipped records
+def _host_target() -> dict:
+    from lab02_tvm.build import host_target
+    return {**host_target(), "num-cores": 1}
+
+
+def _shipped_folders() -> list[Path]:
+    return sorted(p.parent for p in records.SHIPPED_ROOT.glob(f"*/*/{records.RECORDS}"))
+
+
+def test_shipped_records_load_with_provenance_and_are_small():
+    folders = _shipped_folders()
+    assert folders, f"no shipped records under {records.SHIPPED_ROOT}"
+    for d in folders:
+        db = records.read_database(d)
+        key = d.parent.name
+        assert [records.target_key(t) for t in db.targets] == [key], d  # records carry the folder's target
+        assert len(db.records) == len(db.workloads)  # pruned: one record per workload
+        prov = records.read_provenance(d)
+        for k in ("target", "trials", "minutes", "date_utc", "command", "tvm", "threads"):
+            assert k in prov, (d, k)
+        assert prov["threads"] == 1 and json.loads(prov["target"])["num-cores"] == 1
+        assert not (d / "logs").exists()  # no per-task logs shipped
+        size = sum(p.stat().st_size for p in d.iterdir())
+        assert size < 5e6, (d, size)
+
+
+def test_shipped_records_match_this_host():
+    """The records a run on this machine kind uses: for the host target, for the two big models."""
+    host = _host_target()
+    shipped = sorted({d.parent.name for d in _shipped_folders()})
+    if records.target_key(host) not in shipped:
+        pytest.skip(f"no shipped records for this CPU ({records.target_key(host)}; shipped: {shipped}): "
+                    "the pipeline tunes from scratch here")
+    for model in ("resnet50", "bert"):
+        c = records.choose(model, host)
+        assert c.shipped, c.line
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("model", ["resnet50", "bert"])
+def test_shipped_records_cover_every_task(model):
+    """Task extraction of the full model (no build): every task has a measured workload in the records."""
+    from common.models import build_model
+    from lab02_tvm import tuning
+    from lab02_tvm.relax_import import import_torch, tuning_module
+    folders = [d for d in _shipped_folders() if d.name == model]
+    assert folders, f"no shipped records of {model}"
+    mod = tuning_module(import_torch(build_model(model)))
+    for d in folders:
+        target = records.read_database(d).targets[0]
+        db = tuning.load_database(d)
+        infos = tuning.extract_tasks(mod, target)
+        missing = [ti.name for ti in infos if not tuning.task_records(db, ti.task)]
+        assert not missing, f"{d}: {len(missing)} of {len(infos)} tasks not in the records: {missing}"
+        failed = [ti.name for ti in infos if tuning.best_ms_of(tuning.task_records(db, ti.task)) is None]
+        assert sum(ti.share for ti in infos if ti.name in failed) < 0.01, failed  # only index gathers may fail
+
+
+@pytest.mark.slow
+def test_build_from_shipped_records_is_gated():
+    """LLaMA-tiny (sequence 32) built from its shipped records: every kernel scheduled, outputs vs PyTorch."""
+    from lab02_tvm import tuning
+    from lab02_tvm.build import VMRunner, gate_outputs
+    from lab02_tvm.pipeline import build_bundles
+    from lab02_tvm.relax_import import import_torch, tuning_module
+    from lab02_tvm.tuned import _coverage_gate
+    host = _host_target()
+    c = records.choose("llama_tiny_s32", host)
+    if not c.shipped:
+        pytest.skip(f"no shipped LLaMA-tiny records for this CPU: {c.line}")
+    im = import_torch(build_bundles(["llama_tiny_s32"], quick=False)["llama_tiny_s32"])
+    built = tuning.build_from_database(tuning_module(im), host, c.work_dir)
+    _coverage_gate("llama_tiny_s32", built, shipped=True)
+    assert built.kernels_tuned >= built.kernels_total - len(built.failed_only) > 0
+    out = VMRunner(built.executable, im, with_params=False).outputs()
+    gate_outputs(im, out, stage="tvm_tuned_shipped")
+    np.testing.assert_allclose(out["logits"], im.reference["logits"], rtol=0, atol=ATOL)
+
+
+# ----------------------------------------------------------------------------------------------
+# tuned faster than untuned on a real (test-size) model, one interleaved run
+@pytest.mark.slow
+def test_tuned_faster_than_untuned_on_test_size_bert(tmp_path):
+    from common.models import build_bert
+    from common.timing import interleaved, tvm_threads
+    from lab02_tvm import tuning
+    from lab02_tvm.build import VMRunner, build_and_check, gate_outputs
+    from lab02_tvm.relax_import import import_torch, run_standard_passes, tuning_module
+    from lab02_tvm.tuned import _coverage_gate
+    host = _host_target()
+    im = import_torch(build_bert(small=True))
+    assert max(float(np.abs(r).max()) for r in im.reference.values()) <= 10  # the absolute gate applies
+    untuned = build_and_check(im, run_standard_passes(im.mod).fused_mod, host, stage="tvm_untuned")
+    mod = tuning_module(im)
+    report = tuning.tune(mod, host, tmp_path / "bert_small", max_trials_global=pick(48, 12), deep_top_k=0,
+                         progress=False)
+    assert report.trials >= 1 and report.tasks_tuned >= 1
+    built = tuning.build_from_database(mod, host, tmp_path / "bert_small")
+    _coverage_gate("bert_small", built, shipped=False)  # every kernel with a valid record was used
+    assert built.kernels_tuned >= report.tasks_tuned
+    tuned = VMRunner(built.executable, im, with_params=False)
+    for run in (untuned.runner, tuned):
+        out = run.outputs()
+        gate_outputs(im, out, stage="gate")
+        for k, ref in im.reference.items():  # independent NumPy check, same absolute tolerance
+            np.testing.assert_allclose(out[k], ref, rtol=0, atol=ATOL, err_msg=k)
+    with tvm_threads(1):
+        stats = interleaved({"untuned": untuned.runner, "tuned": tuned}, warmup=1, repeats=pick(5, 3))
+    ratio = stats["untuned"].median_ms / stats["tuned"].median_ms
+    assert ratio > 1.0, (ratio, stats)

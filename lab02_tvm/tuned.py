@@ -1,0 +1,203 @@
+"""Steps 5-7 of the Lab 02 pipeline: the tuned side (hottest kernel, records or tuning, comparison).
+
+* step 5 — naive vs hand-scheduled vs tuned hottest kernel (:mod:`lab02_tvm.schedules`);
+* step 6 — the model's tuning records: the shipped ones for this host target when they exist
+  (:mod:`lab02_tvm.records`), else tuning from scratch with this run's budget; then the build from
+  the database, with two gates: **coverage** (every kernel the database holds a valid record for was
+  taken from it — a build that silently falls back to untuned loop nests fails; with shipped
+  records, every kernel of the model must be in them) and **numbers** (outputs against PyTorch,
+  :func:`lab02_tvm.build.gate_for`);
+* step 7 — PyTorch eager vs TVM untuned vs TVM tuned, eager and tuned interleaved in one run.
+
+Called from :func:`lab02_tvm.pipeline.main`; every function takes the parsed ``args``.
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from common.budget import ci
+from common.cli import step
+from common.gates import GateReport
+
+from . import LAB
+
+
+def step5_manual_schedule(ims: dict, bound: dict, target: dict, args, work_dirs: dict) -> list[dict]:
+    """Step 5: naive vs hand-scheduled vs tuned for the hottest kernel (:mod:`lab02_tvm.schedules`).
+
+    The tuned point comes from the model's database (``work_dirs[name]``); when the kernel is not
+    in it, it is tuned alone into it (never into shipped records: those hold every kernel).
+    """
+    from common.results import write_table
+    from . import schedules
+    from .pipeline import env
+    rows = []
+    for name in ims:
+        r = schedules.run_three_point(bound[name], target, tuned_work_dir=work_dirs[name],
+                                      verbose=args.verbose >= 1, threads=args.threads)
+        by = {row["schedule"]: row for row in r}
+        line = ", ".join(f"{k} {v['median_ms']:.3f} ms ({v['speedup_vs_naive']:.1f}x)" for k, v in by.items())
+        step(5, "schedule", f"{name}: hottest kernel {r[0]['kernel']} ({r[0]['share_pct']:.1f}% of FLOPs): {line} "
+                            "- outputs match naive")
+        rows += [{"model": name, **row} for row in r]
+    write_table(LAB, "manual_schedule", rows, title="Lab 02 step 5: hottest kernel, naive vs manual vs tuned",
+                env=env(args))
+    return rows
+
+
+def choose_records(names, target: dict, args) -> dict:
+    """``{model: records.Choice}``: shipped records for this host target, or a scratch folder and why."""
+    from . import records
+    choices = {}
+    for name in names:
+        choices[name] = c = records.choose(name, target)
+        step(6, "records", f"{name}: {c.line}")
+    return choices
+
+
+def _coverage_gate(name: str, built, shipped: bool) -> None:
+    """Fail when a kernel was compiled untuned although the database should have scheduled it."""
+    silent = [k for k in built.missing if k not in built.failed_only and k not in built.absent]
+    holes = silent + (built.absent if shipped else [])
+    if holes:
+        rows = [{"kernel": k, "status": "valid record not applied" if k in silent else "not in the records"}
+                for k in holes]
+        why = ("the shipped records do not cover the model" if not silent else
+               "kernels with valid records were compiled untuned (database keys do not match)")
+        GateReport(stage=f"{name}/tvm_tuned", rows=rows,
+                   first_failure=f"{name}: {len(holes)} of {built.kernels_total} kernels untuned: {why}"
+                   ).raise_if_failed()
+
+
+def step6_tune(ims: dict, bound: dict, target: dict, args, choices: dict, budgets) -> dict:
+    """Step 6: records (shipped) or tuning (scratch, this run's budget), build, coverage + numeric gates.
+
+    With shipped records and no ``--trials``, nothing is tuned; ``--trials N`` tops a *copy* of
+    them up in ``build/lab02/tuning/<target>/<model>`` (the shipped files are never written).
+    """
+    from common.results import write_table
+    from . import records, tuning
+    from .build import VMRunner, error_summary, gate_for, gate_outputs
+    from .pipeline import env
+    out = {}
+    for name, im in ims.items():
+        choice, mod, report = choices[name], bound[name], None
+        work = choice.work_dir
+        if choice.shipped and args.trials:
+            scratch = records.scratch_dir(name, target)
+            if not (scratch / records.RECORDS).is_file():
+                records.copy_records(work, scratch)
+            work = scratch
+        if not choice.shipped or args.trials:
+            b = budgets(args, name)
+            report = tuning.tune(mod, target, work, max_trials_global=b["trials"], tune_minutes=b["tune_minutes"],
+                                 verbose=args.verbose >= 1, log_dir=Path(work) / "logs")
+        t0 = time.perf_counter()
+        built = tuning.build_from_database(mod, target, work)
+        build_s = time.perf_counter() - t0
+        _coverage_gate(name, built, choice.shipped and not args.trials)
+        runner = VMRunner(built.executable, im, with_params=False)
+        outs = runner.outputs()
+        errors = error_summary(im.reference, outs)
+        gate_outputs(im, outs, stage="tvm_tuned")
+        prov = records.read_provenance(choice.work_dir) if choice.shipped else {}
+        trials = report.trials_in_db if report else prov.get("trials", 0)
+        how = report.line() if report else f"no tuning: {prov.get('trials', '?')} trials in the shipped records"
+        out[name] = {"report": report, "runner": runner, "build_s": build_s, "errors": errors, "built": built,
+                     "trials": trials, "minutes": report.minutes if report else prov.get("minutes", 0.0),
+                     "records": "shipped" if choice.shipped and not args.trials else str(work),
+                     "gate": gate_for(im.reference)[1]}
+        step(6, "tune", f"{name}: {how}; {built.line()}; build {build_s:.1f} s; max |d| {errors['max_abs']:.1e} "
+                        f"({gate_for(im.reference)[1]}) - gates ok")
+        if report is not None:
+            write_table(LAB, f"tuning_{name}", report.tasks, title=f"Lab 02 step 6: MetaSchedule tasks, {name}",
+                        meta={**report.summary(), "target": target}, env=env(args))
+    return out
+
+
+def step7_compare(bundles: dict, ims: dict, untuned: dict, tuned: dict, kernel_rows: list[dict], args) -> list[dict]:
+    """Step 7: PyTorch eager vs TVM untuned vs TVM tuned — table (median, p90, speedups) and plot.
+
+    Eager and tuned are interleaved in one run (their ratio is the result); untuned is step 4's
+    timing (tiny repeats). The step-5 rows of the hottest kernel join with ``scope="hottest kernel"``.
+    """
+    import torch
+    from common.results import write_table
+    from common.timing import interleaved
+    from .build import gate_for
+    from .pipeline import budgets, env
+    rows = []
+    for name, im in ims.items():
+        feed = {k: torch.from_numpy(v) for k, v in im.inputs.items()}
+        model = bundles[name].model
+
+        def eager(model=model, feed=feed):
+            with torch.no_grad():
+                return model(**feed)
+
+        fns = {"pytorch_eager": eager}
+        if name in tuned:
+            fns["tvm_tuned"] = tuned[name]["runner"]
+        stats = interleaved(fns, warmup=3, repeats=budgets(args, name)["repeats"], progress=True)
+        if name in untuned:
+            stats["tvm_untuned"] = untuned[name]["stats"]
+        eager_ms = stats["pytorch_eager"].median_ms
+        untuned_ms = stats["tvm_untuned"].median_ms if "tvm_untuned" in stats else None
+        for variant in ("pytorch_eager", "tvm_untuned", "tvm_tuned"):
+            if variant not in stats:
+                continue
+            s, t = stats[variant], tuned.get(name, {}) if variant == "tvm_tuned" else {}
+            err = t.get("errors") or (untuned[name]["run"].errors if variant == "tvm_untuned" else {})
+            rows.append({"model": name, "scope": "model", "variant": variant, "median_ms": round(s.median_ms, 3),
+                         "p90_ms": round(s.p90_ms, 3), "n": s.n,
+                         "speedup_vs_eager": round(eager_ms / s.median_ms, 3),
+                         "speedup_vs_untuned": round(untuned_ms / s.median_ms, 3) if untuned_ms else None,
+                         "trials": t.get("trials", 0), "records": t.get("records", ""),
+                         "kernels_tuned": (f"{t['built'].kernels_tuned}/{t['built'].kernels_total}"
+                                           if t else ""),
+                         "max_abs": err.get("max_abs"), "gate": "" if variant == "pytorch_eager" else
+                         gate_for(im.reference)[1]})
+        line = ", ".join(f"{r['variant']} {r['median_ms']:.1f} ms ({r['speedup_vs_eager']:.2f}x)"
+                         for r in rows if r["model"] == name and r["scope"] == "model")
+        step(7, "compare", f"{name}: {line}")
+        for k in (k for k in kernel_rows if k["model"] == name):
+            rows.append({"model": name, "scope": f"hottest kernel {k['kernel']}", "variant": f"kernel_{k['schedule']}",
+                         "median_ms": k["median_ms"], "p90_ms": k["p90_ms"], "n": None, "speedup_vs_eager": None,
+                         "speedup_vs_untuned": k["speedup_vs_naive"], "trials": k["trials"]})
+    notes = ("pytorch_eager and tvm_tuned are interleaved in one run at 1 thread on a shared 2-core machine "
+             "(ratios comparable, absolute ms swing); tvm_untuned is the step-4 timing of naive single-threaded "
+             "TIR with tiny repeats (n), a baseline only. records: 'shipped' = results/lab02/tuning/<target>/<model> "
+             "(trials = trials behind them). gate: the numeric gate against PyTorch, absolute where the output scale "
+             "allows, relative (named) on ResNet-50's logits; max_abs = the measured absolute error. kernel_* rows: "
+             "step 5 (naive / manual / tuned hottest kernel; speedup_vs_untuned = over the naive kernel).")
+    write_table(LAB, "compare", rows, title="Lab 02 step 7: PyTorch eager vs TVM untuned vs TVM tuned",
+                env=env(args), meta={"threads": args.threads, "trials": args.trials, "ci": ci()}, notes=notes)
+    _plot_compare(rows)
+    return rows
+
+
+def _plot_compare(rows: list[dict]) -> Path:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from common.results import save_plot
+    rows = [r for r in rows if r.get("scope") == "model"]
+    models = list(dict.fromkeys(r["model"] for r in rows))
+    variants = ["pytorch_eager", "tvm_untuned", "tvm_tuned"]
+    fig, ax = plt.subplots(figsize=(7, 3.5))
+    width = 0.8 / len(variants)
+    for i, v in enumerate(variants):
+        xs, ys = [], []
+        for j, m in enumerate(models):
+            r = next((r for r in rows if r["model"] == m and r["variant"] == v), None)
+            if r:
+                xs.append(j + i * width)
+                ys.append(r["median_ms"])
+        ax.bar(xs, ys, width, label=v)
+    ax.set_yscale("log")
+    ax.set_xticks([j + width for j in range(len(models))], models, fontsize=8)
+    ax.set_ylabel("median latency, ms (log)")
+    ax.set_title("Lab 02: latency per inference, batch 1, 1 thread")
+    ax.legend(fontsize=8)
+    return save_plot(fig, LAB, "compare")
