@@ -356,7 +356,7 @@ def quantize(ctx: Ctx) -> None:
     s32, s8 = (ort_session(p, level="ALL", threads=a.threads) for p in (ctx.paths["opt"], path))
     st = interleaved({"fp32": lambda: s32.run(None, feed), "int8": lambda: s8.run(None, feed)},
                      warmup=a.warmup, repeats=a.repeats)
-    q = op_counts(onnx.load(str(path)))
+    q = op_counts(load_model(path))
 
     def timing(k):
         return {"median_ms_b1_s128": round(st[k].median_ms, 3), "p10_ms_b1_s128": round(st[k].p10_ms, 3),

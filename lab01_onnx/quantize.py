@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 
 from common.errors import UserError, require
-from common.onnx_utils import calibration_reader, opset, ort_session, quiet_logging
+from common.onnx_utils import calibration_reader, load_model, opset, ort_session, quiet_logging
 
 
 def quantize_int8(model_path: str | os.PathLike, out_path: str | os.PathLike,
@@ -46,9 +46,7 @@ def quantize_int8(model_path: str | os.PathLike, out_path: str | os.PathLike,
     feeds = list(calibration)
     if not feeds:
         raise UserError("INT8 calibration needs at least one input batch")
-    import onnx
-
-    version = opset(onnx.load(str(model_path), load_external_data=False))
+    version = opset(load_model(model_path, load_external_data=False))
     if version < 10:
         raise UserError(f"INT8 QDQ quantization needs opset >= 10 (QuantizeLinear), the model has {version}; "
                         "export with --opset 13 or newer")

@@ -268,13 +268,24 @@ def test_harness_catches_mutated_input_nondeterminism_and_non_idempotence():
     assert _check(counter_named, m, feeds).status == "nondeterministic"
 
 
-def test_fuzzer_finds_an_injected_fault():
+def test_fuzzer_finds_an_injected_fault_and_replays_it(tmp_path, capsys):
+    from common.errors import run_cli
+    from common.gates import GateError
+
     # A fixed seed on purpose: this measures the harness's power on one known set of 100 graphs.
     stats = fuzz.run_fuzz(100, {"naive_fuse": naive_fuse_reshapes}, seed=0, progress=False, max_rounds=1,
-                          shrink=False)
+                          shrink=False, save_dir=tmp_path)
     assert stats.counterexamples, "the fuzzer missed a Reshape fusion that ignores 0-copy"
     assert stats.counterexamples[0]["status"] in ("output_mismatch", "runtime_error",
                                                   "checker_failed")
+    saved = stats.counterexamples[0]["saved"]
+    with pytest.raises(GateError, match="naive_fuse"):  # the saved graph still breaks the faulty pass
+        fuzz.replay(saved, {"naive_fuse": naive_fuse_reshapes})
+    assert run_cli(fuzz.main, ["--replay", saved]) == 0  # ... and the real passes keep the contract on it
+    out = capsys.readouterr().out
+    assert all(f"{name} " in out for name in contract.custom_variants())
+    assert run_cli(fuzz.main, ["--replay", str(tmp_path / "none.onnx")]) == 2
+    assert "not found" in capsys.readouterr().err
 
 
 def test_diff_values_exact_and_nan_policy():

@@ -26,11 +26,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-import onnx
 
 from common import cli
 from common.errors import UserError, run_cli
 from common.gates import GateError, GateReport
+from common.onnx_utils import load_model
 
 from . import contract as conf
 from .graphs import OPSETS, FuzzCase, fuzz_graphs
@@ -200,7 +200,7 @@ def replay(path: str, variants: Mapping[str, conf.PassFn]) -> int:
         raise UserError(f"{onnx_path} or its feeds {npz_path.name} not found; give a .onnx file "
                         "from results/lab01/fuzz_counterexamples/")
     try:
-        model = onnx.load(str(onnx_path))
+        model = load_model(onnx_path)
         with np.load(npz_path) as data:
             feeds = {k: data[k] for k in data.files}
     except Exception as exc:  # noqa: BLE001 - DecodeError, bad zip

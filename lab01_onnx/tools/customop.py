@@ -35,7 +35,7 @@ import torch
 
 from common.cli import parser, step, want_ir
 from common.errors import GateFailed, UserError, require, run_cli
-from common.onnx_utils import export_dynamo, op_counts, ort_run, ort_session, print_ir
+from common.onnx_utils import export_dynamo, load_model, op_counts, ort_run, ort_session, print_ir, save_model
 
 LAB = "lab01"
 DOMAIN = "ai.onnx.contrib"  # the domain onnxruntime-extensions' Python ops live in
@@ -139,7 +139,7 @@ def export_custom(bundle, path: Path) -> onnx.ModelProto:
     """Step 2: dynamo export with ``custom_translation_table``; the model holds RMSNorm nodes of :data:`DOMAIN`."""
     t = time.perf_counter()
     export_dynamo(bundle, path, opset=18, custom_translation_table=_translation_table())
-    model = onnx.load(str(path))
+    model = load_model(path)
     n = sum(1 for node in model.graph.node if node.domain == DOMAIN and node.op_type == OP)
     # Model-local onnxscript functions are inlined by the exporter; the op must stay one node.
     if n == 0:
@@ -233,7 +233,7 @@ def run_with_function_fallback(model: onnx.ModelProto, path: Path, feeds) -> dic
     """Step 5: plain ORT on the model with the RMSNorm function body attached."""
     m = with_function_fallback(model)
     onnx.checker.check_model(m)
-    onnx.save(m, str(path))
+    save_model(m, path)
     return ort_run(path, feeds, level="ALL")
 
 

@@ -38,7 +38,7 @@ import onnx
 
 from common.cli import parser, step
 from common.errors import UserError, require, run_cli
-from common.onnx_utils import ORT_LEVELS, export_torchscript, op_counts, ort_optimize, ort_run, print_ir
+from common.onnx_utils import ORT_LEVELS, export_torchscript, load_model, op_counts, ort_optimize, ort_run, print_ir, save_model
 
 from .whatran import fingerprint, pattern_of
 
@@ -62,7 +62,7 @@ def export_raw(bundle, workdir: Path) -> Path:
     """Step 1: raw TorchScript export (opset 17, exporter constant folding off)."""
     t = time.perf_counter()
     path = export_torchscript(bundle, workdir / f"fusions_{bundle.name}_raw.onnx")
-    step(1, "export", f"{bundle.name}: raw graph ({len(onnx.load(str(path), load_external_data=False).graph.node)} nodes) "
+    step(1, "export", f"{bundle.name}: raw graph ({len(load_model(path).graph.node)} nodes) "
           f"in {time.perf_counter() - t:.1f} s -> {path}")
     return path
 
@@ -75,7 +75,7 @@ def simplify(raw: Path) -> Path:
     if not ok:
         raise UserError(f"onnxsim could not validate its simplification of {raw}")
     out = raw.with_name(raw.name.replace("_raw", "_onnxsim"))
-    onnx.save(model, str(out))
+    save_model(model, out)
     step(2, "onnxsim", f"{len(model.graph.node)} nodes in {time.perf_counter() - t:.1f} s")
     return out
 
@@ -151,11 +151,11 @@ def run_model(name: str, small: bool, workdir: Path, verbose: int) -> tuple[list
     chain = GateChain("pytorch", reference, atol=ATOL, scale_atol_by_ref=True)
     raw = export_raw(bundle, workdir)
     stages = {"raw": raw, "onnxsim": simplify(raw), **ort_levels(raw)}
-    raw_model = onnx.load(str(raw))
+    raw_model = load_model(raw)
     counts, rows = {}, []
     n_raw = len(raw_model.graph.node)
     for stage, path in stages.items():
-        m = onnx.load(str(path))
+        m = load_model(path)
         counts[stage] = op_counts(m)
         row = {"model": label, "stage": stage, "nodes": len(m.graph.node),
                "reduction_pct": round(100.0 * (1 - len(m.graph.node) / n_raw), 1),

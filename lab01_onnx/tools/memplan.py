@@ -523,10 +523,10 @@ def _default_models() -> dict[str, tuple[onnx.ModelProto, dict]]:
              ("bert_base", lambda: build_bert(batch=2, seq=16), {"batch": 1, "sequence": 128}, True)]
     out = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for k, (label, build, dims, folding) in enumerate(specs, 1):
+        for label, build, dims, folding in specs:
             path = export_torchscript(build(), Path(tmp) / f"{label}.onnx", constant_folding=folding)
-            out[label] = (onnx.load(str(path)), dims)
-            step(k, "export", f"{label} (TorchScript, exporter constant folding {'on' if folding else 'off'}): "
+            out[label] = (load_model(path), dims)
+            step(1, "export", f"{label} (TorchScript, exporter constant folding {'on' if folding else 'off'}): "
                  f"{len(out[label][0].graph.node)} nodes; planning at {dims}")
     return out
 

@@ -596,7 +596,7 @@ def demo_pairs(workdir: Path) -> list[tuple[str, onnx.ModelProto, onnx.ModelProt
     for name, bundle in [("bert_small", build_bert(batch=2, seq=16, small=True)),
                          ("resnet_small", build_resnet50(batch=2, image=64, small=True))]:
         raw = export_torchscript(bundle, workdir / f"{name}.onnx")
-        before = onnx.load(str(raw))
+        before = load_model(raw)
         for level in ("BASIC", "EXTENDED", "ALL"):
             after = ort_optimize(raw, workdir / f"{name}_{level}.onnx", level)
             pairs.append((f"{name}: ORT {level}", before, after))
