@@ -132,13 +132,12 @@ def lab01_llama_onnx() -> tuple[Path, str]:
 
     Returns:
         ``(path, note)``: ``results/lab01/llama_tiny.onnx`` when present; otherwise the file Lab 01
-        would write (its TorchScript exporter, ``lab01_onnx.export.export_torchscript``, opset 17,
-        dynamic batch/sequence), or — if that module is unavailable —
-        ``torch.onnx.export(dynamo=True)``, written to ``results/lab02/llama_tiny_fallback.onnx``,
-        and a note saying which (run ``python -m lab01_onnx.pipeline`` first to use Lab 01's file).
+        would write (the shared TorchScript exporter, ``common.onnx_utils.export_torchscript``),
+        written to ``results/lab02/llama_tiny_fallback.onnx``, and a note saying so (run
+        ``python -m lab01_onnx.pipeline`` first to use Lab 01's file).
     """
-    import torch
     from common.models import build_llama_tiny
+    from common.onnx_utils import export_torchscript
     from common.results import results_dir
 
     lab01 = results_dir("lab01") / "llama_tiny.onnx"
@@ -146,17 +145,9 @@ def lab01_llama_onnx() -> tuple[Path, str]:
         return lab01, f"Lab 01 file {lab01}"
     out = results_dir("lab02") / "llama_tiny_fallback.onnx"
     b = build_llama_tiny(batch=2, seq=16, seed=0)
-    try:
-        from common.onnx_utils import export_torchscript
-        export_torchscript(b, out)
-        how = "Lab 01's TorchScript exporter"
-    except ImportError:
-        torch.onnx.export(b.model, (), str(out), kwargs=dict(b.inputs), input_names=list(b.inputs),
-                          output_names=b.output_names, dynamo=True, opset_version=18,
-                          external_data=False, verbose=False)
-        how = "torch.onnx.export(dynamo=True)"
+    export_torchscript(b, out)
     return out, (f"{lab01} not found (run `python -m lab01_onnx.pipeline` first); "
-                 f"exported LLaMA-tiny with {how} to {out}")
+                 f"exported LLaMA-tiny with Lab 01's TorchScript exporter to {out}")
 
 
 def import_onnx(path: str | Path, inputs: Mapping[str, np.ndarray], *, name: str = "onnx_model",
