@@ -55,8 +55,8 @@ from mlir.dialects.transform import interpreter
 from common.errors import UserError
 from common.results import atomic_write
 
-from . import conv
-from .lowering import BUFFERIZE, SCF_TO_CF, as_module, mlir_error_line
+from . import consteval, conv
+from .lowering import BUFFERIZE, SCF_TO_CF, as_module, mlir_error_line, parse_pipeline
 
 #: Cache-level tile (MC, NC, KC) and register tile (MR, NR) for f32 on AVX-512.
 CACHE_TILE = (0, 256, 256)
@@ -71,6 +71,8 @@ VECTOR_TO_LLVM = (
     "convert-vector-to-llvm{vector-contract-lowering=outerproduct}, "
     "finalize-memref-to-llvm, convert-to-llvm, reconcile-unrealized-casts)"
 )
+#: Before the schedule: fuse chains of elementwise ``linalg.generic``s (bias add, then ReLU) into one
+FUSE_ELEMENTWISE = "builtin.module(func.func(linalg-fuse-elementwise-ops), canonicalize, cse)"
 #: Stages for a module that went through :func:`tile_and_vectorize`.
 FAST_STAGES: list[tuple[str, str]] = [
     ("bufferize", BUFFERIZE),
@@ -333,6 +335,8 @@ def tile_and_vectorize(module_or_text, cache_tile=CACHE_TILE, register_tile=REGI
     if unknown:
         raise UserError(f"unknown schedule step(s) {unknown}; the steps are {', '.join(SCHEDULE_STEPS)}")
     conv.to_channels_last(module)
+    consteval.fold_constant_transposes(module)
+    _run(FUSE_ELEMENTWISE, module)
     groups = tag_tile_groups(module, cache_tile, register_tile, conv_tile)
     save = Path(save_dir) if save_dir is not None else None
     if save is not None:
@@ -350,6 +354,13 @@ def tile_and_vectorize(module_or_text, cache_tile=CACHE_TILE, register_tile=REGI
     if not steps:
         _untag(module)
     return module
+
+
+def _run(pipeline: str, module: ir.Module) -> None:
+    try:
+        parse_pipeline(pipeline, module.context, "fuse").run(module.operation)
+    except ir.MLIRError as exc:
+        raise UserError(f"{pipeline}: {mlir_error_line(exc)}") from None
 
 
 def _show(module, index: int, name: str, save: Path | None, verbose: bool) -> None:

@@ -20,6 +20,7 @@ leaves on the function (shapes, dtypes, count) and raise :class:`UserError` *bef
 from __future__ import annotations
 
 import ctypes
+import functools
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -28,7 +29,7 @@ from collections.abc import Sequence
 
 import numpy as np
 from mlir import ir
-from mlir.runtime import get_ranked_memref_descriptor, make_zero_d_memref_descriptor
+from mlir.runtime import as_ctype, get_ranked_memref_descriptor, make_nd_memref_descriptor
 
 from common.errors import UserError
 
@@ -167,8 +168,30 @@ def runtime_libs(module: ir.Module) -> list[str]:
     return []
 
 
+@functools.cache
+def _descriptor_class(ndim: int, dtype: np.dtype):
+    ctype = as_ctype(dtype)
+    return make_nd_memref_descriptor(ndim, ctype), ctypes.POINTER(ctype)
+
+
 def _descriptor(a: np.ndarray):
-    return make_zero_d_memref_descriptor(a) if a.ndim == 0 else get_ranked_memref_descriptor(a)
+    """The ranked memref descriptor of a contiguous array, without copying.
+
+    Like ``mlir.runtime.get_ranked_memref_descriptor``, but the ctypes Structure class is made
+    once per (rank, dtype): that function creates a new class on every call, which costs ~50 us
+    per argument (most of it in ``ctypes.pointer`` of the new type) and dominated the call time of
+    the small kernels in the latency ladder.
+    """
+    if a.ndim == 0:
+        return get_ranked_memref_descriptor(a)
+    cls, pointer = _descriptor_class(a.ndim, a.dtype)
+    d = cls()
+    d.allocated = a.ctypes.data
+    d.aligned = ctypes.cast(d.allocated, pointer)
+    d.offset = 0
+    d.shape = (ctypes.c_longlong * a.ndim)(*a.shape)
+    d.strides = (ctypes.c_longlong * a.ndim)(*[st // a.itemsize for st in a.strides])
+    return d
 
 
 class _Kernel:
@@ -223,8 +246,8 @@ class EngineKernel(_Kernel):
         self._fn = self.engine.lookup(func_name)
 
     def _bind(self, descs):
-        ptrs = [ctypes.pointer(ctypes.pointer(d)) for d in descs]
-        packed = (ctypes.c_void_p * len(ptrs))(*[ctypes.cast(p, ctypes.c_void_p) for p in ptrs])
+        ptrs = [ctypes.pointer(d) for d in descs]  # packed[i] = the address of a pointer to descriptor i
+        packed = (ctypes.c_void_p * len(ptrs))(*[ctypes.addressof(p) for p in ptrs])
         fn = self._fn
 
         def call():

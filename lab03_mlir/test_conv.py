@@ -115,3 +115,50 @@ def test_tile_sizes_divide_the_extents():
 def test_unknown_schedule_step_is_a_user_error():
     with pytest.raises(UserError, match="unknown schedule step"):
         fast.tile_and_vectorize(conv_module("nhwc", 1, 4, 6, 6, 8, 3), steps=("tile", "fuse"))
+
+
+def test_constant_transposes_are_folded_at_compile_time():
+    # nn.Linear's weight transpose (dense_resource blob) and a dense constant: folded into new
+    # constants with the transposed values; a transpose of a function argument stays
+    from mlir import ir
+    from lab03_mlir import consteval
+    w = np.arange(6, dtype=np.float32).reshape(2, 3)
+    blob = "0x04000000" + w.tobytes().hex().upper()
+    text = f"""func.func @f(%x: tensor<2x3xf32>) -> (tensor<3x2xf32>, tensor<3x2xf32>, tensor<3x2xf32>) {{
+  %w = arith.constant dense_resource<wblob> : tensor<2x3xf32>
+  %d = arith.constant dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>
+  %e = tensor.empty() : tensor<3x2xf32>
+  %a = linalg.transpose ins(%w : tensor<2x3xf32>) outs(%e : tensor<3x2xf32>) permutation = [1, 0]
+  %b = linalg.transpose ins(%d : tensor<2x3xf32>) outs(%e : tensor<3x2xf32>) permutation = [1, 0]
+  %c = linalg.transpose ins(%x : tensor<2x3xf32>) outs(%e : tensor<3x2xf32>) permutation = [1, 0]
+  return %a, %b, %c : tensor<3x2xf32>, tensor<3x2xf32>, tensor<3x2xf32>
+}}
+{{-#
+  dialect_resources: {{ builtin: {{ wblob: "{blob}" }} }}
+#-}}"""
+    module = ir.Module.parse(text, ir.Context())
+    assert consteval.fold_constant_transposes(module) == 2
+    assert str(module).count("linalg.transpose") == 1
+    res = lowering.lower(module)
+    x = np.ones((2, 3), np.float32)
+    a, b, c = jit.run_with_engine(res, "f", [x])
+    np.testing.assert_array_equal(a, w.T)
+    np.testing.assert_array_equal(b, (w + 1).T)
+    np.testing.assert_array_equal(c, x.T)
+
+
+@pytest.mark.parametrize("shape, perm", [((1, 56, 20, 24), (0, 3, 1, 2)), ((1, 24, 20, 56), (0, 2, 3, 1)),
+                                         ((3, 40, 17), (1, 0, 2)), ((33, 18), (1, 0))])
+def test_transposes_tile_and_vectorize(shape, perm):
+    ts = "x".join(map(str, shape))
+    out = "x".join(str(shape[p]) for p in perm)
+    text = f"""func.func @t(%x: tensor<{ts}xf32>) -> tensor<{out}xf32> {{
+  %e = tensor.empty() : tensor<{out}xf32>
+  %r = linalg.transpose ins(%x : tensor<{ts}xf32>) outs(%e : tensor<{out}xf32>) permutation = {list(perm)}
+  return %r : tensor<{out}xf32>
+}}"""
+    tiled = str(fast.tile_and_vectorize(text))
+    assert "linalg.transpose" not in tiled and "vector.transfer_read" in tiled
+    x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+    y = jit.run_with_engine(lowering.lower(tiled, stages=fast.FAST_STAGES), "t", [x])[0]
+    np.testing.assert_array_equal(y, x.transpose(perm))
