@@ -1,0 +1,97 @@
+"""Reducer + replay: a divergence shrinks to the node that causes it, the repro replays on its own.
+
+Known cases built here (debugging.reduce_demos): a 42-node Add/Tanh chain broken by Lab 01's wrong
+rewrite (its Neg dropped), and a 14-node graph around one long fp16 dot product (TVM).
+"""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import onnx
+import pytest
+from onnx import numpy_helper
+
+from common.errors import run_cli
+from debugging import reduce as rd
+from debugging import reduce_demos, replay
+
+
+@pytest.fixture
+def broken_chain():
+    from lab01_onnx.divergence import wrong_rewrite_neg_as_identity
+
+    ref = reduce_demos.chain_with_neg(20, 20)
+    cand, removed = wrong_rewrite_neg_as_identity(ref)
+    x = np.random.default_rng(0).standard_normal((2, 8)).astype(np.float32)
+    return ref, cand, {"x": x}
+
+
+def _chain_value_after_neg(x: np.ndarray) -> np.ndarray:
+    """NumPy: ten (x + 0.5 -> tanh) pairs, Neg, then the first Add 0.5 after it (the Neg's consumer)."""
+    t = x.astype(np.float64)
+    for _ in range(10):
+        t = np.tanh(t + 0.5)
+    return -t + 0.5
+
+
+def test_wrong_rewrite_reduces_to_the_rewired_consumer(broken_chain, tmp_path, capsys):
+    ref, cand, feeds = broken_chain
+    red = rd.reduce_to_folder(ref, cand, feeds, tmp_path / "repro", backend="onnxruntime-noopt", tol=rd.ORT_TOL,
+                              confirm="onnxruntime")
+    assert red.nodes_before == 41 and red.nodes_after == 1  # 41x smaller
+    assert [cand.graph.node[i].name for i in red.keep] == ["add10"]  # the Neg's consumer, now reading its input
+    assert red.confirmed  # still diverges with only its own output, ORT optimizations on
+    model = onnx.load(str(tmp_path / "repro" / "model.onnx"))
+    assert [o.name for o in model.graph.output] == red.outputs == ["a10"]
+    # reference output of the repro = the correct graph's value, checked against NumPy
+    t = onnx.TensorProto()
+    t.ParseFromString((tmp_path / "repro" / "test_data_set_0" / "output_0.pb").read_bytes())
+    np.testing.assert_allclose(numpy_helper.to_array(t), _chain_value_after_neg(feeds["x"]), rtol=1e-5, atol=1e-6)
+    meta = json.loads((tmp_path / "repro" / "repro.json").read_text())
+    assert meta["nodes_before"] == 41 and meta["nodes_after"] == 1 and meta["backend"] == "onnxruntime"
+    # replay: the divergence reproduces (exit 1, gate failed)
+    assert run_cli(replay.main, [str(tmp_path / "repro")]) == 1
+    assert "gate failed" in capsys.readouterr().err
+
+
+def test_correct_model_reduces_to_no_divergence(broken_chain, tmp_path, capsys):
+    ref, _, feeds = broken_chain
+    red = rd.reduce_to_folder(ref, ref, feeds, tmp_path / "none", backend="onnxruntime-noopt", tol=rd.ORT_TOL)
+    assert red.keep is None and red.evaluations == 1 and not (tmp_path / "none").exists()
+    onnx.save(ref, str(tmp_path / "ok.onnx"))
+    assert run_cli(rd.main, [str(tmp_path / "ok.onnx"), "--out", str(tmp_path / "none"), "--dims", "batch=2"]) == 0
+    assert "no divergence" in capsys.readouterr().out
+
+
+def test_fp16_accumulation_reduces_to_the_long_dot_and_the_fix_agrees(tmp_path):
+    model, feeds = reduce_demos.long_dot()
+    red = rd.reduce_to_folder(model, model, feeds, tmp_path / "fp16", backend="tvm-fp16-acc16", tol=rd.FP16_TOL)
+    assert red.nodes_before == 14 and [model.graph.node[i].op_type for i in red.keep] == ["MatMul"]
+    assert red.confirmed
+    report, _ = replay.replay(tmp_path / "fp16")
+    assert not report.passed  # fp16 accumulator: reproduces
+    fixed, _ = replay.replay(tmp_path / "fp16", "tvm-fp16-acc32")
+    assert fixed.passed  # fp32 accumulator: within 1% of the output's scale
+    # the repro's reference output is the exact product (independent: NumPy float64)
+    _, inputs, ref_out, _ = replay.read_repro(tmp_path / "fp16")
+    w = numpy_helper.to_array(next(t for t in model.graph.initializer if t.name == "W")).astype(np.float64)
+    exact = inputs[next(iter(inputs))].astype(np.float64) @ w
+    np.testing.assert_allclose(ref_out["mm"], exact, rtol=1e-5)
+
+
+@pytest.mark.parametrize("case", ["missing_folder", "missing_pb", "not_onnx"])
+def test_bad_input_one_line_exit_2(case, tmp_path, capsys, broken_chain):
+    if case == "missing_folder":
+        rc = run_cli(replay.main, [str(tmp_path / "absent")])
+    elif case == "missing_pb":
+        ref, cand, feeds = broken_chain
+        rd.reduce_to_folder(ref, cand, feeds, tmp_path / "r", backend="onnxruntime-noopt", tol=rd.ORT_TOL)
+        (tmp_path / "r" / "test_data_set_0" / "input_0.pb").unlink()
+        capsys.readouterr()  # the search's progress bar
+        rc = run_cli(replay.main, [str(tmp_path / "r")])
+    else:
+        (tmp_path / "x.onnx").write_text("not a model")
+        rc = run_cli(rd.main, [str(tmp_path / "x.onnx")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and len(err) == 1 and err[0].startswith("error: ")
