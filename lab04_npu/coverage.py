@@ -13,6 +13,13 @@ severity 0, reads it (:mod:`lab04_npu.qnnlog`) and maps it onto the graph:
   partition). Every one of them is a copy between host memory and the NPU per inference, and each
   extra partition is one more graph launch: what makes a "95 % covered" model slow.
 
+Command line (any static-shape model; ``--fix-dims`` fixes symbolic dims first)::
+
+    python -m lab04_npu.coverage model.onnx [--fix-dims batch=1,sequence=128] [--precision fp16]
+
+prints the summary and every node QNN left on the CPU, and writes
+``results/lab04/coverage_<stem>_{nodes,boundaries}.{md,csv,json}``.
+
 The graph is named first (:func:`lab04_npu.graphfacts.name_nodes`) and given to QNN with ORT's
 optimizations off (``DISABLE_ALL``), so the log's names are the file's names; run ORT's basic
 level (constant folding) on the file before, as :func:`lab04_npu.pipeline` does, because that is
@@ -41,12 +48,14 @@ class Coverage:
         boundaries: one dict per (partition, boundary tensor): partition, direction, tensor,
             shape, dtype, bytes, other_side.
         log: the parsed log.
+        session: the :class:`~lab04_npu.qnn.QnnSession` the log came from (run it to gate outputs).
     """
 
     model: onnx.ModelProto
     nodes: list[dict] = field(default_factory=list)
     boundaries: list[dict] = field(default_factory=list)
     log: QnnLog | None = None
+    session: object = None
 
     def summary(self, label: str) -> dict:
         """One row: nodes and FLOPs on QNN (counts and %), partitions, crossings and their bytes,
@@ -182,4 +191,47 @@ def coverage(model: onnx.ModelProto, **session_kw) -> Coverage:
 
     named = name_nodes(model)
     sess = qnn_session(named, level="DISABLE_ALL", verbose_log=True, **session_kw)
-    return report(named, sess.log)
+    cov = report(named, sess.log)
+    cov.session = sess
+    return cov
+
+
+def main(argv=None) -> int:
+    """``python -m lab04_npu.coverage MODEL [--fix-dims ...]`` (see the module doc)."""
+    import tempfile
+    from pathlib import Path
+
+    from common import cli
+    from common.onnx_utils import load_model, ort_optimize, save_model
+    from common.results import write_table
+    from lab04_npu.qnn import FIX_DIMS_OPTION, PRECISIONS, check_static, fix_dims, parse_dims
+
+    p = cli.parser("python -m lab04_npu.coverage", __doc__)
+    p.add_argument("model", help="an .onnx file")
+    p.add_argument(FIX_DIMS_OPTION, default="", help="fix symbolic dims first, e.g. batch=1,sequence=128")
+    p.add_argument("--precision", choices=PRECISIONS, default="fp16", help="HTP float precision (default fp16)")
+    args = p.parse_args(argv)
+    model = load_model(args.model)
+    if args.fix_dims:
+        model = fix_dims(model, parse_dims(args.fix_dims))
+    check_static(model)
+    with tempfile.TemporaryDirectory(prefix="lab04cov.") as tmp:
+        src = save_model(model, Path(tmp) / "static.onnx")
+        cov = coverage(ort_optimize(src, Path(tmp) / "folded.onnx", "BASIC"), precision=args.precision)
+    stem = Path(args.model).stem
+    s = cov.summary(stem)
+    cli.step(1, "coverage", f"{stem}: {s['nodes_on_qnn']}/{s['nodes']} nodes on QNN ({s['coverage_nodes_pct']} %), "
+             f"{s['coverage_flops_pct']} % of FLOPs, {s['partitions']} partition(s), {s['boundary_tensors']} "
+             f"boundary tensors ({s['boundary_mib']} MiB)")
+    for r in cov.nodes:
+        if r["placement"] == "CPU":
+            print(f"  CPU  {r['op']:<18} {r['name']}: {r['reason'] or '-'}")
+    write_table("lab04", f"coverage_{stem}_nodes", cov.nodes, title=f"QNN verdicts: {stem}", meta=s)
+    write_table("lab04", f"coverage_{stem}_boundaries", cov.boundaries, title=f"QNN partition boundaries: {stem}")
+    return 0
+
+
+if __name__ == "__main__":
+    from common.errors import run_cli
+
+    raise SystemExit(run_cli(main))

@@ -20,8 +20,8 @@ Rewrite (``y`` is replaced, its value unchanged up to float rounding)::
 Spec: ``Gelu(x) = 0.5 * x * (1 + erf(x / sqrt 2))`` (ONNX ``Gelu``, opset 20, ``approximate =
 "none"``; ORT contrib op ``com.microsoft.Gelu`` is the same function, for any opset). Exact in
 real arithmetic; in float32 ORT's fused kernel rounds differently from the five separate ops
-(measured on test-size BERT: max abs 4.8e-7 on outputs of magnitude ~3, i.e. a few ulps), so the
-pass contract compares at :data:`ATOL` instead of bitwise.
+(measured: max abs 4.8e-7 on test-size BERT, 2.2e-6 after the 12 layers of BERT-base, on outputs
+of magnitude ~2-4, i.e. a few ulps), so the pass contract compares at :data:`ATOL` instead of bitwise.
 
 Preconditions (only when ...): every intermediate (``s``, ``e``, ``a`` and the inner product) has
 exactly one reader, in the main graph, and is not a graph output; ``c``/``d``/``1``/``0.5``/``2``
@@ -38,7 +38,7 @@ from onnx import numpy_helper
 
 MS_DOMAIN = "com.microsoft"
 #: the pass contract's tolerance (float32 rounding of the fused kernel; see the module doc)
-ATOL = 1e-6
+ATOL = 1e-5
 _TARGETS = {"inv_sqrt2": 1 / np.sqrt(2), "sqrt2": np.sqrt(2), "one": 1.0, "half": 0.5, "two": 2.0}
 
 
@@ -175,3 +175,20 @@ def fuse_erf_gelu(model: onnx.ModelProto):
     if not any(o.domain == MS_DOMAIN for o in out.opset_import):
         out.opset_import.append(onnx.helper.make_opsetid(MS_DOMAIN, 1))
     return PassResult(out, len(replace))
+
+
+def prove(model: onnx.ModelProto, feeds_list, atol: float = ATOL):
+    """Lab 01's pass contract (:func:`lab01_onnx.proof.contract.check_variant`) for :func:`fuse_erf_gelu`.
+
+    The reference side runs on the first runtime that can run the original (ORT's CPU EP with
+    optimizations off, else ``onnx.reference``); outputs are compared at ``atol``.
+
+    Returns:
+        ``(runtime name, Outcome)``; ``Outcome.status`` is ``equal``, ``unchanged`` or the first
+        broken clause.
+    """
+    from lab01_onnx.proof.conformance import run_reference_side
+    from lab01_onnx.proof.contract import check_variant
+
+    runtime, ref = run_reference_side(model, feeds_list)
+    return runtime, check_variant(fuse_erf_gelu, model, feeds_list, runtime, ref, full_check=True, atol=atol)

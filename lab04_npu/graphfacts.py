@@ -39,9 +39,9 @@ def tensor_types(model: onnx.ModelProto) -> dict[str, tuple[tuple[int, ...] | No
     """``{tensor name: (static shape or None, ONNX elem_type)}`` from shape inference, inputs,
     outputs and initializers. Large initializers are passed to shape inference as typed graph
     inputs (their values do not decide any shape), so a 400 MB model is not serialized for it."""
-    skeleton = _skeleton(model, onnx.ModelProto())
+    light = skeleton(model)
     try:
-        inferred = onnx.shape_inference.infer_shapes(skeleton, strict_mode=False)
+        inferred = onnx.shape_inference.infer_shapes(light, strict_mode=False)
     except Exception:  # contrib ops without inference functions: keep what the file states
         inferred = model
     out: dict[str, tuple[tuple[int, ...] | None, int]] = {}
@@ -56,15 +56,19 @@ def tensor_types(model: onnx.ModelProto) -> dict[str, tuple[tuple[int, ...] | No
     return out
 
 
-def _skeleton(model: onnx.ModelProto, out: onnx.ModelProto, max_elements: int = 64) -> onnx.ModelProto:
+def skeleton(model: onnx.ModelProto, max_elements: int = 64) -> onnx.ModelProto:
+    """``model`` without its large initializers: each becomes a typed graph input (same name, dtype,
+    shape). Shape inference and the checker then see the same types without copying the weights."""
+    out = onnx.ModelProto()
     graph = onnx.GraphProto()
     for f in ("node", "input", "output", "value_info"):
         getattr(graph, f).extend(getattr(model.graph, f))
     graph.name = model.graph.name
+    inputs = {i.name for i in model.graph.input}
     for init in model.graph.initializer:
         if int(np.prod(init.dims, dtype=np.int64)) <= max_elements:
             graph.initializer.append(init)
-        else:
+        elif init.name not in inputs:
             graph.input.append(onnx.helper.make_tensor_value_info(init.name, init.data_type, list(init.dims)))
     for f in ("ir_version", "producer_name"):
         setattr(out, f, getattr(model, f))

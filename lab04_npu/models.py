@@ -44,6 +44,7 @@ class StaticModel:
         reference: PyTorch outputs ``{output name: np.ndarray}`` (float32) on ``feeds``.
         dims: the fixed dims, e.g. ``{"batch": 1, "sequence": 32}``.
         nodes_raw: node count of the raw export (before Lab 01's passes).
+        bundle: the ``common.models.ModelBundle`` it was exported from.
     """
 
     name: str
@@ -53,6 +54,7 @@ class StaticModel:
     reference: dict
     dims: dict
     nodes_raw: int = 0
+    bundle: object = None
 
 
 class JaxGelu(torch.nn.Module):
@@ -79,6 +81,27 @@ def _export_inputs(inputs: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
     return {k: torch.cat([v, v]) for k, v in inputs.items()}
 
 
+def fold_for_qnn(static: StaticModel, workdir: str | Path) -> tuple[onnx.ModelProto, Path]:
+    """ORT's basic level (constant folding, no EP-specific fusions) on ``static``, nodes named.
+
+    This is what ORT runs before it partitions a graph between EPs in any deployment (levels
+    above BASIC only touch nodes already assigned to the CPU); saving it first means QNN's log
+    names nodes of a file the report can point at. Without it, the shape arithmetic a static
+    shape makes constant stays in the graph, and QNN refuses it ("Cannot get shape",
+    ``ConstantOfShape``, dynamic ``Range``): Lab 01's LLaMA-tiny then splits into 9 partitions.
+
+    Returns:
+        ``(model, path)`` of ``<name>_qnn.onnx`` in ``workdir``.
+    """
+    from common.onnx_utils import ort_optimize, save_model
+    from lab04_npu.graphfacts import name_nodes
+
+    folded = Path(workdir) / f"{static.name}_folded.onnx"
+    model = name_nodes(ort_optimize(static.path, folded, "BASIC"))
+    folded.unlink(missing_ok=True)
+    return model, save_model(model, Path(workdir) / f"{static.name}_qnn.onnx")
+
+
 def optimize(raw: onnx.ModelProto) -> onnx.ModelProto:
     """Lab 01's custom passes to a fixed point (``lab01_onnx.passes.run_passes``)."""
     from lab01_onnx.passes import run_passes
@@ -87,7 +110,7 @@ def optimize(raw: onnx.ModelProto) -> onnx.ModelProto:
 
 
 def build_static(name: str, workdir: str | Path, *, small: bool = False, seed: int = 0,
-                 dims: dict[str, int] | None = None) -> StaticModel:
+                 dims: dict[str, int] | None = None, bundle=None) -> StaticModel:
     """Export ``name`` through Lab 01, optimize it, fix its dims and run the PyTorch reference.
 
     Args:
@@ -96,6 +119,8 @@ def build_static(name: str, workdir: str | Path, *, small: bool = False, seed: i
         workdir: folder for ``<name>_static.onnx``.
         small: test-size configuration (:data:`SMALL`) instead of :data:`SHAPES`.
         dims: override the fixed dims (token models: ``batch``/``sequence``).
+        bundle: reuse this already built ``ModelBundle`` of the base model (same seed and shape;
+            a variant swaps its modules in place) instead of building it again.
 
     Raises:
         UserError: unknown model, or a dim name the export does not have.
@@ -110,7 +135,7 @@ def build_static(name: str, workdir: str | Path, *, small: bool = False, seed: i
         kwargs = {k: v for k, v in kwargs.items() if k != "seq"}
     else:
         kwargs = {**kwargs, "batch": fixed.get("batch", 1), "seq": fixed.get("sequence", kwargs.get("seq", 32))}
-    bundle = build_model(base, seed=seed, **kwargs)
+    bundle = bundle or build_model(base, seed=seed, **kwargs)
     if name == "bert_erfgelu":
         _swap_gelu(bundle)
     workdir = Path(workdir)
@@ -122,4 +147,4 @@ def build_static(name: str, workdir: str | Path, *, small: bool = False, seed: i
     raw_path.unlink(missing_ok=True)
     feeds = {k: v.numpy() for k, v in bundle.inputs.items()}
     reference = {k: np.asarray(v, dtype=np.float32) for k, v in bundle.run().items()}
-    return StaticModel(name, static, path, feeds, reference, fixed, nodes_raw=len(raw.graph.node))
+    return StaticModel(name, static, path, feeds, reference, fixed, nodes_raw=len(raw.graph.node), bundle=bundle)

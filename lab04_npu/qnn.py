@@ -157,7 +157,8 @@ def fix_dims(model: onnx.ModelProto, dims: Mapping[str, int]) -> onnx.ModelProto
     """A copy of ``model`` with the symbolic dims ``dims`` (e.g. ``{"batch": 1, "sequence": 32}``) fixed.
 
     Uses ``onnxruntime.tools.onnx_model_utils.make_dim_param_fixed`` for each name, then
-    ``fix_output_shapes`` (shape inference fills the outputs).
+    ``fix_output_shapes`` (shape inference fills the outputs; run on the weight-less skeleton of
+    the model, :func:`lab04_npu.graphfacts.skeleton`, and copied back).
 
     Raises:
         UserError: a name is not a dim_param of the model, a value is not positive, or a dynamic
@@ -171,11 +172,16 @@ def fix_dims(model: onnx.ModelProto, dims: Mapping[str, int]) -> onnx.ModelProto
             raise UserError(f"{FIX_DIMS_OPTION}: the model has no symbolic dim {name!r}; it has {sorted(known) or 'none'}")
         if int(value) <= 0:
             raise UserError(f"{FIX_DIMS_OPTION}: {name}={value} must be > 0")
+    from lab04_npu.graphfacts import skeleton
+
     out = onnx.ModelProto()
     out.CopyFrom(model)
     for name, value in dims.items():
         make_dim_param_fixed(out.graph, name, int(value))
-    fix_output_shapes(out)
+    light = skeleton(out)  # fix_output_shapes runs shape inference + the checker: not on 400 MB of weights
+    fix_output_shapes(light)
+    for o, lo in zip(out.graph.output, light.graph.output):
+        o.type.CopyFrom(lo.type)
     check_static(out)
     return out
 

@@ -1,0 +1,174 @@
+"""Quantized for the NPU: QDQ with QNN's own configuration, per-layer accuracy against fp32.
+
+HTP computes in integers; a float model runs there only through fp16. The QNN EP takes a QDQ
+model (QuantizeLinear/DequantizeLinear pairs around each op) and maps every ``DQ -> op -> Q`` node
+unit onto one quantized HTP op. ONNX Runtime's QNN helpers
+(https://onnxruntime.ai/docs/execution-providers/QNN-ExecutionProvider.html#generating-a-quantized-model-x64-only)
+write such a model:
+
+1. ``qnn_preprocess_model``: fuses Erf-GELU / ReduceL2 sequences into ops QNN quantizes whole;
+2. ``get_qnn_qdq_config``: a ``StaticQuantConfig`` whose tensor-level overrides satisfy QNN's
+   rules (e.g. the types LayerNormalization/Softmax/Sigmoid need, ``Convert`` ops where an int8
+   and an int16 tensor meet); activations ``QUInt8`` (int8, what HTP runs fastest) or ``QUInt16``
+   (int16 activations with uint8 weights, the "A16W8" recipe Qualcomm recommends for transformers);
+3. ``quantize``: MinMax calibration on the given feeds.
+
+Per-layer accuracy is measured on ORT's CPU EP running the QDQ model (the reference semantics of
+the quantized graph; the HTP's integer kernels are gated end-to-end): every tensor both graphs
+share, in the quantized graph's topological order, with its error relative to the tensor's fp32
+scale (``max|q - f| / max|f|``). Lab 01's divergence finder
+(:func:`lab01_onnx.divergence.onnx_divergence`) names the first node beyond an absolute tolerance.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+import numpy as np
+import onnx
+
+from common.errors import UserError, require
+
+#: scale-relative per-layer tolerance per activation type: int8 (A8W8) about 5 grid steps of 1/255;
+#: int16 (A16W8) is bounded by its uint8 weights (one MatMul already costs ~0.5-1 % of scale)
+LAYER_TOL = {"int8": 2e-2, "int16": 1e-2}
+ACTIVATIONS = ("int8", "int16")
+
+
+def quantize_for_qnn(model_path: str | os.PathLike, out_path: str | os.PathLike,
+                     calibration: Iterable[Mapping[str, np.ndarray]], activations: str = "int16") -> Path:
+    """Write a QDQ model for the QNN EP (see module doc), atomically.
+
+    Args:
+        model_path: a static-shape fp32 model file.
+        out_path: where the QDQ model goes.
+        calibration: feeds ``{input name: array}`` for MinMax calibration (at least one).
+        activations: ``int8`` (``QUInt8``) or ``int16`` (``QUInt16``); weights are ``QUInt8``.
+
+    Raises:
+        UserError: unknown activation type or no calibration feeds.
+        MissingDependency: ``onnxruntime.quantization`` is absent.
+    """
+    q = require("onnxruntime.quantization", "onnxruntime", "QDQ quantization for the QNN EP")
+    from onnxruntime.quantization.execution_providers.qnn import get_qnn_qdq_config, qnn_preprocess_model
+
+    if activations not in ACTIVATIONS:
+        raise UserError(f"unknown activation type {activations!r}; choose one of {', '.join(ACTIVATIONS)}")
+    feeds = list(calibration)
+    if not feeds:
+        raise UserError("QDQ calibration needs at least one input batch")
+
+    class _Reader(q.CalibrationDataReader):
+        def __init__(self):
+            self._it = iter(feeds)
+
+        def get_next(self):
+            return next(self._it, None)
+
+    out = Path(out_path).resolve()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    src = Path(model_path).resolve()
+    act = q.QuantType.QUInt8 if activations == "int8" else q.QuantType.QUInt16
+    with tempfile.TemporaryDirectory(dir=out.parent) as scratch, contextlib.chdir(scratch):
+        pre = Path(scratch) / "preprocessed.onnx"
+        if not qnn_preprocess_model(str(src), str(pre)):
+            pre = src
+        cfg = get_qnn_qdq_config(str(pre), _Reader(), activation_type=act, weight_type=q.QuantType.QUInt8)
+        tmp = Path(scratch) / "qdq.onnx"
+        q.quantize(str(pre), str(tmp), cfg)
+        os.replace(tmp, out)
+    return out
+
+
+MASK_FLOOR = -1e4
+
+
+def clamp_mask_fill(model: onnx.ModelProto, floor: float = MASK_FLOOR) -> tuple[onnx.ModelProto, int]:
+    """A copy of ``model`` whose float initializers' ``-FLT_MAX``-like entries (<= -1e30) become ``floor``.
+
+    transformers fills masked attention scores with ``torch.finfo(float32).min``; quantized, that
+    one value stretches the grid of the mask tensor (and of ``scores + mask``) to ~3.4e38, so on the
+    HTP every real score rounds to 0 and Softmax turns uniform. ``exp(-1e4 - max)`` underflows to 0
+    exactly like ``exp(-3.4e38)``, so fp32 outputs do not change (checked by the caller's gate).
+
+    Returns:
+        ``(model, number of initializers changed)``.
+    """
+    from onnx import numpy_helper
+
+    out = onnx.ModelProto()
+    out.CopyFrom(model)
+    changed = 0
+    for t in out.graph.initializer:
+        if t.data_type != onnx.TensorProto.FLOAT:
+            continue
+        a = numpy_helper.to_array(t)
+        if (a <= -1e30).any():
+            t.CopyFrom(numpy_helper.from_array(np.where(a <= -1e30, np.float32(floor), a).astype(np.float32), t.name))
+            changed += 1
+    return out, changed
+
+
+def dequantized_views(qdq: onnx.ModelProto) -> tuple[onnx.ModelProto, dict[str, str]]:
+    """``qdq`` with the output of every ``Q -> DQ`` pair made a graph output.
+
+    Returns:
+        ``(model, {fp32 tensor name: its dequantized twin})``: the twin is what the next op reads,
+        the value as the quantized graph holds it, so running the model on the NPU shows the HTP's
+        own numbers tensor by tensor.
+    """
+    out = onnx.ModelProto()
+    out.CopyFrom(qdq)
+    producer = {o: n for n in out.graph.node for o in n.output}
+    present = {o.name for o in out.graph.output}
+    views = {}
+    for n in out.graph.node:
+        q = producer.get(n.input[0]) if n.op_type == "DequantizeLinear" else None
+        if q is not None and q.op_type == "QuantizeLinear" and q.input[0] not in views:
+            views[q.input[0]] = n.output[0]
+            if n.output[0] not in present:
+                out.graph.output.append(onnx.helper.make_tensor_value_info(n.output[0], onnx.TensorProto.FLOAT, None))
+                present.add(n.output[0])
+    return out, views
+
+
+def per_layer(fp32: onnx.ModelProto, qdq: onnx.ModelProto, feeds: Mapping[str, np.ndarray], tol: float,
+              run=None) -> list[dict]:
+    """Error of every quantized tensor against fp32, in ``qdq``'s node order.
+
+    Args:
+        run: ``run(model, feeds) -> {name: array}`` for the quantized side (default: ORT's CPU EP;
+            pass a QNN runner to read the HTP's own values). The fp32 side runs on the CPU EP.
+
+    Returns:
+        rows: index, node, op, tensor, max_abs, scale (``max|fp32|``), rel (max_abs / scale),
+        within (rel <= ``tol``).
+    """
+    from common.onnx_utils import ort_run
+    from lab01_onnx.divergence import expose_intermediates
+
+    ref = ort_run(expose_intermediates(fp32), feeds)
+    model, views = dequantized_views(qdq)
+    got = (run or ort_run)(model, feeds)
+    producer = {o: (i, n) for i, n in enumerate(fp32.graph.node) for o in n.output}
+    rows = []
+    for t, view in views.items():
+        if t not in ref or t not in producer or view not in got or ref[t].shape != got[view].shape:
+            continue
+        i, node = producer[t]
+        r = ref[t].astype(np.float64)
+        finite = np.isfinite(r)
+        err = float(np.max(np.abs(r[finite] - got[view][finite]), initial=0.0))
+        scale = float(np.max(np.abs(r[finite]), initial=0.0))
+        rel = err / scale if scale > 0 else (0.0 if err == 0 else float("inf"))
+        rows.append({"index": i, "node": node.name, "op": node.op_type, "tensor": t, "max_abs": err,
+                     "scale": scale, "rel": rel, "within": bool(rel <= tol)})
+    return sorted(rows, key=lambda r: r["index"])
+
+
+def first_out_of_tolerance(rows: list[dict]) -> dict | None:
+    """The first row of :func:`per_layer` beyond its tolerance (None when every tensor is within)."""
+    return next((r for r in rows if not r["within"]), None)

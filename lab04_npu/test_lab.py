@@ -1,0 +1,313 @@
+"""Lab 04 tests: QNN EP (HTP backend) verdicts, the Erf-GELU pass, the context binary, bad input.
+
+Every QNN session here really runs the HTP backend of onnxruntime-qnn (a required package: its
+absence fails the suite at start-up, see conftest.py). Graphs are hand-made or test-size models.
+"""
+from __future__ import annotations
+
+import builtins
+import sys
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from common.errors import MissingDependency, UserError
+from lab04_npu import qnn
+from lab04_npu.coverage import coverage
+from lab04_npu.gelu_pass import MS_DOMAIN, fuse_erf_gelu, prove
+from lab04_npu.qnnlog import parse
+
+RNG = np.random.default_rng(0)
+FP16 = {"precision": "fp16"}
+
+
+def _const(name: str, value) -> onnx.TensorProto:
+    return numpy_helper.from_array(np.asarray(value, dtype=np.float32), name)
+
+
+def _model(nodes, inits, shape=(4, 8), out_shape=None, dims=None) -> onnx.ModelProto:
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, list(dims or shape))
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, list(out_shape or dims or shape))
+    g = helper.make_graph(nodes, "g", [x], [y], inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    return m
+
+
+def supported_and_refused() -> onnx.ModelProto:
+    """MatMul -> Add -> Relu (QNN supports) -> Erf (QNN refuses)."""
+    w, b = _const("W", RNG.standard_normal((8, 8))), _const("B", RNG.standard_normal(8))
+    return _model([helper.make_node("MatMul", ["x", "W"], ["m"], name="mm"),
+                   helper.make_node("Add", ["m", "B"], ["a"], name="add"),
+                   helper.make_node("Relu", ["a"], ["r"], name="relu"),
+                   helper.make_node("Erf", ["r"], ["y"], name="erf")], [w, b])
+
+
+def jax_gelu_mlp(spelling: str = "jax") -> onnx.ModelProto:
+    """MatMul -> exact GELU in primitive ops -> MatMul. ``spelling``: ``jax`` (x * (erf(x/sqrt2)+1) / 2,
+    QNN refuses its Erf), ``a`` ((x*0.5) * (1+erf(x*(1/sqrt2))))."""
+    inits = [_const("W1", RNG.standard_normal((8, 16)) / 3), _const("W2", RNG.standard_normal((16, 8)) / 3),
+             _const("sqrt2", np.sqrt(2)), _const("inv_sqrt2", 1 / np.sqrt(2)), _const("one", 1.0),
+             _const("half", 0.5), _const("two", 2.0)]
+    n = [helper.make_node("MatMul", ["x", "W1"], ["h"], name="fc1")]
+    if spelling == "jax":
+        n += [helper.make_node("Div", ["h", "sqrt2"], ["s"], name="div"), helper.make_node("Erf", ["s"], ["e"], name="erf"),
+              helper.make_node("Add", ["e", "one"], ["a"], name="add"), helper.make_node("Mul", ["h", "a"], ["p"], name="mul"),
+              helper.make_node("Div", ["p", "two"], ["g"], name="div2")]
+    else:
+        n += [helper.make_node("Mul", ["h", "half"], ["hh"], name="mul_half"),
+              helper.make_node("Mul", ["inv_sqrt2", "h"], ["s"], name="scale"), helper.make_node("Erf", ["s"], ["e"], name="erf"),
+              helper.make_node("Add", ["one", "e"], ["a"], name="add"), helper.make_node("Mul", ["hh", "a"], ["g"], name="mul")]
+    n.append(helper.make_node("MatMul", ["g", "W2"], ["y"], name="fc2"))
+    return _model(n, inits)
+
+
+def _feeds(model: onnx.ModelProto) -> dict:
+    shape = [d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim]
+    return {"x": RNG.standard_normal(shape).astype(np.float32)}
+
+
+# ------------------------------------------------------------------------------------------------
+# coverage verdicts
+
+def test_coverage_verdicts_one_supported_one_refused_op():
+    cov = coverage(supported_and_refused(), **FP16)
+    by = {r["name"]: r for r in cov.nodes}
+    assert [by[n]["placement"] for n in ("mm", "add", "relu")] == ["QNN"] * 3
+    assert by["erf"]["placement"] == "CPU" and by["erf"]["validation"] == "FAILED"
+    assert "Erf" in by["erf"]["reason"] and "not supported by QNN EP" in by["erf"]["reason"]
+    s = cov.summary("hand")
+    assert s["partitions"] == 1 and s["nodes_on_qnn"] == 3 and s["coverage_nodes_pct"] == 75.0
+    assert s["cpu_ops"] == "Erf x1"
+    # boundary: x enters the partition from the host, r leaves it for the CPU's Erf (4 x 8 float32)
+    crossings = {(b["direction"], b["tensor"]): b for b in cov.boundaries}
+    assert crossings[("in", "x")]["other_side"] == "graph input"
+    assert crossings[("out", "r")]["other_side"] == "CPU erf" and crossings[("out", "r")]["bytes"] == 128
+    # FLOPs: MatMul 2*4*8*8 = 512, Add/Relu/Erf 32 each -> QNN holds (512 + 64) / 608
+    assert s["coverage_flops_pct"] == pytest.approx(100 * 576 / 608, abs=1e-3)
+
+
+def test_log_parser_reads_units_reasons_partitions_and_placements():
+    log = "\n".join([
+        "x [V:onnxruntime:, qnn_execution_provider.cc:2198 GetCapabilityImpl] GetCapability pass 1 (pre-Layout-Transform)",
+        "x [V:onnxruntime:, qnn_execution_provider.cc:1713 LogNodeSupport] Validation PASSED for 2 nodes in GeluFusion (Erf) :",
+        "\tOperator type: Div Node name: d Node index: 1",
+        "\tOperator type: Erf Node name: e Node index: 2",
+        "",
+        "x [V:onnxruntime:, qnn_execution_provider.cc:1713 LogNodeSupport] Validation FAILED for 1 nodes in OrtNodeUnit (Mod) :",
+        "\tOperator type: Mod Node name: m Node index: 3",
+        "\tREASON : Operators of type `Mod` are not supported by QNN EP.",
+        "",
+        "x [V:onnxruntime:, qnn_model.cc:269 ComposeGraph] ComposeGraph Graph name: G0",
+        "x [V:onnxruntime:, qnn_model.cc:113 SetGraphInputOutputInfo] input 0 x",
+        "x [V:onnxruntime:, qnn_model.cc:153 SetGraphInputOutputInfo] output 0 t",
+        "x [V:onnxruntime:, base_op_builder.cc:40 AddToModelBuilder] QNN node builder is trying to add node. "
+        "Onnx node name: [d] onnx node type: [Div].",
+        "x [V:onnxruntime:, session_state.cc:1604 VerifyEachNodeIsAssignedToAnEp]  Node(s) placed on "
+        "[QNNExecutionProvider]. Number of nodes: 1",
+        "x [V:onnxruntime:, session_state.cc:1606 VerifyEachNodeIsAssignedToAnEp]   G0 (G0_0)",
+        "x [V:onnxruntime:, session_state.cc:1604 VerifyEachNodeIsAssignedToAnEp]  Node(s) placed on "
+        "[CPUExecutionProvider]. Number of nodes: 1",
+        "x [V:onnxruntime:, session_state.cc:1606 VerifyEachNodeIsAssignedToAnEp]   Mod (m)",
+        "x [I:onnxruntime:, allocation_planner.cc:2818 CreateGraphPartitioner] Use DeviceBasedPartition"])
+    parsed = parse(log)
+    assert parsed.verdicts["e"].passed and parsed.verdicts["e"].group == "GeluFusion"
+    assert [u.node for u in parsed.verdicts["d"].unit] == ["d", "e"]
+    assert not parsed.verdicts["m"].passed and "`Mod`" in parsed.verdicts["m"].reason
+    assert [(p.name, p.nodes, p.inputs, p.outputs) for p in parsed.partitions] == [("G0", ["d"], ["x"], ["t"])]
+    assert parsed.placed == {"QNNExecutionProvider": 1, "CPUExecutionProvider": 1}
+    assert parsed.cpu_nodes == [("Mod", "m")]
+
+
+# ------------------------------------------------------------------------------------------------
+# the coverage-closing pass
+
+def test_gelu_pass_meets_the_pass_contract_and_closes_the_gap():
+    model = jax_gelu_mlp("jax")
+    runtime, outcome = prove(model, [_feeds(model) for _ in range(3)])
+    assert runtime == "onnxruntime" and outcome.status == "equal" and outcome.rewrites == 1, outcome.detail
+    before = coverage(model, **FP16).summary("before")
+    assert before["partitions"] == 2 and before["cpu_ops"] == "Erf x1"
+    fused = fuse_erf_gelu(model).model
+    assert [n.op_type for n in fused.graph.node] == ["MatMul", "Gelu", "MatMul"]
+    assert fused.graph.node[1].domain == MS_DOMAIN
+    assert {t.name for t in fused.graph.initializer} == {"W1", "W2"}  # dead constants dropped
+    after = coverage(fused, **FP16).summary("after")
+    assert after["partitions"] == 1 and after["coverage_nodes_pct"] == 100.0
+
+
+def test_gelu_pass_other_spelling_and_its_preconditions():
+    model = jax_gelu_mlp("a")
+    assert fuse_erf_gelu(model).rewrites == 1
+    # an intermediate that is also a graph output must stay: no rewrite
+    kept = jax_gelu_mlp("jax")
+    kept.graph.output.append(helper.make_tensor_value_info("e", TensorProto.FLOAT, [4, 16]))
+    assert fuse_erf_gelu(kept).rewrites == 0
+    # a wrong constant (0.7 is not 1/sqrt 2) is a different function: no rewrite
+    wrong = jax_gelu_mlp("a")
+    for t in wrong.graph.initializer:
+        if t.name == "inv_sqrt2":
+            t.CopyFrom(_const("inv_sqrt2", 0.7))
+    assert fuse_erf_gelu(wrong).rewrites == 0
+    # idempotent and pure
+    before = model.SerializeToString()
+    once = fuse_erf_gelu(model).model
+    assert fuse_erf_gelu(once).rewrites == 0 and model.SerializeToString() == before
+
+
+def test_bert_with_jax_gelu_reaches_one_partition(tmp_path):
+    from lab04_npu.models import build_static, fold_for_qnn
+
+    static = build_static("bert_erfgelu", tmp_path, small=True)
+    folded, _ = fold_for_qnn(static, tmp_path)
+    before = coverage(folded, **FP16).summary("before")
+    assert before["partitions"] == 3 and before["cpu_ops"] == "Erf x2"  # two layers, one Erf each
+    result = fuse_erf_gelu(folded)
+    assert result.rewrites == 2
+    after = coverage(result.model, **FP16)
+    assert after.summary("after")["partitions"] == 1
+    from common.gates import compare
+    from lab04_npu.pipeline import FP16_ATOL
+
+    out = after.session.run(static.feeds)
+    assert compare(static.reference, out, atol=FP16_ATOL, scale_atol_by_ref=True).passed
+
+
+# ------------------------------------------------------------------------------------------------
+# the context binary
+
+def test_context_binary_reloads_alone_and_matches(results_dir):
+    from lab04_npu.context import load_context, write_context
+
+    model, feeds = supported_and_refused(), _feeds(supported_and_refused())
+    expected = qnn.qnn_session(model, **FP16).run(feeds)
+    target = results_dir / "lab04" / "hand_ctx.onnx"
+    for _ in range(2):  # ORT refuses to overwrite a context model; write_context must not
+        files = write_context(model, target, **FP16)
+    assert files.binary.name == "hand_ctx_qnn.bin" and files.binary_bytes > 0 and files.partitions == 1
+    ctx = onnx.load(str(files.model))
+    assert sorted(n.op_type for n in ctx.graph.node) == ["EPContext", "Erf"]  # the refused Erf stays in ONNX
+    got = load_context(files.model, **FP16).run(feeds)
+    np.testing.assert_array_equal(got["y"], expected["y"])  # same compiled graph: bitwise
+    files.binary.unlink()
+    with pytest.raises(UserError, match="hand_ctx_qnn.bin, which is not beside it"):
+        load_context(files.model, **FP16)
+
+
+# ------------------------------------------------------------------------------------------------
+# bad input and missing parts
+
+def test_missing_onnxruntime_qnn_names_the_install_line(monkeypatch):
+    real_import = builtins.__import__
+
+    def fake_import(name, *args, **kwargs):
+        if name == "onnxruntime_qnn":
+            raise ImportError("No module named 'onnxruntime_qnn'")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.delitem(sys.modules, "onnxruntime_qnn", raising=False)
+    monkeypatch.setattr(builtins, "__import__", fake_import)
+    import importlib
+
+    monkeypatch.setattr(importlib, "import_module", lambda name, *a: fake_import(name))
+    with pytest.raises(MissingDependency) as err:
+        qnn.qnn_devices()
+    msg = str(err.value)
+    assert "pip install onnxruntime-qnn" in msg and "\n" not in msg
+
+
+def test_dynamic_shape_names_the_input_and_the_fix_dims_option():
+    model = supported_and_refused()
+    dim = model.graph.input[0].type.tensor_type.shape.dim[0]
+    dim.ClearField("dim_value")
+    dim.dim_param = "batch"
+    with pytest.raises(UserError) as err:
+        qnn.qnn_session(model, **FP16)
+    msg = str(err.value)
+    assert "'x'" in msg and "--fix-dims batch=1" in msg and "\n" not in msg
+    fixed = qnn.fix_dims(model, {"batch": 4})
+    assert qnn.dynamic_inputs(fixed) == {}
+    with pytest.raises(UserError, match="no symbolic dim 'sequence'"):
+        qnn.fix_dims(model, {"sequence": 8})
+    assert qnn.parse_dims("batch=1, sequence=32") == {"batch": 1, "sequence": 32}
+    with pytest.raises(UserError, match="name=int"):
+        qnn.parse_dims("batch")
+
+
+def test_coverage_cli_on_a_dynamic_file(tmp_path, results_dir, capsys):
+    from common.errors import run_cli
+    from common.onnx_utils import save_model
+    from lab04_npu import coverage as cov_mod
+
+    model = supported_and_refused()
+    for vi in (model.graph.input[0], model.graph.output[0]):
+        vi.type.tensor_type.shape.dim[0].dim_param = "batch"
+    path = save_model(model, tmp_path / "dyn.onnx")
+    assert run_cli(cov_mod.main, [str(path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "input 'x'" in err[0] and "--fix-dims batch=1" in err[0]
+    assert run_cli(cov_mod.main, [str(path), "--fix-dims", "batch=4"]) == 0
+    out = capsys.readouterr().out
+    assert "2/3 nodes on QNN" in out and "CPU  Erf" in out  # ORT folded MatMul + Add into one Gemm
+    assert (results_dir / "lab04" / "coverage_dyn_nodes.csv").is_file()
+
+
+@pytest.mark.parametrize("soc, expected", [("9999", "QNN_DEVICE_ERROR_INVALID_CONFIG"),
+                                           ("abc", "Unrecognized soc_model 'abc'")])
+def test_unknown_soc_model_gives_qnns_message_in_one_line(soc, expected):
+    with pytest.raises(UserError) as err:
+        qnn.qnn_session(supported_and_refused(), soc_model=soc)
+    msg = str(err.value)
+    assert expected in msg and f"soc_model={soc}" in msg and "\n" not in msg
+
+
+def test_unknown_precision_is_one_line():
+    with pytest.raises(UserError, match="unknown precision 'int4'"):
+        qnn.provider_options("int4")
+
+
+# ------------------------------------------------------------------------------------------------
+# quantization
+
+def test_qdq_for_qnn_per_layer_on_the_htp(tmp_path):
+    from common.onnx_utils import save_model
+    from lab04_npu.quant import LAYER_TOL, clamp_mask_fill, first_out_of_tolerance, per_layer, quantize_for_qnn
+
+    model = jax_gelu_mlp("a")
+    src = save_model(model, tmp_path / "mlp.onnx")
+    cal = [_feeds(model) for _ in range(8)]
+    qdq = onnx.load(str(quantize_for_qnn(src, tmp_path / "mlp_qdq.onnx", cal, "int16")))
+    assert {"QuantizeLinear", "DequantizeLinear"} <= {n.op_type for n in qdq.graph.node}
+
+    def on_htp(m, feeds):
+        return qnn.qnn_session(m, **FP16).run(feeds)
+
+    rows = per_layer(model, qdq, cal[0], LAYER_TOL["int16"], run=on_htp)
+    assert {r["node"] for r in rows} >= {"fc1", "erf"}  # the graph output is gated end to end, not here
+    assert all(np.isfinite(r["rel"]) and r["rel"] < 0.1 for r in rows)
+    assert first_out_of_tolerance([{**rows[0], "within": False}])["node"] == rows[0]["node"]
+    # the -FLT_MAX mask fill is clamped; other initializers untouched
+    masked = jax_gelu_mlp("a")
+    masked.graph.initializer.append(_const("mask", [0.0, np.finfo(np.float32).min]))
+    clamped, n = clamp_mask_fill(masked)
+    assert n == 1 and numpy_helper.to_array(clamped.graph.initializer[-1]).tolist() == [0.0, -1e4]
+
+
+def test_pipeline_quick_qnn_and_context(results_dir, capsys):
+    from lab04_npu import pipeline
+
+    rc = pipeline.main(["--quick", "--skip-coverage", "--skip-gelu", "--skip-quantize"])
+    out = capsys.readouterr().out
+    assert rc == 0 and "[1 qnn]" in out and "[5 context]" in out and "bitwise equal" in out
+    assert (results_dir / "lab04" / "llama_tiny_ctx_qnn.bin").is_file()
+    assert (results_dir / "lab04" / "context.json").is_file()
+
+
+def test_pipeline_bad_fix_dims_is_a_usage_error(capsys):
+    from common.errors import run_cli
+    from lab04_npu import pipeline
+
+    assert run_cli(pipeline.main, ["--fix-dims", "batch"]) == 2
+    assert "name=int" in capsys.readouterr().err
