@@ -10,8 +10,9 @@ severity 0, reads it (:mod:`lab04_npu.qnnlog`) and maps it onto the graph:
   take the partition of a unit-mate or of a neighbour in the same partition;
 * **boundary tensors**: each partition's inputs and outputs as QNN binds them (``input i NAME``),
   with shape, bytes and what is on the other side (graph input/output, a CPU node, another
-  partition). Every one of them is a copy between host memory and the NPU per inference, and each
-  extra partition is one more graph launch: what makes a "95 % covered" model slow.
+  partition). Every one of them is a copy between host memory and the NPU per inference (a tensor
+  passed from one partition to the next is counted on both sides: NPU -> host and host -> NPU),
+  and each extra partition is one more graph launch: what makes a "95 % covered" model slow.
 
 Command line (any static-shape model; ``--fix-dims`` fixes symbolic dims first)::
 

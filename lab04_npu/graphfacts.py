@@ -19,6 +19,10 @@ DATA_MOVEMENT = frozenset({"Reshape", "Transpose", "Gather", "Concat", "Slice", 
                            "Tile", "Pad", "GatherElements", "ScatterND", "Range"})
 
 
+#: ORT contrib ops (domain com.microsoft) whose output has the shape and type of their first input
+SHAPE_PRESERVING_CONTRIB = frozenset({"Gelu", "FastGelu", "QuickGelu", "BiasGelu"})
+
+
 def name_nodes(model: onnx.ModelProto) -> onnx.ModelProto:
     """A copy of ``model`` in which every main-graph node has a unique, non-empty name.
 
@@ -40,6 +44,11 @@ def tensor_types(model: onnx.ModelProto) -> dict[str, tuple[tuple[int, ...] | No
     outputs and initializers. Large initializers are passed to shape inference as typed graph
     inputs (their values do not decide any shape), so a 400 MB model is not serialized for it."""
     light = skeleton(model)
+    for node in light.graph.node:  # contrib ops ONNX cannot infer; these keep their input's shape and type
+        if node.domain == "com.microsoft" and node.op_type in SHAPE_PRESERVING_CONTRIB:
+            node.op_type, node.domain = "Identity", ""
+            del node.input[1:]
+            del node.attribute[:]
     try:
         inferred = onnx.shape_inference.infer_shapes(light, strict_mode=False)
     except Exception:  # contrib ops without inference functions: keep what the file states

@@ -136,6 +136,9 @@ def step_gelu(ctx: Ctx) -> None:
     after = coverage(fused, **ctx.session_kw())
     gate = gate_row("bert_erfgelu after the pass, on QNN", static.reference, after.session.run(static.feeds))
     ctx.reports["bert_erfgelu"], ctx.reports["bert_erfgelu + pass"] = before, after
+    for label, cov in (("bert_erfgelu", before), ("bert_erfgelu + fuse_erf_gelu", after)):
+        ctx.tables.setdefault("coverage_nodes", []).extend({"model": label, **r} for r in cov.nodes)
+        ctx.tables.setdefault("boundaries", []).extend({"model": label, **b} for b in cov.boundaries)
     rows = []
     for label, cov in (("before", before), ("after fuse_erf_gelu", after)):
         s = cov.summary(f"bert_erfgelu {label}")
@@ -240,8 +243,10 @@ def write_tables(ctx: Ctx) -> None:
 
     env = environment(threads=1, host="x86 HTP emulation (onnxruntime-qnn), shared 2-core machine",
                       **ctx.meta)
-    meta = {"precision": ctx.args.precision, "soc_model": ctx.args.soc_model or "(default for precision)",
-            "htp_arch": ctx.args.htp_arch or "(default for precision)", "quick": ctx.args.quick,
+    from lab04_npu.qnn import provider_options
+
+    opts = provider_options(ctx.args.precision, ctx.args.soc_model, ctx.args.htp_arch)
+    meta = {"precision": ctx.args.precision, "qnn_provider_options": str(opts), "quick": ctx.args.quick,
             "fp16_gate": f"atol {FP16_ATOL:g} x max|reference| per output"}
     titles = {"qnn_gate": "LLaMA-tiny on QNN HTP vs PyTorch", "coverage": "NPU coverage (QNN HTP)",
               "coverage_nodes": "Every node's QNN verdict", "boundaries": "Tensors crossing CPU <-> NPU per partition",
@@ -261,7 +266,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                    quick="test-size models (2-layer BERT, 1-block ResNet, short sequences): about a minute")
     p.add_argument("--precision", choices=PRECISIONS, default="fp16",
                    help="HTP float precision (default fp16; see lab04_npu/qnn.py for why fp32 is not the default)")
-    p.add_argument("--soc-model", default=None, help="QNN soc_model (default 60 for fp16)")
+    p.add_argument("--soc-model", default=None, help="QNN soc_model (default 43 = SM8550 for fp16)")
     p.add_argument("--htp-arch", default=None, help="QNN htp_arch (default 73 for fp16)")
     p.add_argument(FIX_DIMS_OPTION, default="", type=str,
                    help="override the static dims of the token models, e.g. batch=1,sequence=64")
