@@ -1,7 +1,7 @@
 """Lab 03 pipeline: relu(A @ B + bias) from linalg to native code with MLIR 22's Python bindings.
 
     python -m lab03_mlir.pipeline [--m 256 --n 256 --k 256] [--sizes 256,512,1024] [-v|-vv]
-        [--quick] [--skip-timing] [--skip-from-torch]
+        [--quick] [--skip-timing] [--skip-from-torch] [--skip-spirv]
 
 Steps (each prints one line and is followed by its gate):
  1. build     linalg on tensors with the Python builder API; verify()
@@ -15,6 +15,9 @@ Steps (each prints one line and is followed by its gate):
  8. tables    results/lab03/*.md|csv|json
  9. from_torch a PyTorch MLP and conv block through torch-mlir into these stages, and IREE as the
                production anchor (lab03_mlir/ladder.py, from_torch.py, LADDER.md); --skip-from-torch skips it
+10. spirv     the kernel through the gpu dialect to SPIR-V, spirv-val, and a run on a CPU Vulkan
+               (lab03_mlir/spirv.py, SPIRV.md); the Vulkan run skips with its reason where no
+               Vulkan driver is installed; --skip-spirv skips the step
 
 -v prints more per step, -vv also the IR after every stage and schedule step. A failed gate
 prints the gate and exits 1; bad input is one ``error:`` line and exit 2.
@@ -277,8 +280,19 @@ def step_from_torch(args) -> int:
     return rc
 
 
+def step_spirv(args) -> int:
+    """Step 10: the SPIR-V extension (``python -m lab03_mlir.spirv``, its own [10 spirv] lines and
+    table ``results/lab03/spirv/spirv.md``); a missing Vulkan driver skips only the Vulkan run,
+    with the reason. Raises what it raises (GateFailed: spirv-val or the NumPy gate failed)."""
+    if "spirv" in args.skip:
+        step(10, "spirv", "skipped (--skip-spirv)")
+        return 0
+    from . import spirv
+    return spirv.main(["-v"] * args.verbose)
+
+
 def parse_args(argv):
-    p = parser("python -m lab03_mlir.pipeline", __doc__, steps=["timing", "from-torch"],
+    p = parser("python -m lab03_mlir.pipeline", __doc__, steps=["timing", "from-torch", "spirv"],
                quick="small shapes and sizes (the defaults under CI=true)", epilog=__doc__)
     p.add_argument("--m", type=int, default=None, help="rows of A and of the output (default 256; --quick 64)")
     p.add_argument("--n", type=int, default=None, help="columns of B and of the output (default 256; --quick 48)")
@@ -323,6 +337,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     step_tosa(args, out, chain, inputs)
     step_tables(args, lowered, unroll_row, chain, timing_rows, blas)
     step_from_torch(args)
+    step_spirv(args)
     return 0
 
 

@@ -396,6 +396,8 @@ def test_pipeline_runs_and_writes_tables(results_dir, capsys):
     assert "[9 from_torch] every torch-mlir path and IREE match PyTorch within 1e-5" in out
     assert all(re.match(r"\[\d+ \w+\] ", line) for line in out.splitlines() if line.startswith("["))
     assert (lab / "fast" / "s01_tile.mlir").exists() and (lab / "fast" / "s05_lower_vectors.mlir").exists()
+    # step 10: SPIR-V (the Vulkan run may skip with its reason; spirv-val and the table are always there)
+    assert "[10 spirv]" in out and (lab / "spirv" / "spirv.json").exists()
 
 
 def test_pipeline_step_9_fails_loudly(monkeypatch, results_dir):
