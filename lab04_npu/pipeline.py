@@ -1,6 +1,7 @@
 """Lab 04 pipeline: the NPU end of the ladder with ONNX Runtime's QNN EP on the HTP backend.
 
-Run ``python -m lab04_npu.pipeline`` (``--help``; ``--quick`` uses test-size models). Steps:
+Run ``python -m lab04_npu.pipeline`` (``--help``; ``--quick`` uses test-size models; ``-v`` what each
+model went through, ``-vv`` also the ONNX IR QNN receives). Steps:
 
  1. qnn        Lab 01's LLaMA-tiny (export + passes), dims fixed to 1 x 32, ORT's basic folding,
                run through QNN (HTP, fp16); gated against PyTorch at the fp16 tolerance
@@ -66,6 +67,10 @@ def prepared(ctx: Ctx, name: str):
         static = build_static(name, ctx.work, small=ctx.args.quick, dims=dims, bundle=base[0].bundle if base else None)
         folded, path = fold_for_qnn(static, ctx.work)
         ctx.models[name] = (static, folded, path)
+        if cli.want_ir(ctx.args):
+            from common.onnx_utils import print_ir
+
+            print_ir(f"{name} as QNN sees it (static, ORT basic folding)", folded)
         if ctx.args.verbose:
             print(f"  {name}: export + Lab 01 passes + fixed dims {static.dims} + ORT basic folding: "
                   f"{static.nodes_raw} -> {len(static.model.graph.node)} -> {len(folded.graph.node)} nodes "

@@ -57,16 +57,11 @@ def quantize_for_qnn(model_path: str | os.PathLike, out_path: str | os.PathLike,
 
     if activations not in ACTIVATIONS:
         raise UserError(f"unknown activation type {activations!r}; choose one of {', '.join(ACTIVATIONS)}")
+    from common.onnx_utils import calibration_reader
+
     feeds = list(calibration)
     if not feeds:
         raise UserError("QDQ calibration needs at least one input batch")
-
-    class _Reader(q.CalibrationDataReader):
-        def __init__(self):
-            self._it = iter(feeds)
-
-        def get_next(self):
-            return next(self._it, None)
 
     out = Path(out_path).resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -76,7 +71,7 @@ def quantize_for_qnn(model_path: str | os.PathLike, out_path: str | os.PathLike,
         pre = Path(scratch) / "preprocessed.onnx"
         if not qnn_preprocess_model(str(src), str(pre)):
             pre = src
-        cfg = get_qnn_qdq_config(str(pre), _Reader(), activation_type=act, weight_type=q.QuantType.QUInt8)
+        cfg = get_qnn_qdq_config(str(pre), calibration_reader(feeds), activation_type=act, weight_type=q.QuantType.QUInt8)
         tmp = Path(scratch) / "qdq.onnx"
         q.quantize(str(pre), str(tmp), cfg)
         os.replace(tmp, out)
