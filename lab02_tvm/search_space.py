@@ -1,0 +1,336 @@
+"""AutoTVM vs Ansor in today's TVM: a hand-written search space against a generated one.
+
+TVM 0.27 has neither AutoTVM nor Ansor; MetaSchedule (Shao et al., NeurIPS 2022) subsumes both,
+and the two ideas survive as two ways of giving it a *design space*:
+
+* **template** (AutoTVM's idea, Chen et al., "Learning to Optimize Tensor Programs", NeurIPS
+  2018; the MLC course's "stochastic schedule" chapter): a person writes one parameterized
+  schedule -- here :func:`template_schedule`: tile every spatial loop in two
+  (``sch.sample_perfect_tile``), split the largest reduction loop, order the loops
+  ``spatial-outer | reduction | spatial-inner``, accumulate the tile in a ``local`` buffer with the
+  elementwise epilogue (bias, ReLU) fused into its write-back, vectorize the innermost loop and
+  sample an unroll depth -- and the search only picks the sampled numbers
+  (``ms.space_generator.ScheduleFn``);
+* **generated** (Ansor's idea, Zheng et al., OSDI 2020): MetaSchedule derives the space from the
+  kernel itself by its target's schedule rules (``space="post-order-apply"``: multi-level tiling
+  ``SSRSRS``, auto-inline, parallel-vectorize-unroll, random compute location).
+
+Both spaces get the *same* trial budget, the same evolutionary search, cost model, builder and
+runner (``lab02_tvm.tuning``'s), and every measured candidate's latency is recorded in order, so
+one plot shows the best latency found after each trial. The best schedule of each space is then
+built, checked against a reference and timed interleaved at 1 thread.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from common.errors import UserError
+
+LAB = "lab02"
+SPACES = ("template", "generated")
+UNROLL_STEPS = [0, 16, 64, 512]  # candidate values of meta_schedule.unroll_explicit
+RTOL, ATOL_SCALED = 1e-4, 1e-4  # best schedules vs the reference: |d| <= 1e-4 max|ref| + 1e-4 |ref|
+
+
+# --------------------------------------------------------------------------------------------
+# The template (the hand-written, parameterized space)
+# --------------------------------------------------------------------------------------------
+def _sblocks(sch) -> list:
+    """Every block of ``sch``'s ``main`` below the root, as ``(SBlockRV, SBlock)`` pairs (pre-order)."""
+    out: list = []
+
+    def walk(rv):
+        for child in sch.get_child_blocks(rv):
+            out.append((child, sch.get(child)))
+            walk(child)
+
+    walk(sch.get_sblock("root"))
+    return out
+
+
+def anchor_name(sch) -> str:
+    """Name of the reduction block with the most iterators (the conv2d / matmul of a fused kernel).
+
+    Raises:
+        UserError: the kernel has no reduction block.
+    """
+    reds = [b for _, b in _sblocks(sch) if any(int(iv.iter_type) == 2 for iv in b.iter_vars)]  # 2 = CommReduce
+    if not reds:
+        raise UserError("the template needs a kernel with a reduction (conv2d, matmul, dense)")
+    return max(reds, key=lambda b: len(b.iter_vars)).name_hint
+
+
+def template_schedule(sch, *, max_inner: int = 16) -> None:
+    """The AutoTVM-style template: one fixed loop structure, sampled tile sizes and unroll depth.
+
+    Knobs (each a MetaSchedule random variable, so the evolutionary search mutates it):
+    every spatial loop ``s`` -> ``sample_perfect_tile(s, n=2, max_innermost_factor=max_inner)``;
+    the largest reduction loop -> ``sample_perfect_tile(r, n=2, max_innermost_factor=max_inner)``;
+    unroll -> ``sample_categorical(UNROLL_STEPS)``. Structure: pad/producer blocks inlined where
+    possible; loops ``spatial-outer, reduction-outer, other reductions, reduction-inner,
+    spatial-inner``; the accumulator tile in a ``local`` buffer (``cache_write``) written back under
+    the last spatial-outer loop with the epilogue inlined into the write-back; innermost spatial
+    loop vectorized; zero-init hoisted (``decompose_reduction``).
+    """
+    name = anchor_name(sch)
+    block = sch.get_sblock(name)
+    for prod in sch.get_producers(block):  # padding of a conv: compute it inside the conv
+        try:
+            sch.compute_inline(prod)
+        except Exception:  # noqa: BLE001 - not inlinable (e.g. a reduction): keep its own loops
+            pass
+    anchor = sch.get(block)
+    kinds = [int(iv.iter_type) for iv in anchor.iter_vars]
+    loops = sch.get_loops(block)
+    spatial = [lp for lp, k in zip(loops, kinds) if k == 0]
+    reduce_ = [lp for lp, k in zip(loops, kinds) if k == 2]
+    s_out, s_in = [], []
+    for lp in spatial:
+        o, i = sch.split(lp, factors=sch.sample_perfect_tile(lp, n=2, max_innermost_factor=max_inner))
+        s_out.append(o)
+        s_in.append(i)
+    big = max(range(len(reduce_)), key=lambda j: int(sch.get(reduce_[j]).extent))
+    r_o, r_i = sch.split(reduce_[big], factors=sch.sample_perfect_tile(reduce_[big], n=2,
+                                                                         max_innermost_factor=max_inner))
+    others = [r for j, r in enumerate(reduce_) if j != big]
+    sch.reorder(*s_out, r_o, *others, r_i, *s_in)
+    wb = sch.cache_write(block, 0, "local")
+    while True:  # epilogue (bias add, ReLU, ...) into the write-back
+        consumers = sch.get_consumers(wb)
+        if len(consumers) != 1:
+            break
+        try:
+            sch.reverse_compute_inline(consumers[0])
+        except Exception:  # noqa: BLE001 - not injective: it keeps its own loop nest
+            break
+    sch.reverse_compute_at(wb, s_out[-1], preserve_unit_loops=True)
+    sch.vectorize(s_in[-1])
+    sch.vectorize(sch.get_loops(wb)[-1])
+    unroll = sch.sample_categorical(candidates=UNROLL_STEPS, probs=[1.0 / len(UNROLL_STEPS)] * len(UNROLL_STEPS))
+    sch.annotate(sch.get_sblock("root"), "meta_schedule.unroll_explicit", unroll)
+    sch.decompose_reduction(block, r_o)
+
+
+# --------------------------------------------------------------------------------------------
+# Tuning one space and recording every trial
+# --------------------------------------------------------------------------------------------
+def _trial_recorder():
+    """A MetaSchedule measure callback appending each candidate's latency (ms; inf on error)."""
+    from tvm.ir.utils import derived_object
+    from tvm.s_tir.meta_schedule.measure_callback import PyMeasureCallback
+
+    @derived_object
+    class TrialRecorder(PyMeasureCallback):
+        def __init__(self) -> None:
+            super().__init__()
+            self.ms: list[float] = []
+
+        def apply(self, task_scheduler, task_id, measure_candidates, builder_results, runner_results):
+            for b, r in zip(builder_results, runner_results):
+                ok = b.error_msg is None and r.error_msg is None and r.run_secs
+                self.ms.append(1e3 * float(np.mean([float(s) for s in r.run_secs])) if ok else float("inf"))
+
+    return TrialRecorder()
+
+
+@dataclass
+class SpaceResult:
+    """One space's search: latencies in trial order (ms), the best schedule, the work dir."""
+
+    space: str
+    trials_ms: list[float] = field(default_factory=list)
+    best_mod: Any = None
+    best_ms: float | None = None
+
+    def best_so_far(self) -> list[float]:
+        """Best latency after each trial (ms; inf until a candidate ran)."""
+        return [float(x) for x in np.minimum.accumulate(np.asarray(self.trials_ms, dtype=float))]
+
+
+def tune_space(prim_mod, target, space: str, trials: int, *, seed: int = 0, work_dir: str | None = None,
+               progress: bool = False) -> SpaceResult:
+    """Search one design space of a single-kernel module for ``trials`` candidates.
+
+    Args:
+        prim_mod: IRModule with the kernel as ``main`` (e.g. an extracted task's ``dispatched[0]``).
+        target: TVM target (its ``num-cores`` sets the runner's threads).
+        space: ``"template"`` (:func:`template_schedule` as ``ScheduleFn``) or ``"generated"``
+            (``post-order-apply``).
+        trials: candidates measured (``max_trials_global``).
+    Returns:
+        :class:`SpaceResult` (trial latencies, best scheduled module and its latency).
+    Raises:
+        UserError: unknown space or ``trials < 1``.
+    """
+    from tvm.s_tir import meta_schedule as ms
+
+    from . import tuning
+    if space not in SPACES:
+        raise UserError(f"unknown space {space!r}; choose from {', '.join(SPACES)}")
+    if trials < 1:
+        raise UserError(f"--trials must be >= 1 (got {trials})")
+    target = tuning.as_target(target)
+    gen = ms.space_generator.ScheduleFn(template_schedule) if space == "template" else "post-order-apply"
+    recorder = _trial_recorder()
+    with tempfile.TemporaryDirectory(prefix=f"space_{space}_") as tmp, \
+            tuning.cpu_tensor_intrinsics(target), tuning.tuning_environment(target):
+        wd = work_dir or tmp
+        builder = tuning.make_builder()
+        runner = tuning.make_runner()
+        try:
+            db = ms.tune_tir(prim_mod, target, wd, max_trials_global=trials,
+                             num_trials_per_iter=min(tuning.TRIALS_PER_ITER, trials), builder=builder,
+                             runner=runner, space=gen, strategy=tuning.search_strategy(trials),
+                             measure_callbacks=[*ms.MeasureCallback.create("default"), recorder],
+                             num_tuning_cores=os.cpu_count() or 1, seed=seed)
+        finally:
+            builder.close()
+            runner.pool.shutdown()
+        best_mod = tuning.query_tuned_primfunc(db, prim_mod, target)
+    finite = [t for t in recorder.ms if np.isfinite(t)]
+    return SpaceResult(space=space, trials_ms=list(recorder.ms), best_mod=best_mod,
+                       best_ms=min(finite) if finite else None)
+
+
+def compare_spaces(prim_mod, target, *, trials: int, flops: float | None = None,
+                   reference: Callable[[list[np.ndarray]], list[np.ndarray]] | None = None,
+                   repeats: int = 10, seed: int = 0, progress: bool = False) -> dict:
+    """Both spaces with the same budget; best schedules built, checked and timed interleaved.
+
+    Args:
+        prim_mod: the kernel (IRModule with ``main``).
+        target: TVM target.
+        trials: trials per space (the same for both).
+        flops: FLOPs per call (default ``estimate_tir_flops``).
+        reference: ``reference(input arrays) -> expected output arrays`` (e.g. NumPy); default:
+            the unscheduled kernel built by TVM (then the check is "schedule did not change the result").
+        repeats: interleaved timing rounds of the two best schedules.
+    Returns:
+        ``{"rows": one per space (trials, valid trials, best_ms in search, median_ms re-timed,
+        gflops, pct_peak, max_abs_err, status), "curves": {space: best-so-far list (ms)}}``.
+    Raises:
+        common.gates.GateError: a best schedule's outputs differ from the reference
+            (``|d| <= 1e-4 max|ref| + 1e-4 |ref|``).
+    """
+    from tvm.s_tir.analysis import estimate_tir_flops
+
+    from common.gates import compare
+    from common.roof import cached_roof, gflops, percent_of_peak
+    from common.timing import interleaved, tvm_threads
+
+    from .schedules import build_kernel, kernel_args, run_kernel
+
+    flops = float(estimate_tir_flops(prim_mod)) if flops is None else flops
+    results = {sp: tune_space(prim_mod, target, sp, trials, seed=seed, progress=progress) for sp in SPACES}
+    arrays, outs = kernel_args(prim_mod, seed=seed)
+    if reference is not None:
+        expected = reference([a for i, a in enumerate(arrays) if i not in outs])
+    else:
+        call, read = run_kernel(build_kernel(prim_mod, target), [a.copy() for a in arrays], outs)
+        call()
+        expected = read()
+    ref = {f"out{i}": e for i, e in enumerate(expected)}
+    calls, reports = {}, {}
+    with tvm_threads(1):
+        for sp, res in results.items():
+            if res.best_mod is None:
+                continue
+            call, read = run_kernel(build_kernel(res.best_mod, target), [a.copy() for a in arrays], outs)
+            call()
+            reports[sp] = compare(ref, {f"out{i}": r for i, r in enumerate(read())}, atol=ATOL_SCALED,
+                                  rtol=RTOL, scale_atol_by_ref=True, stage=sp, check_dtype=False)
+            calls[sp] = call
+        stats = interleaved(calls, warmup=2, repeats=repeats) if calls else {}
+    roof = cached_roof()
+    rows = []
+    for sp, res in results.items():
+        st = stats.get(sp)
+        g = gflops(flops, st.median_ms) if st else None
+        rep = reports.get(sp)
+        rows.append({"space": sp, "trials": len(res.trials_ms),
+                     "valid_trials": int(np.isfinite(res.trials_ms).sum()) if res.trials_ms else 0,
+                     "best_ms_search": None if res.best_ms is None else round(res.best_ms, 4),
+                     "median_ms": None if st is None else round(st.median_ms, 4),
+                     "p90_ms": None if st is None else round(st.p90_ms, 4),
+                     "gflops": None if g is None else round(g, 2),
+                     "pct_peak": None if g is None or not roof else round(percent_of_peak(g, roof), 1),
+                     "max_abs_err": None if rep is None else rep.max_abs(),
+                     "status": "no valid candidate" if rep is None else ("ok" if rep.passed else
+                                                                        f"FAIL: {rep.first_failure}")})
+    for rep in reports.values():
+        rep.raise_if_failed()
+    return {"rows": rows, "curves": {sp: r.best_so_far() for sp, r in results.items()}, "flops": flops}
+
+
+def plot_curves(curves: dict[str, list[float]], title: str):
+    """Best latency found vs trials, one line per space. Returns the matplotlib figure."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    for sp, ys in curves.items():
+        y = np.asarray(ys, dtype=float)
+        ok = np.isfinite(y)
+        ax.step(np.arange(1, len(y) + 1)[ok], y[ok], where="post",
+                label={"template": "template (AutoTVM idea: hand-written, sampled tiles)",
+                       "generated": "generated (Ansor idea: post-order-apply rules)"}.get(sp, sp))
+    ax.set_xlabel("trials (candidates measured)")
+    ax.set_ylabel("best latency so far (ms, 1 thread)")
+    ax.set_yscale("log")
+    ax.set_title(title)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8)
+    return fig
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m lab02_tvm.search_space``: the hottest kernel of a model, both spaces."""
+    from common.budget import pick
+    from common.cli import parser, positive, step
+    from common.models import build_model
+    from common.results import save_plot, write_table
+    from common.timing import environment
+
+    from . import tuning
+    from .build import host_target
+    from .relax_import import import_torch, tuning_module
+
+    p = parser("python -m lab02_tvm.search_space", __doc__, quick="test-size model, 8 trials per space")
+    p.add_argument("--model", default="resnet50", choices=["resnet50", "bert"])
+    p.add_argument("--trials", type=int, default=None, help="trials per space (default 64; CI and --quick 8)")
+    args = p.parse_args(argv)
+    positive("--trials", args.trials)
+    trials = args.trials or (8 if args.quick else pick(64, 8))
+    target = {**host_target(), "num-cores": 1}
+    im = import_torch(build_model(args.model, small=args.quick))
+    info = tuning.extract_tasks(tuning_module(im), target)[0]
+    step(1, "kernel", f"{args.model}: hottest task {info.name} ({info.weight} calls x {info.flops / 1e6:.1f} "
+                      f"MFLOP, {100 * info.share:.1f}% of the model's FLOPs)")
+    res = compare_spaces(info.task.dispatched[0], target, trials=trials, flops=info.flops, progress=True)
+    for r in res["rows"]:
+        step(2, r["space"], f"best {r['median_ms']} ms ({r['gflops']} GFLOP/s, {r['pct_peak']}% of peak) "
+                            f"after {r['trials']} trials ({r['valid_trials']} valid); {r['status']}")
+    stem = "search_space_quick" if args.quick else "search_space"
+    rows = [{"model": args.model, "kernel": info.name, "mflop": round(info.flops / 1e6, 2), **r} for r in res["rows"]]
+    notes = ("Same budget, search strategy, cost model, builder and runner for both spaces; best_ms_search = "
+             "fastest candidate during the search; median_ms/p90_ms = the two best schedules rebuilt and timed "
+             "interleaved at 1 thread; each checked against the unscheduled kernel "
+             f"(|d| <= {ATOL_SCALED:g} max|ref| + {RTOL:g} |ref|).")
+    paths = write_table(LAB, stem, rows, title="AutoTVM-style template vs MetaSchedule's generated space",
+                        notes=notes, env=environment(threads=1, trials_per_space=trials,
+                                                     machine_note="shared 2-core machine"))
+    paths["png"] = save_plot(plot_curves(res["curves"], f"{args.model} {info.name}: {trials} trials per space"),
+                             LAB, stem)
+    step(3, "write", ", ".join(str(v) for v in paths.values()))
+    return 0
+
+
+if __name__ == "__main__":
+    from common.errors import run_cli
+    raise SystemExit(run_cli(main))
