@@ -1,0 +1,300 @@
+"""MetaSchedule plumbing for a small shared CPU machine: builder, runner, database, progress, environment.
+
+What :mod:`lab02_tvm.tuning` runs MetaSchedule with (the measured reasons are in its docstring):
+
+* :func:`fast_build` / :class:`PooledBuilder` — the default build without the ``tensor_intrin``
+  import, in a persistent pool of worker processes;
+* :func:`make_runner` / :func:`evaluator_config` — one candidate measured at a time;
+* :func:`open_database` / :func:`load_database` / :func:`task_records` / :func:`best_ms_of` — the
+  JSON database and its records;
+* :class:`ProgressCallback` — a tqdm bar and build/run error counts;
+* :func:`cpu_tensor_intrinsics`, :func:`tuning_environment`, :func:`quiet_ms_console` — what the
+  tuning process and its workers need around a ``tune_tasks`` call.
+"""
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import tvm
+from tvm.ir.utils import derived_object
+from tvm.s_tir import meta_schedule as ms
+from tvm.s_tir.meta_schedule.builder import BuilderResult, PyBuilder
+from tvm.s_tir.meta_schedule.builder.local_builder import _serialize_params
+from tvm.s_tir.meta_schedule.builder.local_builder import _worker_func as _build_worker
+from tvm.s_tir.meta_schedule.measure_callback import PyMeasureCallback
+from tvm.support.popen_pool import PopenPoolExecutor, StatusKind
+
+from common.errors import UserError
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+MS_LOGGER = "tvm.s_tir.meta_schedule"
+#: Build timeout per candidate, seconds (MetaSchedule's default is 30 s).
+BUILD_TIMEOUT_S = 60.0
+
+
+def target_cores(target: tvm.target.Target) -> int:
+    """The ``num-cores`` attribute of a CPU target (1 when absent)."""
+    try:
+        return int(target.attrs.get("num-cores", 1) or 1)
+    except Exception:  # noqa: BLE001 - attrs differ per target kind
+        return 1
+
+
+# --------------------------------------------------------------------------------------------
+# Builder, runner, database
+# --------------------------------------------------------------------------------------------
+def fast_build(mod: tvm.IRModule, target: tvm.target.Target, _params: Any = None) -> Any:
+    """MetaSchedule builder function: ``default_build`` without importing ``tensor_intrin``.
+
+    Same steps as ``s_tir.meta_schedule.builder.default_build`` (strip the weight-layout
+    rewrite blocks, ``tvm.compile`` the PrimFunc) but without ``import tvm.s_tir.tensor_intrin``,
+    which costs 25-55 s per build worker here and made half the candidates time out.
+    Runs inside MetaSchedule's build worker processes (they import this module by name).
+    """
+    from tvm.driver import build as tvm_build
+    from tvm.s_tir.transform import RemoveWeightLayoutRewriteBlock
+
+    mod = RemoveWeightLayoutRewriteBlock(skip_tensor_rewrite=True)(mod)
+    return tvm_build(mod, target=target)
+
+
+@derived_object
+class PooledBuilder(PyBuilder):
+    """MetaSchedule builder: :func:`fast_build` in a *persistent* pool of worker processes.
+
+    ``LocalBuilder`` starts a fresh process pool for every batch (a guard against a slow memory
+    leak in long runs); each worker then pays ``import tvm`` (7-9 s on a loaded 2-core machine),
+    about 1 s per trial at 16 candidates per batch. This builder keeps its workers and restarts
+    them every ``restart_every`` candidates instead. Results and error strings are those of
+    ``LocalBuilder`` (same worker function).
+    """
+
+    def __init__(self, max_workers: int | None = None, timeout_sec: float = BUILD_TIMEOUT_S,
+                 restart_every: int = 512) -> None:
+        super().__init__()
+        self.max_workers = max_workers or os.cpu_count() or 1
+        self.timeout_sec = timeout_sec
+        self.restart_every = restart_every
+        self._pool = None
+        self._since_restart = 0
+
+    def _get_pool(self):
+        if self._pool is not None and self._since_restart >= self.restart_every:
+            self.close()
+        if self._pool is None:
+            self._pool = PopenPoolExecutor(max_workers=self.max_workers, timeout=self.timeout_sec)
+            self._since_restart = 0
+        return self._pool
+
+    def build(self, build_inputs: list) -> list:
+        pool = self._get_pool()
+        args = [(fast_build, None, b.mod, b.target, _serialize_params(b.params))
+                for b in build_inputs]
+        results = []
+        for res in pool.map_with_error_catching(lambda x: _build_worker(*x), args):
+            if res.status == StatusKind.COMPLETE:
+                results.append(BuilderResult(res.value, None))
+            elif res.status == StatusKind.TIMEOUT:
+                results.append(BuilderResult(
+                    None, f"PooledBuilder: Timeout, killed after {self.timeout_sec} seconds"))
+            else:
+                results.append(BuilderResult(None, "PooledBuilder: An exception occurred\n"
+                                             + str(res.value)))
+        self._since_restart += len(build_inputs)
+        return results
+
+    def close(self) -> None:
+        """Shut the worker processes down (idempotent)."""
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
+
+
+def make_builder(num_workers: int | None = None) -> Any:
+    """:class:`PooledBuilder` with ``num_workers`` build processes (default: CPU count)."""
+    return PooledBuilder(max_workers=num_workers or os.cpu_count() or 1)
+
+
+def evaluator_config() -> ms.runner.EvaluatorConfig:
+    """How each candidate is timed: 3 runs per repeat, 1 repeat, at least 50 ms, no cache flush."""
+    return ms.runner.EvaluatorConfig(number=3, repeat=1, min_repeat_ms=50,
+                                     enable_cpu_cache_flush=False)
+
+
+def make_runner() -> ms.runner.LocalRunner:
+    """``LocalRunner``: one worker process measures one candidate at a time (timings do not overlap)."""
+    return ms.runner.LocalRunner(evaluator_config=evaluator_config(), timeout_sec=60)
+
+
+def database_paths(work_dir: str | os.PathLike) -> tuple[Path, Path]:
+    """The two JSON-lines files of a MetaSchedule ``JSONDatabase`` in ``work_dir``."""
+    wd = Path(work_dir)
+    return wd / "database_workload.json", wd / "database_tuning_record.json"
+
+
+def open_database(work_dir: str | os.PathLike) -> ms.database.JSONDatabase:
+    """Open (creating if needed) the JSON database under ``work_dir``."""
+    Path(work_dir).mkdir(parents=True, exist_ok=True)
+    return ms.database.JSONDatabase(work_dir=str(work_dir), module_equality="structural")
+
+
+def load_database(work_dir: str | os.PathLike) -> ms.database.JSONDatabase:
+    """Open an existing, non-empty tuning database.
+
+    Raises:
+        UserError: ``work_dir`` holds no database or it has no tuning record.
+    """
+    _, records = database_paths(work_dir)
+    if not records.is_file() or records.stat().st_size == 0:
+        raise UserError(f"no MetaSchedule database in {work_dir}: run the tuning step first "
+                        "(python -m lab02_tvm.pipeline --trials N) or point to its work dir")
+    return open_database(work_dir)
+
+
+def task_records(db: ms.database.Database, task: Any) -> list:
+    """Tuning records of one task (all measured candidates, best first)."""
+    mod = task.dispatched[0]
+    if not db.has_workload(mod):
+        return []
+    return list(db.get_top_k(db.commit_workload(mod), 1 << 20))
+
+
+def best_ms_of(records: list) -> float | None:
+    """Best mean run time (ms) among records with a valid measurement."""
+    best = None
+    for r in records:
+        if r.run_secs:
+            secs = [float(s) for s in r.run_secs]
+            if secs and max(secs) < 1e9:  # MetaSchedule stores 1e10 s for failed runs
+                v = 1e3 * sum(secs) / len(secs)
+                best = v if best is None else min(best, v)
+    return best
+
+
+# --------------------------------------------------------------------------------------------
+# Progress and statistics
+# --------------------------------------------------------------------------------------------
+@derived_object
+class ProgressCallback(PyMeasureCallback):
+    """Measure callback: advances a tqdm bar and counts build/run errors per batch."""
+
+    def __init__(self, bar: Any, stats: dict) -> None:
+        super().__init__()
+        self.bar = bar
+        self.stats = stats
+
+    def apply(self, task_scheduler, task_id, measure_candidates, builder_results, runner_results):
+        n = len(measure_candidates)
+        build_err = sum(1 for b in builder_results if b.error_msg is not None)
+        run_err = sum(1 for b, r in zip(builder_results, runner_results)
+                      if b.error_msg is None and r.error_msg is not None)
+        self.stats["trials"] += n
+        self.stats["build_errors"] += build_err
+        self.stats["run_errors"] += run_err
+        for r in runner_results:
+            if r.error_msg is None and r.run_secs:
+                ms_ = 1e3 * sum(float(s) for s in r.run_secs) / len(r.run_secs)
+                cur = self.stats["best_ms"]
+                self.stats["best_ms"] = ms_ if cur is None else min(cur, ms_)
+        if build_err and not self.stats.get("first_build_error"):
+            msg = next(b.error_msg for b in builder_results if b.error_msg is not None)
+            self.stats["first_build_error"] = msg.strip().splitlines()[-1][:300]
+        if self.bar is not None:
+            self.bar.update(n)
+            postfix = {"task": self.stats.get("task", "")[:28], "build_err": self.stats["build_errors"]}
+            if self.stats["best_ms"] is not None:
+                postfix["best_ms"] = f"{self.stats['best_ms']:.3f}"
+            self.bar.set_postfix(postfix, refresh=False)
+
+
+_STUB_DOC = "CPU-only tensor intrinsics (lab02_tvm.tuning)"
+
+
+@contextlib.contextmanager
+def cpu_tensor_intrinsics(target: tvm.target.Target) -> Iterator[None]:
+    """Inside the block, ``tvm.s_tir.tensor_intrin`` holds only the CPU tensor intrinsics.
+
+    ``TuneContext.__init__`` runs ``import tvm.s_tir.tensor_intrin``, whose package ``__init__``
+    parses every intrinsic of every backend as TVMScript; the CUDA set alone took 55 s of a 70 s
+    import here (``python -X importtime``). For an ``llvm`` target only the x86 and Arm CPU sets
+    can be used by the schedule rules, so the package is installed with just those two
+    submodules and the later ``import`` is a no-op. On exit the stub package is removed again
+    (the two submodules stay registered and cached), so a later full import, e.g. for a CUDA
+    target, still loads everything. Other targets, or an already imported package: no change.
+    """
+    name = "tvm.s_tir.tensor_intrin"
+    if name in sys.modules or target.kind.name != "llvm":
+        yield
+        return
+    import importlib
+    import importlib.util
+    import types
+
+    import tvm.s_tir
+
+    spec = importlib.util.find_spec(name)
+    pkg = types.ModuleType(name, _STUB_DOC)
+    pkg.__path__ = list(spec.submodule_search_locations or [])
+    pkg.__file__ = spec.origin
+    pkg.__package__ = name
+    pkg.__spec__ = spec
+    sys.modules[name] = pkg
+    try:
+        for sub in ("x86", "arm_cpu"):
+            setattr(pkg, sub, importlib.import_module(f"{name}.{sub}"))
+    except Exception:  # noqa: BLE001 - fall back to the full (slow) import
+        del sys.modules[name]
+        importlib.import_module(name)
+    try:
+        yield
+    finally:
+        if getattr(sys.modules.get(name), "__doc__", None) == _STUB_DOC:
+            del sys.modules[name]
+            if getattr(tvm.s_tir, "tensor_intrin", None) is pkg:
+                delattr(tvm.s_tir, "tensor_intrin")
+
+
+@contextlib.contextmanager
+def tuning_environment(target: tvm.target.Target, verbose: bool = False) -> Iterator[None]:
+    """Environment for MetaSchedule's worker processes, restored afterwards.
+
+    * ``TVM_NUM_THREADS`` = the target's ``num-cores`` (unless already set), so candidates are
+      measured with the thread count the model will run with;
+    * ``PYTHONPATH`` gains the repository root, so build workers can import :func:`fast_build`;
+    * MetaSchedule's console log is limited to warnings (the full log is in ``work_dir/logs``)
+      unless ``verbose``.
+    """
+    saved = {k: os.environ.get(k) for k in ("TVM_NUM_THREADS", "PYTHONPATH")}
+    os.environ.setdefault("TVM_NUM_THREADS", str(target_cores(target)))
+    paths = [str(REPO_ROOT)] + [p for p in (saved["PYTHONPATH"] or "").split(os.pathsep) if p]
+    os.environ["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
+    logging.getLogger(MS_LOGGER).setLevel(logging.INFO if verbose else logging.WARNING)
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def quiet_ms_console(verbose: bool) -> None:
+    """Reset MetaSchedule's global logger before it is configured again for a tuning call.
+
+    ``create_loggers`` re-lists the logger's current handlers by name in a ``dictConfig``; a
+    handler left from an earlier configuration (or added by a test harness) breaks it, so the
+    old handlers are closed and removed. The console handler it then creates gets the logger's
+    current level: WARNING unless ``verbose`` (the full log goes to ``work_dir/logs``).
+    """
+    lg = logging.getLogger(MS_LOGGER)
+    for h in list(lg.handlers):
+        lg.removeHandler(h)
+        h.close()
+    lg.setLevel(logging.INFO if verbose else logging.WARNING)
