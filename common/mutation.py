@@ -24,7 +24,7 @@ Usage::
     python -m common.mutation --report-only         # rebuild the table from the work folders
 
 Writes ``results/mutation.{md,csv,json}`` (one row per mutated file and target: mutants, killed,
-survived, equivalent, no tests, timeout, score) and ``results/mutation_survivors.md`` (the diff of
+crashed, survived, equivalent, no tests, timeout, score) and ``results/mutation_survivors.md`` (the diff of
 every non-equivalent survivor; the equivalent ones with why).
 """
 from __future__ import annotations
@@ -92,9 +92,11 @@ TARGETS: dict[str, Target] = {t.name: t for t in (
            ("lab03_mlir/test_lab.py", "lab03_mlir/test_unroll_mutants.py"), "unroll or loop_structure or trip_count or short_loop"),
 )}
 
-# mutmut 3 exit codes -> the table's columns (mutmut.stats.status_by_exit_code, grouped).
+# mutmut 3 exit codes -> the table's columns (mutmut.stats.status_by_exit_code, grouped). A test process
+# that aborts or segfaults under a mutant (-6, -11: e.g. MLIR aborting on an error a pass did not report)
+# is "crashed": the suite goes red, so it counts as detected, in its own column.
 _STATUS = {1: "killed", 3: "killed", 0: "survived", 5: "no_tests", 33: "no_tests", 36: "timeout", 24: "timeout",
-           -24: "timeout", 152: "timeout", 255: "timeout", None: "not_checked"}
+           -24: "timeout", 152: "timeout", 255: "timeout", -6: "crashed", -11: "crashed", None: "not_checked"}
 
 
 def _toml_str(s: str) -> str:
@@ -226,7 +228,7 @@ def collect(target: Target, work: Path) -> list[dict]:
             for key, code in codes.items():
                 status = _STATUS.get(code, "suspicious")
                 before = after = ""
-                if status != "killed":
+                if status not in ("killed", "crashed"):
                     before, after = describe(get_diff_for_mutant(key, path=rel))
                 out.append({"file": rel, "function": function_of(key), "key": key, "status": status,
                             "before": before, "after": after})
@@ -242,11 +244,11 @@ def classify(mutants: list[dict], equivalents: dict) -> list[dict]:
     return mutants
 
 
-COLUMNS = ("killed", "survived", "equivalent", "no_tests", "timeout", "suspicious", "not_checked")
+COLUMNS = ("killed", "crashed", "survived", "equivalent", "no_tests", "timeout", "suspicious", "not_checked")
 
 
 def table_rows(target: str, mutants: list[dict], wall_s: float | None) -> list[dict]:
-    """Per-file rows plus a total row for ``target``; ``score`` = killed / (mutants - equivalent)."""
+    """Per-file rows plus a total row for ``target``; ``score`` = (killed + crashed) / (mutants - equivalent)."""
     rows = []
     files = list(dict.fromkeys(m["file"] for m in mutants))
     for f in [*files, "(all)"]:
@@ -254,7 +256,7 @@ def table_rows(target: str, mutants: list[dict], wall_s: float | None) -> list[d
         counts = {c: sum(m["status"] == c for m in ms) for c in COLUMNS}
         real = len(ms) - counts["equivalent"]
         rows.append({"target": target, "file": f, "mutants": len(ms), **counts,
-                     "score": round(counts["killed"] / real, 4) if real else None,
+                     "score": round((counts["killed"] + counts["crashed"]) / real, 4) if real else None,
                      "wall_s": round(wall_s, 1) if f == "(all)" and wall_s is not None else None})
     return rows
 
@@ -298,7 +300,8 @@ def report(names: Sequence[str], root: Path = ROOT) -> dict[str, list[dict]]:
     meta = {"tool": "mutmut 3 (python -m common.mutation)", "pytest": " ".join(PYTEST_ARGS) + " with CI=true",
             "tests": {n: {"files": list(TARGETS[n].tests), "k": TARGETS[n].keyword} for n in by_target}}
     write_table("", "mutation", rows, title="Mutation testing: killed / surviving / equivalent mutants",
-                env=env, meta=meta, notes="score = killed / (mutants - equivalent). Survivors' diffs: "
+                env=env, meta=meta, notes="score = (killed + crashed) / (mutants - equivalent); crashed = the tests' process aborted "
+                "under the mutant. Survivors' diffs: "
                 "mutation_survivors.md; equivalents and why: common/mutation_equivalents.toml.")
     atomic_write(results_dir("") / "mutation_survivors.md", survivors_markdown(by_target))
     return by_target

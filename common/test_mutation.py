@@ -50,12 +50,13 @@ def test_classify_marks_only_listed_survivors_equivalent():
 
 
 def test_table_rows_count_per_file_and_total():
-    ms = [_m("killed"), _m("killed", file="b.py"), _m("survived", file="b.py"), _m("equivalent", file="b.py"),
+    ms = [_m("killed"), _m("crashed", file="b.py"), _m("survived", file="b.py"), _m("equivalent", file="b.py"),
           _m("no_tests")]
     rows = mutation.table_rows("t", ms, wall_s=12.34)
-    assert [(r["file"], r["mutants"], r["killed"], r["survived"], r["equivalent"], r["no_tests"]) for r in rows] == [
-        ("common/gates.py", 2, 1, 0, 0, 1), ("b.py", 3, 1, 1, 1, 0), ("(all)", 5, 2, 1, 1, 1)]
-    assert rows[1]["score"] == 0.5 and rows[2]["score"] == 0.5  # killed / (mutants - equivalent)
+    assert [(r["file"], r["mutants"], r["killed"], r["crashed"], r["survived"], r["equivalent"], r["no_tests"])
+            for r in rows] == [("common/gates.py", 2, 1, 0, 0, 0, 1), ("b.py", 3, 0, 1, 1, 1, 0),
+                               ("(all)", 5, 1, 1, 1, 1, 1)]
+    assert rows[1]["score"] == 0.5 and rows[2]["score"] == 0.5  # (killed + crashed) / (mutants - equivalent)
     assert rows[2]["wall_s"] == 12.3 and rows[0]["wall_s"] is None
 
 
@@ -104,15 +105,17 @@ def test_prepare_refuses_a_missing_target_file(tmp_path):
 def test_report_writes_the_table_and_survivors(results_dir, tmp_path, monkeypatch):
     work = tmp_path / "mutants" / "gates"
     (work / "mutants" / "common").mkdir(parents=True)
-    codes = {"common.gates.x_f__mutmut_1": 1, "common.gates.x_f__mutmut_2": 0, "common.gates.x_f__mutmut_3": 33}
+    codes = {"common.gates.x_f__mutmut_1": 1, "common.gates.x_f__mutmut_2": 0, "common.gates.x_f__mutmut_3": 33,
+             "common.gates.x_f__mutmut_4": -6}
     (work / "mutants" / "common" / "gates.py.meta").write_text(json.dumps({"exit_code_by_key": codes}))
     (work / "wall.json").write_text(json.dumps({"wall_s": 5.0}))
     monkeypatch.setattr("mutmut.mutation.diff_apply.get_diff_for_mutant", lambda key, path: DIFF)
     by_target = mutation.report(["gates"], root=tmp_path)
-    assert [m["status"] for m in by_target["gates"]] == ["killed", "survived", "no_tests"]
+    assert [m["status"] for m in by_target["gates"]] == ["killed", "survived", "no_tests", "crashed"]
     table = json.loads((results_dir / "mutation.json").read_text())
     total = table["rows"][-1]
-    assert (total["mutants"], total["killed"], total["survived"], total["no_tests"], total["wall_s"]) == (3, 1, 1, 1, 5.0)
+    assert (total["mutants"], total["killed"], total["crashed"], total["survived"], total["no_tests"]) == (4, 1, 1, 1, 1)
+    assert total["score"] == 0.5 and total["wall_s"] == 5.0
     assert "`return a <= b` -> `return a < b`" in (results_dir / "mutation_survivors.md").read_text()
 
 
