@@ -245,54 +245,45 @@ def write_peers(rows: list[dict], *, name: str = "peers", roof: dict | None = No
                        notes=notes, env=env)
 
 
-def tvm_from_records(bundle, work_dir: str | Path, *, untuned: bool = False) -> tuple[dict, dict]:
+def tvm_from_records(bundle, work_dir: str | Path | None, *, untuned: bool = False) -> tuple[dict, dict]:
     """TVM callables for :func:`compare_peers`: tuned from ``work_dir``'s records (if it has any)
-    and, with ``untuned``, the untuned build; plus ``{peer: note}`` (records coverage).
+    and, with ``untuned``, the untuned build; plus ``{peer: note}`` (kernels found in the records).
 
     Raises:
         common.gates.GateError: a TVM build's outputs differ from PyTorch (lab02_tvm.build's gate).
     """
-    from . import tuning
-    from .build import host_target
-    from .relax_import import import_torch, tuning_module
+    from .relax_import import import_torch
     from .roofline import model_builds
 
-    im = import_torch(bundle)
-    builds = model_builds(im, work_dir=work_dir, untuned=untuned, progress=False)
-    fns, notes = {}, {}
-    if "untuned" in builds:
-        fns["tvm_untuned"] = builds["untuned"][0]
-    if "tuned" in builds:
-        fns["tvm_tuned_records"] = builds["tuned"][0]
-        cov = tuning.database_coverage(tuning_module(im), {**host_target(), "num-cores": 1}, work_dir)
-        notes["tvm_tuned_records"] = (f"records {work_dir}: {cov['tasks_in_db']}/{cov['tasks']} kernels, "
-                                      f"{100 * cov['share_covered']:.0f}% of FLOPs")
-    return fns, notes
+    builds, notes = model_builds(import_torch(bundle), work_dir=work_dir, untuned=untuned, progress=False)
+    names = {"untuned": "tvm_untuned", "tuned": "tvm_tuned_records"}
+    return ({names[k]: b[0] for k, b in builds.items()}, {names[k]: v for k, v in notes.items()})
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m lab02_tvm.peers``: every model of :data:`MODELS`, one table."""
     from common.cli import parser, positive, step
-    from common.results import results_dir
+
+    from .build import host_target
+    from .records import choose
 
     p = parser("python -m lab02_tvm.peers", __doc__, steps=["compile", "onnxruntime", "tvm"],
                quick="test-size models, 3 rounds")
     p.add_argument("--models", nargs="+", default=list(MODELS), choices=list(MODELS))
     p.add_argument("--repeats", type=int, default=None, help="interleaved rounds (default 20, 3 with --quick)")
     p.add_argument("--tvm-untuned", action="store_true", help="also time the untuned TVM build (slow: seconds a run)")
-    p.add_argument("--records", default=None, help="folder of tuning databases, one per model "
-                   "(default results/lab02/tuning; a model without one has no tvm_tuned_records row)")
     args = p.parse_args(argv)
     positive("--repeats", args.repeats)
-    records = Path(args.records) if args.records else results_dir(LAB) / "tuning"
     rows = []
     for i, name in enumerate(args.models, 1):
         bundle = build_peer_model(name, small=args.quick)
         fns, notes = {}, {}
         if "tvm" not in args.skip:
-            wd = next((records / n for n in (name, MODELS[name][0]) if (records / n).is_dir()), None)
-            fns, notes = tvm_from_records(bundle, wd if wd and not args.quick else None,
+            choice = choose(name, {**host_target(), "num-cores": 1})  # shipped records for this host
+            fns, notes = tvm_from_records(bundle, choice.work_dir if choice.shipped and not args.quick else None,
                                           untuned=args.tvm_untuned or args.quick)
+            if not choice.shipped:
+                step(i, name, f"no tvm_tuned_records row: {choice.line.split(': tuning from scratch')[0]}")
         got = compare_peers(bundle, label=name, tvm=fns, notes=notes, compile_="compile" not in args.skip,
                             ort="onnxruntime" not in args.skip, repeats=args.repeats or (3 if args.quick else 20),
                             progress=True)

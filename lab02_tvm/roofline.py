@@ -294,18 +294,19 @@ def _md(rows: list[dict]) -> str:
 # ---------------------------------------------------------------------------------------------
 # CLI: untuned and tuned-from-records builds of one model
 # ---------------------------------------------------------------------------------------------
-def model_builds(im, *, work_dir=None, untuned: bool = True, progress: bool = True) -> dict[str, tuple]:
+def model_builds(im, *, work_dir=None, untuned: bool = True, progress: bool = True) -> tuple[dict, dict]:
     """Build an imported model untuned and (when ``work_dir`` holds records) tuned, both gated.
 
     Args:
         im: :class:`lab02_tvm.relax_import.ImportedModel` (its PyTorch outputs are the reference).
-        work_dir: a MetaSchedule database folder (``results/lab02/tuning/<model>``) or ``None``.
+        work_dir: a MetaSchedule database folder (``records.choose(model, target).work_dir``) or ``None``.
         untuned: also build the untuned (``LegalizeOps`` + fusion, no schedule) version.
     Returns:
-        ``{"untuned": (VMRunner, args, fused_mod), "tuned": (VMRunner, args, fused_mod)}``, the
-        form :func:`roofline` takes; a ``VMRunner`` is also a zero-argument callable for peers.
+        ``(builds, notes)``: ``{"untuned": (VMRunner, args, fused_mod), "tuned": (...)}``, the form
+        :func:`roofline` takes (a ``VMRunner`` is also a zero-argument callable for peers), and
+        ``{"tuned": "k/n kernels from <work_dir>"}``.
     Raises:
-        common.gates.GateError: a build's outputs differ from PyTorch (``build.REL_TOL`` x max|ref|).
+        common.gates.GateError: a build's outputs differ from PyTorch (``build.gate_for``).
     """
     from common.cli import step
 
@@ -314,7 +315,7 @@ def model_builds(im, *, work_dir=None, untuned: bool = True, progress: bool = Tr
     from .relax_import import run_standard_passes, tuning_module
 
     target = {**host_target(), "num-cores": 1}
-    builds = {}
+    builds, notes = {}, {}
     if untuned:
         passes = run_standard_passes(im.mod)
         run = build_and_check(im, passes.fused_mod, target, stage="tvm_untuned")
@@ -323,30 +324,40 @@ def model_builds(im, *, work_dir=None, untuned: bool = True, progress: bool = Tr
             step(2, "untuned", f"{im.name}: built and gated ({run.build_s:.0f} s)")
     if work_dir is not None and tuning.database_paths(work_dir)[1].is_file():
         bound = tuning_module(im)
-        ex = tuning.build_tuned(bound, target, work_dir)
-        runner = VMRunner(ex, im, with_params=False)
+        tb = tuning.build_from_database(bound, target, work_dir)
+        runner = VMRunner(tb.executable, im, with_params=False)
         gate_outputs(im, runner.outputs(), stage="tvm_tuned")
         builds["tuned"] = (runner, runner.args, tuning.fuse_for_tasks(bound, target))
+        notes["tuned"] = f"{tb.kernels_tuned}/{tb.kernels_total} kernels from {work_dir}"
         if progress:
-            step(2, "tuned", f"{im.name}: built from {work_dir} and gated")
-    return builds
+            step(2, "tuned", f"{im.name}: built and gated, {notes['tuned']}")
+    return builds, notes
+
+
+def _shipped(model: str) -> str | None:
+    """The shipped records of ``model`` for this host (``records.choose``), else ``None`` (printed why)."""
+    from .build import host_target
+    from .records import choose
+    ch = choose(model, {**host_target(), "num-cores": 1})
+    if not ch.shipped:
+        print(f"  no tuned build: {ch.line.split(': tuning from scratch')[0]}")
+    return str(ch.work_dir) if ch.shipped else None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m lab02_tvm.roofline --model resnet50``: profile, table, plot."""
     from common.cli import parser, positive, step
     from common.models import MODEL_NAMES
-    from common.results import results_dir
-
     p = parser("python -m lab02_tvm.roofline", __doc__, steps=["untuned"],
                quick="test-size model, 1 run per build")
     p.add_argument("--model", default="resnet50", choices=MODEL_NAMES)
     p.add_argument("--repeats", type=int, default=None, help="instrumented runs per build (default 3)")
     p.add_argument("--work-dir", default=None,
-                   help="tuning database for the tuned build (default results/lab02/tuning/<model>)")
+                   help="tuning database for the tuned build (default: the shipped records for this host, "
+                        "lab02_tvm.records.choose)")
     args = p.parse_args(argv)
     positive("--repeats", args.repeats)
-    wd = args.work_dir or str(results_dir(LAB) / "tuning" / args.model)
+    wd = args.work_dir or _shipped(args.model)
     step(1, "build", f"{args.model}: untuned{'' if 'untuned' not in args.skip else ' (skipped)'}"
                      f" + tuned from {wd}")
     from common.models import build_model
@@ -354,7 +365,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from .relax_import import import_torch
     small = {"small": True} if args.quick and args.model != "llama_tiny" else {}
     im = import_torch(build_model(args.model, **small))
-    builds = model_builds(im, work_dir=None if args.quick else wd, untuned="untuned" not in args.skip)
+    builds, _ = model_builds(im, work_dir=None if args.quick else wd, untuned="untuned" not in args.skip)
     if not builds:
         raise UserError(f"nothing to profile: untuned skipped and no tuning database in {wd}")
     res = roofline(args.model, builds, repeats=args.repeats or (1 if args.quick else 3),
