@@ -76,10 +76,8 @@ def step6_tune(ims: dict, bound: dict, target: dict, args, choices: dict, budget
     With shipped records and no ``--trials``, nothing is tuned; ``--trials N`` tops a *copy* of
     them up in ``build/lab02/tuning/<target>/<model>`` (the shipped files are never written).
     """
-    from common.results import write_table
     from . import records, tuning
     from .build import VMRunner, error_summary, gate_for, gate_outputs
-    from .pipeline import env
     out = {}
     for name, im in ims.items():
         choice, mod, report = choices[name], bound[name], None
@@ -110,10 +108,26 @@ def step6_tune(ims: dict, bound: dict, target: dict, args, choices: dict, budget
                      "gate": gate_for(im.reference)[1]}
         step(6, "tune", f"{name}: {how}; {built.line()}; build {build_s:.1f} s; max |d| {errors['max_abs']:.1e} "
                         f"({gate_for(im.reference)[1]}) - gates ok")
-        if report is not None:
-            write_table(LAB, f"tuning_{name}", report.tasks, title=f"Lab 02 step 6: MetaSchedule tasks, {name}",
-                        meta={**report.summary(), "target": target}, env=env(args))
+        _write_kernel_table(name, mod, target, work, report.summary() if report else prov, args)
     return out
+
+
+def _write_kernel_table(name: str, mod, target: dict, work, meta: dict, args) -> None:
+    """``tuning_<model>.md``: each kernel's best time in the records against the FMA peak (common.roof)."""
+    from common import roof as roof_mod
+    from common.results import write_table
+    from . import tuning
+    from .pipeline import env
+    roof = roof_mod.cached_roof()
+    peak = roof["peak_gflops"] if roof else None
+    rows = tuning.kernel_table(mod, target, work, peak)
+    near = [r for r in rows if (r["pct_peak"] or 0) >= 70]
+    write_table(LAB, f"tuning_{name}", rows, title=f"Lab 02 step 6: kernels of {name} in the tuning records",
+                meta={**{k: v for k, v in meta.items() if k != "trials_per_task"}, "target": target,
+                      "peak_gflops": peak, "kernels_at_70pct_peak": len(near)},
+                env=env(args), notes="best_ms: the best latency MetaSchedule measured for the kernel (1 core, "
+                "warm cache); weighted_ms = calls per inference x best_ms; pct_peak against the measured "
+                "single-thread FMA peak; lost_ms = weighted_ms minus the time at that peak (rows sorted by it).")
 
 
 def step7_compare(bundles: dict, ims: dict, untuned: dict, tuned: dict, kernel_rows: list[dict], args) -> list[dict]:

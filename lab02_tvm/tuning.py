@@ -214,6 +214,47 @@ def database_coverage(mod: tvm.IRModule, target: Any, work_dir: str | os.PathLik
             "records": len(db.get_all_tuning_records())}
 
 
+def kernel_table(mod: tvm.IRModule, target: Any, work_dir: str | os.PathLike,
+                 peak_gflops: float | None = None) -> list[dict]:
+    """Per-kernel table from a database: where the tuned model spends its time, against the FMA peak.
+
+    Times are the records' best measured latencies (1 core, cache warm, as MetaSchedule measured
+    them), not a profile of the whole model; ``weighted_ms`` = calls per inference x best ms.
+
+    Args:
+        mod: unfused Relax IRModule with parameters bound.
+        target: the records' target.
+        work_dir: the database folder.
+        peak_gflops: the measured single-thread FMA peak (``common.roof``); ``None`` leaves the
+            %-of-peak and lost-time columns empty.
+    Returns:
+        Rows sorted by ``lost_ms`` (or ``weighted_ms``), largest first: ``task, weight,
+        mflop_per_call, best_ms, weighted_ms, time_share_pct, gflops, pct_peak, lost_ms``
+        (``lost_ms`` = ``weighted_ms`` minus the time at the peak), ``records``.
+    """
+    infos = extract_tasks(mod, target)
+    db = load_database(work_dir)
+    rows = []
+    for ti in infos:
+        recs = task_records(db, ti.task)
+        best = best_ms_of(recs)
+        w_ms = None if best is None else ti.weight * best
+        gf = None if not best else ti.flops / (best * 1e-3) / 1e9
+        rows.append({"task": ti.name, "weight": ti.weight, "mflop_per_call": round(ti.flops / 1e6, 3),
+                     "best_ms": None if best is None else round(best, 4),
+                     "weighted_ms": None if w_ms is None else round(w_ms, 3),
+                     "gflops": None if gf is None else round(gf, 1),
+                     "pct_peak": None if gf is None or not peak_gflops else round(100 * gf / peak_gflops, 1),
+                     "lost_ms": None if w_ms is None or not peak_gflops else
+                     round(w_ms - ti.weighted_flops / (peak_gflops * 1e9) * 1e3, 3),
+                     "records": len(recs)})
+    total = sum(r["weighted_ms"] or 0 for r in rows) or 1.0
+    for r in rows:
+        r["time_share_pct"] = None if r["weighted_ms"] is None else round(100 * r["weighted_ms"] / total, 1)
+    key = "lost_ms" if peak_gflops else "weighted_ms"
+    return sorted(rows, key=lambda r: -(r[key] or 0))
+
+
 # --------------------------------------------------------------------------------------------
 # Tuning
 # --------------------------------------------------------------------------------------------
