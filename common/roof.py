@@ -315,7 +315,9 @@ def cached_roof(path: str | os.PathLike | None = None, *, any_cpu: bool = False)
     """The roof cached by ``python -m common.roof``, or ``None``. Never measures.
 
     ``None`` when the file is missing, unreadable or not a roof, or (unless ``any_cpu``) when it
-    was measured on another CPU model than this host's.
+    was measured on another CPU than this host's: another model name, or another widest vector ISA
+    (VMs of different generations can share the name "AMD EPYC"; the flags tell Zen 3's AVX2 from
+    Zen 4's AVX-512).
     """
     from .timing import cpu_model
     p = Path(path) if path else roof_path()
@@ -325,7 +327,7 @@ def cached_roof(path: str | os.PathLike | None = None, *, any_cpu: bool = False)
         return None
     if not isinstance(roof, dict) or not isinstance(roof.get("peak_gflops"), (int, float)):
         return None
-    if not any_cpu and roof.get("cpu") != cpu_model():
+    if not any_cpu and (roof.get("cpu") != cpu_model() or roof.get("fma", {}).get("isa", host_isa()[0]) != host_isa()[0]):
         return None
     return roof
 

@@ -50,6 +50,9 @@ def test_cache_round_trips_and_rejects_other_cpu_corrupt_and_missing(results_dir
     assert roof.cached_roof() == r
     roof.save_roof(_fake_roof("Some Other CPU"))
     assert roof.cached_roof() is None
+    roof.save_roof({**r, "fma": {"isa": "some-other-isa"}})  # same name, another CPU generation
+    assert roof.cached_roof() is None
+    roof.save_roof(_fake_roof("Some Other CPU"))
     assert roof.cached_roof(any_cpu=True)["cpu"] == "Some Other CPU"
     path.write_text("{ truncated")
     assert roof.cached_roof() is None
