@@ -162,6 +162,7 @@ def step_gelu(ctx: Ctx) -> None:
 
 def step_quantize(ctx: Ctx) -> None:
     from common.onnx_utils import ort_run, save_model
+    from lab01_onnx.divergence import onnx_divergence
     from lab04_npu.qnn import qnn_session
     from lab04_npu.quant import LAYER_TOL, clamp_mask_fill, first_out_of_tolerance, per_layer, quantize_for_qnn
 
@@ -185,11 +186,13 @@ def step_quantize(ctx: Ctx) -> None:
             qdq = onnx.load(str(quantize_for_qnn(src, ctx.work / f"llama_{acts}_{len(summary)}.onnx", cal, acts)))
             rows = per_layer(fp32, qdq, static.feeds, LAYER_TOL[acts], run=on_htp)
             first = first_out_of_tolerance(rows)
+            cpu = onnx_divergence(fp32, qdq, static.feeds, atol=LAYER_TOL[acts])  # Lab 01's finder, CPU EP
             y = on_htp(qdq, static.feeds)["logits"]
             r = static.reference["logits"]
             summary.append({"activations": acts, "weights": "uint8", "model": label, "layers_compared": len(rows),
                             "layer_tol_rel": LAYER_TOL[acts],
                             "first_out_of_tol": f"{first['node']} ({first['op']}) rel {first['rel']:.3g}" if first else "-",
+                            "cpu_ep_first_divergence": f"{cpu.node} ({cpu.op_type}) max abs {cpu.max_abs:.3g}" if cpu else "-",
                             "logits_max_abs": float(np.max(np.abs(y - r))), "logits_scale": float(np.max(np.abs(r))),
                             "top1_agreement": float((y.argmax(-1) == r.argmax(-1)).mean())})
             layers += [{"activations": acts, "model": label, **row} for row in rows]

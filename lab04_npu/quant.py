@@ -13,11 +13,12 @@ write such a model:
    (int16 activations with uint8 weights, the "A16W8" recipe Qualcomm recommends for transformers);
 3. ``quantize``: MinMax calibration on the given feeds.
 
-Per-layer accuracy is measured on ORT's CPU EP running the QDQ model (the reference semantics of
-the quantized graph; the HTP's integer kernels are gated end-to-end): every tensor both graphs
-share, in the quantized graph's topological order, with its error relative to the tensor's fp32
-scale (``max|q - f| / max|f|``). Lab 01's divergence finder
-(:func:`lab01_onnx.divergence.onnx_divergence`) names the first node beyond an absolute tolerance.
+Per-layer accuracy (:func:`per_layer`) is read on the HTP itself: every ``Q -> DQ`` output of the
+QDQ model becomes a graph output (:func:`dequantized_views`), the model runs on QNN, and each
+quantized tensor is compared with the fp32 model's tensor of the same name, with its error relative
+to the tensor's fp32 scale (``max|q - f| / max|f|``); the fp32 side comes from Lab 01's ``expose_intermediates``. Lab
+01's divergence finder (:func:`lab01_onnx.divergence.onnx_divergence`, both models on the CPU EP)
+runs beside it: where the two disagree, the HTP's integer kernels differ from ORT's QDQ emulation.
 """
 from __future__ import annotations
 
