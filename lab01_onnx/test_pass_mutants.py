@@ -1,0 +1,232 @@
+"""Tests that kill the mutants of ``lab01_onnx/passes/`` the older tests let survive (``python -m common.mutation``).
+
+Each test pins one documented behaviour: the Reshape spec arithmetic of :func:`reshape_dims`
+(checked against ``onnx.reference`` running the Reshape), the derivation of dims through a chain
+of constant-shape Reshapes, the def-use index's accounting of subgraph (outer-scope) reads per the
+ONNX IR spec, and the preconditions of the three rules. Rewritten models go through the one pass
+contract (``lab01_onnx.proof.contract``: outputs bitwise equal to the original's under
+``onnx.reference``, atol = rtol = 0).
+"""
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+from onnx.reference import ReferenceEvaluator
+
+from lab01_onnx.passes import DefUseIndex, fold_constant_gather, fuse_consecutive_reshapes
+from lab01_onnx.passes.shapes import Shapes, reshape_dims
+from lab01_onnx.test_lab import apply, ints, make_model, rnd
+
+pytestmark = pytest.mark.lab01
+F, I64, B = TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL
+
+
+# ---- reshape_dims: the Reshape spec on dims -----------------------------------------------------------
+
+def reference_reshape_dims(xd, s, allowzero=0):
+    """Output dims of ``Reshape(x, s)`` as onnx.reference computes them on a real tensor of dims ``xd``."""
+    node = helper.make_node("Reshape", ["x", "s"], ["y"], allowzero=allowzero)
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", F, None),
+                                            helper.make_tensor_value_info("s", I64, None)],
+                              [helper.make_tensor_value_info("y", F, None)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    y = ReferenceEvaluator(model).run(None, {"x": np.zeros(xd, np.float32), "s": np.asarray(s, np.int64)})[0]
+    return list(y.shape)
+
+
+@pytest.mark.parametrize("xd,s", [([2, 3, 4], [0, -1]), ([2, 3, 4], [4, 0, -1]), ([2, 3, 4], [1, -1, 2]),
+                                  ([2, 3, 4], [-1]), ([6, 4], [0, 2, 2]), ([5], [1, 5])])
+def test_reshape_dims_equal_the_reference_evaluator(xd, s):
+    got = reshape_dims(xd, np.asarray(s, np.int64), 0)
+    assert got == reference_reshape_dims(xd, s) and all(type(v) is int for v in got)
+
+
+def test_reshape_dims_allowzero_keeps_a_literal_zero():
+    assert reshape_dims([0, 3], np.array([0, 3], np.int64), 1) == reference_reshape_dims([0, 3], [0, 3], 1) == [0, 3]
+    assert reshape_dims([5, 3], np.array([0, -1], np.int64), 1) == [0, None]  # -1 next to a literal 0: unknown
+
+
+@pytest.mark.parametrize("xd,s,expected", [
+    (None, [0, 4], [None, 4]),           # unknown input: a copied dim is unknown
+    ([5], [1, 0], [1, None]),            # a 0 beyond the input's rank copies nothing known
+    ([None, 3], [0, -1], [None, None]),  # a symbolic dim: -1 cannot be inferred
+    ([None, 3], [2, 0], [2, 3]),
+])
+def test_reshape_dims_with_unknown_dims(xd, s, expected):
+    assert reshape_dims(xd, np.asarray(s, np.int64), 0) == expected
+
+
+@pytest.mark.parametrize("s", [[-2, 3], [-1, -1]])
+def test_reshape_dims_invalid_shape_is_none(s):
+    assert reshape_dims([2, 3], np.asarray(s, np.int64), 0) is None
+
+
+# ---- Shapes.through_reshapes: dims derived through the current chain ----------------------------------
+
+class KnownShapes(Shapes):
+    """Shape inference replaced by a fixed table (the other values are unknown)."""
+
+    def __init__(self, known):
+        super().__init__(onnx.ModelProto())
+        self.known = known
+
+    def dims(self, name):
+        return self.known.get(name)
+
+
+def chain_model(shapes, allowzero=0):
+    """x -> Reshape(s_1) -> r1 -> Reshape(s_2) -> r2 ..., every r_i a graph output; x is float[2, 3, 4]."""
+    nodes, prev = [], "x"
+    for i, s in enumerate(shapes, 1):
+        nodes += [ints(f"s{i}", s), helper.make_node("Reshape", [prev, f"s{i}"], [f"r{i}"], allowzero=allowzero)]
+        prev = f"r{i}"
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", F, [2, 3, 4])],
+                              [helper.make_tensor_value_info(f"r{i}", F, None) for i in range(1, len(shapes) + 1)])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def actual_dims(model):
+    outs = ReferenceEvaluator(model).run(None, {"x": np.zeros((2, 3, 4), np.float32)})
+    return [list(o.shape) for o in outs]
+
+
+def test_through_reshapes_derives_every_link_of_the_chain():
+    model = chain_model([[6, 4], [0, 2, -1], [3, 0, 0, -1]])
+    idx = DefUseIndex(model)
+    expect = actual_dims(model)  # [[6, 4], [6, 2, 2], [3, 2, 2, 2]]
+    for name, dims in zip(("r3", "r2", "r1"), reversed(expect)):
+        got = KnownShapes({"x": [2, 3, 4]}).through_reshapes(name, idx)
+        assert got == dims, name
+
+
+def test_through_reshapes_answers_again_from_its_memo():
+    model = chain_model([[6, 4], [0, 2, -1]])
+    idx, shapes = DefUseIndex(model), KnownShapes({"x": [2, 3, 4]})
+    assert shapes.through_reshapes("r2", idx) == shapes.through_reshapes("r2", idx) == [6, 2, 2]
+    assert shapes.through_reshapes("r1", idx) == [6, 4]
+
+
+def test_through_reshapes_keeps_known_dims_over_derived_ones():
+    # inference knows r1 partly: its known dim is kept, its unknown one derived
+    model = chain_model([[6, 4], [0, 2, -1]])
+    got = KnownShapes({"x": [2, 3, 4], "r1": [None, 4]}).through_reshapes("r2", DefUseIndex(model))
+    assert got == [6, 2, 2]
+
+
+def test_through_reshapes_honours_allowzero():
+    model = chain_model([[6, 4], [0, 24]], allowzero=1)  # r2 = Reshape(r1, [0, 24], allowzero=1): invalid
+    assert KnownShapes({"x": [2, 3, 4]}).through_reshapes("r2", DefUseIndex(model)) == [0, 24]
+
+
+def test_through_reshapes_stops_at_a_runtime_shape():
+    nodes = [helper.make_node("Reshape", ["x", "t"], ["r1"]), ints("s2", [0, 2, -1]),
+             helper.make_node("Reshape", ["r1", "s2"], ["r2"])]
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", F, [2, 3, 4]),
+                                           helper.make_tensor_value_info("t", I64, [2])],
+                              [helper.make_tensor_value_info("r2", F, None)])
+    idx = DefUseIndex(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]))
+    assert KnownShapes({"x": [2, 3, 4], "r1": [6, None]}).through_reshapes("r2", idx) == [6, 2, None]
+    assert KnownShapes({"x": [2, 3, 4]}).through_reshapes("r2", idx) == [None, 2, None]
+
+
+def test_through_reshapes_of_a_rank_mismatch_keeps_the_inferred_dims():
+    model = chain_model([[6, 4], [0, 2, -1]])
+    got = KnownShapes({"x": [2, 3, 4], "r2": [None, None]}).through_reshapes("r2", DefUseIndex(model))
+    assert got == [None, None]  # derived [6, 2, 2] has another rank: inference's answer stands
+
+
+# ---- DefUseIndex: outer-scope reads of subgraphs (IR spec, "Names Within a Graph") -------------------
+
+def nested_model():
+    """Main graph: a = Identity(x); If(c) reading a in both branches (one nested If); Loop reading a."""
+    then_g = helper.make_graph([], "then", [], [helper.make_tensor_value_info("a", F, [2])])  # outer a as output
+    inner_then = helper.make_graph([helper.make_node("Mul", ["e1", "a"], ["t2"])], "t2", [],
+                                   [helper.make_tensor_value_info("t2", F, [2])])
+    inner_else = helper.make_graph([], "e2", [], [helper.make_tensor_value_info("e1", F, [2])])
+    else_g = helper.make_graph(
+        [helper.make_node("Add", ["a", "w"], ["e1"]),
+         helper.make_node("If", ["c"], ["e2"], then_branch=inner_then, else_branch=inner_else)],
+        "else", [], [helper.make_tensor_value_info("e2", F, [2])],
+        initializer=[numpy_helper.from_array(np.ones(2, np.float32), "w")])
+    body = helper.make_graph(
+        [helper.make_node("Add", ["v", "a"], ["v2"]), helper.make_node("Identity", ["cond"], ["cond_out"])],
+        "body", [helper.make_tensor_value_info("i", I64, []), helper.make_tensor_value_info("cond", B, []),
+                 helper.make_tensor_value_info("v", F, [2])],
+        [helper.make_tensor_value_info("cond_out", B, []), helper.make_tensor_value_info("v2", F, [2])])
+    nodes = [helper.make_node("Identity", ["x"], ["a"]),
+             helper.make_node("If", ["c"], ["o1"], then_branch=then_g, else_branch=else_g),
+             helper.make_node("Loop", ["n", "", "x"], ["o2"], body=body)]
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", F, [2]),
+                                           helper.make_tensor_value_info("c", B, []),
+                                           helper.make_tensor_value_info("n", I64, [])],
+                              [helper.make_tensor_value_info("o1", F, [2]), helper.make_tensor_value_info("o2", F, [2])])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def test_index_counts_every_outer_scope_read_once():
+    idx = DefUseIndex(nested_model())
+    # a: then-branch output, Add in else, Mul in the nested If, Add in the Loop body; c: If input + nested If
+    assert (idx.uses["a"], idx.uses["c"], idx.uses["x"], idx.uses["n"]) == (4, 2, 2, 1)
+    assert set(idx.sub_refs) == {"a", "c"}
+    for local in ("e1", "e2", "t2", "w", "i", "cond", "v", "v2", "cond_out"):
+        assert idx.uses[local] == 0, local
+
+
+def test_index_records_each_outer_reference_with_its_holder_and_kind():
+    idx = DefUseIndex(nested_model())
+    refs = sorted((holder, kind, proto.name if kind == "output" else proto.op_type, i)
+                  for holder, kind, proto, i in idx.sub_refs["a"])
+    assert refs == [(1, "input", "Add", 0), (1, "input", "Mul", 1), (1, "output", "then", 0), (2, "input", "Add", 1)]
+    assert [(h, k, i) for h, k, _, i in idx.sub_refs["c"]] == [(1, "input", 0)]
+
+
+def test_index_collects_every_name_a_subgraph_defines():
+    idx = DefUseIndex(nested_model())
+    assert idx.local_defs == {1: {"w", "e1", "e2", "t2"}, 2: {"i", "cond", "v", "v2", "cond_out"}}
+
+
+# ---- fold_constant_gather: Gather(Shape(x)) preconditions ---------------------------------------------
+
+def shape_gather(axis):
+    nodes = [helper.make_node("Shape", ["x"], ["s"]), ints("i", [1]),
+             helper.make_node("Gather", ["s", "i"], ["g"], axis=axis), helper.make_node("Neg", ["g"], ["y"])]
+    return nodes
+
+
+def test_gather_of_shape_on_axis_minus_one_folds():
+    model = make_model(shape_gather(-1), [("x", F, ["N", 3])], [("y", I64, None)])
+    apply(fold_constant_gather, model, {"x": rnd(2, 3)}, 1)
+
+
+def test_gather_of_shape_on_axis_one_is_not_folded():
+    # axis 1 of a 1-D shape vector is out of range: the model is invalid, its error must stay
+    model = make_model(shape_gather(1), [("x", F, ["N", 3])], [("y", I64, None)], check=False)
+    assert fold_constant_gather(model).rewrites == 0
+
+
+def test_gather_of_the_shape_of_a_value_folded_in_the_same_call():
+    # g1 = Gather(data, [0]) folds first; Shape(g1) is then known from the folded value itself, even
+    # where shape inference of the input model knew nothing (here: it fails on a conflicting value_info)
+    data = rnd(3, 4)
+    nodes = [helper.make_node("Gather", ["data", "i0"], ["g1"]), helper.make_node("Shape", ["g1"], ["s"]),
+             ints("k", [1]), helper.make_node("Gather", ["s", "k"], ["g2"]), helper.make_node("Neg", ["g2"], ["y"])]
+    model = make_model(nodes, [], [("y", I64, None)], inits={"data": data, "i0": np.array([0], np.int64)})
+    model.graph.value_info.append(helper.make_tensor_value_info("g1", F, [7, 7, 7]))  # inference now raises
+    result = fold_constant_gather(model)
+    assert result.rewrites == 2
+    np.testing.assert_array_equal(ReferenceEvaluator(result.model).run(None, {})[0], [-4])
+
+
+# ---- fuse_consecutive_reshapes: zeros resolved from dims, twice in one shape ---------------------------
+
+def test_two_zeros_resolved_from_inferred_dims_fuse():
+    # s1 is computed (Shape -> Concat), so s2's zeros are resolved from m's inferred dims, one per zero
+    nodes = [helper.make_node("Shape", ["x"], ["sx"]), ints("minus1", [-1]),
+             helper.make_node("Concat", ["sx", "minus1"], ["s1"], axis=0),
+             helper.make_node("Reshape", ["x", "s1"], ["m"]), ints("s2", [0, 0, -1]),
+             helper.make_node("Reshape", ["m", "s2"], ["y"])]
+    model = make_model(nodes, [("x", F, [2, 3, 4])], [("y", F, None)])
+    out = apply(fuse_consecutive_reshapes, model, {"x": rnd(2, 3, 4)}, 1)
+    assert [n.op_type for n in out.graph.node].count("Reshape") == 1
