@@ -289,15 +289,47 @@ def plot_curves(curves: dict[str, list[float]], title: str):
     return fig
 
 
+def hottest_kernel_spaces(mod, target, *, model: str, trials: int, name: str = "search_space",
+                          progress: bool = True) -> dict:
+    """The pipeline step: both spaces on the hottest task of ``mod``; writes table and plot.
+
+    Args:
+        mod: unfused Relax module, weights bound (``relax_import.tuning_module(im)``).
+        target: TVM target dict (``{**build.host_target(), "num-cores": 1}``).
+        model: model name for the table.
+        trials: trials per space (the same for both).
+        name: file stem: ``results/lab02/<name>.{md,csv,json,png}``.
+    Returns:
+        ``{"rows", "curves", "kernel": TaskInfo, "paths"}``.
+    Raises:
+        common.gates.GateError: a best schedule differs from the unscheduled kernel.
+    """
+    from common.results import save_plot, write_table
+    from common.timing import environment
+
+    from . import tuning
+    info = tuning.extract_tasks(mod, target)[0]
+    res = compare_spaces(info.task.dispatched[0], target, trials=trials, flops=info.flops, progress=progress)
+    rows = [{"model": model, "kernel": info.name, "mflop": round(info.flops / 1e6, 2), **r} for r in res["rows"]]
+    notes = (f"Hottest task {info.name}: {info.weight} calls x {info.flops / 1e6:.1f} MFLOP, "
+             f"{100 * info.share:.1f}% of the model's FLOPs. Same budget, search strategy, cost model, builder "
+             "and runner for both spaces; best_ms_search = fastest candidate during the search; "
+             "median_ms/p90_ms = the two best schedules rebuilt and timed interleaved at 1 thread; each checked "
+             f"against the unscheduled kernel (|d| <= {ATOL_SCALED:g} max|ref| + {RTOL:g} |ref|).")
+    paths = write_table(LAB, name, rows, title="AutoTVM-style template vs MetaSchedule's generated space",
+                        notes=notes, env=environment(threads=1, trials_per_space=trials,
+                                                     machine_note="shared 2-core machine"))
+    paths["png"] = save_plot(plot_curves(res["curves"], f"{model} {info.name}: {trials} trials per space"),
+                             LAB, name)
+    return {**res, "rows": rows, "kernel": info, "paths": paths}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m lab02_tvm.search_space``: the hottest kernel of a model, both spaces."""
     from common.budget import pick
     from common.cli import parser, positive, step
     from common.models import build_model
-    from common.results import save_plot, write_table
-    from common.timing import environment
 
-    from . import tuning
     from .build import host_target
     from .relax_import import import_torch, tuning_module
 
@@ -309,25 +341,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     trials = args.trials or (8 if args.quick else pick(64, 8))
     target = {**host_target(), "num-cores": 1}
     im = import_torch(build_model(args.model, small=args.quick))
-    info = tuning.extract_tasks(tuning_module(im), target)[0]
-    step(1, "kernel", f"{args.model}: hottest task {info.name} ({info.weight} calls x {info.flops / 1e6:.1f} "
-                      f"MFLOP, {100 * info.share:.1f}% of the model's FLOPs)")
-    res = compare_spaces(info.task.dispatched[0], target, trials=trials, flops=info.flops, progress=True)
+    step(1, "import", f"{args.model}{' (small)' if args.quick else ''}; {trials} trials per space")
+    res = hottest_kernel_spaces(tuning_module(im), target, model=args.model, trials=trials,
+                                name="search_space_quick" if args.quick else "search_space")
     for r in res["rows"]:
-        step(2, r["space"], f"best {r['median_ms']} ms ({r['gflops']} GFLOP/s, {r['pct_peak']}% of peak) "
-                            f"after {r['trials']} trials ({r['valid_trials']} valid); {r['status']}")
-    stem = "search_space_quick" if args.quick else "search_space"
-    rows = [{"model": args.model, "kernel": info.name, "mflop": round(info.flops / 1e6, 2), **r} for r in res["rows"]]
-    notes = ("Same budget, search strategy, cost model, builder and runner for both spaces; best_ms_search = "
-             "fastest candidate during the search; median_ms/p90_ms = the two best schedules rebuilt and timed "
-             "interleaved at 1 thread; each checked against the unscheduled kernel "
-             f"(|d| <= {ATOL_SCALED:g} max|ref| + {RTOL:g} |ref|).")
-    paths = write_table(LAB, stem, rows, title="AutoTVM-style template vs MetaSchedule's generated space",
-                        notes=notes, env=environment(threads=1, trials_per_space=trials,
-                                                     machine_note="shared 2-core machine"))
-    paths["png"] = save_plot(plot_curves(res["curves"], f"{args.model} {info.name}: {trials} trials per space"),
-                             LAB, stem)
-    step(3, "write", ", ".join(str(v) for v in paths.values()))
+        step(2, r["space"], f"{r['kernel']}: best {r['median_ms']} ms ({r['gflops']} GFLOP/s, {r['pct_peak']}% "
+                            f"of peak) after {r['trials']} trials ({r['valid_trials']} valid); {r['status']}")
+    step(3, "write", ", ".join(str(v) for v in res["paths"].values()))
     return 0
 
 
