@@ -89,13 +89,26 @@ def _static(value) -> bool:
     return isinstance(t, ir.RankedTensorType) and t.has_static_shape
 
 
-def _transposed(value, perm):
+def _transposed(value, perm, generic: bool = False):
+    """``linalg.transpose`` of ``value`` (``None``: ``value`` itself); ``generic=True`` writes it as
+    the equivalent ``linalg.generic``, which ``linalg-fuse-elementwise-ops`` can then merge with an
+    elementwise consumer (the ReLU after the convolution)."""
     if perm is None:
         return value
     t = ir.RankedTensorType(value.type)
     shape = [t.shape[p] for p in perm]
     empty = tensor.EmptyOp(shape, t.element_type).result
-    return _value(linalg.transpose(value, outs=[empty], permutation=perm))
+    if not generic:
+        return _value(linalg.transpose(value, outs=[empty], permutation=perm))
+    rank = len(perm)
+    inv = [perm.index(k) for k in range(rank)]  # input dim k is output (loop) dim inv[k]
+    maps = [ir.AffineMap.get(rank, 0, [ir.AffineDimExpr.get(inv[k]) for k in range(rank)]),
+            ir.AffineMap.get_identity(rank)]
+    op = linalg.GenericOp_([value], [empty], ir.ArrayAttr.get([ir.AffineMapAttr.get(m) for m in maps]),
+                           ir.ArrayAttr.get([ir.Attribute.parse("#linalg.iterator_type<parallel>")] * rank))
+    with ir.InsertionPoint(op.regions[0].blocks[0]):
+        linalg.YieldOp([op.regions[0].blocks[0].arguments[0]])
+    return op.results[0]
 
 
 def _value(x):
@@ -106,6 +119,22 @@ def _value(x):
     return results[0]
 
 
+def _bias_nhwc(init):
+    """A per-channel bias broadcast over NCHW (``linalg.broadcast`` of a ``[F]`` vector, dimensions
+    ``[0, 2, 3]``, what torch-mlir emits for ``Conv2d``'s bias) rebuilt directly in NHWC
+    (dimensions ``[0, 1, 2]``): one pass over the output instead of a broadcast and a transpose.
+    ``None`` when ``init`` is anything else."""
+    owner = init.owner
+    if not isinstance(owner, ir.OpView) or owner.operation.name != "linalg.broadcast":
+        return None
+    if list(ir.DenseI64ArrayAttr(owner.attributes["dimensions"])) != [0, 2, 3]:
+        return None
+    t = ir.RankedTensorType(init.type)
+    n, f, h, w = t.shape
+    empty = tensor.EmptyOp([n, h, w, f], t.element_type).result
+    return _value(linalg.broadcast(owner.operands[0], outs=[empty], dimensions=[0, 1, 2]))
+
+
 def to_channels_last(module: ir.Module) -> int:
     """Rewrite every static ``linalg.conv_2d_nchw_fchw`` / ``conv_2d_nhwc_fhwc`` as transposes
     + ``conv_2d_nhwc_hwcf``.
@@ -114,7 +143,8 @@ def to_channels_last(module: ir.Module) -> int:
     ``y = conv_nchw(x, w, init)`` becomes ``transpose(conv_nhwc(transpose(x, [0, 2, 3, 1]),
     transpose(w, [2, 3, 1, 0]), transpose(init, [0, 2, 3, 1])), [0, 3, 1, 2])``; TOSA's
     ``conv_2d_nhwc_fhwc`` only needs its filter transposed (FHWC -> HWCF, ``[1, 2, 3, 0]``), as
-    upstream's ``transform.structured.transpose_conv2d`` does.
+    upstream's ``transform.structured.transpose_conv2d`` does. A bias broadcast as the initial value
+    is rebuilt in NHWC instead of transposed (:func:`_bias_nhwc`).
     """
     convs = []
 
@@ -128,11 +158,13 @@ def to_channels_last(module: ir.Module) -> int:
         for op in convs:
             px, pw, pinit, pback = _TO_HWCF[op.name]
             with ir.InsertionPoint(op), op.location:
-                x, w, init = (_transposed(v, p) for v, p in zip(op.operands[:3], (px, pw, pinit)))
+                x, w = (_transposed(v, p) for v, p in zip(op.operands[:2], (px, pw)))
+                init = _bias_nhwc(op.operands[2]) if op.name == NCHW else None
+                init = init if init is not None else _transposed(op.operands[2], pinit)
                 conv = linalg.conv_2d_nhwc_hwcf(
                     x, w, outs=[init], strides=list(ir.DenseIntElementsAttr(op.attributes["strides"])),
                     dilations=list(ir.DenseIntElementsAttr(op.attributes["dilations"])))
-                back = _transposed(_value(conv), pback)
+                back = _transposed(_value(conv), pback, generic=True)
             op.results[0].replace_all_uses_with(back)
             op.erase()
     return len(convs)

@@ -133,8 +133,9 @@ def _group_of(op, cache_tile, register_tile, conv_tile) -> TileGroup | None:
         return TileGroup("conv", sizes, (False,) * len(sizes))
     if name.startswith(_SKIP):
         return None
-    if name == "linalg.transpose":
-        return _transpose_group(op, shape)
+    perm = _permutation(op)
+    if perm is not None:
+        return _transpose_group(perm, shape)
     if name in ("linalg.matmul", "linalg.batch_matmul"):
         # batch_matmul (e.g. from tosa.matmul): the same schedule with a leading tile size 1 on
         # the batch loop, so each tile is an ordinary 2-D MR x NR register block.
@@ -162,11 +163,30 @@ def _group_of(op, cache_tile, register_tile, conv_tile) -> TileGroup | None:
 TRANSPOSE_TILE = 16
 
 
-def _transpose_group(op, shape) -> TileGroup:
-    """Tile a ``linalg.transpose`` so that each tile is a square block in the plane of the input's
-    and the output's contiguous dimensions: both are then read and written a row at a time
+def _permutation(op) -> list[int] | None:
+    """``perm`` (output dim ``j`` reads input dim ``perm[j]``) of a ``linalg.transpose``, or of an
+    all-parallel ``linalg.generic`` with one input read through a non-identity permutation and an
+    identity output (a transpose with an elementwise body, e.g. the ReLU fused into the transpose
+    of a channels-last convolution's result); ``None`` for anything else."""
+    if op.name == "linalg.transpose":
+        return list(ir.DenseI64ArrayAttr(op.attributes["permutation"]))
+    if op.name != "linalg.generic" or len(op.operands) != 2:
+        return None
+    if any("reduction" in str(t) for t in ir.ArrayAttr(op.attributes["iterator_types"])):
+        return None
+    in_map, out_map = (ir.AffineMapAttr(m).value for m in ir.ArrayAttr(op.attributes["indexing_maps"]))
+    if not (in_map.is_permutation and out_map.is_permutation) or in_map == out_map:
+        return None
+    if [ir.AffineDimExpr(e).position for e in out_map.results] != list(range(out_map.n_dims)):
+        return None
+    dims = [ir.AffineDimExpr(e).position for e in in_map.results]  # input dim k is loop dims[k]
+    return [dims.index(j) for j in range(len(dims))]
+
+
+def _transpose_group(perm: list[int], shape) -> TileGroup:
+    """Tile a transpose so that each tile is a square block in the plane of the input's and the
+    output's contiguous dimensions: both are then read and written a row at a time
     (``[1, ..., 16, ..., 16]``; a permutation that keeps the last dimension in place gets rows)."""
-    perm = list(ir.DenseI64ArrayAttr(op.attributes["permutation"]))
     inner_out, inner_in = len(shape) - 1, perm.index(len(shape) - 1)  # output dims of the two
     sizes = [1] * len(shape)
     for d in {inner_out, inner_in}:
