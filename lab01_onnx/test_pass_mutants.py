@@ -15,7 +15,7 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
-from lab01_onnx.passes import DefUseIndex, fold_constant_gather, fuse_consecutive_reshapes
+from lab01_onnx.passes import DefUseIndex, eliminate_identity, fold_constant_gather, fuse_consecutive_reshapes
 from lab01_onnx.passes.shapes import Shapes, reshape_dims
 from lab01_onnx.test_lab import apply, ints, make_model, rnd
 
@@ -230,3 +230,81 @@ def test_two_zeros_resolved_from_inferred_dims_fuse():
     model = make_model(nodes, [("x", F, [2, 3, 4])], [("y", F, None)])
     out = apply(fuse_consecutive_reshapes, model, {"x": rnd(2, 3, 4)}, 1)
     assert [n.op_type for n in out.graph.node].count("Reshape") == 1
+
+
+# ---- constants: every Constant attribute form is a constant ---------------------------------------------
+
+def test_constant_value_ints_and_value_int_are_constants():
+    nodes = [helper.make_node("Constant", [], ["data"], value_floats=[1.0, 2.0, 3.0]),
+             helper.make_node("Constant", [], ["i"], value_int=2),
+             helper.make_node("Gather", ["data", "i"], ["g"]), helper.make_node("Neg", ["g"], ["y"])]
+    out = apply(fold_constant_gather, make_model(nodes, [], [("y", F, None)]), {}, 1)
+    np.testing.assert_array_equal(ReferenceEvaluator(out).run(None, {})[0], np.float32(-3.0))
+
+
+def test_constant_value_ints_is_a_reshape_shape():
+    nodes = [ints("s1", [6, 4]), helper.make_node("Reshape", ["x", "s1"], ["m"]),
+             helper.make_node("Constant", [], ["s2"], value_ints=[0, 2, 2]),
+             helper.make_node("Reshape", ["m", "s2"], ["y"])]
+    apply(fuse_consecutive_reshapes, make_model(nodes, [("x", F, [2, 3, 4])], [("y", F, None)]),
+          {"x": rnd(2, 3, 4)}, 1)
+
+
+# ---- fused shapes get fresh names -----------------------------------------------------------------------
+
+def test_each_fused_shape_gets_its_own_fresh_name():
+    # two pairs share s2 = [0, 2, 2] (0 resolved to 6 from s1): two new shape initializers; "s2_fused" is taken
+    nodes = [ints("s1", [6, 4]), ints("s2", [0, 2, 2]), helper.make_node("Identity", ["z"], ["s2_fused"])]
+    for k in (1, 2):
+        nodes += [helper.make_node("Reshape", [f"x{k}", "s1"], [f"m{k}"]),
+                  helper.make_node("Reshape", [f"m{k}", "s2"], [f"y{k}"])]
+    model = make_model(nodes, [("x1", F, [2, 3, 4]), ("x2", F, [2, 3, 4]), ("z", F, [1])],
+                       [("y1", F, None), ("y2", F, None), ("s2_fused", F, None)])
+    feeds = {"x1": rnd(2, 3, 4), "x2": rnd(2, 3, 4) + 1, "z": np.ones(1, np.float32)}
+    out = apply(fuse_consecutive_reshapes, model, feeds, 2)
+    assert sorted(t.name for t in out.graph.initializer) == ["s2_fused_1", "s2_fused_2"]
+
+
+# ---- eliminate_identity: subgraph references renamed, also twice -----------------------------------------
+
+def branch(outputs, nodes=()):
+    return helper.make_graph(list(nodes), "b", [], [helper.make_tensor_value_info(o, F, [2]) for o in outputs])
+
+
+def test_identity_read_as_a_subgraph_output_is_renamed_there():
+    nodes = [helper.make_node("Relu", ["x"], ["r"]), helper.make_node("Identity", ["r"], ["t"]),
+             helper.make_node("If", ["c"], ["o"], then_branch=branch(["t"]), else_branch=branch(["r"]))]
+    # a branch output naming an outer value: onnx.checker refuses it (so no pass contract here), onnx.reference
+    # runs it, and the pass must rename it like any other reader
+    model = make_model(nodes, [("x", F, [2]), ("c", B, [])], [("o", F, [2])], check=False)
+    result = eliminate_identity(model)
+    out = result.model
+    assert result.rewrites == 1
+    for c in (True, False):
+        feeds = {"x": rnd(2) - 0.5, "c": np.array(c)}
+        np.testing.assert_array_equal(ReferenceEvaluator(out).run(None, feeds)[0],
+                                      ReferenceEvaluator(model).run(None, feeds)[0])
+    then_g = next(a.g for a in out.graph.node[-1].attribute if a.name == "then_branch")
+    assert [o.name for o in then_g.output] == ["r"]
+
+
+def test_subgraph_reference_renamed_twice_follows_both_renames():
+    # t = Identity(r) moves the branch's read of t to r; o = Identity(r) (a graph output) then renames r to o
+    nodes = [helper.make_node("Relu", ["x"], ["r"]), helper.make_node("Identity", ["r"], ["t"]),
+             helper.make_node("If", ["c"], ["q"], then_branch=branch(["n1"], [helper.make_node("Neg", ["t"], ["n1"])]),
+                              else_branch=branch(["n2"], [helper.make_node("Abs", ["t"], ["n2"])])),
+             helper.make_node("Identity", ["r"], ["o"])]
+    model = make_model(nodes, [("x", F, [2]), ("c", B, [])], [("q", F, [2]), ("o", F, [2])])
+    for c in (True, False):
+        out = apply(eliminate_identity, model, {"x": rnd(2), "c": np.array(c)}, 2)
+    assert [n.op_type for n in out.graph.node] == ["Relu", "If"] and out.graph.node[0].output[0] == "o"
+
+
+# ---- fold_constant_gather: an invalid axis is left for the runtime to report -----------------------------
+
+@pytest.mark.parametrize("axis", [2, -3])
+def test_gather_with_an_axis_out_of_range_is_not_folded(axis):
+    nodes = [helper.make_node("Gather", ["data", "i"], ["g"], axis=axis), helper.make_node("Neg", ["g"], ["y"])]
+    model = make_model(nodes, [], [("y", F, None)], inits={"data": rnd(3, 4), "i": np.array([0], np.int64)},
+                       check=False)
+    assert fold_constant_gather(model).rewrites == 0
