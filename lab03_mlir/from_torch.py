@@ -16,10 +16,10 @@ The building blocks of step 9 (the step list, config and CLI are in :mod:`lab03_
    The LLVM-dialect module runs in ``mlir.execution_engine.ExecutionEngine`` (and, for the
    naive linalg path, also as LLVM IR through llvmlite) and must match PyTorch within
    ``atol = 1e-5`` (:data:`ATOL`).
-3. **Production anchor** (:func:`iree_compile`, :func:`IreeModule`): the same linalg text (and
+3. **Production anchor** (:mod:`lab03_mlir.iree_anchor`: ``iree_compile``, ``IreeModule``): the same linalg text (and
    the StableHLO text) compiled by IREE's ``iree-compile`` (``llvm-cpu`` backend) and run by
    ``iree.runtime`` on the single-threaded ``local-sync`` driver; same gate.
-4. **Latency ladder** (:func:`latency_ladder`): single-thread median latency of PyTorch eager,
+4. **Latency ladder** (``iree_anchor.latency_ladder``): single-thread median latency of PyTorch eager,
    Lab 03 naive loops, Lab 03 tiled + vectorized, IREE, measured interleaved in one run
    (``common.timing.interleaved``), written to ``results/lab03/ladder.{md,csv,json}``.
 
@@ -40,11 +40,7 @@ Three MLIR builds live in this one Python environment, and they do not all mix:
 from __future__ import annotations
 
 import importlib
-import os
-import shutil
-import subprocess
 import sys
-import tempfile
 import time
 import warnings
 from dataclasses import dataclass
@@ -53,7 +49,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from common.errors import MissingDependency, UserError, require, run_cli
+from common.errors import UserError, require, run_cli
 
 # Import order matters (see the module docstring): upstream ``mlir``, then torch-mlir's MLIR,
 # then anything that loads MLIR's runner-utils library (the JIT); see preload_torch_mlir().
@@ -105,12 +101,6 @@ RTOL = 0.0
 #: torch-mlir output types, short name -> ``OutputType`` string (torch_mlir/compiler_utils.py).
 OUTPUT_TYPES = {"linalg": "linalg-on-tensors", "tosa": "tosa", "stablehlo": "stablehlo"}
 
-#: ``iree-compile`` flags: the local CPU device, LLVM CPU code generation tuned for this host.
-IREE_FLAGS = ("--iree-hal-target-device=local",
-              "--iree-hal-local-target-device-backends=llvm-cpu",
-              "--iree-llvmcpu-target-cpu=host")
-#: ``local-sync`` runs dispatches inline on the calling thread: single-threaded by construction.
-IREE_DRIVER = "local-sync"
 
 
 # --------------------------------------------------------------------------------------------
@@ -430,113 +420,6 @@ def lower_block(imported: ImportedIR, *, fast: bool = False, save_dir: Path | No
                   f"{st.ir.split('{-#', 1)[0]}")
     kernel = jit.EngineKernel(result.module, FUNC_NAME)
     return Compiled(f"{imported.label} {kind}", result, kernel, time.perf_counter() - t0)
-
-
-# --------------------------------------------------------------------------------------------
-# Step 3: IREE, the production anchor
-# --------------------------------------------------------------------------------------------
-
-def iree_compile_tool() -> str:
-    """Path of the ``iree-compile`` executable from the ``iree-base-compiler`` wheel.
-
-    Looks beside the running Python first (a venv's ``bin/``), then on ``PATH``.
-
-    Raises:
-        MissingDependency: not found.
-    """
-    here = Path(sys.executable).parent / "iree-compile"
-    if here.exists():
-        return str(here)
-    found = shutil.which("iree-compile")
-    if found:
-        return found
-    raise MissingDependency("the IREE anchor needs the package iree-base-compiler (no iree-compile "
-                            "executable found); install it with `.venv/bin/pip install iree-base-compiler`")
-
-
-def iree_compile(text: str, out_path: Path, *, tool: str | None = None) -> float:
-    """Compile MLIR ``text`` (linalg-on-tensors or StableHLO) to an IREE VM flatbuffer (.vmfb).
-
-    Runs ``iree-compile`` in a subprocess (see the module docstring: ``iree.compiler`` cannot share
-    a process with the upstream ``mlir`` bindings) with :data:`IREE_FLAGS`; the input dialect is
-    detected by ``--iree-input-type=auto`` (the default).
-
-    Returns:
-        Compile time in seconds.
-
-    Raises:
-        UserError: the compiler fails (first error line quoted).
-        MissingDependency: no ``iree-compile``.
-    """
-    tool = tool or iree_compile_tool()
-    out_path = Path(out_path)
-    out_path.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as fh:
-        fh.write(text)
-        src = fh.name
-    t0 = time.perf_counter()
-    try:
-        proc = subprocess.run([tool, src, *IREE_FLAGS, "-o", str(out_path)], capture_output=True,
-                              text=True, timeout=300)
-    finally:
-        os.unlink(src)
-    if proc.returncode != 0:
-        first = next((ln for ln in proc.stderr.splitlines() if "error" in ln), proc.stderr.strip()[:200])
-        raise UserError(f"iree-compile failed: {first}")
-    return time.perf_counter() - t0
-
-
-class IreeModule:
-    """A compiled ``.vmfb`` loaded with ``iree.runtime`` on the :data:`IREE_DRIVER` driver.
-
-    ``IreeModule(path)(x)`` calls the module's ``forward`` with a float32 array and returns the
-    float32 result copied to a numpy array.
-
-    Raises:
-        MissingDependency: iree-base-runtime is not installed.
-    """
-
-    def __init__(self, vmfb: Path):
-        rt = require("iree.runtime", "iree-base-runtime", "the IREE anchor")
-        self.path = Path(vmfb)
-        self._module = rt.load_vm_flatbuffer_file(str(self.path), driver=IREE_DRIVER)
-        self._fn = self._module[FUNC_NAME]
-
-    def __call__(self, x: np.ndarray) -> np.ndarray:
-        return np.asarray(self._fn(x).to_host())
-
-
-# --------------------------------------------------------------------------------------------
-# Step 4: the latency ladder
-# --------------------------------------------------------------------------------------------
-
-def latency_ladder(block: TorchBlock, candidates: dict[str, Callable[[np.ndarray], np.ndarray]], *,
-                   repeats: int, warmup: int = 3, threads: int = 1) -> list[dict]:
-    """Single-thread latency of ``candidates`` on ``block``'s input, interleaved in one run.
-
-    Args:
-        block: gives the input and the FLOP count.
-        candidates: ``{backend name: run(x) -> y}``; the first one is the baseline of ``x_vs_first``.
-        repeats, warmup: rounds of :func:`common.timing.interleaved`.
-        threads: PyTorch intra-op threads (the JIT and IREE ``local-sync`` are single-threaded).
-
-    Returns:
-        One row per backend: block, backend, median_ms, p10_ms, p90_ms, gflops (GFLOP/s at the
-        median), x_vs_<first> (median / first's median), threads, repeats.
-    """
-    from common.timing import interleaved, set_torch_threads
-    set_torch_threads(threads)
-    x = block.input_np
-    stats = interleaved({k: (lambda f=f: f(x)) for k, f in candidates.items()},
-                        warmup=warmup, repeats=repeats, progress=True)
-    first = next(iter(stats))
-    rows = []
-    for name, st in stats.items():
-        rows.append({"block": block.name, "backend": name, "median_ms": st.median_ms, "p10_ms": st.p10_ms,
-                     "p90_ms": st.p90_ms, "gflops": block.flops / (st.median_ms * 1e-3) / 1e9,
-                     f"x_vs_{first.split()[0].lower()}": st.median_ms / stats[first].median_ms,
-                     "threads": threads, "repeats": repeats})
-    return rows
 
 
 if __name__ == "__main__":  # the step list lives in lab03_mlir.ladder

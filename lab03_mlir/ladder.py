@@ -31,9 +31,9 @@ from common.errors import UserError, run_cli
 from common.gates import GateChain, GateError, GateReport
 
 from lab03_mlir import from_torch as ft  # noqa: I001  (upstream mlir, then torch-mlir: see from_torch)
-from lab03_mlir import fast, jit, lowering
-from lab03_mlir.from_torch import (ATOL, FUNC_NAME, IREE_DRIVER, IREE_FLAGS, LAB, OUTPUT_TYPES, RESNET_CONVS,
-                                   RTOL, Compiled, ImportedIR, IreeModule, TorchBlock)
+from lab03_mlir import fast, iree_anchor, jit, lowering
+from lab03_mlir.from_torch import ATOL, FUNC_NAME, LAB, OUTPUT_TYPES, RESNET_CONVS, RTOL, Compiled, ImportedIR, TorchBlock
+from lab03_mlir.iree_anchor import IREE_DRIVER, IREE_FLAGS, IreeModule
 
 
 @dataclass
@@ -185,7 +185,7 @@ def step_iree(imports: Sequence[ImportedIR], chains: dict, cfg: FromTorchConfig,
         if imp.output_type not in ("linalg", "stablehlo"):
             continue
         vmfb = report.workdir() / f"torch_{imp.block.name}_{imp.output_type}.vmfb"
-        seconds = ft.iree_compile(imp.text, vmfb)
+        seconds = iree_anchor.iree_compile(imp.text, vmfb)
         mod = IreeModule(vmfb)
         rep = chains[imp.block.name].check(f"{imp.label} (IREE llvm-cpu)", {imp.block.name: mod(imp.block.input_np)})
         step(4, "iree", f"{imp.label}: iree-compile llvm-cpu {seconds:.2f} s -> {vmfb.name}, run on {IREE_DRIVER}; "
@@ -246,7 +246,7 @@ def step_ladder(blocks: Sequence[TorchBlock], compiled: dict, iree_modules: dict
                                            first_failure=f"max|err| {err:.2e} > {ATOL:g} vs PyTorch"))
             cands["Lab 03 NHWC conv alone"] = alone
         repeats = max(5, cfg.repeats // 5) if is_resnet(block) else cfg.repeats
-        brows = ft.latency_ladder(block, cands, repeats=repeats, warmup=min(cfg.warmup, 2) if is_resnet(block)
+        brows = iree_anchor.latency_ladder(block, cands, repeats=repeats, warmup=min(cfg.warmup, 2) if is_resnet(block)
                                   else cfg.warmup, threads=cfg.threads)
         iree_ms = next((r["median_ms"] for r in brows if r["backend"] == "IREE llvm-cpu"), None)
         for r in brows:

@@ -15,7 +15,7 @@ from common.gates import gate
 from common.results import read_table
 
 from lab03_mlir import from_torch as ft  # imports the upstream ``mlir`` before torch-mlir
-from lab03_mlir import ladder
+from lab03_mlir import iree_anchor, ladder
 
 pytestmark = pytest.mark.lab03
 
@@ -185,16 +185,16 @@ def test_ladder_has_every_rung(report):
 
 def test_iree_compile_error_is_one_line(tmp_path):
     with pytest.raises(UserError, match="iree-compile failed"):
-        ft.iree_compile("func.func @forward() { return %x : f32 }", tmp_path / "bad.vmfb")
+        iree_anchor.iree_compile("func.func @forward() { return %x : f32 }", tmp_path / "bad.vmfb")
 
 
 # --------------------------------------------------------------------------- missing packages, CLI
 
 def test_missing_iree_compiler_is_named(monkeypatch, tmp_path):
-    monkeypatch.setattr(ft.sys, "executable", str(tmp_path / "python"))
+    monkeypatch.setattr(iree_anchor.sys, "executable", str(tmp_path / "python"))
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(MissingDependency, match="iree-base-compiler"):
-        ft.iree_compile_tool()
+        iree_anchor.iree_compile_tool()
 
 
 def test_missing_torch_mlir_is_named(monkeypatch, report):
