@@ -246,8 +246,9 @@ def test_constant_value_ints_is_a_reshape_shape():
     nodes = [ints("s1", [6, 4]), helper.make_node("Reshape", ["x", "s1"], ["m"]),
              helper.make_node("Constant", [], ["s2"], value_ints=[0, 2, 2]),
              helper.make_node("Reshape", ["m", "s2"], ["y"])]
-    apply(fuse_consecutive_reshapes, make_model(nodes, [("x", F, [2, 3, 4])], [("y", F, None)]),
-          {"x": rnd(2, 3, 4)}, 1)
+    out = apply(fuse_consecutive_reshapes, make_model(nodes, [("x", F, [2, 3, 4])], [("y", F, None)]),
+                {"x": rnd(2, 3, 4)}, 1)
+    assert [n.op_type for n in out.graph.node] == ["Reshape"]  # both shape Constants left dead are removed
 
 
 # ---- fused shapes get fresh names -----------------------------------------------------------------------
@@ -308,3 +309,22 @@ def test_gather_with_an_axis_out_of_range_is_not_folded(axis):
     model = make_model(nodes, [], [("y", F, None)], inits={"data": rnd(3, 4), "i": np.array([0], np.int64)},
                        check=False)
     assert fold_constant_gather(model).rewrites == 0
+
+
+# ---- eliminate_identity: preconditions of the graph-output clause -----------------------------------------
+
+def test_identity_to_output_stays_when_a_reader_of_the_source_defines_the_output_name():
+    # o = Identity(r) is a graph output; renaming r to o would be captured by the branch that defines its own o
+    shadow = branch(["k"], [helper.make_node("Neg", ["r"], ["o"]), helper.make_node("Abs", ["o"], ["k"])])
+    nodes = [helper.make_node("Relu", ["x"], ["r"]), helper.make_node("Identity", ["r"], ["o"]),
+             helper.make_node("If", ["c"], ["q"], then_branch=shadow, else_branch=branch(["r"]))]
+    model = make_model(nodes, [("x", F, [2]), ("c", B, [])], [("o", F, [2]), ("q", F, [2])], check=False)
+    assert eliminate_identity(model).rewrites == 0
+
+
+@pytest.mark.parametrize("inputs,outputs", [([""], ["y"]), (["x", "x"], ["y"]), (["undefined"], ["y"])])
+def test_malformed_identity_is_left_alone(inputs, outputs):
+    # an empty input, two inputs, or an input nothing defines: left for the checker / runtime to report
+    nodes = [helper.make_node("Identity", inputs, outputs)]
+    model = make_model(nodes, [("x", F, [2])], [("y", F, [2])], check=False)
+    assert eliminate_identity(model).rewrites == 0
