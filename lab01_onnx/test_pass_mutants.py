@@ -16,7 +16,7 @@ from onnx import TensorProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
 from lab01_onnx.passes import DefUseIndex, eliminate_identity, fold_constant_gather, fuse_consecutive_reshapes
-from lab01_onnx.passes.shapes import Shapes, reshape_dims
+from lab01_onnx.passes.shapes import Shapes, exact_initializer_outputs, reshape_dims, static_shapes
 from lab01_onnx.test_lab import apply, ints, make_model, rnd
 
 pytestmark = pytest.mark.lab01
@@ -207,8 +207,8 @@ def test_gather_of_shape_on_axis_one_is_not_folded():
 
 
 def test_gather_of_the_shape_of_a_value_folded_in_the_same_call():
-    # g1 = Gather(data, [0]) folds first; Shape(g1) is then known from the folded value itself, even
-    # where shape inference of the input model knew nothing (here: it fails on a conflicting value_info)
+    # g1 = Gather(data, [0]) folds first; Shape(g1) is then read from the folded value itself, not from
+    # shape inference of the input model (here misled by a wrong value_info for g1: [7, 7, 7])
     data = rnd(3, 4)
     nodes = [helper.make_node("Gather", ["data", "i0"], ["g1"]), helper.make_node("Shape", ["g1"], ["s"]),
              ints("k", [1]), helper.make_node("Gather", ["s", "k"], ["g2"]), helper.make_node("Neg", ["g2"], ["y"])]
@@ -328,3 +328,55 @@ def test_malformed_identity_is_left_alone(inputs, outputs):
     nodes = [helper.make_node("Identity", inputs, outputs)]
     model = make_model(nodes, [("x", F, [2])], [("y", F, [2])], check=False)
     assert eliminate_identity(model).rewrites == 0
+
+
+# ---- static_shapes / exact_initializer_outputs ----------------------------------------------------------
+
+def graph_model(nodes, inputs, outputs, inits=()):
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info(*i) for i in inputs],
+                              [helper.make_tensor_value_info(*o) for o in outputs],
+                              initializer=[numpy_helper.from_array(v, k) for k, v in inits])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def test_static_shapes_propagate_shape_values():
+    # m = Reshape(x, Concat(Shape(x)[0:1], [-1])): known only with data propagation
+    nodes = [helper.make_node("Shape", ["x"], ["sx"], end=1), ints("minus1", [-1]),
+             helper.make_node("Concat", ["sx", "minus1"], ["s"], axis=0), helper.make_node("Reshape", ["x", "s"], ["m"])]
+    assert static_shapes(graph_model(nodes, [("x", F, [2, 3, 4])], [("m", F, None)]))["m"] == [2, 12]
+
+
+def test_static_shapes_survive_a_node_whose_inference_fails():
+    # Sqrt of int32 breaks the type check and Reshape(-1, -1) the shape rule: the other dims are still known
+    nodes = [helper.make_node("Sqrt", ["k"], ["q"]), ints("s", [-1, -1]), helper.make_node("Reshape", ["x", "s"], ["r"]),
+             helper.make_node("Relu", ["x"], ["a"])]
+    model = graph_model(nodes, [("k", TensorProto.INT32, [2]), ("x", F, [2, 3])],
+                        [("q", TensorProto.INT32, None), ("r", F, None), ("a", F, None)])
+    assert static_shapes(model)["a"] == [2, 3]
+
+
+def test_static_shapes_of_unshaped_values_initializers_and_symbols():
+    nodes = [helper.make_node("Relu", ["u"], ["ru"]), helper.make_node("Add", ["x", "w"], ["y"])]
+    model = graph_model(nodes, [("u", F, None), ("x", F, ["N", 3])], [("ru", F, None), ("y", F, None)],
+                        inits=[("w", np.ones((1, 3), np.float32))])
+    dims = static_shapes(model)
+    assert dims["u"] is None and dims["ru"] is None  # rank unknown: present, None
+    assert dims["x"] == [None, 3] and dims["y"] == [None, 3] and dims["w"] == [1, 3]
+
+
+def test_exact_initializer_outputs_declares_the_initializer_type():
+    model = graph_model([helper.make_node("Relu", ["x"], ["r"])], [("x", F, [2])],
+                        [("r", F, None), ("c", I64, ["a", "b"])], inits=[("c", np.ones((1, 2), np.int64))])
+    before = model.SerializeToString()
+    fixed = exact_initializer_outputs(model)
+    assert model.SerializeToString() == before  # the caller's model is untouched
+    assert fixed.graph.output[1].type == helper.make_tensor_value_info("c", I64, [1, 2]).type
+    assert fixed.graph.output[0].type == model.graph.output[0].type
+
+
+def test_exact_initializer_outputs_leaves_exact_and_overridable_outputs():
+    exact = graph_model([], [], [("c", I64, [1, 2])], inits=[("c", np.ones((1, 2), np.int64))])
+    assert exact_initializer_outputs(exact) is exact
+    overridable = graph_model([], [("c", I64, ["a", "b"])], [("c", I64, ["a", "b"])],
+                              inits=[("c", np.ones((1, 2), np.int64))])
+    assert exact_initializer_outputs(overridable) is overridable  # a graph input: a caller may feed another value
