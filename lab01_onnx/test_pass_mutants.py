@@ -380,3 +380,51 @@ def test_exact_initializer_outputs_leaves_exact_and_overridable_outputs():
     overridable = graph_model([], [("c", I64, ["a", "b"])], [("c", I64, ["a", "b"])],
                               inits=[("c", np.ones((1, 2), np.int64))])
     assert exact_initializer_outputs(overridable) is overridable  # a graph input: a caller may feed another value
+
+
+# ---- fuse_consecutive_reshapes: resolving zeros of s2 ------------------------------------------------------
+
+def pair(s1, s2, x_shape=(2, 3, 4), attrs1=None, s2_dtype=np.int64):
+    """x -> Reshape(s1) -> m -> Reshape(s2) -> y; ``attrs1`` are the first node's attributes (default none)."""
+    nodes = [ints("s1", s1), helper.make_node("Reshape", ["x", "s1"], ["m"], **(attrs1 or {})),
+             helper.make_node("Constant", [], ["s2"], value=numpy_helper.from_array(np.asarray(s2, s2_dtype))),
+             helper.make_node("Reshape", ["m", "s2"], ["y"])]
+    return nodes, [("x", F, list(x_shape))], [("y", F, None)]
+
+
+@pytest.mark.parametrize("s1,s2", [([4, 6], [0, 0]),       # both zeros resolved from s1
+                                   ([0, 12], [0, 0]),      # s1's own 0 copies x's dim, then 12 from s1
+                                   ([0, 12], [0, 0, 1])])
+def test_every_zero_of_s2_is_resolved(s1, s2):
+    model = make_model(*pair(s1, s2))
+    apply(fuse_consecutive_reshapes, model, {"x": rnd(2, 3, 4)}, 1)
+
+
+def test_zero_copied_through_a_first_reshape_without_allowzero_attribute():
+    # the first node has no allowzero attribute: its default 0 means "copy", so s2's 0 stays valid
+    model = make_model(*pair([0, -1], [0, 3, 4]))
+    assert not any(a.name == "allowzero" for a in model.graph.node[1].attribute)
+    apply(fuse_consecutive_reshapes, model, {"x": rnd(2, 3, 4)}, 1)
+
+
+@pytest.mark.parametrize("s2,dtype", [([2, 12], np.int32), ([[2, 12]], np.int64)])
+def test_an_invalid_second_shape_is_not_fused(s2, dtype):
+    nodes, inputs, outputs = pair([6, 4], s2, s2_dtype=dtype)
+    assert fuse_consecutive_reshapes(make_model(nodes, inputs, outputs, check=False)).rewrites == 0
+
+
+def test_a_zero_beyond_the_middle_rank_is_not_fused():
+    # s2[2] = 0 copies m's dim 2, but m = Reshape(x, [6, 4]) has rank 2: invalid, left for the runtime
+    nodes, inputs, outputs = pair([6, 4], [24, 1, 0])
+    assert fuse_consecutive_reshapes(make_model(nodes, inputs, outputs, check=False)).rewrites == 0
+
+
+# ---- the rule driver: a Gather turned into a Constant has no inputs left -----------------------------------
+
+def test_fold_into_a_constant_node_with_a_reopened_input():
+    # data has two readers; folding the Gather (a graph output) drops one, so data's last reader is retried
+    nodes = [helper.make_node("Gather", ["data", "i"], ["y"]), helper.make_node("Neg", ["data"], ["z"])]
+    model = make_model(nodes, [], [("y", F, None), ("z", F, None)],
+                       inits={"data": rnd(3, 2), "i": np.array([2, 0], np.int64)})
+    out = apply(fold_constant_gather, model, {}, 1)
+    assert [n.op_type for n in out.graph.node] == ["Constant", "Neg"]
