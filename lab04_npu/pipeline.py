@@ -203,9 +203,9 @@ def step_quantize(ctx: Ctx) -> None:
         raise GateFailed(f"int16 QDQ (mask clamped) on HTP: logits max abs {best['logits_max_abs']:.3g} is "
                          f"{rel:.1%} of the logit scale > --max-rel {ctx.args.max_rel:g}")
     ctx.meta["mask_initializers_clamped"] = n_clamped
-    cli.step(4, "quantize", "; ".join(f"{s['activations']} {s['model']}: logits max abs {s['logits_max_abs']:.3g}, "
-                                      f"top-1 {s['top1_agreement']:.2f}, first beyond tol: {s['first_out_of_tol'][:60]}"
-                                      for s in summary))
+    cli.step(4, "quantize", "; ".join(
+        f"{s['activations']} {s['model']}: logits max abs {s['logits_max_abs']:.3g}, top-1 {s['top1_agreement']:.2f}, "
+        f"first beyond tol on the HTP {s['first_out_of_tol'].split(' (')[0].split('/inner/model/')[-1]}" for s in summary))
 
 
 def calibration_feeds(static, n: int) -> list[dict]:
@@ -249,8 +249,10 @@ def step_context(ctx: Ctx) -> None:
 def write_tables(ctx: Ctx) -> None:
     from lab04_npu.plot import partitions_figure
 
+    import importlib.metadata
+
     env = environment(threads=1, host="x86 HTP emulation (onnxruntime-qnn), shared 2-core machine",
-                      **ctx.meta)
+                      onnxruntime_qnn=importlib.metadata.version("onnxruntime-qnn"), **ctx.meta)
     from lab04_npu.qnn import provider_options
 
     opts = provider_options(ctx.args.precision, ctx.args.soc_model, ctx.args.htp_arch)
