@@ -105,8 +105,8 @@ def parse(text: str) -> QnnLog:
             for v in unit[3]:
                 v.reason = m.group(1).strip()
             continue
-        if line.strip() == "" or not line.startswith(("\t", " ")):
-            unit = None if not _MEMBER.match(line) else unit
+        if not line.strip() or not line.startswith(("\t", " ")):
+            unit = None  # a unit's member and REASON lines are indented; anything else ends it
         if m := _COMPOSE.search(line):
             current, in_units = Partition(m.group(1)), False
             out.partitions.append(current)
