@@ -428,3 +428,39 @@ def test_fold_into_a_constant_node_with_a_reopened_input():
                        inits={"data": rnd(3, 2), "i": np.array([2, 0], np.int64)})
     out = apply(fold_constant_gather, model, {}, 1)
     assert [n.op_type for n in out.graph.node] == ["Constant", "Neg"]
+
+
+# ---- fold_constant_gather: index dtypes and opset rules -----------------------------------------------------
+
+def gather_of(indices, opset=17, dtype=np.int64, data=None):
+    data = rnd(3, 4) if data is None else data
+    nodes = [helper.make_node("Gather", ["data", "i"], ["g"]), helper.make_node("Neg", ["g"], ["y"])]
+    return nodes, {"data": data, "i": np.asarray(indices, dtype)}, opset
+
+
+@pytest.mark.parametrize("indices,opset,rewrites", [([-1], 11, 1),   # negative indices: from opset 11 on
+                                                    ([-1], 10, 0),
+                                                    ([0], 10, 1),    # index 0 is not negative
+                                                    ([2, 1], 10, 1)])
+def test_negative_indices_fold_from_opset_11(indices, opset, rewrites):
+    nodes, inits, opset = gather_of(indices, opset)
+    model = make_model(nodes, [], [("y", F, None)], inits=inits, opset=opset)
+    if rewrites:
+        apply(fold_constant_gather, model, {}, rewrites)
+    else:
+        assert fold_constant_gather(model).rewrites == 0
+
+
+@pytest.mark.parametrize("dtype", [np.int16, np.float32])
+def test_indices_of_another_dtype_are_not_folded(dtype):
+    nodes, inits, opset = gather_of([1], dtype=dtype)
+    assert fold_constant_gather(make_model(nodes, [], [("y", F, None)], inits=inits, check=False)).rewrites == 0
+
+
+def test_a_folded_gather_feeds_the_next_fold_in_the_same_call():
+    nodes = [helper.make_node("Gather", ["data", "i"], ["g1"]), helper.make_node("Gather", ["g1", "j"], ["g2"], axis=1),
+             helper.make_node("Neg", ["g2"], ["y"])]
+    model = make_model(nodes, [], [("y", F, None)],
+                       inits={"data": rnd(3, 4), "i": np.array([2, 0], np.int64), "j": np.array(3, np.int64)})
+    out = apply(fold_constant_gather, model, {}, 2)
+    np.testing.assert_array_equal(ReferenceEvaluator(out).run(None, {})[0], -rnd(3, 4)[[2, 0], 3])
