@@ -78,7 +78,7 @@ class Browser:
 
         return IOLoop.current().run_sync(coro, timeout=timeout)
 
-    def call(self, method: str, timeout: float = 30.0, **params) -> dict:
+    def call(self, method: str, timeout: float = 120.0, **params) -> dict:
         """Send one CDP command to the page and return its ``result`` (RuntimeError on a CDP error)."""
         from tornado.websocket import websocket_connect
 

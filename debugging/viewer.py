@@ -158,6 +158,12 @@ def check_overlay_file(path: Path) -> Path:
     return path
 
 
+def _overlay_arg(text: str) -> tuple[Path, str]:
+    """``FILE.json`` or ``FILE.json@model.onnx`` -> ``(checked path, target model file name or "")``."""
+    path, _, target = text.partition("@") if text.rsplit("@", 1)[-1].endswith(MLIR_EXTS + (".onnx",)) else (text, "", "")
+    return check_overlay_file(Path(path)), target
+
+
 def model_explorer_config(models: Sequence[Path], overlays: Sequence[tuple[Path, str]]):
     """A ``model_explorer.config()`` with the models (in order) and node-data files (targeted by file name)."""
     import model_explorer
@@ -180,34 +186,34 @@ def serve(models: Sequence[Path], overlays: Sequence[tuple[Path, str]], port: in
                                          extensions=["model_explorer_onnx"], no_open_in_browser=True)
 
 
-def spawn(args: Sequence[str], timeout: float = 120.0) -> tuple[subprocess.Popen, str]:
+def spawn(args: Sequence[str], timeout: float = 300.0) -> tuple[subprocess.Popen, str]:
     """Start ``python -m debugging.viewer ARGS`` and wait for its URL line; returns ``(process, url)``.
 
     Raises:
-        UserError: the server exited first (its last stderr line is the reason).
+        UserError: the server exited first (its last stderr line is the reason), or printed no URL in time.
     """
-    import select
-    import time
+    import queue
+    import threading
 
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen([sys.executable, "-m", "debugging.viewer", *args], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env=env, cwd=Path(__file__).resolve().parent.parent)
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        ready, _, _ = select.select([proc.stdout], [], [], 1.0)
-        if ready:
-            line = proc.stdout.readline()
+    lines: queue.Queue = queue.Queue()
+    err: list[str] = []
+    threading.Thread(target=lambda: [lines.put(x) for x in proc.stdout] + [lines.put(None)], daemon=True).start()
+    threading.Thread(target=lambda: err.extend(proc.stderr), daemon=True).start()
+    try:
+        while True:
+            line = lines.get(timeout=timeout)
+            if line is None:
+                proc.wait(10)
+                last = [x.strip() for x in err if x.strip()]
+                raise UserError(f"the viewer exited with {proc.returncode}: {last[-1] if last else 'no message'}")
             if line.startswith("http://"):
-                from .browser import threading_drain
-
-                threading_drain(proc.stdout)
-                threading_drain(proc.stderr)
                 return proc, line.strip()
-        if proc.poll() is not None:
-            err = (proc.stderr.read() or "").strip().splitlines()
-            raise UserError(f"the viewer exited with {proc.returncode}: {err[-1] if err else 'no message'}")
-    proc.kill()
-    raise UserError(f"the viewer printed no URL within {timeout:.0f} s")
+    except queue.Empty:
+        proc.kill()
+        raise UserError(f"the viewer printed no URL within {timeout:.0f} s") from None
 
 
 def browser_check(url: str, needles: Sequence[str], shot: Path, timeout: float = 90.0) -> str:
@@ -221,22 +227,38 @@ def browser_check(url: str, needles: Sequence[str], shot: Path, timeout: float =
 
     if find_chromium() is None:
         raise UserError("no chromium for --check: apt-get install chromium (or set $CHROMIUM)")
-    with Browser() as b:
-        b.open(url)
-        try:
+    try:
+        with Browser() as b:
+            b.open(url)
             text = b.wait_for_text(list(needles), timeout=timeout)
-        except TimeoutError as exc:
+            expand_all_layers(b)
             b.screenshot(shot)
-            raise GateFailed(f"Model Explorer did not render: {exc} (screenshot {shot})") from exc
-        b.screenshot(shot)
+    except (TimeoutError, RuntimeError) as exc:  # the page never showed them, or the browser stopped answering
+        raise GateFailed(f"Model Explorer did not render in headless chromium: {exc}") from exc
     return text
+
+
+def expand_all_layers(b, settle: float = 3.0) -> bool:
+    """Click Model Explorer's "expand all layers" button (material icon ``unfold_more_double``) so a
+    screenshot shows the op nodes with their overlay colours; False when the button is not found."""
+    import time
+
+    clicked = b.evaluate("(() => { const i = [...document.querySelectorAll('mat-icon, .mat-icon, span, button')]"
+                         ".find(e => e.textContent.trim() === 'unfold_more_double');"
+                         " if (!i) return false; (i.closest('button') || i.closest('[role=button]') || i).click();"
+                         " return true; })()")
+    time.sleep(settle)
+    return bool(clicked)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     p = parser(PROG, __doc__)
     p.add_argument("model", help="an .onnx file (any stage) or an .mlir file (e.g. results/lab03/*_tosa.mlir)")
-    p.add_argument("--overlay", action="append", default=[], metavar="FILE.json",
-                   help="extra node-data file(s) to show (Model Explorer's format)")
+    p.add_argument("--overlay", action="append", default=[], metavar="FILE.json[@MODEL]",
+                   help="extra node-data file(s) to show (Model Explorer's format); @MODEL: the file name of "
+                        "the served model it applies to (default: the first)")
+    p.add_argument("--add-model", action="append", default=[], metavar="FILE",
+                   help="serve another model beside it (no overlays computed for it)")
     p.add_argument("--reference", metavar="A.onnx",
                    help="an earlier stage of the same model: per-node max |diff| and removed/added nodes")
     p.add_argument("--memory", action="store_true", help="bytes written and bytes live per node (Lab 01's planner)")
@@ -259,7 +281,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise UserError(f"port {args.port} on {HOST} is in use; pick another with --port N (or --port 0)")
     out_dir = Path(args.out) if args.out else results_dir("debugging")
     out_dir.mkdir(parents=True, exist_ok=True)
-    extra = [(check_overlay_file(Path(f)), "") for f in args.overlay]
+    extra = [_overlay_arg(f) for f in args.overlay]
     dims = {"batch": 1, "sequence": 8, **_parse_dims(args.dim)}
     if model.suffix in MLIR_EXTS:
         if args.reference or args.memory:
@@ -274,14 +296,20 @@ def main(argv: Sequence[str] | None = None) -> int:
                                 atol=args.atol, seed=args.seed)
         over += extra
         models = [model] + ([ref] if ref is not None else [])
+    for m in args.add_model:
+        if not Path(m).is_file():
+            raise UserError(f"--add-model {m}: no such file")
+        models.append(Path(m))
     for f, _ in over:
         step(4, "overlay", str(f))
     if args.write_only:
         return 0
-    if args.check:
-        child = [a for a in (sys.argv[1:] if argv is None else argv) if a != "--check"]
+    if args.check:  # serve what was just written (no recomputation) in a child process, then look at it
+        child = [str(models[0]), "--port", str(free_port()), "--out", str(out_dir)]
+        child += [a for m in models[1:] for a in ("--add-model", str(m))]
+        child += [a for f, target in over for a in ("--overlay", f"{f}@{target}" if target else str(f))]
         first = [f for f, target in over if target in ("", models[0].name)]  # the page opens the first model
-        return _check(child + ["--port", str(free_port())], models[0], first, out_dir)
+        return _check(child, models[0], first, out_dir)
     port = args.port or free_port()
     step(5, "serve", f"Model Explorer on http://{HOST}:{port} (Ctrl-C stops)")
     serve(models, over, port)
