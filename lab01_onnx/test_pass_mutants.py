@@ -464,3 +464,12 @@ def test_a_folded_gather_feeds_the_next_fold_in_the_same_call():
                        inits={"data": rnd(3, 4), "i": np.array([2, 0], np.int64), "j": np.array(3, np.int64)})
     out = apply(fold_constant_gather, model, {}, 2)
     np.testing.assert_array_equal(ReferenceEvaluator(out).run(None, {})[0], -rnd(3, 4)[[2, 0], 3])
+
+
+def test_a_gather_folded_into_a_constant_node_feeds_the_next_fold():
+    # y (a graph output) becomes a Constant node; z = Gather(y, j) folds in the same call from y's value
+    nodes = [helper.make_node("Gather", ["data", "i"], ["y"]), helper.make_node("Gather", ["y", "j"], ["z"])]
+    model = make_model(nodes, [], [("y", F, None), ("z", F, None)],
+                       inits={"data": rnd(3, 4), "i": np.array([1], np.int64), "j": np.array([0], np.int64)})
+    out = apply(fold_constant_gather, model, {}, 2)
+    assert [n.op_type for n in out.graph.node] == ["Constant", "Constant"]
