@@ -77,10 +77,13 @@ class KnownShapes(Shapes):
 
 
 def chain_model(shapes, allowzero=0):
-    """x -> Reshape(s_1) -> r1 -> Reshape(s_2) -> r2 ..., every r_i a graph output; x is float[2, 3, 4]."""
+    """x -> Reshape(s_1) -> r1 -> Reshape(s_2) -> r2 ..., every r_i a graph output; x is float[2, 3, 4].
+
+    ``allowzero=None`` leaves the attribute out (its default, 0, applies)."""
     nodes, prev = [], "x"
+    attrs = {} if allowzero is None else {"allowzero": allowzero}
     for i, s in enumerate(shapes, 1):
-        nodes += [ints(f"s{i}", s), helper.make_node("Reshape", [prev, f"s{i}"], [f"r{i}"], allowzero=allowzero)]
+        nodes += [ints(f"s{i}", s), helper.make_node("Reshape", [prev, f"s{i}"], [f"r{i}"], **attrs)]
         prev = f"r{i}"
     graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", F, [2, 3, 4])],
                               [helper.make_tensor_value_info(f"r{i}", F, None) for i in range(1, len(shapes) + 1)])
@@ -92,8 +95,9 @@ def actual_dims(model):
     return [list(o.shape) for o in outs]
 
 
-def test_through_reshapes_derives_every_link_of_the_chain():
-    model = chain_model([[6, 4], [0, 2, -1], [3, 0, 0, -1]])
+@pytest.mark.parametrize("allowzero", [0, None])
+def test_through_reshapes_derives_every_link_of_the_chain(allowzero):
+    model = chain_model([[6, 4], [0, 2, -1], [3, 0, 0, -1]], allowzero)
     idx = DefUseIndex(model)
     expect = actual_dims(model)  # [[6, 4], [6, 2, 2], [3, 2, 2, 2]]
     for name, dims in zip(("r3", "r2", "r1"), reversed(expect)):
@@ -473,3 +477,52 @@ def test_a_gather_folded_into_a_constant_node_feeds_the_next_fold():
                        inits={"data": rnd(3, 4), "i": np.array([1], np.int64), "j": np.array([0], np.int64)})
     out = apply(fold_constant_gather, model, {}, 2)
     assert [n.op_type for n in out.graph.node] == ["Constant", "Constant"]
+
+
+def one_reshape(data, shape, shape_dtype=np.int64):
+    """r = Reshape(data, shape) over graph inputs y (no shape) and x (float[2, 3, 4])."""
+    nodes = [helper.make_node("Constant", [], ["s"], value=numpy_helper.from_array(np.asarray(shape, shape_dtype))),
+             helper.make_node("Reshape", [data, "s"], ["r"])]
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("y", F, None),
+                                           helper.make_tensor_value_info("x", F, [2, 3, 4])],
+                              [helper.make_tensor_value_info("r", F, None)])
+    return DefUseIndex(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]))
+
+
+def test_through_reshapes_starts_from_partly_known_dims_of_a_non_reshape():
+    assert KnownShapes({"y": [6, None]}).through_reshapes("r", one_reshape("y", [0, 2, -1])) == [6, 2, None]
+
+
+def test_through_reshapes_merges_inferred_and_derived_dims():
+    assert KnownShapes({"r": [6, None]}).through_reshapes("r", one_reshape("y", [0, 4])) == [6, 4]
+
+
+@pytest.mark.parametrize("data,shape,dtype", [("y", [-1, -1], np.int64),   # invalid shape: nothing derived
+                                              ("x", [6, 4], np.int32),      # not an int64 shape: not followed
+                                              ("", [6, 4], np.int64)])      # no data input: not followed
+def test_through_reshapes_keeps_inferred_dims_where_the_chain_is_invalid(data, shape, dtype):
+    assert KnownShapes({"x": [2, 3, 4], "r": [6, None]}).through_reshapes("r", one_reshape(data, shape, dtype)) == [6, None]
+
+
+def test_through_reshapes_of_a_reshape_with_one_input():
+    graph = helper.make_graph([helper.make_node("Reshape", ["x"], ["r"])], "g",
+                              [helper.make_tensor_value_info("x", F, [2, 3, 4])], [helper.make_tensor_value_info("r", F, None)])
+    idx = DefUseIndex(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]))
+    assert KnownShapes({"x": [2, 3, 4]}).through_reshapes("r", idx) is None
+
+
+def test_through_reshapes_stops_on_a_cycle():
+    nodes = [ints("s", [6, 4]), helper.make_node("Reshape", ["b", "s"], ["a"]), helper.make_node("Reshape", ["a", "s"], ["b"])]
+    graph = helper.make_graph(nodes, "g", [], [helper.make_tensor_value_info("b", F, None)])
+    idx = DefUseIndex(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]))
+    assert KnownShapes({}).through_reshapes("b", idx) == [6, 4]
+
+
+def test_through_reshapes_sees_the_chain_as_rewired_after_each_invalidate():
+    idx, shapes = one_reshape("y", [0, -1]), KnownShapes({"x": [2, 3, 4]})
+    assert shapes.through_reshapes("r", idx) == [None, None]  # y is unknown
+    shapes.invalidate()
+    assert shapes.through_reshapes("r", idx) == [None, None]
+    idx.set_input(1, 0, "x")  # a rewrite points r at x (as a fusion does), then invalidates
+    shapes.invalidate()
+    assert shapes.through_reshapes("r", idx) == [2, 12]
