@@ -64,3 +64,9 @@ def test_gate_choice_and_output_naming():
     assert list(out) == ["a", "b"] and out["b"].shape == (3,)
     with pytest.raises(peers.UserError):
         peers.build_peer_model("resnet18")
+
+
+def test_torch_compile_skipped_with_reason_without_cxx(bundle, monkeypatch, tmp_path):
+    monkeypatch.setattr(peers, "cxx_compiler", lambda: None)
+    fns, skipped = peers.torch_peers(bundle, tmp_path, ort=False)
+    assert set(fns) == {"pytorch_eager"} and "C++ compiler" in skipped["torch_compile"]
