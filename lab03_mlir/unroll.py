@@ -123,9 +123,11 @@ def _remap_nested(op: ir.Operation, mapping: dict) -> None:
     """Replace, in ``op`` and every op nested in it, operands found in ``mapping``."""
 
     def fix(inner):
-        for old in list(inner.operands):
+        # by position, all at once: replacing value by value would chain a -> b -> c when the
+        # mapping rotates values (e.g. iter_args yielded in another order: yield %b, %a + %b)
+        for i, old in enumerate(list(inner.operands)):
             if old in mapping:
-                inner.replace_uses_of_with(old, mapping[old])
+                inner.operands[i] = mapping[old]
         return ir.WalkResult.ADVANCE
 
     op.walk(fix, ir.WalkOrder.PRE_ORDER)
@@ -177,7 +179,6 @@ def _replicate_body(loop, factor: int, step: int) -> None:
     iv = loop.induction_variable
     iter_args = list(loop.inner_iter_args)
     yielded = list(yield_op.operands)
-    body_results = {r for op in ops for r in op.results}
     last = list(yielded)
     iv_used = bool(list(iv.uses))
     for j in range(1, factor):
@@ -191,7 +192,9 @@ def _replicate_body(loop, factor: int, step: int) -> None:
                 _remap_nested(new, mapping)
                 for old_r, new_r in zip(op.results, new.results):
                     mapping[old_r] = new_r
-        last = [mapping[y] if y in body_results else prev for y, prev in zip(yielded, last)]
+        # what copy j yields: its own results, its iter_args (a yield may pass an iter_arg on to
+        # another position), its induction variable, or a value from outside the loop (unchanged)
+        last = [mapping.get(y, y) for y in yielded]
     for i, v in enumerate(last):
         yield_op.operands[i] = v
 
