@@ -68,6 +68,13 @@ def test_mutmut_section_is_valid_toml_with_the_selection():
     assert "--hypothesis-seed=0" in conf["pytest_add_cli_args"]
 
 
+def test_kill_tests_run_without_a_keyword():
+    target = mutation.TARGETS["gates"]
+    kill = mutation.dataclasses.replace(target, tests=target.kill_tests, keyword="")
+    conf = tomllib.loads(mutation.mutmut_config(kill, list(kill.tests)))["tool"]["mutmut"]
+    assert conf["pytest_add_cli_args_test_selection"] == ["common/test_gates_mutants.py"]
+
+
 def test_an_existing_mutmut_section_is_replaced():
     text = '[project]\nname = "x"\n\n[tool.mutmut]\nsource_paths = ["a"]\n\n[tool.ruff]\nline-length = 1\n'
     assert mutation._without_mutmut_section(text) == '[project]\nname = "x"\n\n[tool.ruff]\nline-length = 1\n'
