@@ -1,7 +1,14 @@
-"""Step 6: make the matmul fast with the transform dialect (tile, vectorize, hoist, lower vectors).
+"""Step 6: make it fast with the transform dialect (tile, decompose, vectorize, hoist, lower vectors).
 
 The schedule is a transform-dialect script built op by op from Python (``mlir.dialects.transform``)
-and applied by the transform interpreter to the linalg-on-tensors module *before* bufferization:
+and applied by the transform interpreter to the linalg-on-tensors module *before* bufferization,
+one script per step of :data:`SCHEDULE_STEPS` so that the IR after each step can be saved
+(``save_dir``) or printed. Before the script: NCHW/FHWC convolutions go channels-last
+(:mod:`lab03_mlir.conv`, whose module docstring describes the convolution schedule: tile,
+``transform.structured.decompose`` to 1-D convolutions, vectorize), transposes of constants are
+computed at compile time (:mod:`lab03_mlir.consteval`) and chains of elementwise generics are
+fused (``linalg-fuse-elementwise-ops``). Transposes are tiled in 16 x 16 blocks of the input's and
+the output's contiguous dimensions. For the matmul:
 
 1. Cache tiles, ``cache_tile = (MC, NC, KC)`` (0 = not tiled; default ``(0, 256, 256)``: a
    256 x 256 panel of B (256 KiB) stays in the L2 cache while every row block of C is updated
