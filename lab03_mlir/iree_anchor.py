@@ -118,6 +118,7 @@ def latency_ladder(block: TorchBlock, candidates: dict[str, Callable[[np.ndarray
         One row per backend: block, backend, median_ms, p10_ms, p90_ms, gflops (GFLOP/s at the
         median), x_vs_<first> (median / first's median), threads, repeats.
     """
+    from common.roof import gflops
     from common.timing import interleaved, set_torch_threads
     set_torch_threads(threads)
     x = block.input_np
@@ -127,7 +128,7 @@ def latency_ladder(block: TorchBlock, candidates: dict[str, Callable[[np.ndarray
     rows = []
     for name, st in stats.items():
         rows.append({"block": block.name, "backend": name, "median_ms": st.median_ms, "p10_ms": st.p10_ms,
-                     "p90_ms": st.p90_ms, "gflops": block.flops / (st.median_ms * 1e-3) / 1e9,
+                     "p90_ms": st.p90_ms, "gflops": gflops(block.flops, st.median_ms),
                      f"x_vs_{first.split()[0].lower()}": st.median_ms / stats[first].median_ms,
                      "threads": threads, "repeats": repeats})
     return rows
