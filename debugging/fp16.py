@@ -69,7 +69,7 @@ def _probed_module(inner, names: Sequence[str]):
                 mods[n].register_forward_hook(lambda m, i, o, n=n: self._cap.__setitem__(n, o))
 
         def forward(self, **kw):
-            self._cap = {}
+            self._cap.clear()  # mutate, never reassign: torch.export warns on attributes set in forward
             out = self.inner(**kw)
             out = (out,) if isinstance(out, torch.Tensor) else tuple(out)
             return (*out, *[self._cap[n] for n in self.names])
