@@ -257,17 +257,27 @@ def test_constant_value_ints_is_a_reshape_shape():
 
 # ---- fused shapes get fresh names -----------------------------------------------------------------------
 
-def test_each_fused_shape_gets_its_own_fresh_name():
+@pytest.mark.parametrize("taken_by", ["node_output", "graph_input", "initializer"])
+def test_each_fused_shape_gets_its_own_fresh_name(taken_by):
     # two pairs share s2 = [0, 2, 2] (0 resolved to 6 from s1): two new shape initializers; "s2_fused" is taken
-    nodes = [ints("s1", [6, 4]), ints("s2", [0, 2, 2]), helper.make_node("Identity", ["z"], ["s2_fused"])]
+    nodes = [ints("s1", [6, 4]), ints("s2", [0, 2, 2])]
+    inputs, outputs, inits = [("x1", F, [2, 3, 4]), ("x2", F, [2, 3, 4])], [("y1", F, None), ("y2", F, None)], {}
+    feeds = {"x1": rnd(2, 3, 4), "x2": rnd(2, 3, 4) + 1}
+    if taken_by == "node_output":
+        nodes.append(helper.make_node("Identity", ["z"], ["s2_fused"]))
+        inputs.append(("z", F, [1]))
+        feeds["z"] = np.ones(1, np.float32)
+    elif taken_by == "graph_input":
+        inputs.append(("s2_fused", F, [1]))
+        feeds["s2_fused"] = np.ones(1, np.float32)
+    else:
+        inits["s2_fused"] = np.ones(1, np.float32)
+    outputs.append(("s2_fused", F, [1]))
     for k in (1, 2):
         nodes += [helper.make_node("Reshape", [f"x{k}", "s1"], [f"m{k}"]),
                   helper.make_node("Reshape", [f"m{k}", "s2"], [f"y{k}"])]
-    model = make_model(nodes, [("x1", F, [2, 3, 4]), ("x2", F, [2, 3, 4]), ("z", F, [1])],
-                       [("y1", F, None), ("y2", F, None), ("s2_fused", F, None)])
-    feeds = {"x1": rnd(2, 3, 4), "x2": rnd(2, 3, 4) + 1, "z": np.ones(1, np.float32)}
-    out = apply(fuse_consecutive_reshapes, model, feeds, 2)
-    assert sorted(t.name for t in out.graph.initializer) == ["s2_fused_1", "s2_fused_2"]
+    out = apply(fuse_consecutive_reshapes, make_model(nodes, inputs, outputs, inits=inits), feeds, 2)
+    assert sorted(t.name for t in out.graph.initializer if t.name != "s2_fused") == ["s2_fused_1", "s2_fused_2"]
 
 
 # ---- eliminate_identity: subgraph references renamed, also twice -----------------------------------------
@@ -477,6 +487,7 @@ def test_a_gather_folded_into_a_constant_node_feeds_the_next_fold():
                        inits={"data": rnd(3, 4), "i": np.array([1], np.int64), "j": np.array([0], np.int64)})
     out = apply(fold_constant_gather, model, {}, 2)
     assert [n.op_type for n in out.graph.node] == ["Constant", "Constant"]
+    assert list(out.graph.initializer) == []  # data, i and j lost their readers: removed
 
 
 def one_reshape(data, shape, shape_dtype=np.int64):
@@ -526,3 +537,68 @@ def test_through_reshapes_sees_the_chain_as_rewired_after_each_invalidate():
     idx.set_input(1, 0, "x")  # a rewrite points r at x (as a fusion does), then invalidates
     shapes.invalidate()
     assert shapes.through_reshapes("r", idx) == [2, 12]
+
+
+# ---- more rules of the index and the driver ------------------------------------------------------------------
+
+def test_index_scans_graphs_attributes():
+    # a custom node with a list of graphs (AttributeProto.GRAPHS): each one's outer reads count
+    bodies = [helper.make_graph([helper.make_node("Neg", ["a"], [f"n{k}"])], f"b{k}", [],
+                                [helper.make_tensor_value_info(f"n{k}", F, [2])]) for k in (0, 1)]
+    node = helper.make_node("Multi", ["x"], ["o"], domain="custom.test")
+    node.attribute.append(helper.make_attribute("bodies", bodies))
+    assert node.attribute[0].type == onnx.AttributeProto.GRAPHS
+    graph = helper.make_graph([helper.make_node("Relu", ["x"], ["a"]), node], "g",
+                              [helper.make_tensor_value_info("x", F, [2])], [helper.make_tensor_value_info("o", F, [2])])
+    idx = DefUseIndex(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]))
+    assert idx.uses["a"] == 2 and idx.local_defs[1] == {"n0", "n1"}
+
+
+def test_an_unreadable_constant_is_not_folded():
+    # indices stored with an UNDEFINED element type: numpy_helper cannot read them, so nothing is folded
+    nodes = [helper.make_node("Gather", ["data", "i"], ["g"]), helper.make_node("Neg", ["g"], ["y"])]
+    model = make_model(nodes, [], [("y", F, None)], inits={"data": rnd(3, 4), "i": np.array([1], np.int64)})
+    model.graph.initializer[1].data_type = TensorProto.UNDEFINED
+    assert fold_constant_gather(model).rewrites == 0
+
+
+def test_a_producer_with_another_reader_is_kept():
+    # Shape(x) feeds the folded Gather and a Cast: folding drops one reader, the Shape stays for the other
+    nodes = [helper.make_node("Shape", ["x"], ["s"]), ints("k", [1]), helper.make_node("Gather", ["s", "k"], ["g"]),
+             helper.make_node("Neg", ["g"], ["y"]), helper.make_node("Cast", ["s"], ["sf"], to=F)]
+    model = make_model(nodes, [("x", F, ["N", 3])], [("y", I64, None), ("sf", F, None)])
+    out = apply(fold_constant_gather, model, {"x": rnd(2, 3)}, 1)
+    assert [n.op_type for n in out.graph.node] == ["Shape", "Neg", "Cast"]
+
+
+def test_value_info_of_removed_values_is_dropped_and_the_rest_kept():
+    nodes, inputs, outputs = pair([6, 4], [4, 6])
+    model = make_model(nodes + [helper.make_node("Relu", ["y"], ["z"])], inputs, [("z", F, None)], inits={"w": rnd(1)},
+                       value_info=[helper.make_tensor_value_info(n, F, None) for n in ("m", "y", "w", "x")])
+    out = apply(fuse_consecutive_reshapes, model, {"x": rnd(2, 3, 4)}, 1)
+    assert [v.name for v in out.graph.value_info] == ["y", "w", "x"]
+
+
+def test_reshape_pair_of_opset_5_fuses():
+    # Reshape-5 takes its shape as an input (initializers here: Constant-1 has no int64)
+    nodes = [helper.make_node("Reshape", ["x", "s1"], ["m"]), helper.make_node("Reshape", ["m", "s2"], ["y"])]
+    model = make_model(nodes, [("x", F, [2, 3, 4])], [("y", F, None)], opset=5,
+                       inits={"s1": np.array([6, 4], np.int64), "s2": np.array([4, 6], np.int64)})
+    apply(fuse_consecutive_reshapes, model, {"x": rnd(2, 3, 4)}, 1)
+
+
+def test_a_non_reshape_reading_a_reshape_is_not_fused():
+    # Add(Reshape(x, [6]), c) with an int64 vector c: only a Reshape reading a Reshape is a pattern
+    nodes = [ints("s1", [6]), helper.make_node("Reshape", ["x", "s1"], ["m"]), ints("c", [1, 2, 3, 4, 5, 6]),
+             helper.make_node("Add", ["m", "c"], ["y"])]
+    model = make_model(nodes, [("x", I64, [2, 3])], [("y", I64, None)])
+    assert fuse_consecutive_reshapes(model).rewrites == 0
+
+
+@pytest.mark.parametrize("size,rewrites", [(6, 1), (7, 0)])
+def test_fold_size_limit_is_inclusive(monkeypatch, size, rewrites):
+    from lab01_onnx.passes import gather
+    monkeypatch.setattr(gather, "MAX_FOLD_ELEMENTS", 6)
+    nodes = [helper.make_node("Gather", ["data", "i"], ["g"]), helper.make_node("Neg", ["g"], ["y"])]
+    model = make_model(nodes, [], [("y", F, None)], inits={"data": rnd(size, 1), "i": np.arange(size, dtype=np.int64)})
+    assert fold_constant_gather(model).rewrites == rewrites
