@@ -27,7 +27,9 @@ What it does:
    passes. On an input scaled x64 (a 0-255 image fed without normalization) ResNet-50's fp16
    builds overflow (fp16 max 65504) in *both* variants: the accumulator type does not help when
    the stored result itself is out of range.
-5. **Reduction order**: a Relax ``sum`` of 4096 fp16 ones. TVM's legalized ``sum`` accumulates in
+5. **Padding**: ``AvgPool2d`` with ``count_include_pad`` / ``ceil_mode`` through TVM vs PyTorch
+   (table ``results/debugging/padding``).
+6. **Reduction order**: a Relax ``sum`` of 4096 fp16 ones. TVM's legalized ``sum`` accumulates in
    the tensor's dtype, sequentially, so it stops at 2048 (2048 + 1 rounds back to 2048 in fp16);
    PyTorch's CPU ``sum`` of the same fp16 tensor accumulates in fp32 and returns 4096.
 
@@ -240,6 +242,36 @@ def reduction_order_rows(n: int = 4096) -> list[dict]:
                          ("NumPy sequential fp16 loop", float(seq)))]
 
 
+def padding_rows(cases=((True, False), (False, False), (False, True))) -> list[dict]:
+    """Padding behaviour: ``AvgPool2d(3, stride=2, padding=1)`` on a 6x6 input (mean ~3, so a wrong
+    divisor at the border shows) for ``(count_include_pad, ceil_mode)`` cases, PyTorch eager vs TVM
+    fp32 and fp16 (fp16 accumulation) builds. ``count_include_pad=False`` divides a border window by
+    its valid elements only; ``ceil_mode=True`` adds a last window that starts inside the input and
+    runs past the padding, the classic place where a compiler's divisor differs from PyTorch's."""
+    import torch
+
+    from common.models import ModelBundle
+    from lab02_tvm.build import VMRunner, compile_module, host_target
+    from lab02_tvm.relax_import import import_torch
+
+    rows = []
+    for include_pad, ceil in cases:
+        pool = torch.nn.AvgPool2d(3, stride=2, padding=1, count_include_pad=include_pad, ceil_mode=ceil)
+        x = torch.randn(1, 2, 6, 6, generator=torch.Generator().manual_seed(0)) + 3
+        im = import_torch(ModelBundle(name="avgpool", model=torch.nn.Sequential(pool).eval(), inputs={"input": x},
+                                      output_names=["y"]))
+        ref = im.reference["y"]
+        for variant, acc in (("fp32", None), ("fp16, fp16 accumulation", "float16")):
+            ex, _ = compile_module(im.mod if acc is None else mixed_precision(im.mod, acc), host_target())
+            got = VMRunner(ex, im).outputs()["y"]
+            same = got.shape == ref.shape
+            rows.append({"case": f"AvgPool2d(3, 2, pad 1, count_include_pad={include_pad}, ceil_mode={ceil})",
+                         "build": variant, "shape": "x".join(map(str, got.shape)),
+                         "shape_matches_pytorch": same,
+                         "max_abs_vs_pytorch": float(np.abs(got - ref).max()) if same else float("inf")})
+    return rows
+
+
 def study(bundle, *, scales: dict[str, float], verbose: int = 0) -> tuple[list[dict], dict]:
     """Build the variants of ``bundle``, run each input, return the summary rows and per-layer rows."""
     builds = build_variants(bundle, verbose=verbose)
@@ -264,7 +296,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from common.results import write_table
     from common.timing import environment
 
-    p = parser("python -m debugging.fp16", __doc__, steps=["bert", "resnet50", "reduction"],
+    p = parser("python -m debugging.fp16", __doc__, steps=["bert", "resnet50", "reduction", "padding"],
                quick="test-size models (common.models small=True)")
     args = p.parse_args(argv)
     small = args.quick
@@ -288,12 +320,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         red = reduction_order_rows()
         rows += red
         step(3, "reduction", "; ".join(f"{x['build']}: {x['value']:g}" for x in red))
+    if "padding" not in args.skip:
+        pad = padding_rows()
+        write_table("debugging", "padding", pad, title="Padding behaviour: AvgPool2d, PyTorch vs TVM",
+                    env=environment(), meta={"input": "1x2x6x6, N(3, 1)", "reference": "PyTorch eager"})
+        step(4, "padding", "; ".join(f"{x['case']} {x['build']}: max |diff| {x['max_abs_vs_pytorch']:.2g}"
+                                     for x in pad))
+    if not rows:
+        return 0
     paths = write_table("debugging", "fp16", rows, title="fp16 in TVM: first layer out of tolerance, and the fix",
                         env=environment(), meta={"tolerance": f"per layer max|fp16 - fp32| <= {TOL} * max|fp32|, finite",
                                                  "small_models": small, "reference": "TVM fp32 build, same input",
                                                  "machine": "shared 2-core machine, untuned builds"},
                         notes="rel = max |diff| / max |fp32| of the layer; 'fix' = ToMixedPrecision(out_dtype='float32').")
-    step(4, "table", str(paths["md"]))
+    step(5, "table", str(paths["md"]))
     return 0
 
 

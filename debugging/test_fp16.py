@@ -65,3 +65,9 @@ def test_reduction_order_sum_of_fp16_ones():
     assert rows["TVM R.sum (fp16 accumulator)"] == 2048.0  # 2048 + 1 rounds to 2048 in binary16
     assert rows["PyTorch torch.sum (fp32 accumulator)"] == 4096.0
     assert rows["NumPy sequential fp16 loop"] == 2048.0
+
+
+def test_padding_avgpool_border_divisor_matches_pytorch():
+    rows = fp16.padding_rows(cases=((False, True),))  # valid-only divisor + a window past the padding
+    assert [r["shape"] for r in rows] == ["1x2x4x4", "1x2x4x4"]  # ceil_mode adds the 4th window
+    assert all(r["shape_matches_pytorch"] and r["max_abs_vs_pytorch"] < 1e-5 for r in rows)
