@@ -249,26 +249,27 @@ def choose(model: str, target, *, root: Path | None = None, scratch_root: Path |
         try:
             db = read_database(here)
         except CorruptDatabase as exc:
-            return Choice("corrupt", scratch, 0, f"{exc}; tuning from scratch in {_rel(scratch)}")
+            return Choice("corrupt", scratch, 0, f"{exc}; tuning from scratch in {rel(scratch)}")
         wrong = [t for t in db.targets if not same_target(t, target)]
         if not wrong and db.records:
             prov = read_provenance(here)
             made = f", {prov['trials']} trials in {prov.get('minutes', 0):.0f} min" if "trials" in prov else ""
             return Choice("shipped", here, len(db.records),
-                          f"shipped records {_rel(here)} ({len(db.records)} kernels{made})")
+                          f"shipped records {rel(here)} ({len(db.records)} kernels{made})")
         if wrong:
             return Choice("other-target", scratch, 0,
-                          f"records in {_rel(here)} are for {wrong[0]}, not {_target_dict(target)}: tuning from "
-                          f"scratch in {_rel(scratch)}")
+                          f"records in {rel(here)} are for {wrong[0]}, not {_target_dict(target)}: tuning from "
+                          f"scratch in {rel(scratch)}")
     others = sorted(p.parent.parent.name for p in root.glob(f"*/{model}/{RECORDS}")) if root.is_dir() else []
     if others:
         return Choice("other-target", scratch, 0,
                       f"shipped records of {model} are for {', '.join(others)}, not this host ({key}): "
-                      f"tuning from scratch in {_rel(scratch)}")
-    return Choice("none", scratch, 0, f"no shipped records of {model}: tuning from scratch in {_rel(scratch)}")
+                      f"tuning from scratch in {rel(scratch)}")
+    return Choice("none", scratch, 0, f"no shipped records of {model}: tuning from scratch in {rel(scratch)}")
 
 
-def _rel(p: Path) -> str:
+def rel(p: Path) -> str:
+    """``p`` relative to the repository root when it is inside it (for one-line messages)."""
     try:
         return str(Path(p).resolve().relative_to(REPO_ROOT))
     except ValueError:
@@ -348,6 +349,7 @@ def tune_records(model: str, trials: int, minutes: float, *, command: str, root:
                     "(lab02_tvm.tuning.plan_budget)", "layout_rewrite": tuning.LAYOUT_REWRITE,
             "trials_per_task": {r["task"]: r["records"] for r in report.tasks}}
     write_provenance(work, info)
+    (work / "tuning_summary.json").unlink(missing_ok=True)  # its numbers are in the provenance
     return info
 
 
@@ -366,7 +368,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.action == "prune":
         for d in sorted(SHIPPED_ROOT.glob(f"*/{'*' if args.model == 'all' else args.model}")):
             if (d / RECORDS).is_file():
-                print(f"{_rel(d)}: {prune(d)}")
+                print(f"{rel(d)}: {prune(d)}")
         return 0
     trials = _per_model(args.trials, names, "--trials", int)
     minutes = _per_model(args.minutes, names, "--minutes", float)
