@@ -15,6 +15,7 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
+from common.errors import UserError
 from lab01_onnx.passes import DefUseIndex, eliminate_identity, fold_constant_gather, fuse_consecutive_reshapes
 from lab01_onnx.passes.shapes import Shapes, exact_initializer_outputs, reshape_dims, static_shapes
 from lab01_onnx.test_lab import apply, ints, make_model, rnd
@@ -602,3 +603,30 @@ def test_fold_size_limit_is_inclusive(monkeypatch, size, rewrites):
     nodes = [helper.make_node("Gather", ["data", "i"], ["g"]), helper.make_node("Neg", ["g"], ["y"])]
     model = make_model(nodes, [], [("y", F, None)], inits={"data": rnd(size, 1), "i": np.arange(size, dtype=np.int64)})
     assert fold_constant_gather(model).rewrites == rewrites
+
+
+def test_value_info_of_only_removed_values_is_dropped():
+    nodes, inputs, outputs = pair([6, 4], [4, 6])
+    model = make_model(nodes, inputs, outputs, value_info=[helper.make_tensor_value_info("m", F, [6, 4])])
+    out = apply(fuse_consecutive_reshapes, model, {"x": rnd(2, 3, 4)}, 1)
+    assert list(out.graph.value_info) == []
+
+
+def test_a_pass_names_the_wrong_argument_type():
+    with pytest.raises(UserError, match="expected an onnx.ModelProto, got str: load it with onnx.load"):
+        fuse_consecutive_reshapes("model.onnx")
+
+
+def test_below_the_minimum_opset_the_model_comes_back_unchanged():
+    # Reshape-1 (opset 4) takes its shape as an attribute: the Reshape rule needs opset 5
+    nodes = [helper.make_node("Reshape", ["x"], ["m"], shape=[6, 4]), helper.make_node("Reshape", ["m"], ["y"], shape=[4, 6])]
+    model = make_model(nodes, [("x", F, [2, 3, 4])], [("y", F, None)], opset=4, check=False)
+    result = fuse_consecutive_reshapes(model)
+    assert result.rewrites == 0 and result.model == model and result.model is not model
+
+
+def test_a_rule_without_a_minimum_runs_on_a_model_without_a_default_import():
+    graph = helper.make_graph([helper.make_node("Identity", ["x"], ["t"]), helper.make_node("Neg", ["t"], ["y"])], "g",
+                              [helper.make_tensor_value_info("x", F, [2])], [helper.make_tensor_value_info("y", F, [2])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("custom.test", 1)])
+    assert eliminate_identity(model).rewrites == 1
