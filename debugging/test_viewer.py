@@ -103,7 +103,7 @@ def test_mlir_overlay_from_the_builtin_adapter(tmp_path):
     assert ov.mlir_type_bytes("tensor<2x3xf16>") == 12 and ov.mlir_type_bytes("tensor<?x3xf32>") == 0
 
 
-@pytest.mark.parametrize("case", ["not_onnx", "no_common_tensors", "port_in_use", "missing"])
+@pytest.mark.parametrize("case", ["not_onnx", "no_common_tensors", "port_in_use", "missing", "mlir_tensor_dialect"])
 def test_bad_input_one_line_nonzero(case, stages, capsys, results_dir):
     args = [str(stages["b_path"]), "--write-only", "--out", str(results_dir)]
     sock = None
@@ -125,6 +125,11 @@ def test_bad_input_one_line_nonzero(case, stages, capsys, results_dir):
         sock.bind((viewer.HOST, 0))
         sock.listen(1)
         args = [str(stages["b_path"]), "--port", str(sock.getsockname()[1])]
+    elif case == "mlir_tensor_dialect":  # a dialect the adapter lacks (its generic form would crash it)
+        src = stages["dir"] / "t.mlir"
+        src.write_text("func.func @f() -> tensor<2xf32> {\n  %0 = tensor.empty() : tensor<2xf32>\n"
+                       "  return %0 : tensor<2xf32>\n}\n")
+        args[0] = str(src)
     else:
         args[0] = str(stages["dir"] / "absent.onnx")
     try:
@@ -136,7 +141,7 @@ def test_bad_input_one_line_nonzero(case, stages, capsys, results_dir):
     assert rc == 2
     assert len(err) == 1 and err[0].startswith("error: ")
     expected = {"not_onnx": "notes.onnx", "no_common_tensors": "no tensor name in common",
-                "port_in_use": "in use", "missing": "absent.onnx"}[case]
+                "port_in_use": "in use", "missing": "absent.onnx", "mlir_tensor_dialect": "no tensor dialect"}[case]
     assert expected in err[0]
 
 

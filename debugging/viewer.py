@@ -41,6 +41,9 @@ from . import overlays as ov
 PROG = "python -m debugging.viewer"
 HOST = "127.0.0.1"
 MLIR_EXTS = (".mlir", ".mlirbc")
+#: dialects registered in ai_edge_model_explorer_adapter 0.2.1's MLIR parser (its "Available dialects" error line)
+ADAPTER_DIALECTS = ("arith", "builtin", "check", "chlo", "func", "scf", "sdy", "shape", "stablehlo", "tf", "tfl",
+                    "tosa", "vhlo")
 
 
 def free_port(host: str = HOST) -> int:
@@ -86,7 +89,18 @@ def generic_mlir(path: Path, out_dir: Path) -> Path:
             module = ir.Module.parse(path.read_text())
         except Exception as exc:  # MLIRError: parse diagnostics
             raise UserError(f"{path}: not an MLIR module ({str(exc).splitlines()[0]})") from exc
+        dialects: set[str] = set()
+
+        def visit(op):
+            dialects.add(op.operation.name.split(".")[0])
+            return ir.WalkResult.ADVANCE
+
+        module.operation.walk(visit)
         text = module.operation.get_asm(print_generic_op_form=True)
+    missing = sorted(dialects - set(ADAPTER_DIALECTS))
+    if missing:  # the adapter crashes (SIGSEGV) on generic ops of dialects it does not register
+        raise UserError(f"{path.name}: Model Explorer's MLIR adapter has no {', '.join(missing)} dialect "
+                        f"(it reads {', '.join(ADAPTER_DIALECTS)}); show the TOSA or StableHLO form instead")
     return atomic_write(out_dir / f"{path.stem}.generic.mlir", text)
 
 
