@@ -120,8 +120,9 @@ def template_schedule(sch, *, max_inner: int = 16) -> None:
 # --------------------------------------------------------------------------------------------
 # Tuning one space and recording every trial
 # --------------------------------------------------------------------------------------------
-def _trial_recorder():
-    """A MetaSchedule measure callback appending each candidate's latency (ms; inf on error)."""
+def _trial_recorder(bar=None):
+    """A MetaSchedule measure callback appending each candidate's latency (ms; inf on error) and
+    advancing the tqdm ``bar`` (if any)."""
     from tvm.ir.utils import derived_object
     from tvm.s_tir.meta_schedule.measure_callback import PyMeasureCallback
 
@@ -135,6 +136,11 @@ def _trial_recorder():
             for b, r in zip(builder_results, runner_results):
                 ok = b.error_msg is None and r.error_msg is None and r.run_secs
                 self.ms.append(1e3 * float(np.mean([float(s) for s in r.run_secs])) if ok else float("inf"))
+            if bar is not None:
+                bar.update(len(runner_results))
+                finite = [t for t in self.ms if np.isfinite(t)]
+                if finite:
+                    bar.set_postfix(best_ms=f"{min(finite):.3f}", refresh=False)
 
     return TrialRecorder()
 
@@ -177,7 +183,9 @@ def tune_space(prim_mod, target, space: str, trials: int, *, seed: int = 0, work
         raise UserError(f"--trials must be >= 1 (got {trials})")
     target = tuning.as_target(target)
     gen = ms.space_generator.ScheduleFn(template_schedule) if space == "template" else "post-order-apply"
-    recorder = _trial_recorder()
+    from tqdm import tqdm
+    bar = tqdm(total=trials, desc=f"space {space}", unit="trial", disable=not progress, leave=True)
+    recorder = _trial_recorder(bar)
     with tempfile.TemporaryDirectory(prefix=f"space_{space}_") as tmp, \
             tuning.cpu_tensor_intrinsics(target), tuning.tuning_environment(target):
         wd = work_dir or tmp
@@ -190,6 +198,7 @@ def tune_space(prim_mod, target, space: str, trials: int, *, seed: int = 0, work
                              measure_callbacks=[*ms.MeasureCallback.create("default"), recorder],
                              num_tuning_cores=os.cpu_count() or 1, seed=seed)
         finally:
+            bar.close()
             builder.close()
             runner.pool.shutdown()
         best_mod = tuning.query_tuned_primfunc(db, prim_mod, target)
