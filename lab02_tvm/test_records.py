@@ -127,6 +127,7 @@ def test_coverage_gate_fails_a_silent_fallback():
     _coverage_gate("m", never, shipped=False)  # this run's budget did not reach it: said, allowed
     with pytest.raises(GateError, match="do not cover the model"):
         _coverage_gate("m", never, shipped=True)
+    _coverage_gate("m", never, shipped=True, declared_absent=1)  # the provenance says 1 task was not reached
     assert never.line() == "2/3 kernels from the database (untuned: gelu)"
 
 
@@ -204,8 +205,11 @@ def test_build_from_shipped_records_is_gated():
         pytest.skip(f"no shipped LLaMA-tiny records for this CPU: {c.line}")
     im = import_torch(build_bundles(["llama_tiny_s32"], quick=False)["llama_tiny_s32"])
     built = tuning.build_from_database(tuning_module(im), host, c.work_dir)
-    _coverage_gate("llama_tiny_s32", built, shipped=True)
-    assert built.kernels_tuned >= built.kernels_total - len(built.failed_only) > 0
+    prov = records.read_provenance(c.work_dir)
+    declared = prov["tasks"] - prov["tasks_in_db"]  # tasks the recorded run did not reach (said in its provenance)
+    _coverage_gate("llama_tiny_s32", built, shipped=True, declared_absent=declared)
+    assert len(built.absent) <= declared and built.kernels_tuned > 0
+    assert all(k in built.line() for k in built.missing[:4])  # the untuned kernels are named
     out = VMRunner(built.executable, im, with_params=False).outputs()
     gate_outputs(im, out, stage="tvm_tuned_shipped")
     np.testing.assert_allclose(out["logits"], im.reference["logits"], rtol=0, atol=ATOL)
