@@ -222,7 +222,9 @@ def compare_spaces(prim_mod, target, *, trials: int, flops: float | None = None,
         repeats: interleaved timing rounds of the two best schedules.
     Returns:
         ``{"rows": one per space (trials, valid trials, best_ms in search, median_ms re-timed,
-        gflops, pct_peak, max_abs_err, status), "curves": {space: best-so-far list (ms)}}``.
+        gflops, pct_peak, max_abs_err, status), "curves": {space: best-so-far list (ms)},
+        "trials_ms": {space: every candidate's latency in measurement order (ms, inf = failed)},
+        "flops"}``.
     Raises:
         common.gates.GateError: a best schedule's outputs differ from the reference
             (``|d| <= 1e-4 max|ref| + 1e-4 |ref|``).
@@ -274,7 +276,8 @@ def compare_spaces(prim_mod, target, *, trials: int, flops: float | None = None,
                                                                         f"FAIL: {rep.first_failure}")})
     for rep in reports.values():
         rep.raise_if_failed()
-    return {"rows": rows, "curves": {sp: r.best_so_far() for sp, r in results.items()}, "flops": flops}
+    return {"rows": rows, "curves": {sp: r.best_so_far() for sp, r in results.items()},
+            "trials_ms": {sp: [round(t, 5) for t in r.trials_ms] for sp, r in results.items()}, "flops": flops}
 
 
 def plot_curves(curves: dict[str, list[float]], title: str):
@@ -326,7 +329,7 @@ def hottest_kernel_spaces(mod, target, *, model: str, trials: int, name: str = "
              "median_ms/p90_ms = the two best schedules rebuilt and timed interleaved at 1 thread; each checked "
              f"against the unscheduled kernel (|d| <= {ATOL_SCALED:g} max|ref| + {RTOL:g} |ref|).")
     paths = write_table(LAB, name, rows, title="AutoTVM-style template vs MetaSchedule's generated space",
-                        notes=notes, env=environment(threads=1, trials_per_space=trials,
+                        notes=notes, meta={"trials_per_space": trials, "trials_ms": res["trials_ms"]}, env=environment(threads=1, trials_per_space=trials,
                                                      machine_note="shared 2-core machine"))
     paths["png"] = save_plot(plot_curves(res["curves"], f"{model} {info.name}: {trials} trials per space"),
                              LAB, name)
