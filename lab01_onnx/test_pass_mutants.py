@@ -337,10 +337,13 @@ def test_identity_to_output_stays_when_a_reader_of_the_source_defines_the_output
     assert eliminate_identity(model).rewrites == 0
 
 
-@pytest.mark.parametrize("inputs,outputs", [([""], ["y"]), (["x", "x"], ["y"]), (["undefined"], ["y"])])
+@pytest.mark.parametrize("inputs,outputs", [([""], ["y"]), (["x", "x"], ["y"]), (["undefined"], ["y"]),
+                                            ([""], ["t"]), (["x", "x"], ["t"])])
 def test_malformed_identity_is_left_alone(inputs, outputs):
     # an empty input, two inputs, or an input nothing defines: left for the checker / runtime to report
     nodes = [helper.make_node("Identity", inputs, outputs)]
+    if outputs == ["t"]:
+        nodes.append(helper.make_node("Neg", ["t"], ["y"]))
     model = make_model(nodes, [("x", F, [2])], [("y", F, [2])], check=False)
     assert eliminate_identity(model).rewrites == 0
 
@@ -630,3 +633,30 @@ def test_a_rule_without_a_minimum_runs_on_a_model_without_a_default_import():
                               [helper.make_tensor_value_info("x", F, [2])], [helper.make_tensor_value_info("y", F, [2])])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("custom.test", 1)])
     assert eliminate_identity(model).rewrites == 1
+
+
+def test_a_multi_output_producer_with_a_used_output_is_kept():
+    # s1 is output 0 of a Split; removing the first Reshape drops s1's last reader, but output 1 is still read
+    nodes = [ints("c", [6, 4, 99]), ints("sizes", [2, 1]), helper.make_node("Split", ["c", "sizes"], ["s1", "b"]),
+             helper.make_node("Reshape", ["x", "s1"], ["m"]), ints("s2", [4, 6]), helper.make_node("Reshape", ["m", "s2"], ["y"]),
+             helper.make_node("Neg", ["b"], ["z"])]
+    model = make_model(nodes, [("x", F, [2, 3, 4])], [("y", F, None), ("z", I64, None)])
+    out = apply(fuse_consecutive_reshapes, model, {"x": rnd(2, 3, 4)}, 1)
+    assert "Split" in [n.op_type for n in out.graph.node]
+
+
+def test_a_pair_fused_on_a_retry_is_counted():
+    # y = Reshape(m) is refused at first (Shape(m) also reads m); fusing b's pair removes the Shape->Gather->
+    # Concat chain that only fed a's shape, m is left with one reader, and y's pair is fused on the retry
+    nodes = [ints("s1", [6, 4]), helper.make_node("Reshape", ["x", "s1"], ["m"]), ints("s2", [4, 6]),
+             helper.make_node("Reshape", ["m", "s2"], ["y"]), helper.make_node("Shape", ["m"], ["sm"]), ints("k", [0]),
+             helper.make_node("Gather", ["sm", "k"], ["g"]), ints("minus1", [-1]),
+             helper.make_node("Concat", ["g", "minus1"], ["sd"], axis=0), helper.make_node("Reshape", ["w", "sd"], ["a"]),
+             ints("sb", [4, 6]), helper.make_node("Reshape", ["a", "sb"], ["b"])]
+    model = make_model(nodes, [("x", F, [2, 3, 4]), ("w", F, [6, 4])], [("y", F, None), ("b", F, None)])
+    out = apply(fuse_consecutive_reshapes, model, {"x": rnd(2, 3, 4), "w": rnd(6, 4)}, 2)
+    assert sorted(n.op_type for n in out.graph.node) == ["Constant", "Constant", "Reshape", "Reshape"]
+
+
+def test_through_reshapes_of_an_invalid_link_over_unknown_dims():
+    assert KnownShapes({}).through_reshapes("r", one_reshape("y", [-1, -1])) is None
