@@ -39,6 +39,7 @@ significand, unit roundoff 2^-11, max 65504).
 """
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -136,7 +137,9 @@ def build_variants(bundle, variants: dict[str, str | None] = VARIANTS, verbose: 
     from lab02_tvm.relax_import import import_torch
 
     probed, layers = probe_bundle(bundle)
-    im = import_torch(probed)
+    with warnings.catch_warnings():  # torch.export flags the probes' dict of captured tensors; harmless here
+        warnings.filterwarnings("ignore", message="The tensor attributes")
+        im = import_torch(probed)
     base = relax.transform.DecomposeOpsForInference()(im.mod)
     out = Builds(im=im, layers=layers, probed=probed)
     for name, acc in variants.items():
