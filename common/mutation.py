@@ -275,7 +275,8 @@ COLUMNS = ("killed", "crashed", "survived", "equivalent", "no_tests", "timeout",
 
 
 def table_rows(target: str, mutants: list[dict], wall_s: float | None) -> list[dict]:
-    """Per-file rows plus a total row for ``target``; ``score`` = (killed + crashed) / (mutants - equivalent)."""
+    """Per-file rows plus a total row for ``target``; ``score`` = detected / (mutants - equivalent), where
+    detected = killed + crashed + timeout (mutmut's own score counts a timeout as a kill)."""
     rows = []
     files = list(dict.fromkeys(m["file"] for m in mutants))
     for f in [*files, "(all)"]:
@@ -283,7 +284,8 @@ def table_rows(target: str, mutants: list[dict], wall_s: float | None) -> list[d
         counts = {c: sum(m["status"] == c for m in ms) for c in COLUMNS}
         real = len(ms) - counts["equivalent"]
         rows.append({"target": target, "file": f, "mutants": len(ms), **counts,
-                     "score": round((counts["killed"] + counts["crashed"]) / real, 4) if real else None,
+                     "score": round((counts["killed"] + counts["crashed"] + counts["timeout"]) / real, 4)
+                     if real else None,
                      "wall_s": round(wall_s, 1) if f == "(all)" and wall_s is not None else None})
     return rows
 
@@ -327,8 +329,9 @@ def report(names: Sequence[str], root: Path = ROOT) -> dict[str, list[dict]]:
     meta = {"tool": "mutmut 3 (python -m common.mutation)", "pytest": " ".join(PYTEST_ARGS) + " with CI=true",
             "tests": {n: {"files": list(TARGETS[n].tests), "k": TARGETS[n].keyword} for n in by_target}}
     write_table("", "mutation", rows, title="Mutation testing: killed / surviving / equivalent mutants",
-                env=env, meta=meta, notes="score = (killed + crashed) / (mutants - equivalent); crashed = the tests' process aborted "
-                "under the mutant. Survivors' diffs: "
+                env=env, meta=meta, notes="score = (killed + crashed + timeout) / (mutants - equivalent); crashed = the tests' process "
+                "aborted under the mutant, timeout = the tests ran past mutmut's CPU limit (a loop the mutant made "
+                "endless). Survivors' diffs: "
                 "mutation_survivors.md; equivalents and why: common/mutation_equivalents.toml.")
     atomic_write(results_dir("") / "mutation_survivors.md", survivors_markdown(by_target))
     return by_target
