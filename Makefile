@@ -7,7 +7,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: optional-debs cross-toolchain setup run test lab01 lab01-tools lab02 lab03 gpu-export gpu-run clean-venv
+.PHONY: optional-debs cross-toolchain setup run test lab01 lab01-tools lab02 lab03 lab04 gpu-export gpu-run clean-venv
 
 # Reinstalls when pyproject.toml or requirements.lock changed, or when a required package went missing
 # (the check the test suite runs at start-up: common.errors.missing_required).
@@ -25,7 +25,7 @@ $(STAMP): pyproject.toml requirements.lock
 	@touch $(STAMP)
 
 # The main job: every lab pipeline and tool with its default budget (~30 min on 2 cores).
-run: setup optional-debs lab01 lab01-tools lab02 lab03
+run: setup optional-debs lab01 lab01-tools lab02 lab03 lab04
 
 # Optional Debian parts, best effort (never fails the make; installs only as root with apt-get), and
 # what is skipped without each: the AArch64 cross gcc (Lab 02 links a .so for the board, else it keeps
@@ -72,6 +72,10 @@ lab02: setup
 
 lab03: setup
 	$(PY) -m lab03_mlir.pipeline
+
+# The NPU end: ONNX Runtime's QNN execution provider on the HTP backend (x86 emulation of the NPU).
+lab04: setup
+	$(PY) -m lab04_npu.pipeline
 
 # TVM for an NVIDIA GPU: build here (needs nvcc, no GPU), then run on the GPU host (see lab02_tvm/README.md).
 gpu-export: setup
