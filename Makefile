@@ -7,7 +7,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: optional-debs cross-toolchain setup run test lab01 lab01-tools lab02 lab03 lab04 gpu-export gpu-run clean-venv
+.PHONY: optional-debs cross-toolchain setup run test lab01 lab01-tools lab02 lab03 lab04 debugging gpu-export gpu-run clean-venv
 
 # Reinstalls when pyproject.toml or requirements.lock changed, or when a required package went missing
 # (the check the test suite runs at start-up: common.errors.missing_required).
@@ -76,6 +76,12 @@ lab03: setup
 # The NPU end: ONNX Runtime's QNN execution provider on the HTP backend (x86 emulation of the NPU).
 lab04: setup
 	$(PY) -m lab04_npu.pipeline
+
+# The debugging tools' reference tables (fp16 in TVM, the reducer's two demos): ~10-20 min, not in `make run`.
+debugging: setup
+	$(PY) -m debugging.fp16
+	$(PY) -m debugging.reduce --demo wrong-rewrite
+	$(PY) -m debugging.reduce --demo fp16
 
 # TVM for an NVIDIA GPU: build here (needs nvcc, no GPU), then run on the GPU host (see lab02_tvm/README.md).
 gpu-export: setup
