@@ -660,3 +660,18 @@ def test_a_pair_fused_on_a_retry_is_counted():
 
 def test_through_reshapes_of_an_invalid_link_over_unknown_dims():
     assert KnownShapes({}).through_reshapes("r", one_reshape("y", [-1, -1])) is None
+
+
+def test_a_reader_of_a_pair_fused_on_a_retry_is_retried():
+    # r = Reshape(m) is fused into m's producer only on a retry (Shape(m) reads m until b's fusion removes the
+    # Shape -> Gather -> Concat chain). Only then are q's dims derivable (m's shape t is a runtime input), so
+    # q = Reshape(r, [0, 2, 2]) must be retried after r's rewrite to reach the fixed point in one call.
+    nodes = [helper.make_node("Reshape", ["x", "t"], ["m"]), ints("sr", [-1, 4]), helper.make_node("Reshape", ["m", "sr"], ["r"]),
+             ints("sq", [0, 2, 2]), helper.make_node("Reshape", ["r", "sq"], ["q"]),
+             helper.make_node("Shape", ["m"], ["sm"]), ints("k", [0]), helper.make_node("Gather", ["sm", "k"], ["g"]),
+             ints("minus1", [-1]), helper.make_node("Concat", ["g", "minus1"], ["sd"], axis=0),
+             helper.make_node("Reshape", ["w", "sd"], ["a"]), ints("sb", [4, 6]), helper.make_node("Reshape", ["a", "sb"], ["b"])]
+    model = make_model(nodes, [("x", F, [2, 3, 4]), ("t", I64, [2]), ("w", F, [6, 4])], [("q", F, None), ("b", F, None)])
+    feeds = {"x": rnd(2, 3, 4), "t": np.array([6, 4], np.int64), "w": rnd(6, 4)}
+    out = apply(fuse_consecutive_reshapes, model, feeds, 3)
+    assert sorted(n.op_type for n in out.graph.node) == ["Constant", "Reshape", "Reshape"]
