@@ -168,7 +168,7 @@ def retest(target: Target, work: Path, max_children: int = 1) -> tuple[int, int,
     rt = work.with_name(work.name + "-retest")
     kill = dataclasses.replace(target, tests=target.kill_tests, keyword="")
     prepare(kill, rt)
-    wall = run_mutmut(rt, max_children, keys)
+    wall = run_mutmut(rt, max_children, keys)  # its wall.json stays in rt: work's wall_s is the full run's
     killed = 0
     for rel in target.mutate:
         main, new = work / WORK / (rel + ".meta"), rt / WORK / (rel + ".meta")
@@ -181,6 +181,9 @@ def retest(target: Target, work: Path, max_children: int = 1) -> tuple[int, int,
                 doc["exit_code_by_key"][key] = codes[key]
                 killed += 1
         atomic_write(main, json.dumps(doc, indent=4))
+    log = work / "retests.json"
+    runs = json.loads(log.read_text()) if log.is_file() else []
+    atomic_write(log, json.dumps([*runs, {"survivors": len(keys), "killed": killed, "wall_s": round(wall, 1)}]))
     return len(keys), killed, wall
 
 
@@ -314,7 +317,7 @@ def report(names: Sequence[str], root: Path = ROOT) -> dict[str, list[dict]]:
     from .timing import environment
 
     eq = load_equivalents()
-    by_target, rows = {}, []
+    by_target, rows, retests = {}, [], {}
     for name in names:
         work = root / WORK / name
         if not (work / WORK).is_dir():
@@ -323,11 +326,14 @@ def report(names: Sequence[str], root: Path = ROOT) -> dict[str, list[dict]]:
         wall = json.loads((work / "wall.json").read_text()) if (work / "wall.json").is_file() else {}
         by_target[name] = ms
         rows += table_rows(name, ms, wall.get("wall_s"))
+        if (work / "retests.json").is_file():
+            retests[name] = json.loads((work / "retests.json").read_text())
     if not rows:
         raise UserError("no mutation results yet: run python -m common.mutation first")
     env = environment(threads=1, machine_shared="yes: 2 cores shared with other jobs; wall times are indicative")
     meta = {"tool": "mutmut 3 (python -m common.mutation)", "pytest": " ".join(PYTEST_ARGS) + " with CI=true",
-            "tests": {n: {"files": list(TARGETS[n].tests), "k": TARGETS[n].keyword} for n in by_target}}
+            "tests": {n: {"files": list(TARGETS[n].tests), "k": TARGETS[n].keyword} for n in by_target},
+            "survivors retested against the kill tests after the full run (verdicts merged)": retests or "none"}
     write_table("", "mutation", rows, title="Mutation testing: killed / surviving / equivalent mutants",
                 env=env, meta=meta, notes="score = (killed + crashed + timeout) / (mutants - equivalent); crashed = the tests' process "
                 "aborted under the mutant, timeout = the tests ran past mutmut's CPU limit (a loop the mutant made "
