@@ -345,8 +345,9 @@ def tune_records(model: str, trials: int, minutes: float, *, command: str, root:
             "records_before_prune": pruned["records_before"], "records": pruned["records"],
             "date_utc": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M"),
             "command": command, "tvm": tvm.__version__, "threads": 1,
-            "plan": f"a third of the trials over every task, two thirds on the {deep_top_k} slowest "
-                    "(lab02_tvm.tuning.plan_budget)", "layout_rewrite": tuning.LAYOUT_REWRITE,
+            "plan": (f"a third of the trials over every task, two thirds on the {deep_top_k} slowest "
+                     if deep_top_k else "every trial spread over the tasks, hottest first ")
+                    + "(lab02_tvm.tuning.plan_budget)", "layout_rewrite": tuning.LAYOUT_REWRITE,
             "trials_per_task": {r["task"]: r["records"] for r in report.tasks}}
     write_provenance(work, info)
     (work / "tuning_summary.json").unlink(missing_ok=True)  # its numbers are in the provenance
