@@ -38,8 +38,8 @@ from common.gates import GateReport
 from . import LAB
 
 MODELS = ("resnet50", "bert", "llama_tiny_s32", "llama_tiny_s128")
-GROUPS = {"all": MODELS, "llama": ("llama_tiny_s32", "llama_tiny_s128")}
-STEPS = ("onnx", "untuned", "tuning", "schedule", "cross", "rpc", "tir-pass", "roofline", "peers")
+GROUPS = {"all": MODELS, "big": ("resnet50", "bert"), "llama": ("llama_tiny_s32", "llama_tiny_s128")}
+STEPS = ("onnx", "passes", "untuned", "tuning", "schedule", "cross", "rpc", "tir-pass", "roofline", "peers")
 #: MetaSchedule trials per model when there are no shipped records for this host (shallow over
 #: all tasks, then deep on the hottest), and the wall-clock caps that bound them on a loaded
 #: machine. With the shipped records (the default on the machine kind they were tuned on) nothing
@@ -60,7 +60,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                quick="reduced models for a quick check (BERT 2 layers/128 hidden, ResNet depths 1-1-1-1 at "
                      "64x64, LLaMA-tiny sequence 16)")
     p.add_argument("--model", default="all", choices=[*MODELS, *GROUPS],
-                   help="model(s) to compile (default: all; 'llama' = both LLaMA-tiny sequences)")
+                   help="model(s) to compile (default: all; 'big' = ResNet-50 + BERT-base, 'llama' = both "
+                        "LLaMA-tiny sequences)")
     p.add_argument("--trials", type=int, default=None,
                    help="MetaSchedule trials per model: tuning from scratch when no shipped records match this "
                         f"host (default {DEFAULT_TRIALS}; CI: 16), or a top-up of a copy of the shipped ones")
@@ -261,7 +262,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         summary = step2_struct_info(ims)
         write_table(LAB, "import", summary + ([onnx_row] if onnx_row else []),
                     title="Lab 02 steps 1-2: import and struct info", env=env(args))
-        passes = step3_passes(ims, args)
+        passes = {} if "passes" in skip else step3_passes(ims, args)
+        skip |= {"untuned", "cross", "tir-pass"} if not passes else set()  # they build the fused module
         untuned = {} if "untuned" in skip else step4_untuned(ims, passes, target, args)
         tuned, kernel_rows, bound = {}, [], {}
         if "tuning" not in skip:
