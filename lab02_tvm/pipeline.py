@@ -269,8 +269,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if "tuning" not in skip:
             bound = {n: tuning_module(im) for n, im in ims.items()}  # weights bound, BN folded
             choices = tuned_steps.choose_records(ims, target, args)
-            if "schedule" not in skip:
-                kernel_rows = tuned_steps.step5_manual_schedule(ims, bound, target, args,
+            big = {n: im for n, im in ims.items() if n in GROUPS["big"]}  # LLaMA-tiny's kernels are tiny
+            if "schedule" not in skip and big:
+                kernel_rows = tuned_steps.step5_manual_schedule(big, bound, target, args,
                                                                 {n: c.work_dir for n, c in choices.items()})
             tuned = tuned_steps.step6_tune(ims, bound, target, args, choices, budgets)
         tuned_steps.step7_compare(bundles, ims, untuned, tuned, kernel_rows, args)
