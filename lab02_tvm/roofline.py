@@ -328,10 +328,18 @@ def model_builds(im, *, work_dir=None, untuned: bool = True, progress: bool = Tr
         runner = VMRunner(tb.executable, im, with_params=False)
         gate_outputs(im, runner.outputs(), stage="tvm_tuned")
         builds["tuned"] = (runner, runner.args, tuning.fuse_for_tasks(bound, target))
-        notes["tuned"] = f"{tb.kernels_tuned}/{tb.kernels_total} kernels from {work_dir}"
+        notes["tuned"] = f"{tb.kernels_tuned}/{tb.kernels_total} kernels from {_rel(work_dir)}"
         if progress:
             step(2, "tuned", f"{im.name}: built and gated, {notes['tuned']}")
     return builds, notes
+
+
+def _rel(path) -> str:
+    """``path`` relative to the repository when inside it (for tables), else as given."""
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    p = Path(path).resolve()
+    return str(p.relative_to(root)) if p.is_relative_to(root) else str(path)
 
 
 def _shipped(model: str) -> str | None:
