@@ -667,11 +667,10 @@ def build_from_database(mod: tvm.IRModule, target: Any, work_dir: str | os.PathL
     absent, failed_only = [], []
     if todo:  # why each kernel was left untuned: no workload, or only failed candidates
         for t in ms.relax_integration.extract_tasks(fused, target):
-            if t.task_name in todo:
-                recs = task_records(db, t)
-                if not recs:
+            if t.task_name in todo:  # get_top_k skips failed records: a workload with only those has none
+                if not db.has_workload(t.dispatched[0]):
                     absent.append(t.task_name)
-                elif best_ms_of(recs) is None:
+                elif best_ms_of(task_records(db, t)) is None:
                     failed_only.append(t.task_name)
     if layout_rewrite:  # weight repacking split out, then folded (weights are constants)
         with target, tvm.transform.PassContext(opt_level=3):
