@@ -7,7 +7,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: optional-debs cross-toolchain setup run test lab01 lab01-tools lab02 lab03 lab04 debugging gpu-export gpu-run clean-venv
+.PHONY: roof optional-debs cross-toolchain setup run test lab01 lab01-tools lab02 lab03 lab04 debugging gpu-export gpu-run clean-venv
 
 # Reinstalls when pyproject.toml or requirements.lock changed, or when a required package went missing
 # (the check the test suite runs at start-up: common.errors.missing_required).
@@ -25,7 +25,7 @@ $(STAMP): pyproject.toml requirements.lock
 	@touch $(STAMP)
 
 # The main job: every lab pipeline and tool with its default budget (~30 min on 2 cores).
-run: setup optional-debs lab01 lab01-tools lab02 lab03 lab04
+run: setup optional-debs roof lab01 lab01-tools lab02 lab03 lab04
 
 # Optional Debian parts, best effort (never fails the make; installs only as root with apt-get), and
 # what is skipped without each: the AArch64 cross gcc (Lab 02 links a .so for the board, else it keeps
@@ -54,6 +54,10 @@ optional-debs:
 
 # Older name of the same step.
 cross-toolchain: optional-debs
+
+# The machine's roof (FMA peak, sgemm, bandwidth; ~10 s), cached in results/roof.json so every table records it.
+roof: setup
+	$(PY) -m common.roof
 
 lab01: setup
 	$(PY) -m lab01_onnx.pipeline

@@ -32,6 +32,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import os
+import platform
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -39,6 +40,19 @@ from pathlib import Path
 import numpy as np
 
 from .errors import UserError, run_cli
+
+
+def cpu_model() -> str:
+    """CPU model name from /proc/cpuinfo (falls back to ``platform.processor()``)."""
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
 
 ROOF_FILE = "roof.json"
 MUL, ADD = 0.999, 0.001  # acc <- acc * MUL + ADD: a contraction towards ADD / (1 - MUL) = 1, no overflow
@@ -281,7 +295,6 @@ def measure_roof(seconds: float = 6.0, bw_seconds: float = 3.0, progress: bool =
         "sgemm_gflops" (best), "bandwidth_gbs" (best of copy/add), "fma", "sgemm", "bandwidth",
         "theoretical", "note"}``.
     """
-    from .timing import cpu_model
     fma, sgemm = measure_compute(seconds, progress)
     bw = measure_bandwidth(bw_seconds)
     cpu = llvm_cpu()
@@ -319,7 +332,6 @@ def cached_roof(path: str | os.PathLike | None = None, *, any_cpu: bool = False)
     (VMs of different generations can share the name "AMD EPYC"; the flags tell Zen 3's AVX2 from
     Zen 4's AVX-512).
     """
-    from .timing import cpu_model
     p = Path(path) if path else roof_path()
     try:
         roof = json.loads(p.read_text())

@@ -17,6 +17,9 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
+from . import roof as _roof
+from .roof import cpu_model  # noqa: F401  (re-exported: the CPU name belongs with the roof)
+
 DEFAULT_THREADS = 1
 PACKAGES = ("torch", "onnx", "onnxruntime", "onnxoptimizer", "onnxscript", "transformers", "apache-tvm",
             "apache-tvm-ffi", "xtc-mlir-python-bindings", "llvmlite", "numpy", "torch-mlir", "iree-base-compiler")
@@ -171,18 +174,6 @@ def _config_tvm_pool(n: int) -> None:
         f(0, n)
 
 
-def cpu_model() -> str:
-    """CPU model name from /proc/cpuinfo (falls back to ``platform.processor()``)."""
-    try:
-        with open("/proc/cpuinfo") as fh:
-            for line in fh:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
 def package_versions(names: tuple[str, ...] = PACKAGES) -> dict[str, str]:
     """Installed versions of ``names`` (``"absent"`` when not installed)."""
     out = {}
@@ -206,8 +197,7 @@ def measured_roof() -> dict | None:
     unreadable cache) gives ``None``.
     """
     try:
-        from . import roof
-        roof_now = roof.cached_roof()
+        roof_now = _roof.cached_roof()
     except Exception:  # an optional record: never let it break a measurement
         return None
     if not isinstance(roof_now, dict):
