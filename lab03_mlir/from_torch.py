@@ -49,7 +49,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from common.errors import UserError, require, run_cli
+from common.errors import UserError, require
 
 # Import order matters (see the module docstring): upstream ``mlir``, then torch-mlir's MLIR,
 # then anything that loads MLIR's runner-utils library (the JIT); see preload_torch_mlir().
@@ -83,7 +83,7 @@ def preload_torch_mlir() -> str | None:
     if _runner_utils_loaded():
         return ("torch-mlir cannot be loaded into this process: MLIR's runner-utils library is already "
                 "loaded (the JIT ran first) and loading torch-mlir now would abort the process; import "
-                "lab03_mlir.from_torch before running the JIT, or run `python -m lab03_mlir.from_torch`")
+                "lab03_mlir.from_torch before running the JIT, or run `python -m lab03_mlir.ladder`")
     try:
         importlib.import_module("torch_mlir.ir")
     except (ImportError, OSError):  # not installed or broken: import_block names it when needed
@@ -421,7 +421,3 @@ def lower_block(imported: ImportedIR, *, fast: bool = False, save_dir: Path | No
     kernel = jit.EngineKernel(result.module, FUNC_NAME)
     return Compiled(f"{imported.label} {kind}", result, kernel, time.perf_counter() - t0)
 
-
-if __name__ == "__main__":  # the step list lives in lab03_mlir.ladder
-    from lab03_mlir.ladder import main as _main
-    raise SystemExit(run_cli(_main))
