@@ -159,3 +159,35 @@ def step12_peers(bundles: dict, tuned: dict, args) -> list[dict]:
     failed = [f"{r['model']}/{r['peer']}: {r['status']}" for r in rows if r["status"].startswith("gate failed")]
     GateReport(stage="peers", rows=[], first_failure="; ".join(failed) or None).raise_if_failed()
     return rows
+
+
+def step13_layout(ims: dict, bound: dict, args) -> dict | None:
+    """Step 13: layout assignment on ResNet-50 (NCHW vs NHWC: transforms counted, built, gated, timed;
+    the hottest convs tuned per layout) — :func:`lab02_tvm.layout.compare_layouts`."""
+    from . import layout
+    if "resnet50" not in ims:
+        return None
+    trials = 0 if args.quick else pick(16, 4)
+    res = layout.compare_layouts(ims["resnet50"], top_k=1, trials=trials, repeats=1 if args.quick else 2,
+                                 base=bound.get("resnet50"))
+    blocked = layout.blocked_layout_status(bound["resnet50"]) if "resnet50" in bound else ""
+    for r in res["rows"]:
+        step(13, "layout", f"resnet50 {r['layout']}: {r['transforms_after_convert']} transforms ({r['where']}), "
+                           f"untuned {r['median_ms']} ms ({r['speedup_vs_nchw']}x NCHW)")
+    layout.write_layout(res, name="layout_quick" if args.quick else "layout", blocked=blocked)
+    return res
+
+
+def step14_search_space(bound: dict, target: dict, args) -> dict | None:
+    """Step 14: AutoTVM-style template vs MetaSchedule's generated space on the hottest kernel, same
+    budget — :func:`lab02_tvm.search_space.hottest_kernel_spaces`."""
+    from . import search_space
+    name = "resnet50" if "resnet50" in bound else next(iter(bound), None)
+    if name is None:
+        return None
+    res = search_space.hottest_kernel_spaces(bound[name], target, model=name, trials=pick(32, 4),
+                                             name="search_space_quick" if args.quick else "search_space")
+    for r in res["rows"]:
+        step(14, "spaces", f"{name} {res['kernel'].name}: " + ", ".join(f"{k} {v}" for k, v in r.items()
+                                                                       if k in ("space", "best_ms_search", "median_ms")))
+    return res

@@ -17,7 +17,9 @@ Steps (one function each, called in order from :func:`main`; each prints ``[N st
 9. tuning over an RPC tracker on loopback — :mod:`lab02_tvm.rpc`;
 10. extension: the custom TIR loop-reordering pass in the lowering pipeline, measured;
 11. roofline: every kernel of the untuned and tuned builds under the machine's roof — :mod:`lab02_tvm.roofline`;
-12. peers: PyTorch eager, torch.compile, ONNX Runtime and TVM tuned in one run — :mod:`lab02_tvm.peers`.
+12. peers: PyTorch eager, torch.compile, ONNX Runtime and TVM tuned in one run — :mod:`lab02_tvm.peers`;
+13. layout assignment on ResNet-50, NCHW vs NHWC — :mod:`lab02_tvm.layout`;
+14. AutoTVM-style template vs MetaSchedule's space on the hottest kernel — :mod:`lab02_tvm.search_space`.
 
 Timings: 1 thread by default (``--threads``), PyTorch eager and TVM tuned interleaved in one run.
 Untuned TVM runs naive single-threaded loops (ResNet-50 ~4 s, BERT-base ~25 s per inference), so
@@ -39,7 +41,8 @@ from . import LAB
 
 MODELS = ("resnet50", "bert", "llama_tiny_s32", "llama_tiny_s128")
 GROUPS = {"all": MODELS, "big": ("resnet50", "bert"), "llama": ("llama_tiny_s32", "llama_tiny_s128")}
-STEPS = ("onnx", "passes", "untuned", "tuning", "schedule", "cross", "rpc", "tir-pass", "roofline", "peers")
+STEPS = ("onnx", "passes", "untuned", "tuning", "schedule", "cross", "rpc", "tir-pass", "roofline", "peers",
+         "layout", "spaces")
 #: MetaSchedule trials per model when there are no shipped records for this host (shallow over
 #: all tasks, then deep on the hottest), and the wall-clock caps that bound them on a loaded
 #: machine. With the shipped records (the default on the machine kind they were tuned on) nothing
@@ -285,7 +288,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             extras.step11_roofline(ims, passes, untuned, tuned, bound, target)
         if "peers" not in skip:
             extras.step12_peers(bundles, tuned, args)
-    step(13, "done", f"Lab 02 in {(time.perf_counter() - t_start) / 60:.1f} min: tables and plots under results/lab02/")
+        if "layout" not in skip:
+            extras.step13_layout(ims, bound, args)
+        if "spaces" not in skip and "tuning" not in skip:
+            extras.step14_search_space(bound, target, args)
+    step(15, "done", f"Lab 02 in {(time.perf_counter() - t_start) / 60:.1f} min: tables and plots under results/lab02/")
     return 0
 
 

@@ -421,12 +421,12 @@ def test_pipeline_quick_end_to_end_without_tuning(results_dir, capsys):
     """``--quick --skip-tuning --model bert``: steps 1-4, 7, 8, 10 run, print ``[N step]`` lines, write tables."""
     import json
     from lab02_tvm.pipeline import main
-    argv = ["--quick", "--skip-tuning", "--skip-onnx", "--skip-peers", "--skip-roofline", "--model", "bert",
+    argv = ["--quick", "--skip-tuning", "--skip-onnx", "--skip-peers", "--skip-roofline", "--skip-layout", "--model", "bert",
             "--repeats", "3"]
     assert run_cli(main, argv) == 0
     out = capsys.readouterr().out
     for tag in ("[1 import] bert", "[2 types] bert", "[3 passes] bert", "[4 untuned] bert", "[7 compare] bert",
-                "[8 cross] bert", "[10 tir-pass] bert", "[13 done]"):
+                "[8 cross] bert", "[10 tir-pass] bert", "[15 done]"):
         assert tag in out, tag
     assert "gate absolute |d| <= 0.0001 ok" in out  # the test-size BERT gets the seed's absolute gate
     lab = results_dir / "lab02"
