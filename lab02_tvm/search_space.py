@@ -191,6 +191,7 @@ def tune_space(prim_mod, target, space: str, trials: int, *, seed: int = 0, work
         wd = work_dir or tmp
         builder = tuning.make_builder()
         runner = tuning.make_runner()
+        tuning.quiet_ms_console(False)  # handlers left by an earlier tuning call break tune_tir's dictConfig
         try:
             db = ms.tune_tir(prim_mod, target, wd, max_trials_global=trials,
                              num_trials_per_iter=min(tuning.TRIALS_PER_ITER, trials), builder=builder,
