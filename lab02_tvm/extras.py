@@ -18,7 +18,7 @@ def step8_cross(ims: dict, passes: dict, args) -> list[dict]:
     """Step 8: cross-compile each model for AArch64 Cortex-A55; tar always, .so with a cross gcc; ELF check."""
     from common.results import results_dir, write_table
     from .cross import AARCH64_TARGET, cross_compile
-    from .pipeline import env
+    from .config import env
     rows = []
     for name in ims:
         res = cross_compile(passes[name].fused_mod, results_dir(LAB) / "cross", name)
@@ -53,7 +53,7 @@ def step9_rpc(bound: dict, target: dict, args) -> dict:
     """Step 9: MetaSchedule tuning of the hottest kernel through an RPC tracker + 2 servers on loopback."""
     from common.results import write_table
     from . import rpc
-    from .pipeline import env
+    from .config import env
     name = next(iter(bound))
     res = rpc.tune_over_rpc(bound[name], target, None, n_servers=2, top_k=1)
     step(9, "rpc", f"{name}: tracker :{res['tracker_port']} with {res['servers_registered']}/{res['servers']} "
@@ -73,7 +73,7 @@ def step10_tir_pass(ims: dict, passes: dict, untuned: dict, target: dict, args) 
     from common.timing import interleaved
     from . import tir_pass
     from .build import build_and_check
-    from .pipeline import budgets, env
+    from .config import budgets, env
     rows = []
     for name, im in ims.items():
         fused = passes[name].fused_mod

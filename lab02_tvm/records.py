@@ -322,7 +322,7 @@ def tune_records(model: str, trials: int, minutes: float, *, command: str, root:
     from common.timing import set_torch_threads, tvm_threads
     from . import tuning
     from .build import host_target
-    from .pipeline import build_bundles
+    from .config import build_bundles
     from .relax_import import import_torch, tuning_module
 
     set_torch_threads(1)

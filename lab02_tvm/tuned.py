@@ -31,7 +31,7 @@ def step5_manual_schedule(ims: dict, bound: dict, target: dict, args, work_dirs:
     """
     from common.results import write_table
     from . import schedules
-    from .pipeline import env
+    from .config import env
     rows = []
     for name in ims:
         r = schedules.run_three_point(bound[name], target, tuned_work_dir=work_dirs[name],
@@ -131,7 +131,7 @@ def _write_kernel_table(name: str, mod, target: dict, work, meta: dict, args) ->
     from common import roof as roof_mod
     from common.results import write_table
     from . import tuning
-    from .pipeline import env
+    from .config import env
     roof = roof_mod.cached_roof()
     peak = roof["peak_gflops"] if roof else None
     rows = tuning.kernel_table(mod, target, work, peak)
@@ -154,7 +154,7 @@ def step7_compare(bundles: dict, ims: dict, untuned: dict, tuned: dict, kernel_r
     from common.results import write_table
     from common.timing import interleaved
     from .build import gate_for
-    from .pipeline import budgets, env
+    from .config import budgets, env
     rows = []
     for name, im in ims.items():
         feed = {k: torch.from_numpy(v) for k, v in im.inputs.items()}
