@@ -79,7 +79,7 @@ def long_dot(k: int = 8192, n: int = 8, extra: int = 6, seed: int = 0) -> tuple[
 
 
 def _row(case: str, red, out: Path, replays: dict) -> dict:
-    from .reduce import report_line
+    from .reducer import report_line
 
     return {"case": case, "nodes_before": red.nodes_before, "nodes_after": red.nodes_after if red.keep else 0,
             "factor": round(red.nodes_before / red.nodes_after, 1) if red.keep else None,
@@ -108,7 +108,7 @@ def wrong_rewrite(out: str | None = None) -> list[dict]:
     from lab01_onnx.divergence import make_feeds, wrong_rewrite_neg_as_identity
     from lab01_onnx.passes import run_passes
 
-    from .reduce import ORT_TOL, reduce_to_folder
+    from .reducer import ORT_TOL, reduce_to_folder
 
     with tempfile.TemporaryDirectory() as tmp:
         raw = onnx.load(str(export_torchscript(build_llama_tiny(batch=1, seq=8), Path(tmp) / "llama_tiny.onnx")))
@@ -135,7 +135,7 @@ def fp16(out: str | None = None, small: bool = True) -> list[dict]:
     from common.models import build_resnet50
     from common.onnx_utils import export_torchscript
 
-    from .reduce import FP16_TOL, reduce_to_folder
+    from .reducer import FP16_TOL, reduce_to_folder
 
     bundle = build_resnet50(small=small, image=64 if small else 224)
     with tempfile.TemporaryDirectory() as tmp:
