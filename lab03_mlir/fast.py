@@ -20,8 +20,9 @@ the output's contiguous dimensions. For the matmul:
    applied only where it divides the extent (no dynamic-shaped remainder tile, which the
    vectorizer would leave scalar). ``linalg.batch_matmul`` (what ``tosa.matmul`` becomes) gets
    the same schedule with a leading tile size 1 on its batch loop.
-2. Tile the result again by ``(MR, NR, 1)`` (default ``(8, 32)``): an MR x NR block of C stays in
-   vector registers while k runs (8 rows x 2 zmm registers with AVX-512).
+2. Tile the result again by ``(MR, NR, 1)`` (default :data:`REGISTER_TILE`: ``(8, 32)`` with
+   AVX-512, 8 rows x 2 zmm registers; ``(6, 16)`` with AVX2, 6 rows x 2 ymm): an MR x NR block of
+   C stays in vector registers while k runs.
 3. Tile every other static linalg op (``linalg.fill``, the bias + ReLU ``linalg.generic``,
    transposes...) by ``(..., 1, MR, NR)`` on its last two loops so that nothing becomes one giant
    vector. A Python walk tags each op with ``lab03.tile_group = i`` (ops tiled alike share a
@@ -65,9 +66,25 @@ from common.results import atomic_write
 from . import consteval, conv
 from .lowering import BUFFERIZE, SCF_TO_CF, as_module, mlir_error_line, parse_pipeline
 
-#: Cache-level tile (MC, NC, KC) and register tile (MR, NR) for f32 on AVX-512.
-CACHE_TILE = (0, 256, 256)
-REGISTER_TILE = (8, 32)
+
+
+def _host_has_avx512() -> bool:
+    """True when the host CPU reports AVX-512F (``/proc/cpuinfo`` flags; False when unreadable)."""
+    try:
+        with open("/proc/cpuinfo") as fh:
+            return any(line.startswith("flags") and " avx512f" in line for line in fh)
+    except OSError:
+        return False
+
+
+#: Cache-level tile (MC, NC, KC) and register tile (MR, NR) for f32, by the host's widest vectors.
+#: AVX-512 (32 zmm registers): 8 x 32 accumulators = 16 zmm (0.83-0.95x NumPy's time at 256^3-1024^3
+#: on Zen 4). AVX2 (16 ymm registers): 8 x 32 would need 32 ymm and spills (2.0-2.9x NumPy's time,
+#: measured on Zen 3); 6 x 16 = 12 ymm accumulators with a 64-column cache tile measured 0.99x /
+#: 0.83x / 1.46x NumPy's time at 256^3 / 512^3 / 1024^3 there (1 thread, same run as NumPy).
+AVX512 = _host_has_avx512()
+CACHE_TILE = (0, 256, 256) if AVX512 else (0, 64, 256)
+REGISTER_TILE = (8, 32) if AVX512 else (6, 16)
 
 LINALG_TO_LOOPS = "builtin.module(func.func(convert-linalg-to-loops), scf-forall-to-for, lower-affine)"
 VECTOR_TO_SCF = ("builtin.module(func.func(convert-vector-to-scf{full-unroll=true target-rank=1}), "

@@ -15,6 +15,7 @@ from common.gates import gate
 from common.results import read_table
 
 from lab03_mlir import from_torch as ft  # imports the upstream ``mlir`` before torch-mlir
+from lab03_mlir import fast as fast_mod
 from lab03_mlir import iree_anchor, ladder
 
 pytestmark = pytest.mark.lab03
@@ -106,7 +107,8 @@ def test_fast_path_vectorizes_the_mlp_matmul(report):
     assert ladder.vector_op_count(naive) == 0 and not ladder.main_op_vectorized(naive, "mlp")
     tosa_fast = report.compiled[("mlp", "tosa", "fast")]  # tosa.matmul -> linalg.batch_matmul, tiled too
     assert ladder.vector_op_count(tosa_fast) > 0 and "linalg.batch_matmul" not in ladder._bufferized(tosa_fast).ir
-    assert "vector<1x8x32xf32>" in ladder._bufferized(tosa_fast).ir  # the same 8x32 register tile
+    mr, nr = fast_mod.REGISTER_TILE
+    assert f"vector<1x{mr}x{nr}xf32>" in ladder._bufferized(tosa_fast).ir  # the same MR x NR register tile
     assert not ladder.main_op_vectorized(report.compiled[("mlp", "tosa", "naive")], "mlp")
 
 

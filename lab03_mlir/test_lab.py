@@ -309,8 +309,9 @@ def test_tile_and_vectorize_matches_numpy(shape):
     base = builder.build_matmul_bias_relu(*shape)
     tiled = fast.tile_and_vectorize(base)
     text = str(tiled)
-    assert "scf.for" in text and "vector.fma" in text  # full 8x32 tiles vectorized (peeled when needed)
-    assert "iter_args(%arg10 = %" in text or "-> (vector<8x32xf32>)" in text  # C block hoisted into registers
+    mr, nr = fast.REGISTER_TILE
+    assert "scf.for" in text and "vector.fma" in text  # full MR x NR tiles vectorized (peeled when needed)
+    assert "iter_args(%arg10 = %" in text or f"-> (vector<{mr}x{nr}xf32>)" in text  # C block hoisted into registers
     assert "lab03.tile_group" not in text
     res = lowering.lower(tiled, stages=fast.FAST_STAGES)
     inputs = builder.random_inputs(*shape, seed=1)
@@ -358,7 +359,8 @@ def test_batch_matmul_from_tosa_is_tiled_like_matmul():
     assert "linalg.batch_matmul" in linalg_text
     tiled = str(fast.tile_and_vectorize(linalg_text))
     assert "linalg.batch_matmul" not in tiled and "vector.fma" in tiled
-    assert "-> (vector<1x8x32xf32>)" in tiled  # the C block hoisted into registers
+    mr, nr = fast.REGISTER_TILE
+    assert f"-> (vector<1x{mr}x{nr}xf32>)" in tiled  # the C block hoisted into registers
     res = lowering.lower(tiled, stages=fast.FAST_STAGES)
     plain = lowering.lower(fast.tile_and_vectorize(builder.build_matmul_bias_relu(*shape)), stages=fast.FAST_STAGES)
     assert res.op_count_rows()[-1]["total"] < 2 * plain.op_count_rows()[-1]["total"]
