@@ -22,7 +22,7 @@ raises :class:`GateError` carrying the :class:`GateReport`.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -247,6 +247,17 @@ def compare(reference: Any, candidate: Any, *, atol: float, rtol: float = 0.0,
     report.rows += [{"stage": stage, "output": name, "status": "unexpected"} for name in extra]
     report.first_failure = next((msgs[0] for msgs in failures.values() if msgs), None)
     return report
+
+
+def structural(stage: str, failure: str | None, rows: Sequence[dict] = ()) -> None:
+    """A structural gate (no numeric comparison): raise :class:`GateError` when ``failure`` is set.
+
+    Args:
+        stage: the stage the check belongs to (e.g. ``"affine"``, ``"rpc"``).
+        failure: one line saying what is wrong, or ``None`` when the check passed.
+        rows: the table printed with the failure (exit 1 through ``common.errors.run_cli``).
+    """
+    GateReport(stage, list(rows), failure).raise_if_failed()
 
 
 def gate(reference: Any, candidate: Any, **kwargs) -> GateReport:

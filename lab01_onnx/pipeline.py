@@ -31,7 +31,7 @@ import onnx
 
 from common import budget, cli
 from common.errors import UserError, run_cli
-from common.gates import GateChain, GateError, GateReport
+from common.gates import GateChain, structural
 from common.onnx_utils import (DYNAMO_OPSET, ORT_LEVELS, TORCHSCRIPT_OPSET, check_dynamo_opset, check_model,
                                check_torchscript_opset, export_dynamo, export_torchscript, load_model, op_counts,
                                ort_run, ort_session, print_ir, save_model)
@@ -72,8 +72,7 @@ class Ctx:
 
 def gate(ok: bool, stage: str, failure: str, rows: list[dict] | None = None) -> None:
     """A structural gate: raise :class:`GateError` (exit 1, ``rows`` as its table) unless ``ok``."""
-    if not ok:
-        raise GateError(GateReport(stage, rows or [], failure))
+    structural(stage, None if ok else failure, rows or [])
 
 
 def compute_nodes(model: onnx.ModelProto) -> int:

@@ -35,7 +35,7 @@ from collections.abc import Sequence
 from common.budget import ci
 from common.cli import parser, positive, step, want_ir
 from common.errors import run_cli
-from common.gates import GateReport
+from common.gates import structural
 
 from . import LAB
 from .config import (DEFAULT_TRIALS, DEFAULT_TUNE_MINUTES, GROUPS, MODELS, STEPS,  # noqa: F401
@@ -71,7 +71,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
 
 def _check(stage: str, failure: str | None, rows: list[dict]) -> None:
     """Raise :class:`common.gates.GateError` (exit 1 through ``run_cli``) when ``failure`` is set."""
-    GateReport(stage=stage, rows=rows, first_failure=failure).raise_if_failed()
+    structural(stage, failure, rows)
 
 
 # ---------------------------------------------------------------------------------------------
