@@ -66,6 +66,21 @@ class ModelBundle:
         """The example inputs as NumPy arrays (for ONNX Runtime / TVM feeds)."""
         return {k: v.detach().cpu().numpy() for k, v in self.inputs.items()}
 
+    def flops(self, inputs: Mapping[str, torch.Tensor | np.ndarray] | None = None) -> float:
+        """FLOPs of one forward pass on ``inputs`` (default :attr:`inputs`), counted by PyTorch.
+
+        ``torch.utils.flop_counter.FlopCounterMode`` over one eager run: matmul, conv, bmm, addmm and
+        attention, 2 FLOP per multiply-add; elementwise ops, softmax and normalization are not counted
+        (the convention of the MLPerf and mmperf GFLOP/s figures). Units: FLOP (a float).
+        """
+        from torch.utils.flop_counter import FlopCounterMode
+        feed = self.inputs if inputs is None else {
+            k: (v if isinstance(v, torch.Tensor) else torch.from_numpy(np.asarray(v))) for k, v in inputs.items()
+        }
+        with torch.no_grad(), FlopCounterMode(display=False) as fc:
+            self.model(**feed)
+        return float(fc.get_total_flops())
+
 
 @contextlib.contextmanager
 def seeded(seed: int) -> Iterator[None]:

@@ -25,7 +25,8 @@ it is ``None`` with the reason.
 Cache: ``results/roof.json`` (``$MLC_RESULTS_DIR/roof.json``), written atomically with the CPU
 model and date by ``python -m common.roof``; :func:`cached_roof` only reads it.
 
-Helpers for every table: :func:`gflops` (FLOPs + ms -> GFLOP/s) and :func:`percent_of_peak`.
+Helpers for every table: :func:`gflops` (FLOPs + ms -> GFLOP/s), :func:`percent_of_peak` and
+:func:`rate_columns` (both columns of a latency row at once).
 """
 from __future__ import annotations
 
@@ -361,6 +362,24 @@ def percent_of_peak(gflops_: float, roof: dict | None = None) -> float | None:
     if not roof or not roof.get("peak_gflops"):
         return None
     return 100.0 * float(gflops_) / float(roof["peak_gflops"])
+
+
+def rate_columns(flops: float | None, ms: float | None, roof: dict | None = None, *, threads: int = 1) -> dict:
+    """The rate columns of a latency row: ``{"gflops": GFLOP/s, "pct_peak": % of the FMA peak}``.
+
+    Args:
+        flops: FLOPs of one run (e.g. :meth:`common.models.ModelBundle.flops`); ``None`` if unknown.
+        ms: the row's latency in milliseconds (its median); ``None`` or <= 0 for a row not timed.
+        roof: the roof to hold it against (default :func:`cached_roof`, ``None`` on another CPU).
+        threads: threads the row ran on; the peak is the single-thread peak times ``threads``.
+    Returns:
+        both values rounded (2 and 1 decimals), ``None`` where they cannot be known.
+    """
+    if not flops or not ms or ms <= 0:
+        return {"gflops": None, "pct_peak": None}
+    g = gflops(flops, ms)
+    pct = percent_of_peak(g / max(int(threads), 1), roof)
+    return {"gflops": round(g, 2), "pct_peak": None if pct is None else round(pct, 1)}
 
 
 def roof_time_ms(flops: float, nbytes: float, roof: dict) -> float:

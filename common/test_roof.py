@@ -70,6 +70,15 @@ def test_gflops_and_percent_of_peak():
         roof.gflops(1e9, 0.0)
 
 
+def test_rate_columns_per_thread_and_unknowns():
+    peak = {"peak_gflops": 50.0}
+    assert roof.rate_columns(2e9, 100.0, peak) == {"gflops": 20.0, "pct_peak": 40.0}
+    assert roof.rate_columns(2e9, 100.0, peak, threads=2) == {"gflops": 20.0, "pct_peak": 20.0}  # 2 x peak
+    assert roof.rate_columns(2e9, 100.0, {}) == {"gflops": 20.0, "pct_peak": None}  # no roof: no percentage
+    for flops, ms in ((None, 1.0), (0.0, 1.0), (1e9, None), (1e9, 0.0), (1e9, -1.0)):
+        assert roof.rate_columns(flops, ms, peak) == {"gflops": None, "pct_peak": None}
+
+
 def test_theoretical_peak_formula_and_unknown_cpu():
     th = roof.theoretical_peak("znver3", ghz=2.0)
     lanes = roof.host_isa()[1]

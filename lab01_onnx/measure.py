@@ -4,6 +4,9 @@
   onnxruntime-gpu exist), timed round-robin (:func:`common.timing.interleaved`) at fixed threads,
   each backend first gated against eager (max abs <= ``atol``) so nothing wrong is ever timed.
 * :func:`ort_level_rows` -- ORT's four graph optimization levels on one shape, interleaved.
+* every latency row has ``gflops`` and ``pct_peak``: PyTorch's FLOP count of the shape
+  (:meth:`common.models.ModelBundle.flops`) over the median, against the measured FMA peak
+  times the threads (:func:`common.roof.rate_columns`).
 * :func:`synthetic_graph` / :func:`scale_rows` -- the custom passes on a generated chain of
   N/10 and N nodes (a linear pass has the same microseconds per node at both), and onnxoptimizer
   on the same generator, doubling the size until its next run would exceed a time budget.
@@ -21,6 +24,7 @@ from onnx import helper, numpy_helper
 
 from common.gates import compare
 from common.onnx_utils import ORT_LEVELS, ort_run, ort_session
+from common.roof import rate_columns
 from common.timing import interleaved, set_torch_threads
 from lab01_onnx.passes import CUSTOM_PASSES
 
@@ -70,10 +74,12 @@ def latency_rows(bundle, model_path, shapes, *, threads: int, warmup: int, repea
             compare(eager_out, ort_run(sess, feed), atol=atol, stage=f"{name} b{batch} s{seq}").raise_if_failed()
         with torch.no_grad():
             stats = interleaved(fns, warmup=warmup, repeats=repeats)
-        eager = stats["pytorch eager"].median_ms
+        eager, flops = stats["pytorch eager"].median_ms, bundle.flops(feed)
         for name, st in stats.items():
             rows.append({"batch": batch, "seq": seq, "backend": name, "median_ms": round(st.median_ms, 3),
                          "p10_ms": round(st.p10_ms, 3), "p90_ms": round(st.p90_ms, 3),
+                         "gflop": round(flops / 1e9, 4),  # no CPU roof for a GPU row
+                         **rate_columns(flops, st.median_ms, {} if "cuda" in name else None, threads=threads),
                          "speedup_vs_eager": round(eager / st.median_ms, 2), "threads": threads, "repeats": st.n})
         if cuda_reason is not None:
             rows.append({"batch": batch, "seq": seq, "backend": "ort_cuda", "median_ms": None, "p90_ms": None,
@@ -82,9 +88,10 @@ def latency_rows(bundle, model_path, shapes, *, threads: int, warmup: int, repea
 
 
 def ort_level_rows(model_path, shape, saved_nodes: dict[str, int], *, threads: int, warmup: int,
-                   repeats: int) -> list[dict]:
+                   repeats: int, flops: float | None = None) -> list[dict]:
     """One row per ORT level (:data:`common.onnx_utils.ORT_LEVELS`) at ``shape``, interleaved;
-    ``saved_nodes[level]`` is the node count of the model ORT saves at that level."""
+    ``saved_nodes[level]`` is the node count of the model ORT saves at that level; ``flops`` (one
+    run at ``shape``) adds GFLOP/s and % of the measured peak."""
     feed = token_feed(*shape)
     sessions = {f"ORT CPU level {lvl}": ort_session(model_path, level=lvl, threads=threads) for lvl in ORT_LEVELS}
     stats = interleaved({k: (lambda s=s: s.run(None, feed)) for k, s in sessions.items()},
@@ -92,6 +99,7 @@ def ort_level_rows(model_path, shape, saved_nodes: dict[str, int], *, threads: i
     base = stats["ORT CPU level DISABLE_ALL"].median_ms
     return [{"batch": shape[0], "seq": shape[1], "backend": name, "median_ms": round(st.median_ms, 3),
              "p10_ms": round(st.p10_ms, 3), "p90_ms": round(st.p90_ms, 3),
+             **rate_columns(flops, st.median_ms, threads=threads),
              "speedup_vs_DISABLE_ALL": round(base / st.median_ms, 2), "nodes_saved_model": saved_nodes[lvl],
              "threads": threads, "repeats": st.n}
             for (name, st), lvl in zip(stats.items(), ORT_LEVELS)]

@@ -310,7 +310,7 @@ def latency(ctx: Ctx) -> None:
              + (f"{cuda['median_ms']:.2f} ms" if cuda["median_ms"] is not None else f"skipped ({cuda['skipped']})"))
     saved = {lvl: len(ctx.models[f"ort_{lvl}"].graph.node) for lvl in ORT_LEVELS}
     levels = measure.ort_level_rows(ctx.paths["opt"], ref_shape, saved, threads=a.threads, warmup=a.warmup,
-                                    repeats=a.repeats)
+                                    repeats=a.repeats, flops=ctx.bundle.flops(measure.token_feed(*ref_shape)))
     ctx.tables["latency"] += rows + levels
     cli.step(5, "latency", "ORT levels: " + ", ".join(f"{lvl} {r['median_ms']:.2f} ms" for lvl, r in zip(ORT_LEVELS, levels)))
 

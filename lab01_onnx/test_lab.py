@@ -839,3 +839,20 @@ def test_pipeline_gate_failure_exits_1_with_the_gate_table(capsys, results_dir, 
     table = [line for line in err if line.startswith("|")]
     assert table[0].startswith("| stage | output |") and "| values |" in table[-1]
     assert not any(line.startswith("error:") for line in err)
+
+
+def test_latency_rows_carry_gflops_from_pytorchs_flop_count(exported):
+    """Every timed row: GFLOP/s = FLOPs of the shape (FlopCounterMode) / median; the count grows with the shape."""
+    from lab01_onnx import measure
+
+    bundle = exported["bundle"]
+    rows = measure.latency_rows(bundle, exported["opt_path"], [(1, 8), (2, 16)], threads=1, warmup=0, repeats=1,
+                                atol=1e-4)
+    timed = [r for r in rows if r["median_ms"]]
+    assert {r["backend"] for r in timed} >= {"pytorch eager", "ort_cpu"}
+    for r in timed:
+        flops = bundle.flops(measure.token_feed(r["batch"], r["seq"]))
+        assert r["gflop"] == pytest.approx(flops / 1e9, abs=1e-4)
+        assert r["gflops"] == pytest.approx(flops / (r["median_ms"] * 1e-3) / 1e9, rel=0.01, abs=0.01)
+    small, big = (bundle.flops(measure.token_feed(b, s)) for b, s in ((1, 8), (2, 16)))
+    assert big >= 4 * small  # 4x the tokens: 4x the projections' FLOPs, and attention grows with seq^2

@@ -143,10 +143,9 @@ def tune_hot_convs(mods: dict[str, Any], target: dict, *, top_k: int, trials: in
     layout: ``{"rank", "layout", "task", "calls", "mflop", "trials", "best_ms", "gflops",
     "pct_peak"}`` (best_ms: MetaSchedule's measured mean of the best candidate).
     """
-    from common.roof import cached_roof, gflops, percent_of_peak
+    from common.roof import rate_columns
 
     from . import tuning
-    roof = cached_roof()
     rows = []
     for layout, mod in mods.items():
         infos = [t for t in tuning.extract_tasks(mod, target) if "conv2d" in t.name][:top_k]
@@ -156,12 +155,9 @@ def tune_hot_convs(mods: dict[str, Any], target: dict, *, top_k: int, trials: in
             db = tuning.open_database(wd)
             for rank, t in enumerate(infos, 1):
                 best = tuning.best_ms_of(tuning.task_records(db, t.task))
-                g = gflops(t.flops, best) if best else None
                 rows.append({"rank": rank, "layout": layout, "task": t.name, "calls": t.weight,
                              "mflop": round(t.flops / 1e6, 2), "trials": trials,
-                             "best_ms": None if best is None else round(best, 4),
-                             "gflops": None if g is None else round(g, 2),
-                             "pct_peak": None if g is None or not roof else round(percent_of_peak(g, roof), 1)})
+                             "best_ms": None if best is None else round(best, 4), **rate_columns(t.flops, best)})
     return rows
 
 
@@ -181,6 +177,7 @@ def compare_layouts(im, *, layouts: Sequence[str] = ("NCHW", "NHWC"), top_k: int
     Raises:
         common.gates.GateError: a layout's outputs differ from PyTorch.
     """
+    from common.roof import rate_columns
     from common.timing import interleaved, tvm_threads
 
     from .build import error_summary, host_target
@@ -210,6 +207,7 @@ def compare_layouts(im, *, layouts: Sequence[str] = ("NCHW", "NHWC"), top_k: int
             "where": "; ".join(f"{t['from']} -> {t['to']}" for t in transforms[lay]) or "-",
             "median_ms": round(stats[lay].median_ms, 2), "p90_ms": round(stats[lay].p90_ms, 2),
             "n": stats[lay].n, "speedup_vs_nchw": round(base_ms / stats[lay].median_ms, 3),
+            **rate_columns(im.flops, stats[lay].median_ms),
             "conv_ms": round(conv_ms, 2), "transform_ms": round(t_ms, 3),
             "rel_err": error_summary(im.reference, runners[lay].outputs())["rel_to_scale"],
         })

@@ -72,15 +72,6 @@ def gate_kwargs(model_name: str) -> tuple[dict, str]:
     return {"atol": ATOL}, f"|d| <= {ATOL:g} (absolute)"
 
 
-def count_flops(bundle) -> float:
-    """FLOPs of one eager run by ``FlopCounterMode`` (matmul/conv/attention, 2 per multiply-add)."""
-    import torch
-    from torch.utils.flop_counter import FlopCounterMode
-    with torch.no_grad(), FlopCounterMode(display=False) as fc:
-        bundle.model(**bundle.inputs)
-    return float(fc.get_total_flops())
-
-
 def _named(out: Any, names: Sequence[str]) -> dict[str, np.ndarray]:
     """Outputs of any peer (tensor, tuple, TVM array, dict) as ``{name: np.ndarray}``."""
     if isinstance(out, Mapping):
@@ -191,7 +182,7 @@ def compare_peers(bundle, *, label: str | None = None, tvm: Mapping[str, Callabl
     label = label or bundle.name
     set_torch_threads(1)
     roof = roof if roof is not None else roof_mod.cached_roof()
-    flops = count_flops(bundle)
+    flops = bundle.flops()
     gkw, gdesc = gate_kwargs(label)
     notes = dict(notes or {})
     with tempfile.TemporaryDirectory(prefix="peers_") as tmp, tvm_threads(1):
@@ -218,11 +209,9 @@ def compare_peers(bundle, *, label: str | None = None, tvm: Mapping[str, Callabl
                "max_abs_err": errs.get(name), "gate": gdesc, "note": notes.get(name, "")}
         if name in stats:
             s = stats[name]
-            g = roof_mod.gflops(flops, s.median_ms)
-            pct = roof_mod.percent_of_peak(g, roof) if roof else None
             row.update(median_ms=round(s.median_ms, 3), p10_ms=round(s.p10_ms, 3), p90_ms=round(s.p90_ms, 3),
-                       n=s.n, vs_eager=round(eager_ms / s.median_ms, 3), gflops=round(g, 2),
-                       pct_peak=None if pct is None else round(pct, 1))
+                       n=s.n, vs_eager=round(eager_ms / s.median_ms, 3),
+                       **roof_mod.rate_columns(flops, s.median_ms, roof or {}))
         rows.append(row)
     return rows
 

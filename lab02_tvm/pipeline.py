@@ -151,6 +151,7 @@ def step3_passes(ims: dict, args) -> dict:
 def step4_untuned(ims: dict, passes: dict, target: dict, args) -> dict:
     """Step 4: untuned build of the fused module, Relax VM run, gate vs PyTorch, tiny timing."""
     from common.results import write_table
+    from common.roof import rate_columns
     from common.timing import TimingStats, measure
     from .build import build_and_check, build_cuda, cuda_reason, gate_for
     out, rows = {}, []
@@ -165,7 +166,8 @@ def step4_untuned(ims: dict, passes: dict, target: dict, args) -> dict:
                            f"(n={stats.n}, naive loops); vs PyTorch max |d| {e['max_abs']:.2e} (max|ref| "
                            f"{e['max_ref']:.3g}) - gate {words} ok")
         rows.append({"model": name, "target": str(target), "build_s": round(run.build_s, 2),
-                     "median_ms": round(stats.median_ms, 1), "n": stats.n, "max_abs": e["max_abs"],
+                     "median_ms": round(stats.median_ms, 1), **rate_columns(im.flops, stats.median_ms),
+                     "n": stats.n, "max_abs": e["max_abs"],
                      "max_ref": e["max_ref"], "rel_to_scale": e["rel_to_scale"], "gate": words})
     reason = cuda_reason()
     if reason:
@@ -182,6 +184,8 @@ def step4_untuned(ims: dict, passes: dict, target: dict, args) -> dict:
                          "gate": gate_for(im.reference)[1]})
     write_table(LAB, "untuned", rows, title="Lab 02 step 4: untuned build vs PyTorch", env=env(args),
                 notes="Untuned TIR = naive single-threaded loop nests; n is tiny on purpose (seconds per run). "
+                      "gflops / pct_peak: FLOPs counted by PyTorch (matmul/conv/attention) over the median, "
+                      "against the measured FMA peak (common.roof; GPU rows: no roof). "
                       "gate: absolute 1e-4 where the output scale allows, relative (named) on ResNet-50's "
                       "logits; max_abs is the measured absolute error.")
     return out

@@ -47,6 +47,8 @@ class ImportedModel:
         reference_name: ``"pytorch"`` or ``"onnxruntime"``.
         import_s: seconds spent in export + import (wall clock).
         meta: source, config, notes.
+        flops: FLOPs of one run on :attr:`inputs` (:meth:`common.models.ModelBundle.flops`:
+            matmul/conv/attention, 2 per multiply-add); ``None`` when imported from ONNX.
     """
 
     name: str
@@ -58,6 +60,7 @@ class ImportedModel:
     reference_name: str
     import_s: float
     meta: dict = field(default_factory=dict)
+    flops: float | None = None
 
     def vm_args(self, device=None, *, with_params: bool = True) -> list:
         """``[*inputs, *params]`` as TVM tensors on ``device`` (default CPU), in ``main``'s order.
@@ -124,7 +127,7 @@ def import_torch(bundle, *, verbose: bool = False) -> ImportedModel:
         name=bundle.name, mod=mod, params=list(params.get("main", [])), inputs=bundle.numpy_inputs(),
         output_names=list(bundle.output_names), reference=bundle.run(), reference_name="pytorch",
         import_s=seconds, meta={"source": "torch.export + relax.frontend.torch.from_exported_program",
-                                **bundle.meta})
+                                **bundle.meta}, flops=bundle.flops())
 
 
 def lab01_llama_onnx() -> tuple[Path, str]:

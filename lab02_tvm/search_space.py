@@ -233,7 +233,7 @@ def compare_spaces(prim_mod, target, *, trials: int, flops: float | None = None,
     from tvm.s_tir.analysis import estimate_tir_flops
 
     from common.gates import compare
-    from common.roof import cached_roof, gflops, percent_of_peak
+    from common.roof import rate_columns
     from common.timing import interleaved, tvm_threads
 
     from .schedules import build_kernel, kernel_args, run_kernel
@@ -259,19 +259,16 @@ def compare_spaces(prim_mod, target, *, trials: int, flops: float | None = None,
                                   rtol=RTOL, scale_atol_by_ref=True, stage=sp, check_dtype=False)
             calls[sp] = call
         stats = interleaved(calls, warmup=2, repeats=repeats) if calls else {}
-    roof = cached_roof()
     rows = []
     for sp, res in results.items():
         st = stats.get(sp)
-        g = gflops(flops, st.median_ms) if st else None
         rep = reports.get(sp)
         rows.append({"space": sp, "trials": len(res.trials_ms),
                      "valid_trials": int(np.isfinite(res.trials_ms).sum()) if res.trials_ms else 0,
                      "best_ms_search": None if res.best_ms is None else round(res.best_ms, 4),
                      "median_ms": None if st is None else round(st.median_ms, 4),
                      "p90_ms": None if st is None else round(st.p90_ms, 4),
-                     "gflops": None if g is None else round(g, 2),
-                     "pct_peak": None if g is None or not roof else round(percent_of_peak(g, roof), 1),
+                     **rate_columns(flops, st.median_ms if st else None),
                      "max_abs_err": None if rep is None else rep.max_abs(),
                      "status": "no valid candidate" if rep is None else ("ok" if rep.passed else
                                                                         f"FAIL: {rep.first_failure}")})

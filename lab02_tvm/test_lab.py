@@ -436,3 +436,8 @@ def test_pipeline_quick_end_to_end_without_tuning(results_dir, capsys):
     rows = json.loads((lab / "compare.json").read_text())["rows"]
     assert {r["variant"] for r in rows} == {"pytorch_eager", "tvm_untuned"}
     assert all(r["median_ms"] > 0 for r in rows)
+    flops = build_bert(small=True).flops()  # GFLOP/s = PyTorch's FLOP count over the median
+    for r in rows:
+        assert r["gflops"] == pytest.approx(flops / (r["median_ms"] * 1e-3) / 1e9, rel=0.01, abs=0.01)
+    untuned = json.loads((lab / "untuned.json").read_text())["rows"]
+    assert untuned[0]["gflops"] == pytest.approx(flops / (untuned[0]["median_ms"] * 1e-3) / 1e9, rel=0.03, abs=0.01)

@@ -152,6 +152,7 @@ def step7_compare(bundles: dict, ims: dict, untuned: dict, tuned: dict, kernel_r
     """
     import torch
     from common.results import write_table
+    from common.roof import rate_columns
     from common.timing import interleaved
     from .build import gate_for
     from .config import budgets, env
@@ -178,7 +179,7 @@ def step7_compare(bundles: dict, ims: dict, untuned: dict, tuned: dict, kernel_r
             s, t = stats[variant], tuned.get(name, {}) if variant == "tvm_tuned" else {}
             err = t.get("errors") or (untuned[name]["run"].errors if variant == "tvm_untuned" else {})
             rows.append({"model": name, "scope": "model", "variant": variant, "median_ms": round(s.median_ms, 3),
-                         "p90_ms": round(s.p90_ms, 3), "n": s.n,
+                         "p90_ms": round(s.p90_ms, 3), "n": s.n, **rate_columns(im.flops, s.median_ms),
                          "speedup_vs_eager": round(eager_ms / s.median_ms, 3),
                          "speedup_vs_untuned": round(untuned_ms / s.median_ms, 3) if untuned_ms else None,
                          "trials": t.get("trials", 0), "records": t.get("records", ""),
@@ -198,7 +199,9 @@ def step7_compare(bundles: dict, ims: dict, untuned: dict, tuned: dict, kernel_r
              "TIR with tiny repeats (n), a baseline only. records: 'shipped' = results/lab02/tuning/<target>/<model> "
              "(trials = trials behind them). gate: the numeric gate against PyTorch, absolute where the output scale "
              "allows, relative (named) on ResNet-50's logits; max_abs = the measured absolute error. kernel_* rows: "
-             "step 5 (naive / manual / tuned hottest kernel; speedup_vs_untuned = over the naive kernel).")
+             "step 5 (naive / manual / tuned hottest kernel; speedup_vs_untuned = over the naive kernel). "
+             "gflops / pct_peak: FLOPs counted by PyTorch's FlopCounterMode (matmul/conv/attention, 2 per "
+             "multiply-add) over the median, against the measured single-thread FMA peak (common.roof).")
     write_table(LAB, "compare", rows, title="Lab 02 step 7: PyTorch eager vs TVM untuned vs TVM tuned",
                 env=env(args), meta={"threads": args.threads, "trials": args.trials, "ci": ci()}, notes=notes)
     _plot_compare(rows)
