@@ -210,6 +210,30 @@ def read_provenance(work_dir: str | os.PathLike) -> dict:
     return json.loads(p.read_text()) if p.is_file() else {}
 
 
+#: What a top-up keeps of each earlier run in ``earlier_runs`` (the per-task counts are dropped).
+RUN_KEYS = ("date_utc", "command", "trials_this_run", "minutes", "seconds_per_trial", "note")
+
+
+def run_totals(prov: dict) -> tuple[int, float]:
+    """``(trials, minutes)`` of every run behind a database (this one and ``earlier_runs``)."""
+    runs = [prov, *prov.get("earlier_runs", [])]
+    trials = prov.get("trials_all_runs", prov.get("trials", 0))
+    return int(trials or 0), float(sum(float(r.get("minutes") or 0) for r in runs))
+
+
+def earlier_runs(prev: dict) -> list[dict]:
+    """The runs behind a database before this one: ``prev``'s own ``earlier_runs`` and ``prev`` itself.
+
+    A top-up tunes into the same folder, so its records start from the best of every earlier run;
+    the provenance keeps each run's date, command, trials and minutes (``[]`` for a new folder).
+    """
+    if not prev:
+        return []
+    this = {k: prev[k] for k in RUN_KEYS if k in prev}
+    this.setdefault("trials_this_run", prev.get("trials", 0))
+    return [*prev.get("earlier_runs", []), this]
+
+
 # --------------------------------------------------------------------------------------------
 # Choosing the records a build uses
 # --------------------------------------------------------------------------------------------
@@ -253,7 +277,8 @@ def choose(model: str, target, *, root: Path | None = None, scratch_root: Path |
         wrong = [t for t in db.targets if not same_target(t, target)]
         if not wrong and db.records:
             prov = read_provenance(here)
-            made = f", {prov['trials']} trials in {prov.get('minutes', 0):.0f} min" if "trials" in prov else ""
+            trials, minutes = run_totals(prov)
+            made = f", {trials} trials in {minutes:.0f} min" if "trials" in prov else ""
             return Choice("shipped", here, len(db.records),
                           f"shipped records {rel(here)} ({len(db.records)} kernels{made})")
         if wrong:
@@ -328,6 +353,7 @@ def tune_records(model: str, trials: int, minutes: float, *, command: str, root:
     set_torch_threads(1)
     target = {**host_target(), "num-cores": 1}
     work = shipped_dir(model, target, root)
+    earlier = earlier_runs(read_provenance(work))
     with tvm_threads(1):
         mod = tuning_module(import_torch(build_bundles([model], quick=False)[model]))
         t0 = time.time()
@@ -348,7 +374,9 @@ def tune_records(model: str, trials: int, minutes: float, *, command: str, root:
             "plan": (f"a third of the trials over every task, two thirds on the {deep_top_k} slowest "
                      if deep_top_k else "every trial spread over the tasks, hottest first ")
                     + "(lab02_tvm.tuning.plan_budget)", "layout_rewrite": tuning.LAYOUT_REWRITE,
-            "trials_per_task": {r["task"]: r["records"] for r in report.tasks}}
+            "trials_per_task": {r["task"]: r["records"] for r in report.tasks},
+            "trials_all_runs": report.trials + sum(int(r.get("trials_this_run") or 0) for r in earlier),
+            "earlier_runs": earlier}
     write_provenance(work, info)
     (work / "tuning_summary.json").unlink(missing_ok=True)  # its numbers are in the provenance
     return info

@@ -104,6 +104,20 @@ def test_records_for_another_target_mean_tuning_from_scratch(tmp_path):
     assert records.choose("resnet50", TARGET, root=root, scratch_root=scratch).status == "none"
 
 
+def test_top_up_provenance_keeps_every_run_and_totals_them():
+    first = {"date_utc": "d1", "command": "c1", "trials": 131, "trials_this_run": 131, "minutes": 20.8,
+             "trials_per_task": {"t": 131}}
+    assert records.earlier_runs({}) == []
+    runs = records.earlier_runs(first)
+    assert runs == [{"date_utc": "d1", "command": "c1", "trials_this_run": 131, "minutes": 20.8}]  # per-task dropped
+    second = {"trials": 816, "trials_this_run": 794, "minutes": 45.6, "trials_all_runs": 794 + 131, "earlier_runs": runs}
+    assert records.run_totals(second) == (925, pytest.approx(66.4))
+    third = records.earlier_runs(second)
+    assert [r["trials_this_run"] for r in third] == [131, 794]  # oldest first
+    assert records.earlier_runs({"trials": 40, "minutes": 3})[0]["trials_this_run"] == 40  # before the field existed
+    assert records.run_totals({"trials": 640, "minutes": 31.5}) == (640, 31.5)  # a single run
+
+
 def test_per_model_budget_parsing():
     from common.errors import UserError
     assert records._per_model("900,500", ["resnet50", "bert"], "--trials", int) == {"resnet50": 900, "bert": 500}

@@ -114,10 +114,12 @@ def step6_tune(ims: dict, bound: dict, target: dict, args, choices: dict, budget
         outs = runner.outputs()
         errors = error_summary(im.reference, outs)
         gate_outputs(im, outs, stage="tvm_tuned")
-        trials = report.trials_in_db if report else prov.get("trials", 0)
-        how = report.line() if report else f"no tuning: {prov.get('trials', '?')} trials in the shipped records"
+        shipped_trials, shipped_min = records.run_totals(prov)
+        trials = report.trials_in_db if report else shipped_trials
+        how = report.line() if report else (f"no tuning: {shipped_trials} trials in {shipped_min:.0f} min behind the "
+                                            "shipped records")
         out[name] = {"report": report, "runner": runner, "build_s": build_s, "errors": errors, "built": built,
-                     "trials": trials, "minutes": report.minutes if report else prov.get("minutes", 0.0),
+                     "trials": trials, "minutes": report.minutes if report else shipped_min,
                      "records": "shipped" if choice.shipped and not args.trials else str(work),
                      "gate": gate_for(im.reference)[1]}
         step(6, "tune", f"{name}: {how}; {built.line()}; build {build_s:.1f} s; max |d| {errors['max_abs']:.1e} "
