@@ -331,13 +331,16 @@ def _per_model(text: str, names: Sequence[str], what: str, cast) -> dict:
 
 
 def tune_records(model: str, trials: int, minutes: float, *, command: str, root: Path | None = None,
-                 deep_top_k: int = 8, progress: bool = True) -> dict:
+                 deep_top_k: int = 8, progress: bool = True, only_missing: bool = False,
+                 deep_share: float = 2 / 3, deep_cost: dict[str, float] | None = None) -> dict:
     """Tune one full-size model (1 core) into its shipped folder, prune it, write its provenance.
 
-    Budget: a third of ``trials`` spread over every task (hottest first), two thirds over the
-    ``deep_top_k`` tasks that take the most time after that (weight x best ms;
+    Budget: ``1 - deep_share`` of ``trials`` (default a third) spread over every task (hottest
+    first), ``deep_share`` over the ``deep_top_k`` tasks that take the most time after that (weight x best ms;
     :func:`lab02_tvm.tuning.plan_budget`, ``deep_by_time``);
-    ``minutes`` caps the wall time (checked between tasks).
+    ``minutes`` caps the wall time (checked between tasks). ``only_missing``: tune only the
+    kernels without a record yet (after a pass changed some workloads, e.g. :mod:`lab02_tvm.fast_gelu`).
+    ``deep_cost``: rank the deep phase by it (``{task: ms lost against the roof}``) instead of the database.
 
     Returns:
         the provenance dict written beside the pruned database.
@@ -358,8 +361,9 @@ def tune_records(model: str, trials: int, minutes: float, *, command: str, root:
         mod = tuning_module(import_torch(build_bundles([model], quick=False)[model]))
         t0 = time.time()
         report = tuning.tune(mod, target, work, max_trials_global=trials, tune_minutes=minutes,
-                             deep_top_k=deep_top_k, deep_trials=2 * trials // 3, progress=progress, deep_by_time=True,
-                             log_dir=LOG_ROOT / target_key(target) / model)
+                             deep_top_k=deep_top_k, deep_trials=int(trials * deep_share), progress=progress, deep_by_time=True,
+                             log_dir=LOG_ROOT / target_key(target) / model, only_missing=only_missing,
+                             deep_cost=deep_cost)
         cov = tuning.database_coverage(mod, target, work)
     pruned = prune(work)
     info = {"model": model, "target": str(tuning.as_target(target)), "target_key": target_key(target),
@@ -371,8 +375,10 @@ def tune_records(model: str, trials: int, minutes: float, *, command: str, root:
             "records_before_prune": pruned["records_before"], "records": pruned["records"],
             "date_utc": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M"),
             "command": command, "tvm": tvm.__version__, "threads": 1,
-            "plan": (f"a third of the trials over every task, two thirds on the {deep_top_k} slowest "
-                     if deep_top_k else "every trial spread over the tasks, hottest first ")
+            "plan": ("only the kernels without a record, " if only_missing else "")
+                    + (f"{1 - deep_share:.0%} of the trials over every task, {deep_share:.0%} on the {deep_top_k} "
+                       + ("ranked by ms lost against the roof in the model " if deep_cost else "slowest ")
+                       if deep_top_k else "every trial spread over the tasks, hottest first ")
                     + "(lab02_tvm.tuning.plan_budget)", "layout_rewrite": tuning.LAYOUT_REWRITE,
             "trials_per_task": {r["task"]: r["records"] for r in report.tasks},
             "trials_all_runs": report.trials + sum(int(r.get("trials_this_run") or 0) for r in earlier),
@@ -392,6 +398,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--trials", default="1800,1100", help="trials per model (one value or resnet50,bert)")
     p.add_argument("--minutes", default="55,35", help="wall-clock cap per model, minutes (checked between tasks)")
     p.add_argument("--deep-top-k", type=int, default=8, help="hottest tasks that get two thirds of the trials")
+    p.add_argument("--deep-share", type=float, default=2 / 3,
+                   help="share of the trials for the deep phase (default 2/3; 0.95 for a top-up of the slowest kernels)")
+    p.add_argument("--deep-by-roofline", action="store_true",
+                   help="rank the deep phase by the ms each kernel loses against the roof in the model "
+                        "(results/lab02/roofline_<model>.json) instead of the database's best times")
+    p.add_argument("--only-missing", action="store_true",
+                   help="tune only the kernels that have no record yet (after a pass changed their workload)")
     args = p.parse_args(argv)
     names = list(MODELS[:2]) if args.model == "all" else [args.model]
     if args.action == "prune":
@@ -399,11 +412,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             if (d / RECORDS).is_file():
                 print(f"{rel(d)}: {prune(d)}")
         return 0
+    if not 0 <= args.deep_share <= 1:
+        raise UserError(f"--deep-share must be in [0, 1] (got {args.deep_share})")
     trials = _per_model(args.trials, names, "--trials", int)
     minutes = _per_model(args.minutes, names, "--minutes", float)
     command = "python -m lab02_tvm.records " + " ".join(sys.argv[1:] if argv is None else argv)
     for name in names:
-        info = tune_records(name, trials[name], minutes[name], command=command, deep_top_k=args.deep_top_k)
+        cost = None
+        if args.deep_by_roofline:
+            from common.results import results_dir
+            from .roofline import lost_ms_by_kernel
+            cost = lost_ms_by_kernel(results_dir("lab02") / f"roofline_{name}.json")
+        info = tune_records(name, trials[name], minutes[name], command=command, deep_top_k=args.deep_top_k,
+                            only_missing=args.only_missing, deep_share=args.deep_share, deep_cost=cost)
         print(f"{name}: {info['trials']} trials, {info['minutes']} min, {info['tasks_in_db']}/{info['tasks']} "
               f"tasks, pruned {info['records_before_prune']} -> {info['records']} records", flush=True)
     return 0

@@ -23,10 +23,13 @@ table is sorted by it (where the time goes that the machine would not force).
 """
 from __future__ import annotations
 
+import json
+import os
 import time
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -350,6 +353,22 @@ def _shipped(model: str) -> str | None:
     if not ch.shipped:
         print(f"  no tuned build: {ch.line.split(': tuning from scratch')[0]}")
     return str(ch.work_dir) if ch.shipped else None
+
+
+def lost_ms_by_kernel(path: str | os.PathLike, build: str = "tuned") -> dict[str, float]:
+    """``{kernel: ms above the roof}`` of one build from a roofline table (``roofline_<model>.json``).
+
+    Raises:
+        UserError: the file is missing, does not parse, or has no row of ``build``.
+    """
+    try:
+        rows = json.loads(Path(path).read_text())["rows"]
+    except (OSError, ValueError, KeyError) as exc:
+        raise UserError(f"cannot read the roofline table {path}: {exc}; run python -m lab02_tvm.roofline first") from None
+    out = {r["kernel"]: float(r["lost_ms"]) for r in rows if r.get("build") == build}
+    if not out:
+        raise UserError(f"{path} has no '{build}' rows")
+    return out
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -9,6 +9,8 @@ output element).
 """
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 import tvm
@@ -83,3 +85,21 @@ def test_roofline_writes_table_and_plot(built, results_dir):
     assert {s["build"] for s in res["summary"]} == {"untuned", "again"}
     assert (results_dir / "lab02" / "roofline_tiny.png").stat().st_size > 1000
     assert (results_dir / "lab02" / "roofline_tiny.md").read_text().count("matmul") >= 2
+
+
+def test_lost_ms_by_kernel_reads_one_build_and_says_what_is_wrong(tmp_path):
+    from common.errors import UserError
+
+    path = tmp_path / "roofline_m.json"
+    path.write_text(json.dumps({"rows": [{"build": "untuned", "kernel": "k", "lost_ms": 9.0},
+                                         {"build": "tuned", "kernel": "k", "lost_ms": 2.5},
+                                         {"build": "tuned", "kernel": "j", "lost_ms": 0.5}]}))
+    assert roofline.lost_ms_by_kernel(path) == {"k": 2.5, "j": 0.5}
+    assert roofline.lost_ms_by_kernel(path, "untuned") == {"k": 9.0}
+    with pytest.raises(UserError, match="no 'other' rows"):
+        roofline.lost_ms_by_kernel(path, "other")
+    with pytest.raises(UserError, match="run python -m lab02_tvm.roofline first"):
+        roofline.lost_ms_by_kernel(tmp_path / "missing.json")
+    (tmp_path / "bad.json").write_text("{trunc")
+    with pytest.raises(UserError, match="cannot read"):
+        roofline.lost_ms_by_kernel(tmp_path / "bad.json")

@@ -96,6 +96,17 @@ def test_plan_budget_shallow_then_deep():
         tuning.plan_budget(infos, 0)
 
 
+def test_deep_phase_ranked_by_a_given_cost():
+    """``--deep-by-roofline``: the deep trials go to the tasks with the largest cost (ms lost against
+    the roof), not the hottest by FLOPs; a task the cost does not name counts as 0."""
+    infos = [tuning.TaskInfo(index=i, name=f"t{i}", weight=1, flops=f, share=0.0)
+             for i, f in enumerate([50.0, 30.0, 10.0, 5.0, 5.0])]
+    shallow, full = tuning.plan_budget(infos, 40, deep_top_k=2, deep_trials=10, phases=True)
+    plan = tuning._deep_plan_by_time(infos, shallow, full, None, 2, cost={"t3": 9.0, "t2": 4.0, "t0": 1.0})
+    assert sum(plan.values()) == 40
+    assert plan["t3"] == plan["t2"] == 6 + 5 and plan["t0"] == plan["t1"] == plan["t4"] == 6
+
+
 def test_manual_schedule_matches_numpy_after_each_step_and_shows_loops():
     """MLC-course style: after every primitive the kernel still computes relu(x @ W + b)."""
     mod, _, _ = dense_module(64, 128, 96)
@@ -181,6 +192,37 @@ def test_second_run_reuses_database_without_tuning(tuned):
     assert cov["tasks_in_db"] == 1 and cov["share_covered"] == pytest.approx(1.0)
     _, read = run_vm(tuning.build_tuned(mod, host_target(), work_dir), x)
     np.testing.assert_allclose(read(), dense_reference(x, weights), rtol=RTOL, atol=ATOL)
+
+
+@pytest.mark.slow
+def test_only_missing_tunes_just_the_kernels_without_a_record(tuned, tmp_path):
+    """A top-up after a pass changed one workload: the known kernel gets no trial, the new one all."""
+    import shutil
+
+    mod, weights, x, work_dir, _ = tuned
+    with pytest.raises(UserError, match="nothing missing"):
+        tuning.tune(mod, host_target(), work_dir, max_trials_global=4, deep_top_k=0, progress=False,
+                    only_missing=True)
+    work = tmp_path / "dense2"
+    shutil.copytree(work_dir, work)
+    w1, b1 = weights[0]
+    w2 = (np.random.default_rng(3).standard_normal((256, 64)) / 16).astype("float32")
+    bb = relax.BlockBuilder()
+    xv = relax.Var("x", relax.TensorType((256, 256), "float32"))
+    with bb.function("main", [xv]):
+        with bb.dataflow():
+            h = bb.emit(relax.op.nn.relu(relax.op.add(relax.op.matmul(xv, relax.const(w1)), relax.const(b1))))
+            out = bb.emit_output(relax.op.matmul(h, relax.const(w2)))  # the new workload
+        bb.emit_func_output(out)
+    two = bb.get()
+    report = tuning.tune(two, host_target(), work, max_trials_global=4, deep_top_k=0, progress=False,
+                         only_missing=True)
+    planned = {r["task"]: r["planned"] for r in report.tasks}
+    assert report.tasks_total == 2 and sorted(planned.values()) == [0, 4]
+    assert report.tasks_tuned == 2  # the known kernel from the copied records, the new one from this run
+    _, read = run_vm(tuning.build_tuned(two, host_target(), work), x)
+    expected = (np.maximum(x.astype(np.float64) @ w1 + b1, 0) @ w2).astype(np.float32)
+    np.testing.assert_allclose(read(), expected, rtol=RTOL, atol=ATOL)
 
 
 @pytest.mark.slow

@@ -478,10 +478,14 @@ def tune_tasks_plan(infos: Sequence[TaskInfo], plan: dict[str, int] | Sequence[d
     return stats
 
 
-def _deep_plan_by_time(infos: Sequence[TaskInfo], shallow: dict, plan: dict, work_dir, k: int) -> dict:
-    """``plan``'s deep trials moved to the ``k`` tasks with the most measured time (weight x best ms)."""
-    db = open_database(work_dir)
-    cost = {ti.name: ti.weight * (best_ms_of(task_records(db, ti.task)) or 0.0) for ti in infos}
+def _deep_plan_by_time(infos: Sequence[TaskInfo], shallow: dict, plan: dict, work_dir, k: int,
+                       cost: dict[str, float] | None = None) -> dict:
+    """``plan``'s deep trials moved to the ``k`` tasks with the most measured time (weight x best ms),
+    or the largest ``cost[task name]`` when given (e.g. ms lost against the roof in the model)."""
+    if cost is None:
+        db = open_database(work_dir)
+        cost = {ti.name: ti.weight * (best_ms_of(task_records(db, ti.task)) or 0.0) for ti in infos}
+    cost = {ti.name: float(cost.get(ti.name, 0.0)) for ti in infos}
     ranked = sorted(infos, key=lambda ti: -cost[ti.name])
     extra = sorted((plan[n] - shallow[n] for n in plan), reverse=True)
     out = dict(shallow)
@@ -494,7 +498,8 @@ def tune(mod: tvm.IRModule, target: Any, work_dir: str | os.PathLike, *, max_tri
          tune_minutes: float | None = None, deep_top_k: int = 6, deep_trials: int | None = None,
          num_workers: int | None = None, seed: int = 0, progress: bool = True,
          verbose: bool = False, log_dir: str | os.PathLike | None = None,
-         layout_rewrite: bool | None = None, deep_by_time: bool = False) -> TuneReport:
+         layout_rewrite: bool | None = None, deep_by_time: bool = False, only_missing: bool = False,
+         deep_cost: dict[str, float] | None = None) -> TuneReport:
     """Tune a Relax model with MetaSchedule on a trial (and optional time) budget.
 
     Args:
@@ -515,6 +520,12 @@ def tune(mod: tvm.IRModule, target: Any, work_dir: str | os.PathLike, *, max_tri
         deep_by_time: pick the deep phase's tasks by measured time after the shallow phase
             (``weight x best ms``) instead of by FLOPs: an elementwise kernel with few FLOPs
             (BERT's GELU) can cost more time than a matmul.
+        only_missing: spend the budget on the tasks that have no record in ``work_dir`` yet (a
+            kernel a pass changed: its workload is new; a task whose candidates all failed to run
+            has records and is not retried); the report still lists every task.
+        deep_cost: with ``deep_by_time``, rank the deep phase's tasks by this ``{task name: cost}``
+            instead of weight x best ms in the database (e.g. :func:`lab02_tvm.roofline.lost_ms_by_kernel`:
+            ms each kernel loses against the roof in the model, timed alone on a quiet core).
     Returns:
         A :class:`TuneReport`. The database is in ``work_dir``; ``tuning_summary.json`` there keeps
         the seconds per trial of the run that wrote it, so a reusing run can still estimate.
@@ -525,7 +536,12 @@ def tune(mod: tvm.IRModule, target: Any, work_dir: str | os.PathLike, *, max_tri
         raise UserError(f"--tune-minutes must be > 0 (got {tune_minutes})")
     target = as_target(target)
     work_dir = Path(work_dir)
-    infos = extract_tasks(mod, target, layout_rewrite)
+    all_infos = infos = extract_tasks(mod, target, layout_rewrite)
+    if only_missing:
+        known = open_database(work_dir)
+        infos = [ti for ti in infos if not known.has_workload(ti.task.dispatched[0])]  # never tuned
+        if not infos:
+            raise UserError(f"every task of the model already has a measured record in {work_dir}: nothing missing")
     shallow_plan, plan = plan_budget(infos, max_trials_global, deep_top_k=deep_top_k,
                                      deep_trials=deep_trials, phases=True)
     # shallow phase over all tasks (hottest first), then the deep phase on the hottest: if time
@@ -536,7 +552,7 @@ def tune(mod: tvm.IRModule, target: Any, work_dir: str | os.PathLike, *, max_tri
         stats = tune_tasks_plan(infos, shallow_plan, target, work_dir, tune_minutes=tune_minutes,
                                 seed=seed, **kw)
         left = None if tune_minutes is None else tune_minutes - stats["seconds"] / 60
-        plan = _deep_plan_by_time(infos, shallow_plan, plan, work_dir, deep_top_k)
+        plan = _deep_plan_by_time(infos, shallow_plan, plan, work_dir, deep_top_k, deep_cost)
         if left is None or left > 0:
             more = tune_tasks_plan(infos, plan, target, work_dir, tune_minutes=left, seed=seed + 1000, **kw)
             for key in ("trials", "build_errors", "run_errors", "seconds"):
@@ -566,15 +582,15 @@ def tune(mod: tvm.IRModule, target: Any, work_dir: str | os.PathLike, *, max_tri
 
     db = open_database(work_dir)
     rows, tuned_share, tuned = [], 0.0, 0
-    for ti in infos:
+    for ti in all_infos:
         recs = task_records(db, ti.task)
         best = best_ms_of(recs)
         if best is not None:
             tuned += 1
             tuned_share += ti.share
-        rows.append({**ti.row(), "planned": plan[ti.name], "records": len(recs),
+        rows.append({**ti.row(), "planned": plan.get(ti.name, 0), "records": len(recs),
                      "best_ms": None if best is None else round(best, 4)})
-    n = len(infos)
+    n = len(all_infos)
     model = work_dir.name
     return TuneReport(
         model=model, work_dir=str(work_dir), trials=trials,
