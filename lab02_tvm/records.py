@@ -330,6 +330,16 @@ def _per_model(text: str, names: Sequence[str], what: str, cast) -> dict:
     return dict(zip(names, vals))
 
 
+def _plan_text(deep_top_k: int, deep_share: float, only_missing: bool, ranked_by_roof: bool) -> str:
+    """The provenance's one-line description of how a run spent its trials."""
+    which = "only the kernels without a record, " if only_missing else ""
+    if not deep_top_k:
+        return which + "every trial spread over the tasks, hottest first (lab02_tvm.tuning.plan_budget)"
+    rank = "ranked by ms lost against the roof in the model" if ranked_by_roof else "slowest"
+    return (f"{which}{1 - deep_share:.0%} of the trials over every task, {deep_share:.0%} on the {deep_top_k} "
+            f"{rank} (lab02_tvm.tuning.plan_budget)")
+
+
 def tune_records(model: str, trials: int, minutes: float, *, command: str, root: Path | None = None,
                  deep_top_k: int = 8, progress: bool = True, only_missing: bool = False,
                  deep_share: float = 2 / 3, deep_cost: dict[str, float] | None = None) -> dict:
@@ -375,11 +385,8 @@ def tune_records(model: str, trials: int, minutes: float, *, command: str, root:
             "records_before_prune": pruned["records_before"], "records": pruned["records"],
             "date_utc": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M"),
             "command": command, "tvm": tvm.__version__, "threads": 1,
-            "plan": ("only the kernels without a record, " if only_missing else "")
-                    + (f"{1 - deep_share:.0%} of the trials over every task, {deep_share:.0%} on the {deep_top_k} "
-                       + ("ranked by ms lost against the roof in the model " if deep_cost else "slowest ")
-                       if deep_top_k else "every trial spread over the tasks, hottest first ")
-                    + "(lab02_tvm.tuning.plan_budget)", "layout_rewrite": tuning.LAYOUT_REWRITE,
+            "plan": _plan_text(deep_top_k, deep_share, only_missing, ranked_by_roof=deep_cost is not None),
+            "layout_rewrite": tuning.LAYOUT_REWRITE,
             "trials_per_task": {r["task"]: r["records"] for r in report.tasks},
             "trials_all_runs": report.trials + sum(int(r.get("trials_this_run") or 0) for r in earlier),
             "earlier_runs": earlier}
