@@ -73,20 +73,33 @@ def _seed_line() -> str:
             f"max_examples={settings.default.max_examples}), seed {seed}: replay with --hypothesis-seed={seed}")
 
 
+def _cpu_line() -> str:
+    """Which kind of machine ran the suite (CPU model, LLVM CPU, widest vectors): :mod:`common.isa`."""
+    try:
+        from common import isa
+        d = isa.describe()
+    except Exception as exc:  # noqa: BLE001 - a header line must never stop the run (the tests report it)
+        return f"cpu: unknown ({type(exc).__name__}: {str(exc)[:80]})"
+    return (f"cpu: {d['cpu_model']} | LLVM cpu {d['llvm_cpu']} | widest vectors {d['vector_isa']} | "
+            f"{d['x86_level'] or 'below x86-64'}")
+
+
 def pytest_report_header(config):
-    """The Hypothesis seed line in the session header."""
-    return _seed_line()
+    """The machine and the Hypothesis seed lines in the session header."""
+    return [_cpu_line(), _seed_line()]
 
 
 def pytest_sessionstart(session):
-    """Under ``-q`` pytest prints no header: print the Hypothesis seed line at the start all the same."""
+    """Under ``-q`` pytest prints no header: print the machine and seed lines at the start all the same."""
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
     if reporter is not None and session.config.get_verbosity() < 0:
+        reporter.write_line(_cpu_line())
         reporter.write_line(_seed_line())
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
     if exitstatus == pytest.ExitCode.TESTS_FAILED:
+        terminalreporter.write_line(_cpu_line())
         terminalreporter.write_line(_seed_line())
 
 

@@ -43,13 +43,17 @@ def gate_for(reference: dict[str, np.ndarray]) -> tuple[dict, str]:
 
 
 def host_target() -> dict:
-    """The host CPU as a TVM target dict: ``{"kind": "llvm", "mcpu": <LLVM's name for this CPU>}``.
+    """The CPU this run compiles for, as a TVM target dict: ``{"kind": "llvm", "mcpu": <LLVM CPU name>}``.
 
-    ``mcpu`` comes from ``tvm.target.codegen.llvm_get_system_cpu()`` (LLVM's
-    ``sys::getHostCPUName``, e.g. ``znver4``, ``skylake-avx512``); omitted when LLVM says ``generic``.
+    ``mcpu`` is :func:`common.isa.target_cpu`: ``$MLC_CPU`` when set (run as if on another CPU this
+    machine can execute, e.g. ``MLC_CPU=haswell``), else LLVM's name for the host
+    (``sys::getHostCPUName``: ``znver4``, ``rocketlake``); omitted when LLVM says ``generic``.
+
+    Raises:
+        UserError: ``MLC_CPU`` names an unknown CPU or one whose instructions this host lacks.
     """
-    from tvm.target import codegen
-    cpu = codegen.llvm_get_system_cpu()
+    from common.isa import target_cpu
+    cpu = target_cpu()
     return {"kind": "llvm", "mcpu": cpu} if cpu and cpu != "generic" else {"kind": "llvm"}
 
 

@@ -118,9 +118,9 @@ def _example_reorder(fused_mod):
     return best[1:] if best else None
 
 
-def step11_roofline(ims: dict, passes: dict, untuned: dict, tuned: dict, bound: dict, target: dict) -> list[dict]:
+def step11_roofline(ims: dict, passes: dict, untuned: dict, tuned: dict) -> list[dict]:
     """Step 11: per-kernel roofline of the untuned and tuned builds (:func:`lab02_tvm.roofline.roofline`)."""
-    from . import roofline, tuning
+    from . import roofline
     summary = []
     for name in ims:
         builds = {}
@@ -129,7 +129,7 @@ def step11_roofline(ims: dict, passes: dict, untuned: dict, tuned: dict, bound: 
             builds["untuned"] = (r, r.args, passes[name].fused_mod)
         if name in tuned:
             r = tuned[name]["runner"]
-            builds["tuned"] = (r, r.args, tuning.fuse_for_tasks(bound[name], target))
+            builds["tuned"] = (r, r.args, tuned[name]["fused"])  # in the records' method and build target
         if not builds:
             continue
         res = roofline.roofline(name, builds, repeats=pick(2, 1))
@@ -147,9 +147,9 @@ def step12_peers(bundles: dict, tuned: dict, args) -> list[dict]:
     for name, bundle in bundles.items():
         tvm_fns, notes = {}, {}
         if name in tuned:
-            label = "tvm_tuned_records" if tuned[name]["records"] == "shipped" else "tvm_tuned_this_run"
+            label = "tvm_tuned_records" if tuned[name]["how"] != "tuned here" else "tvm_tuned_this_run"
             tvm_fns[label] = tuned[name]["runner"]
-            notes[label] = f"{tuned[name]['built'].line()}; {tuned[name]['trials']} trials"
+            notes[label] = f"{tuned[name]['built'].line()}; {tuned[name]['trials']} trials; {tuned[name]['records']}"
         got = peers.compare_peers(bundle, label=name, tvm=tvm_fns, notes=notes,
                                   repeats=args.repeats or pick(20, 3), progress=True)
         step(12, "peers", ", ".join(f"{r['peer']} {r['median_ms']} ms ({r['vs_eager']}x)" if r["median_ms"]

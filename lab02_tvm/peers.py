@@ -234,9 +234,10 @@ def write_peers(rows: list[dict], *, name: str = "peers", roof: dict | None = No
                        notes=notes, env=env)
 
 
-def tvm_from_records(bundle, work_dir: str | Path | None, *, untuned: bool = False) -> tuple[dict, dict]:
-    """TVM callables for :func:`compare_peers`: tuned from ``work_dir``'s records (if it has any)
-    and, with ``untuned``, the untuned build; plus ``{peer: note}`` (kernels found in the records).
+def tvm_from_records(bundle, work_dir: str | Path | None, *, untuned: bool = False, choice=None) -> tuple[dict, dict]:
+    """TVM callables for :func:`compare_peers`: tuned from ``work_dir``'s records (if it has any; or
+    from ``choice``, a :class:`lab02_tvm.records.Choice`, built for its target in its method) and,
+    with ``untuned``, the untuned build; plus ``{peer: note}`` (kernels found in the records).
 
     Raises:
         common.gates.GateError: a TVM build's outputs differ from PyTorch (lab02_tvm.build's gate).
@@ -244,7 +245,8 @@ def tvm_from_records(bundle, work_dir: str | Path | None, *, untuned: bool = Fal
     from .relax_import import import_torch
     from .roofline import model_builds
 
-    builds, notes = model_builds(import_torch(bundle), work_dir=work_dir, untuned=untuned, progress=False)
+    builds, notes = model_builds(import_torch(bundle), work_dir=work_dir, untuned=untuned, progress=False,
+                                 choice=choice)
     names = {"untuned": "tvm_untuned", "tuned": "tvm_tuned_records"}
     return ({names[k]: b[0] for k, b in builds.items()}, {names[k]: v for k, v in notes.items()})
 
@@ -269,8 +271,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         fns, notes = {}, {}
         if "tvm" not in args.skip:
             choice = choose(name, {**host_target(), "num-cores": 1})  # shipped records for this host
-            fns, notes = tvm_from_records(bundle, choice.work_dir if choice.shipped and not args.quick else None,
-                                          untuned=args.tvm_untuned or args.quick)
+            use = choice.shipped and not args.quick
+            fns, notes = tvm_from_records(bundle, choice.work_dir if use else None,
+                                          untuned=args.tvm_untuned or args.quick, choice=choice if use else None)
             if not choice.shipped:
                 step(i, name, f"no tvm_tuned_records row: {choice.line.split(': tuning from scratch')[0]}")
         got = compare_peers(bundle, label=name, tvm=fns, notes=notes, compile_="compile" not in args.skip,

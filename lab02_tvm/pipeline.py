@@ -230,8 +230,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             choices = tuned_steps.choose_records(ims, target, args)
             big = {n: im for n, im in ims.items() if n in GROUPS["big"]}  # LLaMA-tiny's kernels are tiny
             if "schedule" not in skip and big:
-                kernel_rows = tuned_steps.step5_manual_schedule(big, bound, target, args,
-                                                                {n: c.work_dir for n, c in choices.items()})
+                kernel_rows = tuned_steps.step5_manual_schedule(big, bound, target, args, choices)
             tuned = tuned_steps.step6_tune(ims, bound, target, args, choices, budgets)
         tuned_steps.step7_compare(bundles, ims, untuned, tuned, kernel_rows, args)
         if "cross" not in skip:
@@ -241,7 +240,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if "tir-pass" not in skip and untuned:
             extras.step10_tir_pass(ims, passes, untuned, target, args)
         if "roofline" not in skip and (untuned or tuned):
-            extras.step11_roofline(ims, passes, untuned, tuned, bound, target)
+            extras.step11_roofline(ims, passes, untuned, tuned)
         if "peers" not in skip:
             extras.step12_peers(bundles, tuned, args)
         if "layout" not in skip:

@@ -11,11 +11,17 @@ TVM version.
 
 What :func:`choose` does with them (and the pipeline prints as one line):
 
-* records for the host target: used (the line says which directory and how many records);
-* records for another target only: one line naming the targets found, then tuning from scratch
-  into ``build/lab02/tuning/<key>/<model>`` (git-ignored);
+* records for the host target: used as they are (``exact``);
+* records of another CPU whose instructions the host has, or with which it shares an x86-64
+  level: used, built for that CPU or level (``compatible``; the line says which);
+* records for no usable target: one line naming the targets found, then tuning from scratch
+  into ``build/lab02/tuning/<key>/<model>`` (git-ignored; ``tuned here``);
 * a corrupt or truncated database file: :class:`CorruptDatabase`, one line naming the file and
   the line; nothing is overwritten (the pipeline then tunes from scratch in ``build/``).
+
+Each database's provenance records its tuning method (:mod:`lab02_tvm.method`: layout, weight
+layout rewrite); a build from it follows that method, since another method's kernels are other
+workloads.
 
 The long documented run that produced the shipped records is not part of ``make run``::
 
@@ -237,60 +243,171 @@ def earlier_runs(prev: dict) -> list[dict]:
 # --------------------------------------------------------------------------------------------
 # Choosing the records a build uses
 # --------------------------------------------------------------------------------------------
+#: How a build's records were obtained, as the tables say it.
+HOW = {"exact": "exact", "compatible": "compatible", "other-target": "tuned here", "none": "tuned here",
+       "corrupt": "tuned here"}
+
+
 @dataclass
 class Choice:
     """Which database a model is built from, and why (``line`` is what the pipeline prints).
 
     Attributes:
-        status: ``"shipped"`` (records for the host target), ``"other-target"``, ``"none"`` or
-            ``"corrupt"``; for every status but ``"shipped"`` the caller tunes into ``work_dir``.
+        status: ``"exact"`` (records measured on this target), ``"compatible"`` (records of another
+            CPU whose instructions this host has), ``"other-target"``, ``"none"`` or ``"corrupt"``;
+            for the last three the caller tunes into ``work_dir`` with this run's budget.
         work_dir: the database folder to build from (shipped) or to tune into (scratch).
         records: records in the shipped database (0 otherwise).
         line: one human line.
+        build_target: the target dict to build (and tune) with: the host's for ``exact`` and
+            scratch, the records' ``-mcpu`` (or the common x86-64 level) for ``compatible``.
+        method: the :class:`lab02_tvm.method.Method` the records were tuned with (scratch: the
+            method a tuning from scratch uses).
+        source: the target key of the records used (``""`` when tuned here).
     """
 
     status: str
     work_dir: Path
     records: int
     line: str
+    build_target: dict | None = None
+    method: object = None
+    source: str = ""
 
     @property
     def shipped(self) -> bool:
-        return self.status == "shipped"
+        return self.status in ("exact", "compatible")
+
+    @property
+    def how(self) -> str:
+        """``exact``, ``compatible`` or ``tuned here`` (the tables' words)."""
+        return HOW[self.status]
+
+    def label(self) -> str:
+        """The tables' ``records`` cell: portable (no absolute path), e.g. ``compatible: llvm-znver3-1c, built
+        for x86-64-v3`` or ``tuned here``."""
+        if self.status == "exact":
+            return f"exact: {self.source}"
+        if self.status == "compatible":
+            return f"compatible: {self.source}, built for {self.build_target.get('mcpu')}"
+        return "tuned here"
+
+
+@dataclass
+class _Candidate:
+    tier: int  # 0 exact, 1 every instruction of the records' CPU on the host, 2 a common x86-64 level
+    work_dir: Path
+    key: str
+    cpu: str
+    build_cpu: str
+    records: int
+    prov: dict
+    method: object
+    why: str  # the compatibility clause of the line
+
+
+def _candidate(folder: Path, host: dict, have: frozenset) -> tuple[_Candidate | None, str]:
+    """One shipped folder judged for ``host``: ``(candidate or None, why not)`` (never raises)."""
+    from common import isa
+    from .method import Method
+    try:
+        db = read_database(folder)
+    except (CorruptDatabase, UserError) as exc:
+        return None, str(exc)
+    if not db.records:
+        return None, f"{rel(folder)} holds no records"
+    try:
+        targets = db.targets
+        cpus = {t["mcpu"] for t in targets}
+        unknown = sorted(c for c in cpus if c != "generic" and not isa.is_valid_cpu(c))
+    except (UserError, ValueError, TypeError, KeyError) as exc:
+        return None, f"records in {rel(folder / RECORDS)} have a target that does not parse ({exc})"
+    if unknown:
+        return None, f"records in {rel(folder / RECORDS)} name an unknown LLVM CPU {unknown[0]!r}"
+    if len(targets) != 1 or target_key(targets[0]) != folder.parent.name:
+        return None, f"records in {rel(folder)} are for {targets[0]}, not {folder.parent.name}"
+    t = targets[0]
+    if t["kind"] != host["kind"] or t["num-cores"] != host["num-cores"]:
+        return None, f"records in {rel(folder)} are for {target_key(t)} ({t['num-cores']} cores, {t['kind']})"
+    prov = read_provenance(folder)
+    try:
+        method = Method.from_provenance(prov)
+    except UserError as exc:
+        return None, f"{rel(folder / PROVENANCE)}: {exc}"
+    key, cpu = target_key(t), t["mcpu"]
+    if key == target_key(host):
+        return _Candidate(0, folder, key, cpu, host["mcpu"], len(db.records), prov, method, ""), ""
+    if cpu == "generic":
+        return None, f"{key}: records for a generic CPU"
+    missing = isa.missing_on(cpu, have)
+    if not missing:
+        return _Candidate(1, folder, key, cpu, cpu, len(db.records), prov, method,
+                          f"compatible ISA, building for {cpu}"), ""
+    level = isa.x86_level(isa.isa_features(cpu) & have)
+    shown = ", ".join(missing[:4]) + (", ..." if len(missing) > 4 else "")
+    vectors = isa.widest_vectors(isa.isa_features(cpu))
+    if level is None or isa.widest_vectors(isa.isa_features(level)) != vectors:  # schedules chose tiles for them
+        return None, f"{key}: this host lacks {cpu}'s {shown} and no common x86-64 level keeps its {vectors}"
+    return _Candidate(2, folder, key, cpu, level, len(db.records), prov, method,
+                      f"{cpu}'s {shown} absent here, common ISA {level}: building for {level}"), ""
 
 
 def choose(model: str, target, *, root: Path | None = None, scratch_root: Path | None = None) -> Choice:
-    """The shipped records of ``model`` for ``target``, or a scratch folder to tune into and why.
+    """The shipped records of ``model`` to build with on ``target`` (the host), or a scratch folder and why.
 
-    Never raises on bad records: a corrupt file or records for another target becomes a
-    :class:`Choice` whose ``line`` says so (the corrupt file is left as it is).
+    In order, the way TVM's TopHub fell back to the nearest target family:
+
+    1. records measured on this exact target (``target_key`` equal);
+    2. records of a CPU every one of whose instructions the host has (:func:`common.isa.missing_on`
+       on LLVM's feature lists: ``znver3``'s AVX2 records on a ``znver4`` host): built for the
+       records' ``-mcpu``, so the code is what was measured;
+    3. records of a CPU with instructions the host lacks but a common x86-64 level that keeps the
+       records' widest vectors (``znver3``'s AVX2 records on an AVX2 Intel: AMD's ``sse4a`` is absent,
+       ``x86-64-v3`` is common): built for that level (the schedules' tiles were measured for those vectors);
+    4. otherwise tuning from scratch with the run's budget.
+
+    Among several candidates of one rank: the widest vectors of the build CPU, then the most trials. The host's
+    instruction set is the real one for the host's own CPU name, else that CPU's (a simulated host,
+    ``MLC_CPU``). Never raises on bad records: a corrupt file, a target that does not parse or an
+    unknown method becomes a line (the file is left as it is) and the folder is passed over.
     """
+    from common import isa
+    from .method import FIELD
     root = Path(root or SHIPPED_ROOT)
-    key = target_key(target)
-    here = shipped_dir(model, target, root)
-    scratch = scratch_dir(model, target, scratch_root)
-    if (here / RECORDS).is_file():
-        try:
-            db = read_database(here)
-        except CorruptDatabase as exc:
-            return Choice("corrupt", scratch, 0, f"{exc}; tuning from scratch in {rel(scratch)}")
-        wrong = [t for t in db.targets if not same_target(t, target)]
-        if not wrong and db.records:
-            prov = read_provenance(here)
-            trials, minutes = run_totals(prov)
-            made = f", {trials} trials in {minutes:.0f} min" if "trials" in prov else ""
-            return Choice("shipped", here, len(db.records),
-                          f"shipped records {rel(here)} ({len(db.records)} kernels{made})")
-        if wrong:
-            return Choice("other-target", scratch, 0,
-                          f"records in {rel(here)} are for {wrong[0]}, not {_target_dict(target)}: tuning from "
-                          f"scratch in {rel(scratch)}")
-    others = sorted(p.parent.parent.name for p in root.glob(f"*/{model}/{RECORDS}")) if root.is_dir() else []
-    if others:
+    host = _target_dict(target)
+    key = target_key(host)
+    scratch = scratch_dir(model, host, scratch_root)
+    have = isa.features_of_host(host["mcpu"]) if host["mcpu"] != "generic" else isa.isa_features("x86-64")
+    folders = sorted(p.parent for p in root.glob(f"*/{model}/{RECORDS}")) if root.is_dir() else []
+    cands, reasons = [], []
+    for folder in folders:
+        c, why = _candidate(folder, host, have)
+        if c is not None:
+            cands.append(c)
+        else:
+            reasons.append(why)
+            if folder.parent.name == key and "corrupt" in why:  # this host's own records are damaged
+                return Choice("corrupt", scratch, 0, f"{why}; tuning from scratch in {rel(scratch)}", host, FIELD)
+    if cands:
+        width = {name: i for i, (_, name) in enumerate(isa.VECTOR_ISAS)}  # 0 = the widest
+        best = min(cands, key=lambda c: (c.tier, width.get(isa.widest_vectors(isa.isa_features(c.build_cpu)), 99),
+                                         -run_totals(c.prov)[0]))
+        trials, minutes = run_totals(best.prov)
+        made = f", {trials} trials in {minutes:.0f} min" if "trials" in best.prov else ""
+        what = f"{best.records} kernels{made}, {best.method}"
+        if best.tier == 0:
+            return Choice("exact", best.work_dir, best.records, f"shipped records {rel(best.work_dir)} ({what})",
+                          host, best.method, best.key)
+        return Choice("compatible", best.work_dir, best.records,
+                      f"records for {best.key} on this {host['mcpu']} host: {best.why} ({rel(best.work_dir)}, {what})",
+                      {**host, "mcpu": best.build_cpu}, best.method, best.key)
+    if folders:
         return Choice("other-target", scratch, 0,
-                      f"shipped records of {model} are for {', '.join(others)}, not this host ({key}): "
-                      f"tuning from scratch in {rel(scratch)}")
-    return Choice("none", scratch, 0, f"no shipped records of {model}: tuning from scratch in {rel(scratch)}")
+                      f"shipped records of {model} are for {', '.join(f.parent.name for f in folders)}, none usable "
+                      f"on this host ({key}: {'; '.join(reasons)}): tuning from scratch in {rel(scratch)}",
+                      host, FIELD)
+    return Choice("none", scratch, 0, f"no shipped records of {model}: tuning from scratch in {rel(scratch)}",
+                  host, FIELD)
 
 
 def rel(p: Path) -> str:
@@ -342,7 +459,8 @@ def _plan_text(deep_top_k: int, deep_share: float, only_missing: bool, ranked_by
 
 def tune_records(model: str, trials: int, minutes: float, *, command: str, root: Path | None = None,
                  deep_top_k: int = 8, progress: bool = True, only_missing: bool = False,
-                 deep_share: float = 2 / 3, deep_cost: dict[str, float] | None = None) -> dict:
+                 deep_share: float = 2 / 3, deep_cost: dict[str, float] | None = None,
+                 method=None) -> dict:
     """Tune one full-size model (1 core) into its shipped folder, prune it, write its provenance.
 
     Budget: ``1 - deep_share`` of ``trials`` (default a third) spread over every task (hottest
@@ -351,6 +469,12 @@ def tune_records(model: str, trials: int, minutes: float, *, command: str, root:
     ``minutes`` caps the wall time (checked between tasks). ``only_missing``: tune only the
     kernels without a record yet (after a pass changed some workloads, e.g. :mod:`lab02_tvm.fast_gelu`).
     ``deep_cost``: rank the deep phase by it (``{task: ms lost against the roof}``) instead of the database.
+    ``method``: a :class:`lab02_tvm.method.Method` (default: the method of the records already in the
+    folder, else :data:`lab02_tvm.method.FIELD`); a top-up must keep the folder's method, since
+    records of another method are other workloads.
+
+    Raises:
+        UserError: ``method`` differs from the method of the records already in the folder.
 
     Returns:
         the provenance dict written beside the pruned database.
@@ -365,16 +489,23 @@ def tune_records(model: str, trials: int, minutes: float, *, command: str, root:
 
     set_torch_threads(1)
     target = {**host_target(), "num-cores": 1}
+    from .method import FIELD, Method
     work = shipped_dir(model, target, root)
-    earlier = earlier_runs(read_provenance(work))
+    prev = read_provenance(work)
+    have = Method.from_provenance(prev) if (work / RECORDS).is_file() else None
+    method = method or have or FIELD
+    if have is not None and method != have:
+        raise UserError(f"{rel(work)} holds records tuned {have}; a top-up with {method} would add other "
+                        "workloads: tune into another folder (--root) or keep the folder's method")
+    earlier = earlier_runs(prev)
     with tvm_threads(1):
-        mod = tuning_module(import_torch(build_bundles([model], quick=False)[model]))
+        mod = method.module(tuning_module(import_torch(build_bundles([model], quick=False)[model])))
         t0 = time.time()
         report = tuning.tune(mod, target, work, max_trials_global=trials, tune_minutes=minutes,
                              deep_top_k=deep_top_k, deep_trials=int(trials * deep_share), progress=progress, deep_by_time=True,
                              log_dir=LOG_ROOT / target_key(target) / model, only_missing=only_missing,
-                             deep_cost=deep_cost)
-        cov = tuning.database_coverage(mod, target, work)
+                             deep_cost=deep_cost, layout_rewrite=method.layout_rewrite)
+        cov = tuning.database_coverage(mod, target, work, method.layout_rewrite)
     pruned = prune(work)
     info = {"model": model, "target": str(tuning.as_target(target)), "target_key": target_key(target),
             "trials": report.trials_in_db, "trials_this_run": report.trials,
@@ -386,7 +517,7 @@ def tune_records(model: str, trials: int, minutes: float, *, command: str, root:
             "date_utc": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M"),
             "command": command, "tvm": tvm.__version__, "threads": 1,
             "plan": _plan_text(deep_top_k, deep_share, only_missing, ranked_by_roof=deep_cost is not None),
-            "layout_rewrite": tuning.LAYOUT_REWRITE,
+            "method": method.as_dict(), "layout_rewrite": method.layout_rewrite,
             "trials_per_task": {r["task"]: r["records"] for r in report.tasks},
             "trials_all_runs": report.trials + sum(int(r.get("trials_this_run") or 0) for r in earlier),
             "earlier_runs": earlier}
@@ -412,6 +543,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                         "(results/lab02/roofline_<model>.json) instead of the database's best times")
     p.add_argument("--only-missing", action="store_true",
                    help="tune only the kernels that have no record yet (after a pass changed their workload)")
+    p.add_argument("--layout", choices=["NCHW", "NHWC"], default=None,
+                   help="data layout to tune in (default: the folder's method, else NHWC)")
+    p.add_argument("--layout-rewrite", choices=["on", "off"], default=None,
+                   help="weight layout rewrite (default: the folder's method, else on)")
+    p.add_argument("--root", type=Path, default=None,
+                   help="folder of target folders to tune into (default results/lab02/tuning; copy a finished "
+                        "run there)")
     args = p.parse_args(argv)
     names = list(MODELS[:2]) if args.model == "all" else [args.model]
     if args.action == "prune":
@@ -424,6 +562,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     trials = _per_model(args.trials, names, "--trials", int)
     minutes = _per_model(args.minutes, names, "--minutes", float)
     command = "python -m lab02_tvm.records " + " ".join(sys.argv[1:] if argv is None else argv)
+    from .method import FIELD, Method
+    method = None
+    if args.layout or args.layout_rewrite:
+        method = Method(args.layout or FIELD.layout,
+                        FIELD.layout_rewrite if args.layout_rewrite is None else args.layout_rewrite == "on")
     for name in names:
         cost = None
         if args.deep_by_roofline:
@@ -431,7 +574,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             from .roofline import lost_ms_by_kernel
             cost = lost_ms_by_kernel(results_dir("lab02") / f"roofline_{name}.json")
         info = tune_records(name, trials[name], minutes[name], command=command, deep_top_k=args.deep_top_k,
-                            only_missing=args.only_missing, deep_share=args.deep_share, deep_cost=cost)
+                            only_missing=args.only_missing, deep_share=args.deep_share, deep_cost=cost,
+                            method=method, root=args.root)
         print(f"{name}: {info['trials']} trials, {info['minutes']} min, {info['tasks_in_db']}/{info['tasks']} "
               f"tasks, pruned {info['records_before_prune']} -> {info['records']} records", flush=True)
     return 0

@@ -297,13 +297,17 @@ def _md(rows: list[dict]) -> str:
 # ---------------------------------------------------------------------------------------------
 # CLI: untuned and tuned-from-records builds of one model
 # ---------------------------------------------------------------------------------------------
-def model_builds(im, *, work_dir=None, untuned: bool = True, progress: bool = True) -> tuple[dict, dict]:
+def model_builds(im, *, work_dir=None, untuned: bool = True, progress: bool = True,
+                 choice=None) -> tuple[dict, dict]:
     """Build an imported model untuned and (when ``work_dir`` holds records) tuned, both gated.
 
     Args:
         im: :class:`lab02_tvm.relax_import.ImportedModel` (its PyTorch outputs are the reference).
-        work_dir: a MetaSchedule database folder (``records.choose(model, target).work_dir``) or ``None``.
+        work_dir: a MetaSchedule database folder or ``None``; tuned with this host's target and the
+            plain method (:data:`lab02_tvm.method.PLAIN`) unless ``choice`` says otherwise.
         untuned: also build the untuned (``LegalizeOps`` + fusion, no schedule) version.
+        choice: a :class:`lab02_tvm.records.Choice` (``records.choose``): its ``work_dir``, build
+            target and method are used (its records are built as they were tuned).
     Returns:
         ``(builds, notes)``: ``{"untuned": (VMRunner, args, fused_mod), "tuned": (...)}``, the form
         :func:`roofline` takes (a ``VMRunner`` is also a zero-argument callable for peers), and
@@ -315,9 +319,13 @@ def model_builds(im, *, work_dir=None, untuned: bool = True, progress: bool = Tr
 
     from . import tuning
     from .build import VMRunner, build_and_check, gate_outputs, host_target
+    from .method import PLAIN
     from .relax_import import run_standard_passes, tuning_module
 
     target = {**host_target(), "num-cores": 1}
+    method, tuned_target = PLAIN, target
+    if choice is not None:
+        work_dir, method, tuned_target = choice.work_dir, choice.method, choice.build_target
     builds, notes = {}, {}
     if untuned:
         passes = run_standard_passes(im.mod)
@@ -326,12 +334,13 @@ def model_builds(im, *, work_dir=None, untuned: bool = True, progress: bool = Tr
         if progress:
             step(2, "untuned", f"{im.name}: built and gated ({run.build_s:.0f} s)")
     if work_dir is not None and tuning.database_paths(work_dir)[1].is_file():
-        bound = tuning_module(im)
-        tb = tuning.build_from_database(bound, target, work_dir)
+        bound = method.module(tuning_module(im))
+        tb = tuning.build_from_database(bound, tuned_target, work_dir, layout_rewrite=method.layout_rewrite)
         runner = VMRunner(tb.executable, im, with_params=False)
         gate_outputs(im, runner.outputs(), stage="tvm_tuned")
-        builds["tuned"] = (runner, runner.args, tuning.fuse_for_tasks(bound, target))
-        notes["tuned"] = f"{tb.kernels_tuned}/{tb.kernels_total} kernels from {_rel(work_dir)}"
+        builds["tuned"] = (runner, runner.args, tuning.fuse_for_tasks(bound, tuned_target, method.layout_rewrite))
+        notes["tuned"] = (f"{tb.kernels_tuned}/{tb.kernels_total} kernels from "
+                          f"{choice.label() if choice is not None else _rel(work_dir)}")
         if progress:
             step(2, "tuned", f"{im.name}: built and gated, {notes['tuned']}")
     return builds, notes
@@ -345,14 +354,14 @@ def _rel(path) -> str:
     return str(p.relative_to(root)) if p.is_relative_to(root) else str(path)
 
 
-def _shipped(model: str) -> str | None:
-    """The shipped records of ``model`` for this host (``records.choose``), else ``None`` (printed why)."""
+def _shipped(model: str):
+    """The shipped records of ``model`` usable on this host (``records.choose``), else ``None`` (printed why)."""
     from .build import host_target
     from .records import choose
     ch = choose(model, {**host_target(), "num-cores": 1})
     if not ch.shipped:
         print(f"  no tuned build: {ch.line.split(': tuning from scratch')[0]}")
-    return str(ch.work_dir) if ch.shipped else None
+    return ch if ch.shipped else None
 
 
 def lost_ms_by_kernel(path: str | os.PathLike, build: str = "tuned") -> dict[str, float]:
@@ -384,15 +393,17 @@ def main(argv: Sequence[str] | None = None) -> int:
                         "lab02_tvm.records.choose)")
     args = p.parse_args(argv)
     positive("--repeats", args.repeats)
-    wd = args.work_dir or _shipped(args.model)
+    choice = None if args.work_dir else _shipped(args.model)
+    wd = args.work_dir or (choice.work_dir if choice else None)
     step(1, "build", f"{args.model}: untuned{'' if 'untuned' not in args.skip else ' (skipped)'}"
-                     f" + tuned from {wd}")
+                     f" + tuned from {choice.line if choice else wd}")
     from common.models import build_model
 
     from .relax_import import import_torch
     small = {"small": True} if args.quick and args.model != "llama_tiny" else {}
     im = import_torch(build_model(args.model, **small))
-    builds, _ = model_builds(im, work_dir=None if args.quick else wd, untuned="untuned" not in args.skip)
+    builds, _ = model_builds(im, work_dir=None if args.quick else wd, untuned="untuned" not in args.skip,
+                             choice=None if args.quick else choice)
     if not builds:
         raise UserError(f"nothing to profile: untuned skipped and no tuning database in {wd}")
     res = roofline(args.model, builds, repeats=args.repeats or (1 if args.quick else 3),

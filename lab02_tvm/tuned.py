@@ -23,18 +23,23 @@ from common.gates import GateReport
 from . import LAB
 
 
-def step5_manual_schedule(ims: dict, bound: dict, target: dict, args, work_dirs: dict) -> list[dict]:
+def step5_manual_schedule(ims: dict, bound: dict, target: dict, args, choices: dict) -> list[dict]:
     """Step 5: naive vs hand-scheduled vs tuned for the hottest kernel (:mod:`lab02_tvm.schedules`).
 
-    The tuned point comes from the model's database (``work_dirs[name]``); when the kernel is not
-    in it, it is tuned alone into it (never into shipped records: those hold every kernel).
+    The kernel is the hottest of the plain (NCHW, no layout rewrite) module. The tuned point comes
+    from the model's database when its records were tuned that way (``choices[name]``, a
+    :class:`lab02_tvm.records.Choice`: shipped records hold every kernel, so nothing is written
+    there); otherwise the kernel is tuned alone into a scratch folder.
     """
     from common.results import write_table
-    from . import schedules
+    from . import records, schedules
     from .config import env
+    from .method import PLAIN
     rows = []
     for name in ims:
-        r = schedules.run_three_point(bound[name], target, tuned_work_dir=work_dirs[name],
+        c = choices[name]
+        work = c.work_dir if c.method == PLAIN else records.scratch_dir(f"{name}_hottest_kernel", target)
+        r = schedules.run_three_point(bound[name], target, tuned_work_dir=work,
                                       verbose=args.verbose >= 1, threads=args.threads)
         by = {row["schedule"]: row for row in r}
         line = ", ".join(f"{k} {v['median_ms']:.3f} ms ({v['speedup_vs_naive']:.1f}x)" for k, v in by.items())
@@ -52,9 +57,10 @@ def choose_records(names, target: dict, args) -> dict:
     choices = {}
     for name in names:
         if args.quick:  # the reduced models have other kernels than the shipped records hold
+            from .method import FIELD
             wd = records.scratch_dir(f"{name}_quick", target)
             c = records.Choice("none", wd, 0, f"--quick: reduced model, not the shipped records' one; tuning from "
-                                              f"scratch in {records.rel(wd)}")
+                                              f"scratch in {records.rel(wd)}", dict(target), FIELD)
         else:
             c = records.choose(name, target)
         choices[name] = c
@@ -93,19 +99,20 @@ def step6_tune(ims: dict, bound: dict, target: dict, args, choices: dict, budget
     from .build import VMRunner, error_summary, gate_for, gate_outputs
     out = {}
     for name, im in ims.items():
-        choice, mod, report = choices[name], bound[name], None
+        choice, report = choices[name], None
+        mod, build_target, rewrite = choice.method.module(bound[name]), choice.build_target, choice.method.layout_rewrite
         work = choice.work_dir
         if choice.shipped and args.trials:
-            scratch = records.scratch_dir(name, target)
+            scratch = records.scratch_dir(name, build_target)
             if not (scratch / records.RECORDS).is_file():
                 records.copy_records(work, scratch)
             work = scratch
         if not choice.shipped or args.trials:
             b = budgets(args, name)
-            report = tuning.tune(mod, target, work, max_trials_global=b["trials"], tune_minutes=b["tune_minutes"],
-                                 verbose=args.verbose >= 1, log_dir=Path(work) / "logs")
+            report = tuning.tune(mod, build_target, work, max_trials_global=b["trials"], tune_minutes=b["tune_minutes"],
+                                 verbose=args.verbose >= 1, log_dir=Path(work) / "logs", layout_rewrite=rewrite)
         t0 = time.perf_counter()
-        built = tuning.build_from_database(mod, target, work)
+        built = tuning.build_from_database(mod, build_target, work, layout_rewrite=rewrite)
         build_s = time.perf_counter() - t0
         prov = records.read_provenance(choice.work_dir) if choice.shipped else {}
         _coverage_gate(name, built, choice.shipped and not args.trials,
@@ -117,18 +124,20 @@ def step6_tune(ims: dict, bound: dict, target: dict, args, choices: dict, budget
         shipped_trials, shipped_min = records.run_totals(prov)
         trials = report.trials_in_db if report else shipped_trials
         how = report.line() if report else (f"no tuning: {shipped_trials} trials in {shipped_min:.0f} min behind the "
-                                            "shipped records")
+                                            f"{choice.how} records")
         out[name] = {"report": report, "runner": runner, "build_s": build_s, "errors": errors, "built": built,
                      "trials": trials, "minutes": report.minutes if report else shipped_min,
-                     "records": "shipped" if choice.shipped and not args.trials else str(work),
-                     "gate": gate_for(im.reference)[1]}
+                     "records": choice.label() if not args.trials else f"{choice.label()} + topped up here",
+                     "how": choice.how if not args.trials else "tuned here", "method": str(choice.method),
+                     "build_target": build_target.get("mcpu", "generic"), "gate": gate_for(im.reference)[1],
+                     "fused": tuning.fuse_for_tasks(mod, build_target, rewrite)}
         step(6, "tune", f"{name}: {how}; {built.line()}; build {build_s:.1f} s; max |d| {errors['max_abs']:.1e} "
                         f"({gate_for(im.reference)[1]}) - gates ok")
-        _write_kernel_table(name, mod, target, work, report.summary() if report else prov, args)
+        _write_kernel_table(name, mod, build_target, work, report.summary() if report else prov, args, rewrite)
     return out
 
 
-def _write_kernel_table(name: str, mod, target: dict, work, meta: dict, args) -> None:
+def _write_kernel_table(name: str, mod, target: dict, work, meta: dict, args, layout_rewrite: bool = False) -> None:
     """``tuning_<model>.md``: each kernel's best time in the records against the FMA peak (common.roof)."""
     from common import roof as roof_mod
     from common.results import write_table
@@ -136,7 +145,7 @@ def _write_kernel_table(name: str, mod, target: dict, work, meta: dict, args) ->
     from .config import env
     roof = roof_mod.cached_roof()
     peak = roof["peak_gflops"] if roof else None
-    rows = tuning.kernel_table(mod, target, work, peak)
+    rows = tuning.kernel_table(mod, target, work, peak, layout_rewrite=layout_rewrite)
     near = [r for r in rows if (r["pct_peak"] or 0) >= 70]
     write_table(LAB, f"tuning_{name}", rows, title=f"Lab 02 step 6: kernels of {name} in the tuning records",
                 meta={**{k: v for k, v in meta.items() if k != "trials_per_task"}, "target": target,
@@ -185,6 +194,7 @@ def step7_compare(bundles: dict, ims: dict, untuned: dict, tuned: dict, kernel_r
                          "speedup_vs_eager": round(eager_ms / s.median_ms, 3),
                          "speedup_vs_untuned": round(untuned_ms / s.median_ms, 3) if untuned_ms else None,
                          "trials": t.get("trials", 0), "records": t.get("records", ""),
+                         "method": t.get("method", ""), "built_for": t.get("build_target", ""),
                          "kernels_tuned": (f"{t['built'].kernels_tuned}/{t['built'].kernels_total}"
                                            if t else ""),
                          "max_abs": err.get("max_abs"), "gate": "" if variant == "pytorch_eager" else
@@ -198,8 +208,10 @@ def step7_compare(bundles: dict, ims: dict, untuned: dict, tuned: dict, kernel_r
                          "speedup_vs_untuned": k["speedup_vs_naive"], "trials": k["trials"]})
     notes = ("pytorch_eager and tvm_tuned are interleaved in one run at 1 thread on a shared 2-core machine "
              "(ratios comparable, absolute ms swing); tvm_untuned is the step-4 timing of naive single-threaded "
-             "TIR with tiny repeats (n), a baseline only. records: 'shipped' = results/lab02/tuning/<target>/<model> "
-             "(trials = trials behind them). gate: the numeric gate against PyTorch, absolute where the output scale "
+             "TIR with tiny repeats (n), a baseline only. records: which tuning records the build used and how: 'exact: <target>' = results/lab02/tuning/<target>/<model> "
+             "measured on this CPU, 'compatible: <target>, built for <cpu>' = records of another CPU whose instructions "
+             "this host has (or a common x86-64 level), 'tuned here' = tuned in this run (trials = trials behind them); "
+             "method: the records' layout and weight layout rewrite; built_for: the -mcpu of the build. gate: the numeric gate against PyTorch, absolute where the output scale "
              "allows, relative (named) on ResNet-50's logits; max_abs = the measured absolute error. kernel_* rows: "
              "step 5 (naive / manual / tuned hottest kernel; speedup_vs_untuned = over the naive kernel). "
              "gflops / pct_peak: FLOPs counted by PyTorch's FlopCounterMode (matmul/conv/attention, 2 per "

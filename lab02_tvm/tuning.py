@@ -215,7 +215,7 @@ def database_coverage(mod: tvm.IRModule, target: Any, work_dir: str | os.PathLik
 
 
 def kernel_table(mod: tvm.IRModule, target: Any, work_dir: str | os.PathLike,
-                 peak_gflops: float | None = None) -> list[dict]:
+                 peak_gflops: float | None = None, layout_rewrite: bool | None = None) -> list[dict]:
     """Per-kernel table from a database: where the tuned model spends its time, against the FMA peak.
 
     Times are the records' best measured latencies (1 core, cache warm, as MetaSchedule measured
@@ -227,12 +227,13 @@ def kernel_table(mod: tvm.IRModule, target: Any, work_dir: str | os.PathLike,
         work_dir: the database folder.
         peak_gflops: the measured single-thread FMA peak (``common.roof``); ``None`` leaves the
             %-of-peak and lost-time columns empty.
+        layout_rewrite: as :func:`fuse_for_tasks` (the records' method).
     Returns:
         Rows sorted by ``lost_ms`` (or ``weighted_ms``), largest first: ``task, weight,
         mflop_per_call, best_ms, weighted_ms, time_share_pct, gflops, pct_peak, lost_ms``
         (``lost_ms`` = ``weighted_ms`` minus the time at the peak), ``records``.
     """
-    infos = extract_tasks(mod, target)
+    infos = extract_tasks(mod, target, layout_rewrite)
     db = load_database(work_dir)
     rows = []
     for ti in infos:

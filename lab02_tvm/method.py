@@ -1,0 +1,71 @@
+"""The tuning method behind a MetaSchedule database: data layout and weight layout rewrite.
+
+MetaSchedule keys each record by the structural hash of the fused kernel it schedules
+(``meta_schedule.database``: a workload is ``[structural hash, IRModule]``). The same model tuned
+in NCHW or NHWC, with or without weight layout rewrite, therefore gives *different* workloads, and
+records made one way cannot schedule a build made another: the build would fall back to untuned
+loop nests (the coverage gate of step 6 refuses that). So the method is data, stored in each
+database's ``PROVENANCE.json`` as ``"method": {"layout": ..., "layout_rewrite": ...}``, and every
+build from records follows the method its records were tuned with.
+
+* ``layout``: ``"NCHW"`` (the model as imported) or ``"NHWC"`` (:func:`lab02_tvm.layout.convert_layout`
+  on every conv2d; a model without conv2d is unchanged).
+* ``layout_rewrite``: mark each kernel's weights layout-free (``relax.transform.AttachAttrLayoutFreeBuffers``)
+  so MetaSchedule's ``RewriteLayout`` postprocessor may repack them into the order the schedule
+  reads them in; the repack is then folded into the constants (TVM 0.27's
+  ``relax.pipeline.static_shape_tuning_pipeline(cpu_weight_prepack=True)``, which its docstring
+  says "is expected to be True when running on CPU").
+
+Provenance written before the method was recorded has no ``"method"``: it is NCHW, with the
+top-level ``"layout_rewrite"`` flag (False in every such database shipped).
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from common.errors import UserError
+
+LAYOUTS = ("NCHW", "NHWC")
+
+
+@dataclass(frozen=True)
+class Method:
+    """How a model is prepared for tuning and for the build from its records."""
+
+    layout: str = "NCHW"
+    layout_rewrite: bool = False
+
+    def __post_init__(self) -> None:
+        if self.layout not in LAYOUTS:
+            raise UserError(f"unknown tuning layout {self.layout!r}: choose one of {', '.join(LAYOUTS)}")
+
+    def module(self, mod):
+        """The tuning module in this method's layout (``mod``: ``relax_import.tuning_module``'s output)."""
+        from .layout import convert_layout
+        return convert_layout(mod, self.layout)
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+    def __str__(self) -> str:
+        return self.layout + (" + weight layout rewrite" if self.layout_rewrite else "")
+
+    @classmethod
+    def from_provenance(cls, prov: dict) -> Method:
+        """The method recorded in a ``PROVENANCE.json`` dict (NCHW without rewrite when none is).
+
+        Raises:
+            UserError: the recorded method is not one this lab knows (one line naming it).
+        """
+        m = prov.get("method")
+        if m is None:
+            return cls("NCHW", bool(prov.get("layout_rewrite", False)))
+        if not isinstance(m, dict) or set(m) - {"layout", "layout_rewrite"}:
+            raise UserError(f"unknown tuning method {m!r} in the records' provenance")
+        return cls(str(m.get("layout", "NCHW")), bool(m.get("layout_rewrite", False)))
+
+
+#: The records as first shipped: the imported layout, weights read in their own order.
+PLAIN = Method("NCHW", False)
+#: The method a tuning from scratch uses: NHWC with weight layout rewrite (the field's CPU method).
+FIELD = Method("NHWC", True)
