@@ -8,7 +8,8 @@ tests that call that function. A mutant some test fails on is *killed*; one ever
 *equivalent* and is listed, with why, in :data:`EQUIVALENTS` (``common/mutation_equivalents.toml``).
 
 Targets (:data:`TARGETS`): ``gates`` (``common/gates.py``), ``passes`` (``lab01_onnx/passes/``:
-the three rules, the def-use index and rule driver, the shape helper) and ``unroll``
+the three rules, the def-use index and rule driver, the shape helper; and ``common/onnx_graph.py``,
+the index it is built on) and ``unroll``
 (``lab03_mlir/unroll.py``). Each runs in its own work folder ``mutants/<target>/`` (gitignored): a
 snapshot of the packages it needs, the root ``conftest.py`` and ``pyproject.toml`` with a
 generated ``[tool.mutmut]`` section; mutmut copies that into its own ``mutants/`` sub-folder and
@@ -85,12 +86,14 @@ TARGETS: dict[str, Target] = {t.name: t for t in (
     Target("gates", ("common/gates.py",), ("common",),
            ("common/test_common.py", "common/test_gates_mutants.py"), "gate or diff_stats or markdown",
            ("common/test_gates_mutants.py",)),
-    # the three rules, their def-use index and rule driver, and the shape helper of the Reshape rule (the
-    # manager, a loop over the passes that also times them, is left out to keep the run under ~40 min here)
+    # the three rules, their def-use index (and the common index it is built on) and rule driver, and the
+    # shape helper of the Reshape rule (the manager, a loop over the passes that also times them, is left
+    # out to keep the run under ~40 min here)
     Target("passes", tuple(f"lab01_onnx/passes/{m}.py" for m in ("core", "reshape", "identity", "gather",
-                                                                  "shapes")),
+                                                                  "shapes")) + ("common/onnx_graph.py",),
            ("common", "lab01_onnx"),
-           ("lab01_onnx/test_lab.py", "lab01_onnx/test_passes_conformance.py", "lab01_onnx/test_pass_mutants.py"),
+           ("lab01_onnx/test_lab.py", "lab01_onnx/test_passes_conformance.py", "lab01_onnx/test_pass_mutants.py",
+            "common/test_onnx_graph.py"),
            " and ".join(f"not {w}" for w in _LAB01_SLOW), ("lab01_onnx/test_pass_mutants.py",)),
     Target("unroll", ("lab03_mlir/unroll.py",), ("common", "lab03_mlir"),
            ("lab03_mlir/test_lab.py", "lab03_mlir/test_unroll_mutants.py"), "unroll or loop_structure or trip_count or short_loop",

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 
 import onnx
 
+from common.onnx_graph import GraphIndex
 from lab04_npu.graphfacts import name_nodes, nbytes, node_flops, tensor_types
 from lab04_npu.qnnlog import QnnLog, base_name, parse
 
@@ -87,6 +88,16 @@ def _resolve(name: str, names: set[str]) -> str | None:
     return b if b in names else None
 
 
+def _edges(model: onnx.ModelProto) -> tuple[dict[str, str], dict[str, list[str]]]:
+    """``({tensor: name of the node writing it}, {tensor: names of the nodes reading it})`` over
+    the main graph (:class:`common.onnx_graph.GraphIndex`: a node whose If/Loop body reads a
+    tensor from the outer scope reads it too)."""
+    index = GraphIndex(model.graph)
+    names = [n.name for n in index.nodes]
+    return ({t: names[p] for t, p in index.producer.items()},
+            {t: [names[p] for p in ps] for t, ps in index.readers.items()})
+
+
 def _partitions(model: onnx.ModelProto, log: QnnLog, on_qnn: set[str]) -> dict[str, int]:
     """``{node: partition}`` for QNN nodes: logged members, then unit-mates, then neighbours."""
     names = {n.name for n in model.graph.node}
@@ -99,13 +110,14 @@ def _partitions(model: onnx.ModelProto, log: QnnLog, on_qnn: set[str]) -> dict[s
     for raw, v in log.verdicts.items():
         if (r := _resolve(raw, names)) is not None:
             mates[r] |= {x for u in v.unit if (x := _resolve(u.node, names)) is not None}
-    producer = {o: n.name for n in model.graph.node for o in n.output}
+    producer, readers = _edges(model)
     neighbours: dict[str, set[str]] = collections.defaultdict(set)
-    for n in model.graph.node:
-        for t in n.input:
-            if t in producer and producer[t] in on_qnn and n.name in on_qnn:
-                neighbours[n.name].add(producer[t])
-                neighbours[producer[t]].add(n.name)
+    for t, users in readers.items():
+        if producer.get(t) in on_qnn:
+            for user in users:
+                if user in on_qnn:
+                    neighbours[user].add(producer[t])
+                    neighbours[producer[t]].add(user)
     changed = True
     while changed:
         changed = False
@@ -120,11 +132,7 @@ def _partitions(model: onnx.ModelProto, log: QnnLog, on_qnn: set[str]) -> dict[s
 def _boundaries(model: onnx.ModelProto, log: QnnLog, place: dict[str, str], part: dict[str, int],
                 types: dict) -> list[dict]:
     g = model.graph
-    producer = {o: n.name for n in g.node for o in n.output}
-    consumers: dict[str, list[str]] = collections.defaultdict(list)
-    for n in g.node:
-        for t in n.input:
-            consumers[t].append(n.name)
+    producer, consumers = _edges(model)
     graph_in, graph_out = {i.name for i in g.input}, {o.name for o in g.output}
 
     def side(node: str) -> str:

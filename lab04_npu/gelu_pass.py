@@ -24,17 +24,27 @@ real arithmetic; in float32 ORT's fused kernel rounds differently from the five 
 of magnitude ~2-4, i.e. a few ulps), so the pass contract compares at :data:`ATOL` instead of bitwise.
 
 Preconditions (only when ...): every intermediate (``s``, ``e``, ``a`` and the inner product) has
-exactly one reader, in the main graph, and is not a graph output; ``c``/``d``/``1``/``0.5``/``2``
-are scalar float32 initializers or ``Constant`` outputs; all nodes are in the default domain.
-Constants left unused afterwards are removed (initializers only when not graph inputs).
+exactly one use -- one main-graph reader, not a graph output, and no outer-scope read by any
+If/Loop/Scan body at any depth of nesting (ONNX IR spec, onnx/docs/IR.md "Names Within a Graph":
+a nested subgraph may read any value of its enclosing graphs; :class:`common.onnx_graph.GraphIndex`
+counts those reads); ``c``/``d``/``1``/``0.5``/``2`` are one-element float32 constants
+(initializers that are not graph inputs, or ``Constant`` outputs), and one of rank > 0 is used
+only where shape inference gives the other operand at least its rank (so it broadcasts nothing
+new); all nodes are in the default domain.
+
+The rewrite is one rule, :func:`fuse_gelu_at`, on Lab 01's rule driver
+(:func:`lab01_onnx.passes.core.apply_rule`: every node once, then wherever a rewrite reopened
+something, to a fixed point). The chain's nodes and the constants only it read go with it; when
+anything was fused, constants left without any reader elsewhere in the model are dropped too
+(initializers only when not graph inputs), so the EP sees no dead weights.
 """
 from __future__ import annotations
 
-import collections
-
 import numpy as np
 import onnx
-from onnx import numpy_helper
+
+from lab01_onnx.passes.core import DefUseIndex, PassResult, apply_rule, is_op
+from lab01_onnx.passes.shapes import Shapes
 
 MS_DOMAIN = "com.microsoft"
 #: the pass contract's tolerance (float32 rounding of the fused kernel; see the module doc)
@@ -42,139 +52,120 @@ ATOL = 1e-5
 _TARGETS = {"inv_sqrt2": 1 / np.sqrt(2), "sqrt2": np.sqrt(2), "one": 1.0, "half": 0.5, "two": 2.0}
 
 
-class _Graph:
-    """Readers, producers and scalar constants of a model's main graph."""
+class _Chain:
+    """What :func:`_match` asks of the def-use index while it walks one candidate chain."""
 
-    def __init__(self, model: onnx.ModelProto):
-        g = model.graph
-        self.nodes = list(g.node)
-        self.producer = {o: i for i, n in enumerate(self.nodes) for o in n.output}
-        self.readers: dict[str, list[int]] = collections.defaultdict(list)
-        for i, n in enumerate(self.nodes):
-            for t in n.input:
-                self.readers[t].append(i)
-        self.outer = set()  # names read inside If/Loop/Scan bodies (outer-scope reads)
-        for n in self.nodes:
-            for a in n.attribute:
-                for sub in ([a.g] if a.type == onnx.AttributeProto.GRAPH else list(a.graphs)):
-                    self.outer |= {t for m in sub.node for t in m.input}
-        self.outputs = {o.name for o in g.output}
-        self.consts = {t.name: numpy_helper.to_array(t) for t in g.initializer if int(np.prod(t.dims)) == 1}
-        for n in self.nodes:
-            if n.op_type == "Constant" and n.domain in ("", "ai.onnx"):
-                for a in n.attribute:
-                    if a.name == "value" and int(np.prod(a.t.dims)) == 1:
-                        self.consts[n.output[0]] = numpy_helper.to_array(a.t)
+    def __init__(self, idx: DefUseIndex, shapes: Shapes):
+        self.idx, self.shapes = idx, shapes
 
-    def node(self, name: str, op: str):
-        i = self.producer.get(name)
-        if i is None:
-            return None
-        n = self.nodes[i]
-        return (i, n) if n.op_type == op and n.domain in ("", "ai.onnx") else None
-
-    def is_const(self, name: str, target: str) -> bool:
-        v = self.consts.get(name)
-        return v is not None and v.dtype == np.float32 and abs(float(v.reshape(())) - _TARGETS[target]) <= 1e-6
+    def node(self, name: str, op: str) -> onnx.NodeProto | None:
+        """The live default-domain ``op`` node writing ``name``, or None."""
+        return self.idx.producer_node(name, op)
 
     def private(self, name: str) -> bool:
-        """Read by exactly one main-graph node, by no subgraph, and not a graph output."""
-        return len(self.readers.get(name, ())) == 1 and name not in self.outer and name not in self.outputs
+        """``name`` has one use in all: its one main-graph reader, no graph output, no subgraph read."""
+        return self.idx.uses[name] == 1
+
+    def is_const(self, name: str, target: str, other: str) -> bool:
+        """``name`` is a one-element float32 constant within 1e-6 of ``target`` that broadcasts
+        against ``other`` (the op's other operand) without changing its shape."""
+        v = self.idx.constant(name)
+        if v is None or v.dtype != np.float32 or v.size != 1 or abs(float(v.reshape(())) - _TARGETS[target]) > 1e-6:
+            return False
+        if v.ndim == 0:
+            return True
+        dims = self.shapes.dims(other)
+        return dims is not None and len(dims) >= v.ndim
 
     def split(self, n: onnx.NodeProto, target: str) -> str | None:
         """The non-constant input of a binary node whose other input is the ``target`` constant."""
+        if len(n.input) != 2:
+            return None
         a, b = n.input[0], n.input[1]
-        return a if self.is_const(b, target) else b if self.is_const(a, target) and n.op_type != "Div" else None
+        if self.is_const(b, target, a):
+            return a
+        return b if n.op_type != "Div" and self.is_const(a, target, b) else None
 
 
-def _match(g: _Graph, y_pos: int) -> tuple[str, list[int]] | None:
-    """``(x, positions of the nodes to remove)`` when node ``y_pos`` ends an Erf-GELU, else None."""
-    y = g.nodes[y_pos]
-    if y.domain not in ("", "ai.onnx") or y.op_type not in ("Mul", "Div") or len(y.input) != 2:
+def _match(g: _Chain, y: onnx.NodeProto) -> tuple[str, onnx.NodeProto] | None:
+    """``(x, the Erf node)`` when ``y`` ends an Erf-GELU of ``x`` (module doc), else None."""
+    if not (is_op(y, "Mul") or is_op(y, "Div")) or len(y.input) != 2:
         return None
-    candidates = []  # (x, a, inner product node position or None)
+    candidates = []  # (x, a)
     if y.op_type == "Div" or (x_a := g.split(y, "half")) is not None:  # pattern B: (x * a) * 0.5 or / 2
         inner = g.split(y, "two") if y.op_type == "Div" else x_a
-        if inner is not None and (m := g.node(inner, "Mul")) and g.private(inner):
-            candidates += [(m[1].input[k], m[1].input[1 - k], m[0]) for k in (0, 1)]
+        if inner is not None and (m := g.node(inner, "Mul")) is not None and g.private(inner):
+            candidates += [(m.input[k], m.input[1 - k]) for k in (0, 1)]
     if y.op_type == "Mul":
         for k in (0, 1):
             h, a = y.input[k], y.input[1 - k]
-            if (m := g.node(h, "Mul")) and g.private(h) and (x := g.split(m[1], "half")) is not None:
-                candidates.append((x, a, m[0]))  # pattern A: (x * 0.5) * a
-            if (m := g.node(a, "Mul")) and g.private(a) and (a2 := g.split(m[1], "half")) is not None:
-                candidates.append((h, a2, m[0]))  # pattern C: x * (a * 0.5)
-    for x, a, inner_pos in candidates:
+            if (m := g.node(h, "Mul")) is not None and g.private(h) and (x := g.split(m, "half")) is not None:
+                candidates.append((x, a))  # pattern A: (x * 0.5) * a
+            if (m := g.node(a, "Mul")) is not None and g.private(a) and (a2 := g.split(m, "half")) is not None:
+                candidates.append((h, a2))  # pattern C: x * (a * 0.5)
+    for x, a in candidates:
         add = g.node(a, "Add")
-        if not add or not g.private(a) or (e := g.split(add[1], "one")) is None:
+        if add is None or not g.private(a) or (e := g.split(add, "one")) is None:
             continue
         erf = g.node(e, "Erf")
-        if not erf or not g.private(e):
+        if erf is None or not g.private(e) or len(erf.input) != 1:
             continue
-        s = erf[1].input[0]
+        s = erf.input[0]
         scale = g.node(s, "Mul") or g.node(s, "Div")
-        if not scale or not g.private(s):
+        if scale is None or not g.private(s):
             continue
-        root = g.split(scale[1], "inv_sqrt2" if scale[1].op_type == "Mul" else "sqrt2")
-        if root == x:
-            return x, [scale[0], erf[0], add[0], inner_pos]
+        if g.split(scale, "inv_sqrt2" if scale.op_type == "Mul" else "sqrt2") == x:
+            return x, erf
     return None
 
 
-def _drop_unused_constants(model: onnx.ModelProto) -> None:
-    g = model.graph
-    used = {t for n in g.node for t in n.input} | {o.name for o in g.output}
-    for n in g.node:
-        for a in n.attribute:
-            for sub in ([a.g] if a.type == onnx.AttributeProto.GRAPH else list(a.graphs)):
-                used |= {t for m in sub.node for t in m.input}
-    keep = [n for n in g.node if not (n.op_type == "Constant" and n.output[0] not in used)]
-    del g.node[:]
-    g.node.extend(keep)
-    inputs = {i.name for i in g.input}
-    inits = [t for t in g.initializer if t.name in used or t.name in inputs]
-    del g.initializer[:]
-    g.initializer.extend(inits)
+def fuse_gelu_at(idx: DefUseIndex, pos: int, shapes: Shapes) -> int:
+    """The rule: if node ``pos`` ends an Erf-GELU of ``x`` (module doc), turn it into
+    ``com.microsoft.Gelu(x)`` (same output name; named ``<Erf's name>_gelu``) and release its old
+    inputs, which removes the rest of the chain and the constants only it read. Returns 1 if
+    fused, else 0."""
+    hit = _match(_Chain(idx, shapes), idx.nodes[pos])
+    if hit is None:
+        return 0
+    x, erf = hit
+    node = idx.nodes[pos]
+    old = [t for t in node.input if t]
+    node.op_type, node.domain, node.name = "Gelu", MS_DOMAIN, (erf.name + "_gelu") if erf.name else ""
+    del node.input[:]
+    del node.attribute[:]
+    node.input.append(x)
+    idx.uses[x] += 1
+    idx.consumers[x].append((pos, 0))
+    idx.release(old)
+    if not any(o.domain == MS_DOMAIN for o in idx.model.opset_import):
+        idx.model.opset_import.append(onnx.helper.make_opsetid(MS_DOMAIN, 1))
+    return 1
 
 
-def fuse_erf_gelu(model: onnx.ModelProto):
+def fuse_erf_gelu(model: onnx.ModelProto) -> PassResult:
     """Rewrite every Erf-GELU of the module doc into ``com.microsoft.Gelu``; the input is not modified.
 
     Returns:
         ``lab01_onnx.passes.PassResult(model, rewrites)``: ``rewrites`` = GELUs fused (0: the
         returned model equals the input).
-    """
-    from lab01_onnx.passes import PassResult
 
-    out = onnx.ModelProto()
-    out.CopyFrom(model)
-    g = _Graph(out)
-    removed: set[int] = set()
-    replace: dict[int, onnx.NodeProto] = {}
-    for pos in range(len(g.nodes)):
-        if pos in removed:
-            continue
-        hit = _match(g, pos)
-        if hit is None or removed & {pos, *hit[1]}:
-            continue
-        x, dead = hit
-        erf_name = g.nodes[dead[1]].name
-        replace[pos] = onnx.helper.make_node("Gelu", [x], [g.nodes[pos].output[0]], domain=MS_DOMAIN,
-                                             name=(erf_name + "_gelu") if erf_name else "")
-        removed |= set(dead)
-    if not replace:
-        return PassResult(out, 0)
-    nodes = [replace.get(i, n) for i, n in enumerate(g.nodes) if i not in removed]
-    del out.graph.node[:]
-    out.graph.node.extend(nodes)
-    dead_values = {o for i in removed for o in g.nodes[i].output}
-    keep_vi = [v for v in out.graph.value_info if v.name not in dead_values]
-    del out.graph.value_info[:]
-    out.graph.value_info.extend(keep_vi)
-    _drop_unused_constants(out)
-    if not any(o.domain == MS_DOMAIN for o in out.opset_import):
-        out.opset_import.append(onnx.helper.make_opsetid(MS_DOMAIN, 1))
-    return PassResult(out, len(replace))
+    Raises:
+        UserError: ``model`` is not an ``onnx.ModelProto``.
+    """
+    result = apply_rule(model, fuse_gelu_at)
+    if result.rewrites:
+        _drop_dead_constants(result.model)
+    return result
+
+
+def _drop_dead_constants(model: onnx.ModelProto) -> None:
+    """Remove, in place, default-domain ``Constant`` nodes and non-input initializers without any
+    use (outer-scope reads at any depth count: :class:`DefUseIndex`)."""
+    idx = DefUseIndex(model)
+    idx.removed |= {pos for pos, n in enumerate(idx.nodes)
+                    if is_op(n, "Constant") and all(idx.uses[o] <= 0 for o in n.output if o)}
+    idx.removed_inits |= {name for name in idx.initializers if idx.uses[name] <= 0}
+    idx.finish()
 
 
 def prove(model: onnx.ModelProto, feeds_list, atol: float = ATOL):

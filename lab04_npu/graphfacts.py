@@ -16,6 +16,8 @@ from __future__ import annotations
 import numpy as np
 import onnx
 
+from common.onnx_graph import static_shape, tensor_nbytes
+
 DATA_MOVEMENT = frozenset({"Reshape", "Transpose", "Gather", "Concat", "Slice", "Cast", "Shape", "Unsqueeze",
                            "Squeeze", "Flatten", "Expand", "Identity", "Split", "Constant", "ConstantOfShape",
                            "Tile", "Pad", "GatherElements", "ScatterND", "Range"})
@@ -58,10 +60,7 @@ def tensor_types(model: onnx.ModelProto) -> dict[str, tuple[tuple[int, ...] | No
     out: dict[str, tuple[tuple[int, ...] | None, int]] = {}
     g = inferred.graph
     for vi in list(g.input) + list(g.value_info) + list(g.output):
-        t = vi.type.tensor_type
-        dims = [d.dim_value if d.HasField("dim_value") else None for d in t.shape.dim]
-        shape = tuple(dims) if t.HasField("shape") and all(d is not None for d in dims) else None
-        out[vi.name] = (shape, t.elem_type)
+        out[vi.name] = (static_shape(vi), vi.type.tensor_type.elem_type)
     for init in g.initializer:
         out[init.name] = (tuple(init.dims), init.data_type)
     return out
@@ -90,10 +89,7 @@ def skeleton(model: onnx.ModelProto, max_elements: int = 64) -> onnx.ModelProto:
 
 def nbytes(shape: tuple[int, ...] | None, elem_type: int) -> int | None:
     """Bytes of a dense tensor (None when the shape or type is unknown)."""
-    if shape is None or not elem_type:
-        return None
-    itemsize = np.dtype(onnx.helper.tensor_dtype_to_np_dtype(elem_type)).itemsize
-    return int(np.prod(shape, dtype=np.int64)) * itemsize
+    return None if shape is None or not elem_type else tensor_nbytes(elem_type, shape)
 
 
 def _attr(node: onnx.NodeProto, name: str, default):

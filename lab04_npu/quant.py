@@ -32,6 +32,7 @@ import numpy as np
 import onnx
 
 from common.errors import UserError, require
+from common.onnx_graph import GraphIndex
 
 #: scale-relative per-layer tolerance per activation type: int8 (A8W8) about 5 grid steps of 1/255;
 #: int16 (A16W8) is bounded by its uint8 weights (one MatMul already costs ~0.5-1 % of scale)
@@ -118,11 +119,12 @@ def dequantized_views(qdq: onnx.ModelProto) -> tuple[onnx.ModelProto, dict[str, 
     """
     out = onnx.ModelProto()
     out.CopyFrom(qdq)
-    producer = {o: n for n in out.graph.node for o in n.output}
-    present = {o.name for o in out.graph.output}
+    index = GraphIndex(out.graph)
+    present = set(index.outputs)
     views = {}
-    for n in out.graph.node:
-        q = producer.get(n.input[0]) if n.op_type == "DequantizeLinear" else None
+    for n in index.nodes:
+        p = index.producer.get(n.input[0]) if n.op_type == "DequantizeLinear" else None
+        q = None if p is None else index.nodes[p]
         if q is not None and q.op_type == "QuantizeLinear" and q.input[0] not in views:
             views[q.input[0]] = n.output[0]
             if n.output[0] not in present:
@@ -149,12 +151,13 @@ def per_layer(fp32: onnx.ModelProto, qdq: onnx.ModelProto, feeds: Mapping[str, n
     ref = ort_run(expose_intermediates(fp32), feeds)
     model, views = dequantized_views(qdq)
     got = (run or ort_run)(model, feeds)
-    producer = {o: (i, n) for i, n in enumerate(fp32.graph.node) for o in n.output}
+    index = GraphIndex(fp32.graph)
     rows = []
     for t, view in views.items():
-        if t not in ref or t not in producer or view not in got or ref[t].shape != got[view].shape:
+        if t not in ref or t not in index.producer or view not in got or ref[t].shape != got[view].shape:
             continue
-        i, node = producer[t]
+        i = index.producer[t]
+        node = index.nodes[i]
         r = ref[t].astype(np.float64)
         finite = np.isfinite(r)
         err = float(np.max(np.abs(r[finite] - got[view][finite]), initial=0.0))

@@ -9,8 +9,9 @@ is idempotent, and lives in its own file with its rewrite, preconditions and spe
 * :func:`fold_constant_gather` (``gather.py``) -- ``Gather(const, const)`` and
   ``Gather(Shape(x), const)`` on static dims become initializers.
 
-They share ``core.py`` (the def-use index keyed by node position and the rule driver) and
-``shapes.py`` (shape inference on demand); ``manager.py`` holds :func:`run_passes`.
+They share ``core.py`` (the def-use index keyed by node position, built on
+:class:`common.onnx_graph.GraphIndex`, and the rule driver) and ``shapes.py`` (shape inference
+on demand); ``manager.py`` holds :func:`run_passes`.
 
 Example::
 

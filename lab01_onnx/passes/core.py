@@ -2,9 +2,10 @@
 
 ONNX IR specification (https://onnx.ai/onnx/repo-docs/IR.html, "Graphs", "Names Within a Graph"):
 main-graph nodes are listed in topological order and every value name is assigned once (SSA); a
-subgraph (an If/Loop/Scan body) may read values of its enclosing graphs by name ("outer scope"),
-and those reads are invisible in the enclosing node's inputs. :class:`DefUseIndex` therefore
-scans every subgraph and counts its outer-scope reads as uses.
+subgraph (an If/Loop/Scan body, at any depth of nesting) may read values of its enclosing graphs
+by name ("outer scope"), and those reads are invisible in the enclosing node's inputs.
+:class:`DefUseIndex` therefore starts from :class:`common.onnx_graph.GraphIndex`, which finds
+every outer-scope read (node inputs and subgraph outputs) and counts it as a use.
 
 A pass is one *rule* ``rule(index, pos, shapes) -> rewrites`` tried at a main-graph node
 position, run by :func:`apply_rule`: every node once in topological order, then again wherever a
@@ -15,7 +16,7 @@ a worklist of its own.
 from __future__ import annotations
 
 import collections
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -23,6 +24,7 @@ import onnx
 from onnx import numpy_helper
 
 from common.errors import UserError
+from common.onnx_graph import GraphIndex
 from common.onnx_utils import DEFAULT_DOMAINS, opset
 
 from .shapes import Shapes
@@ -53,14 +55,6 @@ def is_op(node: onnx.NodeProto, op_type: str) -> bool:
 
 def attr_int(node: onnx.NodeProto, name: str, default: int) -> int:
     return next((int(a.i) for a in node.attribute if a.name == name), default)
-
-
-def subgraphs(node: onnx.NodeProto) -> Iterator[onnx.GraphProto]:
-    for a in node.attribute:
-        if a.type == onnx.AttributeProto.GRAPH:
-            yield a.g
-        elif a.type == onnx.AttributeProto.GRAPHS:
-            yield from a.graphs
 
 
 _CONSTANT_ATTRS = {"value_float": np.float32, "value_floats": np.float32, "value_int": np.int64, "value_ints": np.int64}
@@ -107,48 +101,23 @@ class DefUseIndex:
         # a caller may feed another value, so it is not a constant.
         self.initializers = {t.name: t for t in g.initializer if t.name not in self.inputs}
         self.graph_initializers = {t.name for t in g.initializer}
-        self.nodes: list[onnx.NodeProto] = list(g.node)
-        self.producer: dict[str, int] = {}
-        self.consumers: dict[str, list[tuple[int, int]]] = collections.defaultdict(list)
-        self.uses: collections.Counter = collections.Counter()
+        # The common index finds the uses (node inputs, graph outputs, outer-scope reads at any
+        # depth); this index takes its tables over and keeps them current as rules rewrite.
+        index = GraphIndex(g)
+        self.nodes: list[onnx.NodeProto] = index.nodes
+        self.producer: dict[str, int] = index.producer
+        self.consumers: dict[str, list[tuple[int, int]]] = index.consumers
+        self.uses: collections.Counter = index.uses
         self.sub_refs: dict[str, list] = collections.defaultdict(list)
-        self.local_defs: dict[int, set] = {}
+        for name, reads in index.outer.items():
+            self.sub_refs[name] = [(holder, r.kind, r.proto, r.index) for holder, r in reads]
+        self.local_defs: dict[int, set] = index.local_defs
         self.removed: set[int] = set()
         self.removed_inits: set[str] = set()
         self.new_inits: list[onnx.TensorProto] = []
         self.reopened: list[str] = []
         self._constants: dict[str, np.ndarray | None] = {}
-        for pos, node in enumerate(self.nodes):
-            for o in node.output:
-                if o:
-                    self.producer[o] = pos
-            for i, name in enumerate(node.input):
-                if name:
-                    self.consumers[name].append((pos, i))
-                    self.uses[name] += 1
-            for sg in subgraphs(node):
-                self._scan_subgraph(sg, frozenset(), pos, self.local_defs.setdefault(pos, set()))
-        for o in g.output:
-            self.uses[o.name] += 1
         self.names = set(self.producer) | self.inputs | self.graph_initializers
-
-    def _scan_subgraph(self, sg: onnx.GraphProto, enclosing: frozenset, holder: int, defs: set) -> None:
-        local = {i.name for i in sg.input} | {t.name for t in sg.initializer}
-        local |= {t.values.name for t in sg.sparse_initializer}
-        local |= {o for n in sg.node for o in n.output if o}
-        defs |= local
-        scope = enclosing | local
-        for n in sg.node:
-            for i, name in enumerate(n.input):
-                if name and name not in scope:
-                    self.sub_refs[name].append((holder, "input", n, i))
-                    self.uses[name] += 1
-            for inner in subgraphs(n):
-                self._scan_subgraph(inner, scope, holder, defs)
-        for i, o in enumerate(sg.output):
-            if o.name not in scope:
-                self.sub_refs[o.name].append((holder, "output", sg, i))
-                self.uses[o.name] += 1
 
     # -- reading ----------------------------------------------------------------------------
     def alive(self, pos: int | None) -> bool:

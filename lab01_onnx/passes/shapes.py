@@ -11,6 +11,8 @@ import numpy as np
 import onnx
 from onnx import helper
 
+from common.onnx_graph import value_dims
+
 Dims = list[int | None]
 
 
@@ -24,11 +26,11 @@ def static_shapes(model: onnx.ModelProto) -> dict[str, Dims | None]:
     out: dict[str, Dims | None] = {}
     g = inferred.graph
     for vi in list(g.input) + list(g.value_info) + list(g.output):
-        t = vi.type.tensor_type
-        if not vi.type.HasField("tensor_type") or not t.HasField("shape"):
+        dims = value_dims(vi)
+        if dims is None:
             out.setdefault(vi.name, None)
             continue
-        out[vi.name] = [d.dim_value if d.HasField("dim_value") else None for d in t.shape.dim]
+        out[vi.name] = dims
     for t in g.initializer:
         out[t.name] = list(t.dims)
     return out

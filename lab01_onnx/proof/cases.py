@@ -26,6 +26,7 @@ import onnx
 from onnx import numpy_helper
 
 from common.errors import UserError
+from common.onnx_graph import subgraphs
 
 
 @dataclasses.dataclass
@@ -49,9 +50,8 @@ def all_op_types(graph: onnx.GraphProto) -> set[str]:
     ops: set[str] = set()
     for node in graph.node:
         ops.add(node.op_type)
-        for attr in node.attribute:
-            for sub in ([attr.g] if attr.HasField("g") else []) + list(attr.graphs):
-                ops |= all_op_types(sub)
+        for sub in subgraphs(node):
+            ops |= all_op_types(sub)
     return ops
 
 

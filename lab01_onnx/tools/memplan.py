@@ -55,9 +55,8 @@ import onnx
 from common.cli import parser, step
 from common.errors import UserError, run_cli
 
+from common.onnx_graph import node_reads, static_shape, tensor_nbytes
 from common.onnx_utils import export_torchscript, load_model, op_key, print_ir
-
-from .graphtools import subgraph_reads, tensor_nbytes
 
 LAB = "lab01"
 ORDERS = ("given", "bfs", "dfs", "greedy")
@@ -315,7 +314,7 @@ def onnx_steps(model: onnx.ModelProto) -> list[Step]:
     """The main graph's nodes as :class:`Step` s, in file order (ONNX requires topological order)."""
     steps = []
     for i, n in enumerate(model.graph.node):
-        ins = tuple(t for t in n.input if t) + tuple(sorted(subgraph_reads(n)))
+        ins = tuple(node_reads(n))
         steps.append(Step(n.name or f"{n.op_type}_{i}", op_key(n), ins, tuple(t for t in n.output if t)))
     return steps
 
@@ -356,15 +355,8 @@ def fix_input_dims(model: onnx.ModelProto, dims: Mapping[str, int]) -> onnx.Mode
 
 
 def _static_shape(vi: onnx.ValueInfoProto) -> tuple[int, ...] | None:
-    t = vi.type.tensor_type
-    if not vi.type.HasField("tensor_type") or not t.HasField("shape") or t.elem_type == 0:
-        return None
-    dims = []
-    for d in t.shape.dim:
-        if not d.HasField("dim_value") or d.dim_value < 0:
-            return None
-        dims.append(d.dim_value)
-    return tuple(dims)
+    """:func:`common.onnx_graph.static_shape`, when the element type is known too."""
+    return static_shape(vi) if vi.type.tensor_type.elem_type else None
 
 
 def infer_static_shapes(model: onnx.ModelProto, dims: Mapping[str, int]) -> onnx.ModelProto:

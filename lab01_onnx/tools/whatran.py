@@ -46,9 +46,8 @@ import onnx
 from common.cli import parser, step, want_ir
 from common.errors import UserError, require, run_cli
 
+from common.onnx_graph import GraphIndex, node_reads, static_shape
 from common.onnx_utils import DEFAULT_DOMAINS, export_torchscript, load_model, op_key, ort_optimize, print_ir
-
-from .graphtools import subgraph_reads
 
 LAB = "lab01"
 KINDS = ("constant folding", "CSE", "DCE", "vertical fusion", "horizontal fusion", "layout change",
@@ -104,17 +103,16 @@ class _Graph:
             except Exception:  # shape facts are optional evidence
                 pass
         g = model.graph
-        self.nodes = list(g.node)
-        self.graph_inputs = {i.name for i in g.input}
+        index = GraphIndex(g)  # readers: node inputs and outer-scope reads of subgraphs, any depth
+        self.nodes = index.nodes
+        self.graph_inputs = index.inputs
         self.initializers = {i.name for i in g.initializer}
-        self.outputs = [o.name for o in g.output]
-        self.producer = {t: i for i, n in enumerate(self.nodes) for t in n.output if t}
-        self.consumers: dict[str, list[int]] = collections.defaultdict(list)
-        for i, n in enumerate(self.nodes):
-            for t in set(_reads(n)):
-                self.consumers[t].append(i)
+        self.outputs = index.outputs
+        self.producer = index.producer
+        self.consumers: dict[str, list[int]] = index.readers
         self.tensors = set(self.producer) | self.graph_inputs | self.initializers
-        self.static = {v.name for v in list(g.value_info) + value_info + list(g.input) + list(g.output) if _is_static(v)}
+        self.static = {v.name for v in list(g.value_info) + value_info + list(g.input) + list(g.output)
+                       if static_shape(v) is not None}
         self.const_outputs = {t for i, n in enumerate(self.nodes) if n.op_type == "Constant" for t in n.output}
         self.const = self._constants()
         self.live = self._live()
@@ -126,7 +124,7 @@ class _Graph:
             ins = [t for t in n.input if t]
             if n.op_type in NONDETERMINISTIC:
                 continue
-            if n.op_type == "Constant" or (ins and all(t in const for t in _reads(n))) or \
+            if n.op_type == "Constant" or (ins and all(t in const for t in node_reads(n))) or \
                     (n.op_type in ("Shape", "Size") and ins and ins[0] in self.static):
                 const.update(t for t in n.output if t)
         return const
@@ -138,7 +136,7 @@ class _Graph:
             if i in live:
                 continue
             live.add(i)
-            stack += [self.producer[t] for t in _reads(self.nodes[i]) if t in self.producer]
+            stack += [self.producer[t] for t in node_reads(self.nodes[i]) if t in self.producer]
         return live
 
     def _value_numbers(self) -> dict[str, str]:
@@ -176,16 +174,6 @@ def _skeleton(model: onnx.ModelProto, max_bytes: int = 4096) -> onnx.ModelProto:
     m.ir_version = max(model.ir_version, 4)
     m.functions.extend(model.functions)
     return m
-
-
-def _reads(node: onnx.NodeProto) -> list[str]:
-    """Inputs of ``node`` plus outer-scope names its subgraphs read."""
-    return [t for t in node.input if t] + sorted(subgraph_reads(node))
-
-
-def _is_static(vi: onnx.ValueInfoProto) -> bool:
-    t = vi.type.tensor_type
-    return vi.type.HasField("tensor_type") and t.HasField("shape") and all(d.HasField("dim_value") for d in t.shape.dim)
 
 
 def _sig(n: onnx.NodeProto) -> tuple:
@@ -353,7 +341,7 @@ class _Diff:
                 if t not in A.tensors:
                     for u in B.consumers.get(t, []):
                         union(("b", i), b_item.get(u, none))
-            for t in _reads(B.nodes[i]):
+            for t in node_reads(B.nodes[i]):
                 if B.producer.get(t) in self.substantive:
                     union(("b", i), ("r", B.producer[t]))
         for j in self.added:
@@ -361,7 +349,7 @@ class _Diff:
                 if t not in B.tensors:
                     for u in A.consumers.get(t, []):
                         union(("a", j), a_item.get(u, none))
-            for t in _reads(A.nodes[j]):
+            for t in node_reads(A.nodes[j]):
                 if t in A.producer and t not in B.tensors:
                     union(("a", j), a_item.get(A.producer[t], none))
         regions: dict[tuple, list[tuple[str, int]]] = collections.defaultdict(list)
@@ -412,8 +400,8 @@ class _Diff:
                     self.add("vertical fusion", f"{_pattern(ops, [op_key(B.nodes[k])])}{const_note} at {B.node_label(k)}")
             return
         pattern = _pattern([op_key(B.nodes[i]) for i in cb], [op_key(A.nodes[j]) for j in ca]) + const_note
-        internal = any(B.producer.get(t) in set(cb) for i in cb for t in _reads(B.nodes[i]))
-        shared = set.intersection(*[set(_reads(B.nodes[i])) for i in cb]) if cb else set()
+        internal = any(B.producer.get(t) in set(cb) for i in cb for t in node_reads(B.nodes[i]))
+        shared = set.intersection(*[set(node_reads(B.nodes[i])) for i in cb]) if cb else set()
         core = [j for j in ca if op_key(A.nodes[j]) not in FANOUT_OPS]  # Split/Slice hand results out
         at = f" at {A.node_label(ca[-1])}" if ca else ""
         if len(cb) >= 2 and internal and len(ca) < len(cb):
@@ -469,7 +457,7 @@ def _absorbed_by(B: _Graph, A: _Graph, i: int, substantive: set[int], rewired: s
     the Reshape before it).
     """
     n = B.nodes[i]
-    for t in _reads(n):
+    for t in node_reads(n):
         p = B.producer.get(t)
         if p in substantive:
             return p
