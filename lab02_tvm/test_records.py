@@ -406,3 +406,24 @@ def test_tuned_faster_than_untuned_on_test_size_bert(tmp_path):
         stats = interleaved({"untuned": untuned.runner, "tuned": tuned}, warmup=1, repeats=pick(5, 3))
     ratio = stats["untuned"].median_ms / stats["tuned"].median_ms
     assert ratio > 1.0, (ratio, stats)
+
+
+@pytest.mark.slow
+def test_pipeline_step6_tunes_here_in_the_field_method_and_says_so(results_dir, capsys):
+    """``--quick``: no shipped records fit the reduced model, so step 6 tunes here (CI budget) in
+    NHWC + weight layout rewrite, builds from that database through both gates, and the compare
+    table's row names the records portably (no path), the method and the build CPU."""
+    from common.errors import run_cli
+    from lab02_tvm.method import FIELD
+    from lab02_tvm.pipeline import main
+    argv = ["--quick", "--model", "llama_tiny_s32", "--repeats", "2", "--trials", "8", "--tune-minutes", "1"]
+    argv += [f"--skip-{s}" for s in ("onnx", "untuned", "cross", "rpc", "tir-pass", "roofline", "peers", "layout",
+                                     "spaces")]
+    assert run_cli(main, argv) == 0
+    out = capsys.readouterr().out
+    assert "[6 records] llama_tiny_s32: --quick" in out and "[6 tune] llama_tiny_s32:" in out and "gates ok" in out
+    rows = json.loads((results_dir / "lab02" / "compare.json").read_text())["rows"]
+    tuned = next(r for r in rows if r["variant"] == "tvm_tuned")
+    assert tuned["records"] == "tuned here" and tuned["method"] == str(FIELD)
+    assert tuned["built_for"] == _host_target()["mcpu"] and int(tuned["kernels_tuned"].split("/")[0]) >= 1
+    assert tuned["max_abs"] <= ATOL

@@ -101,8 +101,8 @@ def step6_tune(ims: dict, bound: dict, target: dict, args, choices: dict, budget
     for name, im in ims.items():
         choice, report = choices[name], None
         mod, build_target, rewrite = choice.method.module(bound[name]), choice.build_target, choice.method.layout_rewrite
-        work = choice.work_dir
-        if choice.shipped and args.trials:
+        work, topped = choice.work_dir, bool(choice.shipped and args.trials)
+        if topped:
             scratch = records.scratch_dir(name, build_target)
             if not (scratch / records.RECORDS).is_file():
                 records.copy_records(work, scratch)
@@ -127,8 +127,8 @@ def step6_tune(ims: dict, bound: dict, target: dict, args, choices: dict, budget
                                             f"{choice.how} records")
         out[name] = {"report": report, "runner": runner, "build_s": build_s, "errors": errors, "built": built,
                      "trials": trials, "minutes": report.minutes if report else shipped_min,
-                     "records": choice.label() if not args.trials else f"{choice.label()} + topped up here",
-                     "how": choice.how if not args.trials else "tuned here", "method": str(choice.method),
+                     "records": f"{choice.label()} + topped up here" if topped else choice.label(),
+                     "how": "tuned here" if topped else choice.how, "method": str(choice.method),
                      "build_target": build_target.get("mcpu", "generic"), "gate": gate_for(im.reference)[1],
                      "fused": tuning.fuse_for_tasks(mod, build_target, rewrite)}
         step(6, "tune", f"{name}: {how}; {built.line()}; build {build_s:.1f} s; max |d| {errors['max_abs']:.1e} "
