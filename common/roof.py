@@ -33,7 +33,6 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import os
-import platform
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -41,18 +40,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import UserError, run_cli
-
-
-def cpu_model() -> str:
-    """CPU model name from /proc/cpuinfo (falls back to ``platform.processor()``)."""
-    try:
-        with open("/proc/cpuinfo") as fh:
-            for line in fh:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
+from .isa import cpu_model
 
 
 ROOF_FILE = "roof.json"
@@ -95,21 +83,25 @@ def _cpuinfo() -> dict:
 def host_isa() -> tuple[str, int, int]:
     """``(isa, fp32 lanes, vector registers)`` of the widest FMA vectors the CPU reports.
 
-    ``avx512f`` -> ("avx512", 16, 32); ``fma`` + ``avx2`` -> ("avx2", 8, 16); else ("sse", 4, 16)
-    (no FMA: the kernel then compiles to mul + add).
+    ``avx512f`` -> ("avx512", 16, 32); ``fma`` + ``avx2`` -> ("avx2", 8, 16); ``avx`` -> ("avx", 8, 16);
+    else ("sse", 4, 16) (without FMA the kernel compiles to mul + add). Features from
+    :func:`common.isa.host_features` (LLVM's host detection).
     """
-    flags = _cpuinfo()["flags"]
+    from common.isa import host_features
+    flags = host_features()  # LLVM's host detection (CPUID), the one reader of the host's ISA
     if "avx512f" in flags:
         return "avx512", 16, 32
     if {"fma", "avx2"} <= flags:
         return "avx2", 8, 16
+    if "avx" in flags:  # Sandy/Ivy Bridge, Piledriver: 8 lanes, no FMA (mul + add), as OpenBLAS runs there
+        return "avx", 8, 16
     return "sse", 4, 16
 
 
 def llvm_cpu() -> str:
     """LLVM's name for the host CPU (``znver3``, ``skylake-avx512``; ``generic`` if unknown)."""
-    from tvm.target import codegen
-    return str(codegen.llvm_get_system_cpu() or "generic")
+    from common.isa import system_cpu
+    return system_cpu()
 
 
 def theoretical_peak(cpu: str | None = None, ghz: float | None = None) -> dict:

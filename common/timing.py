@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 import numpy as np
 
 from . import roof as _roof
-from .roof import cpu_model  # noqa: F401  (re-exported: the CPU name belongs with the roof)
+from .isa import cpu_model  # noqa: F401  (re-exported: timing tables name the CPU)
 
 DEFAULT_THREADS = 1
 PACKAGES = ("torch", "onnx", "onnxruntime", "onnxoptimizer", "onnxscript", "transformers", "apache-tvm",

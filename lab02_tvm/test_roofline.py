@@ -64,18 +64,59 @@ def test_kernel_flops_and_bytes_match_hand_count(built):
     assert fused.nbytes == (M * K + K * N + N + M * N) * 4
 
 
+def _profile_within_sum_tolerance(vm, args, attempts: int = 3) -> dict:
+    """A profile whose kernel sum is within ``SUM_TOLERANCE`` of the plain run, from up to ``attempts``.
+
+    Error model of ``sum_frac``: (kernels + n x hook cost) / (kernels + VM bookkeeping), each the fastest
+    of 20 interleaved runs. Both overheads are ~1 us a call (with 4 x 4 matrices, kernels ~0, the ratio
+    is still 0.94-0.98 here), so a faster or slower CPU moves it by far less than 0.25; only noise that
+    slows all 20 runs of one kind can. A retry absorbs that; a counting bug (a kernel timed twice: ~1.5,
+    one missed: ~0.5) fails every attempt.
+    """
+    for _ in range(attempts):
+        prof = roofline.profile_vm(vm, args, repeats=20)
+        if abs(prof["sum_frac"] - 1.0) <= roofline.SUM_TOLERANCE:
+            break
+    return prof
+
+
 def test_kernel_times_sum_to_the_whole_run(built):
     vm, args, fused, _ = built
-    prof = roofline.profile_vm(vm, args, repeats=20)
+    prof = _profile_within_sum_tolerance(vm, args)
     names = set(prof["kernels"])
     assert {n for n in names if "matmul" in n} and all(not n.startswith("vm.") for n in names)
     assert all(k["calls"] == 1 for k in prof["kernels"].values())
     frac = prof["sum_frac"]  # fastest instrumented kernel sum / fastest plain run, interleaved
     assert abs(frac - 1.0) <= roofline.SUM_TOLERANCE, prof
-    rows = roofline.kernel_rows(prof, roofline.kernel_infos(fused), ROOF, label="untuned")
+
+
+def test_kernel_rows_follow_the_roofline_formulas(built):
+    """Each row's roof_ms, lost_ms and bound recomputed from its counts and ROOF; rows sorted by lost_ms.
+
+    No assertion compares a measured time with ROOF: ROOF is fictional, and a kernel whose data sits in
+    cache beats any DRAM bandwidth (the 32 KB transpose ran at 27 GB/s > 20 here), as a fast CPU beats
+    100 GFLOP/s. Tolerances: kernel_rows rounds ms, roof_ms and lost_ms to 1e-4 ms (each off by <= 5e-5)
+    and mflop / mbytes to 1e-3 (off by <= 5e-4 MFLOP, MB: 5e-6 ms at 100 GFLOP/s, 2.5e-5 ms at 20 GB/s).
+    """
+    vm, args, fused, _ = built
+    prof = roofline.profile_vm(vm, args, repeats=3)
+    infos = roofline.kernel_infos(fused)
+    rows = roofline.kernel_rows(prof, infos, ROOF, label="untuned")
+    assert {r["kernel"] for r in rows} == set(prof["kernels"]) and all(r["build"] == "untuned" for r in rows)
     assert [r["lost_ms"] for r in rows] == sorted((r["lost_ms"] for r in rows), reverse=True)
-    for r in rows:  # the roof bounds every kernel: time >= max(flops/peak, bytes/bw), up to rounding
-        assert r["roof_ms"] <= r["ms"] + 1e-4 and r["bound"] in ("compute", "memory")
+    peak, bw = ROOF["peak_gflops"] * 1e9, ROOF["bandwidth_gbs"] * 1e9  # FLOP/s, B/s
+    for r in rows:
+        info = infos[r["kernel"]]
+        flops, nbytes = info.flops * r["calls"], info.nbytes * r["calls"]
+        assert r["mflop"] == round(flops / 1e6, 3) and r["mbytes"] == round(nbytes / 1e6, 3)
+        compute_ms, memory_ms = 1e3 * flops / peak, 1e3 * nbytes / bw
+        assert r["roof_ms"] == pytest.approx(max(compute_ms, memory_ms), abs=5e-5 + 1e-12), r
+        from_row = 1e3 * max(r["mflop"] * 1e6 / peak, r["mbytes"] * 1e6 / bw)  # from the row alone
+        assert r["roof_ms"] == pytest.approx(from_row, abs=5e-5 + 1e3 * 5e2 * (1 / peak + 1 / bw)), r
+        assert r["lost_ms"] == pytest.approx(r["ms"] - r["roof_ms"], abs=1.5e-4 + 1e-12), r
+        assert r["bound"] == ("compute" if compute_ms >= memory_ms else "memory"), r
+        assert r["ms"] >= 0 and r["roof_ms"] > 0  # every kernel moves bytes
+    assert {r["bound"] for r in rows} == {"compute", "memory"}  # 64^3 matmuls (10.7 FLOP/B) vs transpose
 
 
 def test_roofline_writes_table_and_plot(built, results_dir):

@@ -2,7 +2,8 @@
 
 The whole step runs once per module (``report`` fixture, small shapes, 2 timing rounds) into a
 temporary results folder; the tests then check what it produced and re-run every compiled kernel
-on a *fresh* random input against PyTorch eager (the independent reference) at ``atol=1e-5``.
+on a *fresh* random input against PyTorch eager run in float64 (:func:`_reference64`: PyTorch's float32
+kernels pick their summation order by CPU, float64 is the same to ~1e-16 on all) at ``atol=1e-5``.
 torch-mlir and IREE are required packages: without them these tests fail (nothing is skipped).
 """
 from __future__ import annotations
@@ -20,6 +21,9 @@ from lab03_mlir import iree_anchor, ladder
 
 pytestmark = pytest.mark.lab03
 
+#: The seed's Lab 03 bound. Error model: float32 sums of <= 48 (MLP) / 27 (conv) products of N(0, 1)
+#: inputs and weights in [-1/sqrt(fan_in), 1/sqrt(fan_in)] (PyTorch's default init), random-walk rounding
+#: ~sqrt(K) u |partial sums|: measured <= 3.6e-7 from float64 (every Lab 03 path and IREE, this host).
 ATOL = 1e-5
 BLOCKS = ("mlp", "conv")
 TYPES = tuple(ft.OUTPUT_TYPES)
@@ -48,6 +52,15 @@ def report(tmp_path_factory):
 
 def _imported(report, block, otype):
     return next(i for i in report.imports if i.block.name == block and i.output_type == otype)
+
+
+def _reference64(block: ft.TorchBlock, x: np.ndarray) -> np.ndarray:
+    """The block's PyTorch eager output for ``x``, computed in float64 (a copy of the model)."""
+    import copy
+
+    import torch
+    with torch.no_grad():
+        return copy.deepcopy(block.model).double()(torch.from_numpy(x).double()).numpy()
 
 
 def _fresh_input(block: ft.TorchBlock, seed: int = 123) -> np.ndarray:
@@ -98,7 +111,8 @@ def test_lowered_module_matches_pytorch(report, block, otype, kind):
     assert compiled.lowering.stages[-1].op_counts.keys() <= {"llvm"}, "not fully lowered to the LLVM dialect"
     b = _imported(report, block, otype).block
     x = _fresh_input(b)
-    gate({block: b.reference(x)}, {block: compiled(x)}, atol=ATOL, stage=compiled.label)
+    gate({block: _reference64(b, x)}, {block: compiled(x)}, atol=ATOL, stage=compiled.label, check_dtype=False)
+    assert compiled(x).dtype == np.float32
 
 
 def test_fast_path_vectorizes_the_mlp_matmul(report):
@@ -166,7 +180,7 @@ def test_iree_matches_pytorch(report, key):
     mod = report.iree[key]
     b = _imported(report, *key).block
     x = _fresh_input(b, seed=7)
-    gate({key[0]: b.reference(x)}, {key[0]: mod(x)}, atol=ATOL, stage=f"IREE {key}")
+    gate({key[0]: _reference64(b, x)}, {key[0]: mod(x)}, atol=ATOL, stage=f"IREE {key}", check_dtype=False)
 
 
 def test_ladder_has_every_rung(report):
