@@ -121,15 +121,20 @@ def make_builder(num_workers: int | None = None) -> Any:
     return PooledBuilder(max_workers=num_workers or os.cpu_count() or 1)
 
 
-def evaluator_config() -> ms.runner.EvaluatorConfig:
-    """How each candidate is timed: 3 runs per repeat, 1 repeat, at least 50 ms, no cache flush."""
+def evaluator_config(cache_flush: bool = False) -> ms.runner.EvaluatorConfig:
+    """How each candidate is timed: 3 runs per repeat, 1 repeat, at least 50 ms.
+
+    ``cache_flush``: flush the CPU caches before every run (``enable_cpu_cache_flush``, as TLCBench
+    tuned): weights then come from memory as they do in the model, where other kernels ran between
+    two calls of this one; off, a kernel whose weights fit in L2 is timed warm, faster than in the model.
+    """
     return ms.runner.EvaluatorConfig(number=3, repeat=1, min_repeat_ms=50,
-                                     enable_cpu_cache_flush=False)
+                                     enable_cpu_cache_flush=cache_flush)
 
 
-def make_runner() -> ms.runner.LocalRunner:
+def make_runner(cache_flush: bool = False) -> ms.runner.LocalRunner:
     """``LocalRunner``: one worker process measures one candidate at a time (timings do not overlap)."""
-    return ms.runner.LocalRunner(evaluator_config=evaluator_config(), timeout_sec=60)
+    return ms.runner.LocalRunner(evaluator_config=evaluator_config(cache_flush), timeout_sec=60)
 
 
 def database_paths(work_dir: str | os.PathLike) -> tuple[Path, Path]:

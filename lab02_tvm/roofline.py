@@ -168,7 +168,7 @@ def kernel_rows(profile: dict, infos: dict[str, KernelInfo], roof: dict, *, labe
 
     rows = []
     for name, k in profile["kernels"].items():
-        info = infos.get(name)
+        info = infos.get(name) or infos.get(name.removesuffix("_prepacked"))  # weight layout rewrite's name
         flops = (info.flops if info and np.isfinite(info.flops) else 0.0) * k["calls"]
         nbytes = (info.nbytes if info and info.nbytes else k["arg_bytes"]) * k["calls"]
         ms = k["ms"]

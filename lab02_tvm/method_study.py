@@ -1,0 +1,200 @@
+"""How a compiler reaches the roof on a CPU: the tuning method as a measured experiment.
+
+The same kernels tuned with the same MetaSchedule budget under different *methods*, each kernel
+then timed **in the model** (the Relax VM's per-kernel instrument, :func:`lab02_tvm.roofline.profile_vm`),
+not only as MetaSchedule measured it alone:
+
+* ResNet-50, its hottest convolutions: ``{NCHW, NHWC} x {weight layout rewrite off, on}``
+  (:class:`lab02_tvm.method.Method`). NHWC puts the channels (64-2048) innermost, so the reduction
+  and the output channels vectorize without gathers; weight layout rewrite lets each schedule
+  repack its (constant) weights into the order its loops read them, folded away at build time.
+* BERT-base, its dense matmuls: weight layout rewrite off/on. Relax's ``CombineParallelMatmul``
+  (merging the Q, K and V projections into one matmul) finds nothing to merge in this import:
+  ``torch.export`` gives each projection its own ``reshape`` of the shared hidden state, so the three
+  matmuls have different left operands (17 matmuls before and after the pass, with or without
+  ``EliminateCommonSubexpr`` first); it is not an arm until the import shares that operand.
+
+Every arm tunes with the cache flushed before each timed run (``ms_setup.evaluator_config(cache_flush=True)``,
+as TLCBench did), so a candidate is timed with its weights coming from memory as in the model.
+The table gives, per kernel and arm, the best time MetaSchedule measured, the time in the model,
+GFLOP/s and % of the measured FMA peak (:mod:`common.roof`); the plot, best latency against trials.
+
+``python -m lab02_tvm.method_study --model resnet50 --top-k 5 --trials 200`` (1 core, ~1 s a trial:
+4 arms x 5 kernels x 200 trials is ~70 min; ``TVM_BIND_THREADS=0 taskset -c N`` beside other work).
+"""
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from common.errors import UserError
+
+from . import LAB
+from .method import Method
+
+
+#: ``{model: {arm: (Method, extra graph pass or None)}}`` and the kind of kernel each studies.
+ARMS = {
+    "resnet50": {"NCHW": (Method("NCHW", False), None), "NCHW + rewrite": (Method("NCHW", True), None),
+                 "NHWC": (Method("NHWC", False), None), "NHWC + rewrite": (Method("NHWC", True), None)},
+    "bert": {"plain": (Method("NCHW", False), None), "rewrite": (Method("NCHW", True), None)},
+}
+KIND = {"resnet50": "conv2d", "bert": "matmul"}
+#: ``SplitLayoutRewritePreproc`` renames a kernel whose weights it repacks ``<task>_prepacked``.
+PREPACKED = "_prepacked"
+
+
+def arm_module(base, method: Method, extra=None):
+    """The arm's tuning module: ``base`` (``relax_import.tuning_module``) in ``method``'s layout, then ``extra``."""
+    mod = method.module(base)
+    return extra(mod) if extra is not None else mod
+
+
+def hot_tasks(mod, target, method: Method, kind: str, top_k: int) -> list:
+    """The ``top_k`` tasks of ``kind`` (``conv2d`` / ``matmul``) by weighted FLOPs (:func:`tuning.extract_tasks` order)."""
+    from . import tuning
+    return [t for t in tuning.extract_tasks(mod, target, method.layout_rewrite) if kind in t.name][:top_k]
+
+
+def curve(db, task) -> list[float]:
+    """Best latency (ms) after each trial of ``task``, in the order the records were committed."""
+    from . import tuning
+    best, out = float("inf"), []
+    for rec in tuning.task_records(db, task):
+        secs = [float(s) for s in rec.run_secs]
+        if secs and max(secs) < 1e9:
+            best = min(best, 1e3 * sum(secs) / len(secs))
+        out.append(best)
+    return out
+
+
+def run_arm(im, base, arm: str, method: Method, extra, *, kind: str, top_k: int, trials: int, target: dict,
+            work_dir: Path, progress: bool = True) -> tuple[list[dict], dict]:
+    """Tune one arm's hot kernels, build the whole model from that database, time each kernel in it.
+
+    Returns:
+        ``(rows, curves)``: one row per kernel (``arm, rank, task, calls, mflop, trials, best_ms``
+        (MetaSchedule, alone), ``model_ms`` (per call, in the model), ``gflops``/``pct_peak`` of
+        ``model_ms``), and ``{task: best-so-far ms per trial}``.
+    Raises:
+        common.gates.GateError: the arm's build differs from PyTorch.
+    """
+    from common.roof import rate_columns
+
+    from . import tuning
+    from .build import VMRunner, gate_outputs
+    from .ms_setup import make_runner
+    from .roofline import profile_vm
+    mod = arm_module(base, method, extra)
+    infos = hot_tasks(mod, target, method, kind, top_k)
+    tuning.tune_tasks_plan(infos, {t.name: trials for t in infos}, target, work_dir,
+                           runner=make_runner(cache_flush=True), progress=progress, desc=f"tune {arm}")
+    built = tuning.build_from_database(mod, target, work_dir, layout_rewrite=method.layout_rewrite)
+    runner = VMRunner(built.executable, im, with_params=False)
+    gate_outputs(im, runner.outputs(), stage=f"method_{arm}")
+    kernels = profile_vm(runner, runner.args, repeats=2)["kernels"]
+    db = tuning.open_database(work_dir)
+    rows, curves = [], {}
+    for rank, t in enumerate(infos, 1):
+        best = tuning.best_ms_of(tuning.task_records(db, t.task))
+        k = kernels.get(t.name) or kernels.get(t.name + PREPACKED)
+        per_call = k["ms"] / k["calls"] if k and k["calls"] else None
+        rows.append({"arm": arm, "rank": rank, "task": t.name, "calls": t.weight, "mflop": round(t.flops / 1e6, 1),
+                     "trials": len(tuning.task_records(db, t.task)),
+                     "best_ms": None if best is None else round(best, 4),
+                     "model_ms": None if per_call is None else round(per_call, 4), **rate_columns(t.flops, per_call)})
+        curves[f"{arm}: {t.name}"] = curve(db, t.task)
+    return rows, curves
+
+
+def study(im, model: str, *, top_k: int, trials: int, arms: Sequence[str] | None = None,
+          work_root: Path | None = None, progress: bool = True) -> dict:
+    """Every arm of ``ARMS[model]`` on ``im`` (``relax_import.import_torch`` of the model): rows and curves.
+
+    Raises:
+        UserError: no arms for ``model``, or an unknown arm name.
+    """
+    from .build import host_target
+    from .relax_import import tuning_module
+    if model not in ARMS:
+        raise UserError(f"no method study for {model!r}: choose one of {', '.join(ARMS)}")
+    names = list(arms or ARMS[model])
+    unknown = [a for a in names if a not in ARMS[model]]
+    if unknown:
+        raise UserError(f"unknown arm(s) {unknown} for {model}: choose from {list(ARMS[model])}")
+    target = {**host_target(), "num-cores": 1}
+    base = tuning_module(im)
+    rows, curves = [], {}
+    root = Path(work_root or tempfile.mkdtemp(prefix="lab02_method_"))
+    for arm in names:
+        method, extra = ARMS[model][arm]
+        r, c = run_arm(im, base, arm, method, extra, kind=KIND[model], top_k=top_k, trials=trials, target=target,
+                       work_dir=root / arm.replace(" ", "_").replace("+", "plus"), progress=progress)
+        rows += [{"model": model, **row} for row in r]
+        curves.update(c)
+    return {"rows": rows, "curves": curves, "target": target}
+
+
+def plot_curves(curves: dict[str, list[float]], title: str):
+    """Best latency (ms, log) against trials, one line per arm and kernel."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    for label, ys in curves.items():
+        ax.plot(range(1, len(ys) + 1), ys, label=label, lw=1.2)
+    ax.set_yscale("log")
+    ax.set_xlabel("trials (candidates measured)")
+    ax.set_ylabel("best latency so far, ms (log)")
+    ax.set_title(title)
+    ax.legend(fontsize=6, ncol=2)
+    return fig
+
+
+def write_study(res: dict, model: str, *, trials: int, top_k: int) -> dict:
+    """``results/lab02/method_<model>.{md,csv,json,png}``."""
+    from common.results import save_plot, write_table
+    from common.timing import environment
+    notes = ("Each arm tunes the same kernels with the same trials, cache flushed before every timed run "
+             "(enable_cpu_cache_flush); best_ms = MetaSchedule's best measured mean (kernel alone), model_ms = "
+             "the kernel's time per call in the arm's whole-model build (Relax VM instrument, 2 runs); gflops / "
+             "pct_peak of model_ms against the measured single-thread FMA peak (common.roof).")
+    paths = write_table(LAB, f"method_{model}", res["rows"], title=f"Tuning method study: {model}", notes=notes,
+                        env=environment(threads=1, machine_note="1 core"),
+                        meta={"trials_per_kernel": trials, "top_k": top_k, "target": res["target"]})
+    save_plot(plot_curves(res["curves"], f"{model}: best latency against trials, per arm"), LAB, f"method_{model}")
+    return paths
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m lab02_tvm.method_study --model resnet50 --top-k 5 --trials 200``."""
+    from common.cli import parser, positive, step
+    from common.timing import set_torch_threads, tvm_threads
+
+    from .config import build_bundles
+    from .relax_import import import_torch
+    p = parser("python -m lab02_tvm.method_study", __doc__, quick="test-size model, 4 trials, 1 kernel")
+    p.add_argument("--model", default="resnet50", choices=list(ARMS))
+    p.add_argument("--top-k", type=int, default=5, help="hottest kernels of the studied kind")
+    p.add_argument("--trials", type=int, default=200, help="trials per kernel per arm")
+    p.add_argument("--arms", nargs="+", default=None, help="a subset of the model's arms (default: all)")
+    args = p.parse_args(argv)
+    positive("--top-k", args.top_k)
+    positive("--trials", args.trials)
+    top_k, trials = (1, 4) if args.quick else (args.top_k, args.trials)
+    set_torch_threads(1)
+    with tvm_threads(1):
+        im = import_torch(build_bundles([args.model], quick=args.quick)[args.model])
+        res = study(im, args.model, top_k=top_k, trials=trials, arms=args.arms)
+    for r in res["rows"]:
+        step(1, "method", f"{args.model} {r['arm']}: #{r['rank']} {r['task']} best {r['best_ms']} ms, in the model "
+                          f"{r['model_ms']} ms ({r.get('pct_peak')}% of peak)")
+    paths = write_study(res, args.model + ("_quick" if args.quick else ""), trials=trials, top_k=top_k)
+    step(2, "write", str(paths["md"]))
+    return 0
+
+
+if __name__ == "__main__":
+    from common.errors import run_cli
+    raise SystemExit(run_cli(main))

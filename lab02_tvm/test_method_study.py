@@ -1,0 +1,43 @@
+"""Tests of lab02_tvm.method_study: one arm end to end on the test-size ResNet, and its bad input.
+
+The arm is the one with every moving part (NHWC via ConvertLayout, weight layout rewrite: the
+build renames the kernel ``<task>_prepacked``), tuned 3 trials with the cache flushed, built whole,
+gated against PyTorch (``build.gate_for``) and timed in the model; the reference for the best-so-far
+curve is the database's own records (a running minimum can only fall).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from common.errors import UserError
+from lab02_tvm import method_study
+
+pytestmark = pytest.mark.lab02
+
+
+@pytest.fixture(scope="module")
+def resnet_small():
+    from lab02_tvm.config import build_bundles
+    from lab02_tvm.relax_import import import_torch
+    return import_torch(build_bundles(["resnet50"], quick=True)["resnet50"])
+
+
+@pytest.mark.slow
+def test_one_arm_is_tuned_built_gated_and_timed_in_the_model(resnet_small, tmp_path):
+    res = method_study.study(resnet_small, "resnet50", top_k=1, trials=3, arms=["NHWC + rewrite"],
+                             work_root=tmp_path, progress=False)
+    (row,) = res["rows"]
+    assert row["arm"] == "NHWC + rewrite" and "conv2d" in row["task"] and row["trials"] >= 3
+    assert row["best_ms"] > 0 and row["model_ms"] is not None and row["model_ms"] > 0  # found under _prepacked
+    (ys,) = res["curves"].values()
+    finite = [y for y in ys if np.isfinite(y)]
+    assert finite and all(b <= a for a, b in zip(finite, finite[1:]))  # best so far never rises
+    assert finite[-1] == pytest.approx(row["best_ms"], rel=1e-3, abs=1e-4)
+
+
+def test_unknown_model_or_arm_is_one_line(resnet_small):
+    with pytest.raises(UserError, match="no method study for 'llama_tiny'"):
+        method_study.study(resnet_small, "llama_tiny", top_k=1, trials=1)
+    with pytest.raises(UserError, match="unknown arm"):
+        method_study.study(resnet_small, "resnet50", top_k=1, trials=1, arms=["NCHW16c"])
