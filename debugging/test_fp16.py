@@ -27,7 +27,7 @@ def test_fp32_build_matches_pytorch_layer_by_layer(resnet_small):
     assert len(builds.layers) == 18 and builds.layers[0].endswith("embedder.convolution")
     rows = fp16.layer_rows(outs["pytorch"], outs["fp32"], builds.layers + ["logits"])
     assert all(r["finite"] for r in rows)
-    assert max(r["rel"] for r in rows) < 1e-4  # fp32 reassociation only
+    assert max(r["rel"] for r in rows) < 1e-4  # fp32 reassociation only (seed bound; measured 1.4e-6 to 1.8e-6)
 
 
 def test_fp16_accumulation_fails_the_gate_and_names_the_layer(resnet_small):
@@ -70,4 +70,6 @@ def test_reduction_order_sum_of_fp16_ones():
 def test_padding_avgpool_border_divisor_matches_pytorch():
     rows = fp16.padding_rows(cases=((False, True),))  # valid-only divisor + a window past the padding
     assert [r["shape"] for r in rows] == ["1x2x4x4", "1x2x4x4"]  # ceil_mode adds the 4th window
+    # both rows pool in float32 (measured 0 for each); TVM and PyTorch, any order: <= 8 adds of n <= 9 positive
+    # terms <= 5.4 (x = N(0, 1) + 3), then / n (2 roundings): 2 * 10 * 5.4 * 2^-24 = 6.4e-6; divisor 9 for 4: > 1
     assert all(r["shape_matches_pytorch"] and r["max_abs_vs_pytorch"] < 1e-5 for r in rows)

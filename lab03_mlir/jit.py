@@ -278,12 +278,14 @@ def to_llvm_ir(llvm_module: ir.Module) -> str:
 
 
 class LlvmliteKernel(_Kernel):
-    """``func_name`` compiled from LLVM IR text with llvmlite (O3, host CPU) and MCJIT.
+    """``func_name`` compiled from LLVM IR text with llvmlite (O3) and MCJIT.
 
+    ``cpu``: LLVM's ``-mcpu`` to compile for, with that CPU's own features (``x86-64-v3``: AVX2 code
+    on any host that executes it); ``None``: the host's CPU name and the features its CPUID reports.
     ``llvm_ir`` (the translated text) is kept for reading.
     """
 
-    def __init__(self, llvm_module: ir.Module, func_name: str, *, opt_level: int = 3):
+    def __init__(self, llvm_module: ir.Module, func_name: str, *, opt_level: int = 3, cpu: str | None = None):
         import llvmlite.binding as llvm
 
         super().__init__(llvm_module, func_name)
@@ -295,8 +297,8 @@ class LlvmliteKernel(_Kernel):
         mod = llvm.parse_assembly(self.llvm_ir)
         mod.verify()
         target = llvm.Target.from_default_triple()
-        tm = target.create_target_machine(cpu=llvm.get_host_cpu_name(),
-                                          features=llvm.get_host_cpu_features().flatten(),
+        tm = target.create_target_machine(cpu=cpu or llvm.get_host_cpu_name(),
+                                          features="" if cpu else llvm.get_host_cpu_features().flatten(),
                                           opt=opt_level, codemodel="jitdefault", jit=True)
         pto = llvm.create_pipeline_tuning_options(speed_level=opt_level)
         pb = llvm.create_pass_builder(tm, pto)
@@ -349,10 +351,11 @@ def run_with_engine(llvm_module, func_name: str, inputs: Sequence[np.ndarray], o
 
 
 def run_with_llvmlite(llvm_module, func_name: str, inputs: Sequence[np.ndarray], output_shapes=None,
-                      output_dtypes=None, *, opt_level: int = 3) -> list[np.ndarray]:
-    """Same as :func:`run_with_engine` through ``mlir-translate`` + llvmlite MCJIT."""
+                      output_dtypes=None, *, opt_level: int = 3, cpu: str | None = None) -> list[np.ndarray]:
+    """Same as :func:`run_with_engine` through ``mlir-translate`` + llvmlite MCJIT (``cpu``: as
+    :class:`LlvmliteKernel`)."""
     module = _module_of(llvm_module)
     check_llvm_dialect(module)
     plan_arguments(read_abi(module, func_name), inputs, output_shapes, output_dtypes,
                    read_num_outputs(module, func_name))
-    return LlvmliteKernel(module, func_name, opt_level=opt_level)(inputs, output_shapes, output_dtypes)
+    return LlvmliteKernel(module, func_name, opt_level=opt_level, cpu=cpu)(inputs, output_shapes, output_dtypes)

@@ -30,24 +30,12 @@ ATOL = 1e-5
 CPUS = ["engine", *(executable_levels() if platform.machine() in ("x86_64", "AMD64") else [])]
 
 
-class _NoExtraFeatures:
-    def flatten(self) -> str:
-        return ""
-
-
 def run_for(res, func: str, inputs, cpu: str) -> np.ndarray:
-    """``func`` built for ``cpu`` ("engine": the host; else llvmlite with LLVM's ``-mcpu=cpu``, set
-    through the host-CPU lookups of ``jit.LlvmliteKernel``; as lab03_mlir/test_lab.py's run_for)."""
+    """``func`` built for ``cpu``: ``"engine"`` = the host (MLIR ExecutionEngine), else llvmlite for
+    LLVM's ``-mcpu=cpu`` with that CPU's own features (:class:`lab03_mlir.jit.LlvmliteKernel`)."""
     if cpu == "engine":
         return jit.run_with_engine(res, func, inputs)[0]
-    import llvmlite.binding as llvm
-    asked = []
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(llvm, "get_host_cpu_name", lambda: asked.append(cpu) or cpu)
-        mp.setattr(llvm, "get_host_cpu_features", _NoExtraFeatures)
-        out = jit.run_with_llvmlite(res, func, inputs)[0]
-    assert asked, "jit.LlvmliteKernel no longer asks llvmlite for the host CPU: the override did nothing"
-    return out
+    return jit.run_with_llvmlite(res, func, inputs, cpu=cpu)[0]
 
 
 def conv_module(layout: str, n: int, c: int, h: int, w: int, f: int, k: int, stride: int = 1) -> str:

@@ -49,24 +49,12 @@ def exact_inputs(m: int, n: int, k: int, seed: int = 0) -> list[np.ndarray]:
             for x in builder.random_inputs(m, n, k, seed)]
 
 
-class _NoExtraFeatures:
-    def flatten(self) -> str:
-        return ""  # the -mcpu's own features only
-
-
 def run_for(res, inputs, cpu: str, func: str = F) -> np.ndarray:
-    """Run ``func`` built for ``cpu`` ("engine": the host, MLIR ExecutionEngine; else llvmlite with
-    LLVM's ``-mcpu=cpu``, by the host-CPU lookups ``jit.LlvmliteKernel`` makes)."""
+    """``func`` built for ``cpu``: ``"engine"`` = the host (MLIR ExecutionEngine), else llvmlite for
+    LLVM's ``-mcpu=cpu`` with that CPU's own features (:class:`lab03_mlir.jit.LlvmliteKernel`)."""
     if cpu == "engine":
         return jit.run_with_engine(res, func, inputs)[0]
-    import llvmlite.binding as llvm
-    asked = []
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(llvm, "get_host_cpu_name", lambda: asked.append(cpu) or cpu)
-        mp.setattr(llvm, "get_host_cpu_features", _NoExtraFeatures)
-        out = jit.run_with_llvmlite(res, func, inputs)[0]
-    assert asked, "jit.LlvmliteKernel no longer asks llvmlite for the host CPU: the override did nothing"
-    return out
+    return jit.run_with_llvmlite(res, func, inputs, cpu=cpu)[0]
 
 
 def lowered(m, n, k, **kw):
