@@ -14,7 +14,8 @@
   ``deadline=None`` (no wall-clock asserts on a shared machine). The session draws one seed, prints it
   in the header (and again after a failing run): ``pytest --hypothesis-seed=N`` replays that run.
   ``--hypothesis-profile=default`` or ``--hypothesis-seed`` given on the command line win.
-- Markers (declared in pyproject.toml): ``lab01``, ``lab02``, ``lab03``, ``slow``, ``gpu``.
+- Markers (declared in pyproject.toml): ``lab01``, ``lab02``, ``lab03``, ``lab04``, ``debugging``, ``slow``,
+  ``gpu``.
   Tests marked ``gpu`` are skipped with the reason when no CUDA device is visible.
 - With ``CI=true`` the labs shrink their budgets (see :mod:`common.budget`).
 """

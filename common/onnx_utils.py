@@ -33,7 +33,7 @@ import numpy as np
 import onnx
 
 from .errors import UserError
-from .results import atomic_write
+from .results import atomic_output, atomic_write
 
 __all__ = ["DEFAULT_DOMAINS", "ORT_LEVELS", "TORCHSCRIPT_OPSET", "DYNAMO_OPSET", "opset", "op_key", "op_counts",
            "load_model", "check_model", "check_dataflow", "save_model", "export_torchscript", "export_dynamo",
@@ -408,7 +408,8 @@ def ort_optimize(src: str | os.PathLike, dst: str | os.PathLike, level: str, *, 
     The saved graph may hold ORT-only ops (``com.microsoft``, ``com.microsoft.nchwc``); run it
     with ``level="DISABLE_ALL"`` to execute it as saved.
     """
-    ort_session(src, level=level, threads=threads, optimized_model_path=dst)
+    with atomic_output(dst) as tmp:  # ORT writes the file itself: a temporary name, renamed when complete
+        ort_session(src, level=level, threads=threads, optimized_model_path=tmp)
     return onnx.load(str(dst))
 
 

@@ -37,6 +37,7 @@ Exit code: 0 nothing flagged, 1 something flagged, 2 bad input (e.g. no tables f
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import io
 import json
@@ -46,7 +47,7 @@ import re
 import tempfile
 from pathlib import Path
 from typing import Any
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from .errors import UserError, run_cli
 
@@ -75,6 +76,24 @@ def atomic_write(path: str | os.PathLike, data: bytes | str) -> Path:
         Path(tmp).unlink(missing_ok=True)
         raise
     return path
+
+
+@contextlib.contextmanager
+def atomic_output(path: str | os.PathLike) -> Iterator[Path]:
+    """For writers that want a file name, not bytes (``export_library``, ORT's optimized model):
+    yields a temporary path in the same folder with the same suffix (the writer may pick the format
+    by it), renamed to ``path`` with ``os.replace`` when the block ends without an exception;
+    removed otherwise. The same guarantee as :func:`atomic_write`."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=f".tmp{path.suffix}")
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        yield tmp
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def _jsonable(v: Any) -> Any:

@@ -23,6 +23,8 @@ import time
 import urllib.request
 from pathlib import Path
 
+from common.results import atomic_write
+
 FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
          "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage", "--window-size=1400,900")
 
@@ -133,8 +135,7 @@ class Browser:
         """Save a PNG of the viewport to ``path``."""
         data = self.call("Page.captureScreenshot", format="png")["data"]
         path = Path(path)
-        path.write_bytes(base64.b64decode(data))
-        return path
+        return atomic_write(path, base64.b64decode(data))
 
     def close(self) -> None:
         if self.proc.poll() is None:

@@ -20,6 +20,8 @@ import tarfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from common.results import atomic_output
+
 AARCH64_TARGET = {"kind": "llvm", "mtriple": "aarch64-linux-gnu", "mcpu": "cortex-a55"}
 CROSS_CC = "aarch64-linux-gnu-gcc"
 EM_NAMES = {3: "x86", 40: "ARM", 62: "x86-64", 183: "AArch64", 243: "RISC-V"}
@@ -110,14 +112,16 @@ def cross_compile(mod, out_dir: str | Path, name: str, *, target: dict | None = 
     ex = tvm.compile(mod, tvm.target.Target(target or AARCH64_TARGET))
     build_s = time.perf_counter() - t0
     tar_path = out / f"{name}.tar"
-    ex.export_library(str(tar_path))
+    with atomic_output(tar_path) as tmp:
+        ex.export_library(str(tmp))
     machines = {f"{tar_path.name}:{k}": v for k, v in elf_machines_in(tar_path).items()}
     so_path = None
     found = shutil.which(cross_cc) if cross_cc else None
     if found:
         so_path = out / f"{name}.so"
         try:
-            ex.export_library(str(so_path), fcompile=cc.cross_compiler(found))
+            with atomic_output(so_path) as tmp:
+                ex.export_library(str(tmp), fcompile=cc.cross_compiler(found))
             machines.update({f"{so_path.name}": v for v in elf_machines_in(so_path).values()})
             note = f".so linked with {found}"
         except RuntimeError as exc:  # e.g. the cross libc (crti.o) is missing

@@ -29,6 +29,7 @@ there), and writes ``cuda_remote.{md,csv,json}``.
 """
 from __future__ import annotations
 
+import io
 import json
 import os
 import time
@@ -39,6 +40,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from common.errors import GateFailed, MissingDependency, UserError, run_cli
+from common.results import atomic_output, atomic_write
 
 from .build import gate_for
 
@@ -151,13 +153,16 @@ def export(model: str, out_dir: Path, *, arch: str = DEFAULT_ARCH, seed: int = 0
     build_s = time.perf_counter() - t0
     d = out_dir / model
     d.mkdir(parents=True, exist_ok=True)
-    ex.export_library(str(d / "lib.so"))
-    np.savez(d / "inputs.npz", **im.inputs)
-    np.savez(d / "reference.npz", **im.reference)
+    with atomic_output(d / "lib.so") as tmp:
+        ex.export_library(str(tmp))
+    for file, arrays_ in (("inputs.npz", im.inputs), ("reference.npz", im.reference)):
+        buf = io.BytesIO()
+        np.savez(buf, **arrays_)
+        atomic_write(d / file, buf.getvalue())
     manifest = {"model": model, "seed": seed, "arch": arch, "target": str(target), "build_s": build_s,
                 "inputs": list(im.inputs), "outputs": im.output_names, "param_order": names,
                 "recipe": recipe, "checksums": checksums(arrays), "meta": bundle.meta}
-    (d / "manifest.json").write_text(json.dumps(manifest, indent=1))
+    atomic_write(d / "manifest.json", json.dumps(manifest, indent=1))
     print(f"[cuda-export] {model}: built for {arch} in {build_s:.1f} s; lib.so {(d / 'lib.so').stat().st_size / 1e6:.1f} MB")
     return manifest
 

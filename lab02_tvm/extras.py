@@ -1,4 +1,5 @@
-"""Steps 8-12 of the Lab 02 pipeline: cross-compile, RPC, the custom TIR pass, roofline, peers.
+"""Steps 8-14 of the Lab 02 pipeline: cross-compile, RPC, the custom TIR pass, roofline, peers, layout
+assignment, AutoTVM-style template vs MetaSchedule's space.
 
 Called from :func:`lab02_tvm.pipeline.main`; every function takes the parsed ``args``, prints
 ``[N step]`` lines and raises :class:`common.gates.GateError` when its check fails.

@@ -59,6 +59,7 @@ from tvm import relax
 from tvm.s_tir import meta_schedule as ms
 
 from common.errors import UserError
+from common.results import atomic_write
 
 from .ms_setup import (BUILD_TIMEOUT_S, REPO_ROOT, PooledBuilder, ProgressCallback, best_ms_of,  # noqa: F401
                        cpu_tensor_intrinsics, database_paths, evaluator_config, fast_build, load_database,
@@ -177,7 +178,8 @@ def extract_tasks(mod: tvm.IRModule, target: Any, layout_rewrite: bool | None = 
     Returns:
         Tasks sorted by weighted-FLOP share, largest first. ResNet-50 (batch 1, 224x224) has
         about 8.2 GFLOP per image (multiply + add = 2 FLOPs); the task count depends on the
-        import: 43 here, where ``batch_norm`` stays its own operator (the issue measured 28).
+        import: 43 here, where ``batch_norm`` stays its own operator (28 once BatchNorm is folded into the
+        convolutions, as :func:`lab02_tvm.relax_import.tuning_module` does).
     Raises:
         UserError: the module has no ``main`` or yields no task.
     """
@@ -574,9 +576,8 @@ def tune(mod: tvm.IRModule, target: Any, work_dir: str | os.PathLike, *, max_tri
     if trials:
         total_trials = previous.get("trials", 0) + trials
         total_seconds = previous.get("seconds", 0.0) + seconds
-        summary_file.write_text(json.dumps({"trials": total_trials, "seconds": total_seconds,
-                                            "seconds_per_trial": total_seconds / total_trials},
-                                           indent=1))
+        atomic_write(summary_file, json.dumps({"trials": total_trials, "seconds": total_seconds,
+                                               "seconds_per_trial": total_seconds / total_trials}, indent=1))
         spt = total_seconds / total_trials
     else:
         spt = previous.get("seconds_per_trial")

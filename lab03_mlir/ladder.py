@@ -331,9 +331,10 @@ def run_from_torch(cfg: FromTorchConfig | None = None) -> FromTorchReport:
 
 def parse_args(argv: Sequence[str] | None = None) -> FromTorchConfig:
     """Command line -> :class:`FromTorchConfig` (bad shapes or types: UserError, one line)."""
-    from common.budget import ci
+    from common.budget import pick
     p = parser("python -m lab03_mlir.ladder", __doc__, steps=["iree", "timing", "resnet"],
-               quick="5 timing rounds and no ResNet convolutions (the default under CI=true)")
+               quick="5 timing rounds and no ResNet convolutions (never implied: CI=true only shrinks the "
+                     "timing rounds to 5)")
     d = FromTorchConfig()
     p.add_argument("--mlp", default=",".join(map(str, d.mlp)), metavar="B,IN,OUT",
                    help="MLP block: batch, in_features, out_features (default %(default)s)")
@@ -341,13 +342,13 @@ def parse_args(argv: Sequence[str] | None = None) -> FromTorchConfig:
                    help="conv block: batch, in/out channels, image size (default %(default)s)")
     p.add_argument("--types", default=",".join(d.output_types),
                    help="torch-mlir output types, comma-separated (default %(default)s)")
-    p.add_argument("--repeats", type=int, default=None, help=f"timed rounds (default {d.repeats}; --quick 5)")
+    p.add_argument("--repeats", type=int, default=None,
+                   help=f"timed rounds (default {d.repeats}; 5 with --quick or under CI=true)")
     p.add_argument("--threads", type=int, default=d.threads, help="PyTorch threads in the ladder (default 1)")
     p.add_argument("--seed", type=int, default=d.seed)
     p.add_argument("--save-stages", action="store_true",
                    help="save the IR after every Lab 03 stage under results/lab03/torch_stages/")
     a = p.parse_args(argv)
-    small = a.quick or ci()
     types = tuple(t.strip() for t in a.types.split(",") if t.strip())
     bad = [t for t in types if t not in OUTPUT_TYPES]
     if bad or not types:
@@ -355,11 +356,11 @@ def parse_args(argv: Sequence[str] | None = None) -> FromTorchConfig:
     if set(types) == {"stablehlo"} and "iree" in a.skip:
         raise UserError("--types stablehlo with --skip-iree leaves nothing to run (only IREE compiles StableHLO); "
                         "add linalg or tosa, or drop --skip-iree")
-    repeats = a.repeats if a.repeats is not None else (5 if small else d.repeats)
+    repeats = a.repeats if a.repeats is not None else (5 if a.quick else pick(d.repeats, 5))
     if repeats <= 0 or a.threads <= 0:
         raise UserError("--repeats and --threads must be positive")
     return FromTorchConfig(mlp=ft._parse_dims(a.mlp, 3, "--mlp"), conv=ft._parse_dims(a.conv, 4, "--conv"),
-                           resnet=() if (small or "resnet" in a.skip) else RESNET_CONVS,
+                           resnet=() if (a.quick or "resnet" in a.skip) else RESNET_CONVS,
                            output_types=types, iree="iree" not in a.skip, timing="timing" not in a.skip,
                            repeats=repeats, threads=a.threads, seed=a.seed,
                            save_stages=a.save_stages, verbose=a.verbose)

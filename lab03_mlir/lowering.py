@@ -47,6 +47,7 @@ from mlir import ir
 from mlir.passmanager import PassManager
 
 from common.errors import UserError
+from common.results import atomic_write
 
 ABI_ATTR = "lab03.abi"
 #: Number of results a function had before bufferization (they become its last memref arguments).
@@ -385,7 +386,7 @@ def _record(result, name, pipeline, module, seconds, save, index, prefix, verbos
     path = None
     if save is not None:
         path = save / f"{prefix}{index:02d}_{name}.mlir"
-        path.write_text(text)
+        atomic_write(path, text)
     result.stages.append(StageRecord(name, pipeline, text, op_counts(module), seconds, path))
     if verbose:
         print(f"// ----- IR after stage {index:02d} {name}: {pipeline}\n{text}")

@@ -34,7 +34,7 @@ from common.budget import ci, pick
 from common.cli import parser, step, want_ir
 from common.errors import UserError, run_cli
 from common.gates import GateChain, GateError, GateReport, compare
-from common.results import results_dir, write_table
+from common.results import atomic_write, results_dir, write_table
 from common.timing import environment, interleaved
 
 from . import builder, fast, jit, lowering, tosa, unroll
@@ -85,7 +85,7 @@ def step_build(args):
 
 def step_save(module, out: Path, args) -> Path:
     path = out / "00_linalg.mlir"
-    path.write_text(str(module))
+    atomic_write(path, str(module))
     step(2, "save", f"{path} ({path.stat().st_size} bytes)")
     if args.verbose:
         print(module)
@@ -123,8 +123,8 @@ def step_unroll(args, lowered, out: Path):
          f"{stats.remainder_loops} remainder loops, {stats.promoted} promoted; innermost trip counts "
          f"{before} -> {after}; IR == builtin affine-loop-unroll after canonicalize: {equal}")
     if not equal:
-        (out / "unroll" / "custom_canonical.mlir").write_text(ours)
-        (out / "unroll" / "builtin_canonical.mlir").write_text(builtin_ir)
+        atomic_write(out / "unroll" / "custom_canonical.mlir", ours)
+        atomic_write(out / "unroll" / "builtin_canonical.mlir", builtin_ir)
         raise gate_failed("unroll", "custom unroll IR differs from builtin affine-loop-unroll (files saved)")
     return res, {"factor": args.unroll_factor, "innermost_trip_before": str(before),
                  "innermost_trip_after": str(after), "unrolled": stats.unrolled,
@@ -225,7 +225,8 @@ def step_tosa(args, out: Path, chain: GateChain, inputs):
 def step_tables(args, lowered, unroll_row, chain, timing_rows, blas):
     env = environment(threads=1, numpy_blas=blas)
     meta = {"m": args.m, "n": args.n, "k": args.k, "seed": SEED, "sizes": args.sizes,
-            "unroll_factor": args.unroll_factor, "atol": f"{ATOL} x max|ref|", "ci": ci()}
+            "unroll_factor": args.unroll_factor, "atol": f"{ATOL} x max|ref|", "ci": ci(),
+            "quick": args.quick}
     paths = [
         write_table(LAB, "stage_op_counts", lowered.op_count_rows(), title="Lab 03: op counts by dialect per stage",
                     env=env, meta=meta, notes="Ops counted by dialect prefix after each stage (module op excluded)."),
@@ -266,7 +267,7 @@ def step_from_torch(args) -> int:
     cmd = [sys.executable, "-m", "lab03_mlir.ladder"]
     if "timing" in args.skip:
         cmd.append("--skip-timing")
-    if args.quick or ci():
+    if args.quick:  # never implied: under CI=true the child shrinks its own budgets (common.budget)
         cmd.append("--quick")
     cmd += ["-v"] * args.verbose
     rc = subprocess.run(cmd).returncode
@@ -293,20 +294,24 @@ def step_spirv(args) -> int:
 
 def parse_args(argv):
     p = parser("python -m lab03_mlir.pipeline", __doc__, steps=["timing", "from-torch", "spirv"],
-               quick="small shapes and sizes (the defaults under CI=true)", epilog=__doc__)
+               quick="small shapes (64x48x40), timing sizes 64,128, and step 9's --quick; never implied "
+                     "(CI=true only shrinks the budgets: timing sizes and repeats)", epilog=__doc__)
     p.add_argument("--m", type=int, default=None, help="rows of A and of the output (default 256; --quick 64)")
     p.add_argument("--n", type=int, default=None, help="columns of B and of the output (default 256; --quick 48)")
     p.add_argument("--k", type=int, default=None, help="reduction length (default 256; --quick 40)")
     p.add_argument("--sizes", default=None,
-                   help="comma-separated square sizes for the timing step (default 256,512,1024; --quick 64,128)")
+                   help="comma-separated square sizes for the timing step (default 256,512,1024; "
+                        "64,128 with --quick or under CI=true)")
     p.add_argument("--repeats", type=int, default=None, help="timed rounds per size (default: by size)")
     p.add_argument("--unroll-factor", type=int, default=4, help="AffineLoopUnroll factor, positive (default %(default)s)")
     args = p.parse_args(argv)
-    small = args.quick or ci()
-    args.m = args.m if args.m is not None else (64 if small else 256)
-    args.n = args.n if args.n is not None else (48 if small else 256)
-    args.k = args.k if args.k is not None else (40 if small else 256)
-    sizes = args.sizes if args.sizes is not None else ("64,128" if small else "256,512,1024")
+    args.m = args.m if args.m is not None else (64 if args.quick else 256)
+    args.n = args.n if args.n is not None else (48 if args.quick else 256)
+    args.k = args.k if args.k is not None else (40 if args.quick else 256)
+    if args.sizes is not None:
+        sizes = args.sizes
+    else:  # a time budget: shrinks under CI=true (common.budget); --quick is never implied
+        sizes = "64,128" if args.quick else pick("256,512,1024", "64,128")
     builder.check_shape(args.m, args.n, args.k)
     unroll.check_factor(args.unroll_factor)
     try:
