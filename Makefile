@@ -7,7 +7,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: roof optional-debs cross-toolchain setup run test lab01 lab01-tools lab02 lab03 lab04 debugging gpu-export gpu-run clean-venv
+.PHONY: roof optional-debs cross-toolchain setup run test lab01 lab01-tools lab02 lab03 lab04 debugging gpu-export gpu-run clean-venv student grade
 
 # Reinstalls when pyproject.toml or requirements.lock changed, or when a required package went missing
 # (the check the test suite runs at start-up: common.errors.missing_required).
@@ -97,6 +97,17 @@ gpu-run: setup
 # The same pytest command CI runs (.ci/run is `CI=true make test`); the linter runs inside it.
 test: setup optional-debs
 	$(PY) -m pytest
+
+# The course edition (common/course): `make student [OUT=build/student]` writes the student handout (a fresh
+# git repository, one commit: stubs for the tasks of each lab's tasks.toml, no solutions, no hidden tests);
+# `make grade SUB=<folder> [OUT=build/grade]` grades a submission into OUT/<lab>/results.json (Gradescope)
+# and results.md. The release gate is part of `make test`; `$(PY) -m common.course gate --all` stubs every task.
+student: setup
+	$(PY) -m common.course student --out $(or $(OUT),build/student)
+
+grade: setup
+	@test -n "$(SUB)" || { echo "error: make grade needs SUB=<folder of a submission> (e.g. SUB=build/student)" >&2; exit 2; }
+	$(PY) -m common.course grade "$(SUB)" --out $(or $(OUT),build/grade)
 
 clean-venv:
 	rm -rf $(VENV)

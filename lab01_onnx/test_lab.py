@@ -102,12 +102,14 @@ def reshape_pair(s1, s2, x_shape=(2, 3, 4), allowzero=(0, 0), opset=17, extra_no
     return make_model(nodes, inputs, outputs or [("y", F, None)], opset=opset)
 
 
+@pytest.mark.task("lab01.reshape", points=1)
 def test_reshape_pair_fuses():
     model = reshape_pair([6, 4], [4, 6])
     out = apply(fuse_consecutive_reshapes, model, {"x": rnd(2, 3, 4)}, 1)
     assert op_counts(out)["Reshape"] == 1 and op_counts(out)["Constant"] == 1  # s1 left dead, removed
 
 
+@pytest.mark.task("lab01.reshape", points=1)
 def test_reshape_chain_of_three_fuses_in_one_call():
     nodes = [ints("a", [6, 4]), ints("b", [24]), ints("c", [4, 3, 2]),
              helper.make_node("Reshape", ["x", "a"], ["m1"]), helper.make_node("Reshape", ["m1", "b"], ["m2"]),
@@ -117,6 +119,7 @@ def test_reshape_chain_of_three_fuses_in_one_call():
     assert op_counts(out)["Reshape"] == 1
 
 
+@pytest.mark.task("lab01.reshape", points=1)
 def test_reshape_fusion_keeps_the_upstream_producers():
     # Regression: the removed Reshape's data input must stay alive (it now feeds the fused node).
     nodes = [helper.make_node("Relu", ["x"], ["a"]), helper.make_node("Identity", ["a"], ["b"]),
@@ -127,6 +130,7 @@ def test_reshape_fusion_keeps_the_upstream_producers():
     assert op_counts(out) == {"Relu": 1, "Identity": 1, "Reshape": 1, "Constant": 1}
 
 
+@pytest.mark.task("lab01.reshape", points=1)
 def test_reshape_zero_in_s2_copies_the_middle_dim_not_x():
     # s2 = [0, 2, 2]: the 0 copies dim 0 of the middle tensor (6), not of x (2).
     model = reshape_pair([6, 4], [0, 2, 2])
@@ -135,6 +139,7 @@ def test_reshape_zero_in_s2_copies_the_middle_dim_not_x():
     assert any(s.tolist() == [6, 2, 2] for s in shape), shape
 
 
+@pytest.mark.task("lab01.reshape", points=1)
 def test_reshape_zero_passthrough_keeps_dynamic_batch():
     # s1 = [0, 12] keeps x's dynamic dim 0, so a 0 in s2 may stay a 0 in the fused shape.
     model = reshape_pair([0, 12], [0, 3, 4], x_shape=("N", 3, 4))
@@ -142,16 +147,19 @@ def test_reshape_zero_passthrough_keeps_dynamic_batch():
         apply(fuse_consecutive_reshapes, model, {"x": rnd(n, 3, 4)}, 1)
 
 
+@pytest.mark.task("lab01.reshape", points=1)
 def test_reshape_zero_resolved_by_shape_inference():
     model = reshape_pair([-1, 4], [0, 2, 2])  # middle is [6, 4] only by inference
     apply(fuse_consecutive_reshapes, model, {"x": rnd(2, 3, 4)}, 1)
 
 
+@pytest.mark.task("lab01.reshape", points=1)
 def test_reshape_zero_unresolvable_is_refused():
     model = reshape_pair([-1, 4], [0, 2, 2], x_shape=("N", 3, 4))  # middle dim 0 = 3N: unknown
     apply(fuse_consecutive_reshapes, model, {"x": rnd(2, 3, 4)}, 0)
 
 
+@pytest.mark.task("lab01.reshape", points=1)
 def test_reshape_zero_after_allowzero_literal_zero_is_refused():
     nodes = [ints("s1", [0, 4]), helper.make_node("Reshape", ["x", "s1"], ["m"], allowzero=1),
              ints("s2", [0, 2, 2]), helper.make_node("Reshape", ["m", "s2"], ["y"])]
@@ -159,11 +167,13 @@ def test_reshape_zero_after_allowzero_literal_zero_is_refused():
     apply(fuse_consecutive_reshapes, model, {"x": np.zeros((0, 4), np.float32)}, 0)
 
 
+@pytest.mark.task("lab01.reshape", points=1)
 def test_reshape_allowzero_second_with_runtime_shape_fuses():
     model = reshape_pair([6, 4], [4, 6], allowzero=(0, 1), s2_input=True)
     apply(fuse_consecutive_reshapes, model, {"x": rnd(2, 3, 4), "s2": np.array([4, 6], np.int64)}, 1)
 
 
+@pytest.mark.task("lab01.reshape", points=1)
 def test_reshape_runtime_shape_without_allowzero_is_refused():
     # A 0 in a runtime s2 would copy the middle tensor's dim: unknown at compile time.
     model = reshape_pair([6, 4], [4, 6], s2_input=True)
@@ -171,17 +181,20 @@ def test_reshape_runtime_shape_without_allowzero_is_refused():
         apply(fuse_consecutive_reshapes, model, {"x": rnd(2, 3, 4), "s2": np.array(s2, np.int64)}, 0)
 
 
+@pytest.mark.task("lab01.reshape", points=1)
 def test_reshape_middle_with_another_consumer_is_refused():
     model = reshape_pair([6, 4], [4, 6], extra_nodes=[helper.make_node("Relu", ["m"], ["r"])],
                          outputs=[("y", F, None), ("r", F, None)])
     apply(fuse_consecutive_reshapes, model, {"x": rnd(2, 3, 4)}, 0)
 
 
+@pytest.mark.task("lab01.reshape", points=1)
 def test_reshape_middle_as_graph_output_is_refused():
     model = reshape_pair([6, 4], [4, 6], outputs=[("y", F, None), ("m", F, None)])
     apply(fuse_consecutive_reshapes, model, {"x": rnd(2, 3, 4)}, 0)
 
 
+@pytest.mark.task("lab01.reshape", points=1)
 def test_reshape_middle_read_by_subgraph_is_refused():
     then_g = helper.make_graph([helper.make_node("Relu", ["m"], ["t"])], "then", [], [helper.make_tensor_value_info("t", F, None)])
     else_g = helper.make_graph([helper.make_node("Neg", ["m"], ["e"])], "else", [], [helper.make_tensor_value_info("e", F, None)])
@@ -192,6 +205,7 @@ def test_reshape_middle_read_by_subgraph_is_refused():
     apply(fuse_consecutive_reshapes, model, {"x": rnd(2, 3, 4), "c": np.array(True)}, 0)
 
 
+@pytest.mark.task("lab01.reshape", points=1)
 def test_reshape_into_shape_input_is_not_fused():
     # Reshape output used as the *shape* of the next Reshape: not a data-path pair.
     nodes = [ints("s1", [2]), helper.make_node("Reshape", ["sv", "s1"], ["shape"]),
@@ -200,6 +214,7 @@ def test_reshape_into_shape_input_is_not_fused():
     apply(fuse_consecutive_reshapes, model, {"x": rnd(2, 3, 4), "sv": np.array([[6, 4]], np.int64)}, 0)
 
 
+@pytest.mark.task("lab01.reshape", points=1)
 def test_reshape_keeps_allowzero_of_second_node():
     nodes = [ints("s1", [4, 0]), helper.make_node("Reshape", ["x", "s1"], ["m"], allowzero=1),
              ints("s2", [0, 5]), helper.make_node("Reshape", ["m", "s2"], ["y"], allowzero=1)]
@@ -209,6 +224,7 @@ def test_reshape_keeps_allowzero_of_second_node():
     assert helper.get_attribute_value(node.attribute[0]) == 1
 
 
+@pytest.mark.task("lab01.reshape", points=1)
 def test_reshape_pair_exposed_by_an_earlier_fusion_is_fused_in_the_same_call():
     # Regression (fuzz counterexample 00): r5 feeds r6's *shape* and r16's data; fusing r6 into r9
     # leaves r5 with one reader, and fusing r16 into r18 then makes r5 -> r18 a fusable pair.
@@ -223,6 +239,7 @@ def test_reshape_pair_exposed_by_an_earlier_fusion_is_fused_in_the_same_call():
     assert op_counts(out) == {"Add": 1, "Reshape": 2}
 
 
+### BEGIN HIDDEN TESTS
 def _factor_shape(draw, n, max_rank=3):
     """A random shape with ``prod == n`` (rank 1..max_rank)."""
     rank = draw(st.integers(1, max_rank))
@@ -247,6 +264,7 @@ def _spec_shape(draw, target, source):
     return out
 
 
+@pytest.mark.task("lab01.reshape", points=4)
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_reshape_fusion_matches_reference_evaluator(data):
@@ -259,12 +277,14 @@ def test_reshape_fusion_matches_reference_evaluator(data):
     model = reshape_pair(s1, s2, x_shape=x_shape)
     # x is static, so every 0 in s2 is resolvable: the pair must fuse, and exactly.
     apply(fuse_consecutive_reshapes, model, {"x": rnd(*x_shape)}, 1)
+### END HIDDEN TESTS
 
 
 # ------------------------------------------------------------------------------------------------
 # eliminate_identity
 # ------------------------------------------------------------------------------------------------
 
+@pytest.mark.task("lab01.identity", points=2)
 def test_identity_output_read_by_if_branches_after_producer_rename():
     # Regression (fuzz counterexample 01): id4 is a graph output and is read by both If branches.
     then_g = helper.make_graph([helper.make_node("Neg", ["id4"], ["t"])], "then", [], [helper.make_tensor_value_info("t", F, None)])
@@ -278,6 +298,7 @@ def test_identity_output_read_by_if_branches_after_producer_rename():
     assert [n.output[0] for n in out.graph.node if n.op_type == "Gather"] == ["id4"]
 
 
+@pytest.mark.task("lab01.identity", points=2)
 def test_identity_chain_into_graph_output_with_a_reader():
     # Regression (fuzz counterexample 02): Reshape -> Identity -> Identity(graph output) -> Relu.
     nodes = [helper.make_node("Relu", ["x"], ["r5"]), helper.make_node("Identity", ["r5"], ["id6"]),
@@ -287,6 +308,7 @@ def test_identity_chain_into_graph_output_with_a_reader():
     assert [(n.op_type, list(n.input), list(n.output)) for n in out.graph.node] == [
         ("Relu", ["x"], ["id7"]), ("Relu", ["id7"], ["e8"])]
 
+@pytest.mark.task("lab01.identity", points=1)
 def test_identity_internal_is_removed_and_consumers_rewired():
     nodes = [helper.make_node("Relu", ["x"], ["a"]), helper.make_node("Identity", ["a"], ["b"]),
              helper.make_node("Neg", ["b"], ["y"]), helper.make_node("Abs", ["b"], ["z"])]
@@ -295,6 +317,7 @@ def test_identity_internal_is_removed_and_consumers_rewired():
     assert "Identity" not in op_counts(out)
 
 
+@pytest.mark.task("lab01.identity", points=1)
 def test_identity_chain_is_removed_in_one_call():
     nodes = [helper.make_node("Identity", ["x"], ["a"]), helper.make_node("Identity", ["a"], ["b"]),
              helper.make_node("Neg", ["b"], ["y"])]
@@ -303,6 +326,7 @@ def test_identity_chain_is_removed_in_one_call():
     assert [n.op_type for n in out.graph.node] == ["Neg"] and out.graph.node[0].input[0] == "x"
 
 
+@pytest.mark.task("lab01.identity", points=1)
 def test_identity_to_graph_output_renames_the_producer():
     nodes = [helper.make_node("Relu", ["x"], ["a"]), helper.make_node("Identity", ["a"], ["y"]),
              helper.make_node("Neg", ["a"], ["z"])]
@@ -312,6 +336,7 @@ def test_identity_to_graph_output_renames_the_producer():
     assert relu.output[0] == "y" and [n for n in out.graph.node if n.op_type == "Neg"][0].input[0] == "y"
 
 
+@pytest.mark.task("lab01.identity", points=1)
 @pytest.mark.parametrize("source", ["graph_input", "initializer", "other_output"])
 def test_identity_to_graph_output_stays_when_source_cannot_be_renamed(source):
     inits, nodes, outputs = {}, [], [("y", F, None)]
@@ -338,6 +363,7 @@ def _if_reading(name, local_defs=()):
     return helper.make_node("If", ["c"], ["z"], then_branch=then_g, else_branch=else_g)
 
 
+@pytest.mark.task("lab01.identity", points=1)
 def test_identity_read_from_if_subgraph_is_renamed_there():
     nodes = [helper.make_node("Relu", ["x"], ["a"]), helper.make_node("Identity", ["a"], ["b"]), _if_reading("b")]
     model = make_model(nodes, [("x", F, [3]), ("c", TensorProto.BOOL, [])], [("z", F, None)])
@@ -347,6 +373,7 @@ def test_identity_read_from_if_subgraph_is_renamed_there():
     assert all(n.input[0] == "a" for g in (iff.attribute[0].g, iff.attribute[1].g) for n in g.node if n.input)
 
 
+@pytest.mark.task("lab01.identity", points=1)
 def test_identity_stays_when_subgraph_shadows_the_target_name():
     # The then-branch defines its own "a": renaming b -> a there would read the wrong value.
     # (onnx.checker rejects such shadowing as an SSA violation, but hand-written or older
@@ -357,6 +384,7 @@ def test_identity_stays_when_subgraph_shadows_the_target_name():
     apply(eliminate_identity, model, {"x": rnd(3), "c": np.array(False)}, 0, check=False)
 
 
+@pytest.mark.task("lab01.identity", points=1)
 def test_identity_read_from_loop_body_is_renamed_there():
     body = helper.make_graph(
         [helper.make_node("Identity", ["cond_in"], ["cond_out"]), helper.make_node("Add", ["acc_in", "b"], ["acc_out"])],
@@ -373,6 +401,7 @@ def test_identity_read_from_loop_body_is_renamed_there():
     assert op_counts(out)["Identity"] == 0 and len(loop.attribute[0].g.node) == 2  # body untouched otherwise
 
 
+@pytest.mark.task("lab01.identity", points=1)
 def test_identity_read_from_scan_body_is_renamed_there():
     # Scan body: state passes through, each scanned row gets the outer-scope value ``b`` added.
     body = helper.make_graph(
@@ -387,6 +416,7 @@ def test_identity_read_from_scan_body_is_renamed_there():
     assert scan.attribute[0].g.node[1].input[1] == "a" and op_counts(out)["Identity"] == 0
 
 
+@pytest.mark.task("lab01.identity", points=1)
 def test_identity_to_graph_output_renames_subgraph_readers_of_the_source():
     nodes = [helper.make_node("Relu", ["x"], ["a"]), _if_reading("a"), helper.make_node("Identity", ["a"], ["y"])]
     model = make_model(nodes, [("x", F, [3]), ("c", TensorProto.BOOL, [])], [("y", F, None), ("z", F, None)])
@@ -409,6 +439,7 @@ def gather_model(data, indices, axis=0, data_as="init", opset=17):
     return make_model(nodes, [], [("y", F, None)], inits=inits, opset=opset)
 
 
+@pytest.mark.task("lab01.gather", points=1)
 @pytest.mark.parametrize("shape,indices,axis", [
     ((3, 4), [[0, -1], [2, 1]], 0),   # negative index, rank-2 indices
     ((2, 3, 4), 1, 1),                # rank-0 index: drops only axis 1 -> [2, 4]
@@ -424,12 +455,14 @@ def test_gather_constant_folds_like_the_spec(shape, indices, axis, data_as):
     assert run_ref(out, {})["y"].shape == expected.shape
 
 
+@pytest.mark.task("lab01.gather", points=1)
 def test_gather_out_of_range_is_not_folded():
     model = gather_model(rnd(3, 4), [3], 0)
     result = fold_constant_gather(model)
     assert result.rewrites == 0 and op_counts(result.model)["Gather"] == 1
 
 
+@pytest.mark.task("lab01.gather", points=1)
 def test_gather_on_overridable_initializer_is_not_folded():
     model = gather_model(rnd(3, 4), [1], 0)
     model.graph.input.append(helper.make_tensor_value_info("data", F, [3, 4]))  # caller may override
@@ -437,6 +470,7 @@ def test_gather_on_overridable_initializer_is_not_folded():
     assert fold_constant_gather(model).rewrites == 0
 
 
+@pytest.mark.task("lab01.gather", points=2)
 def test_gather_graph_output_becomes_constant_node():
     nodes = [helper.make_node("Gather", ["data", "idx"], ["y"], axis=1)]
     model = make_model(nodes, [], [("y", F, None)], inits={"data": rnd(2, 3), "idx": np.array(2, np.int64)})
@@ -452,6 +486,7 @@ def shape_gather_model(indices, start=None, end=None, opset=17):
     return make_model(nodes, [("x", F, ["N", 3, "S", 5])], [("y", F, None)], opset=opset)
 
 
+@pytest.mark.task("lab01.gather", points=1)
 @pytest.mark.parametrize("indices,start,end,rewrites", [
     (1, None, None, 1),      # static dim 3, though N and S are symbolic
     (-1, None, None, 1),     # negative index -> 5
@@ -467,6 +502,7 @@ def test_shape_gather_folds_only_static_dims(indices, start, end, rewrites):
         apply(fold_constant_gather, model, {"x": rnd(n, 3, s, 5)}, rewrites)
 
 
+@pytest.mark.task("lab01.gather", points=1)
 def test_shape_gather_vector_indices():
     nodes = [helper.make_node("Shape", ["x"], ["s"]), ints("i", [1, -1]), helper.make_node("Gather", ["s", "i"], ["y"]),
              helper.make_node("Neg", ["y"], ["z"])]
@@ -476,6 +512,8 @@ def test_shape_gather_vector_indices():
     np.testing.assert_array_equal(run_ref(out, {"x": rnd(2, 3, 7, 5)})["z"], [-3, -5])
 
 
+### BEGIN HIDDEN TESTS
+@pytest.mark.task("lab01.gather", points=5)
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_gather_fold_matches_reference_evaluator(data):
@@ -486,6 +524,7 @@ def test_gather_fold_matches_reference_evaluator(data):
     indices = np.asarray(data.draw(st.lists(st.integers(-s, s - 1), min_size=int(np.prod(ishape)),
                                             max_size=int(np.prod(ishape))), label="indices"), np.int64).reshape(ishape)
     apply(fold_constant_gather, gather_model(rnd(*shape), indices, axis), {}, 1)
+### END HIDDEN TESTS
 
 
 # ------------------------------------------------------------------------------------------------

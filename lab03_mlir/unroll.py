@@ -140,6 +140,7 @@ def _body_ops(loop) -> tuple[list, ir.OpView]:
 
 def promote_if_single_iteration(loop) -> bool:
     """Replace a one-iteration constant-bound loop by its body; return True if it did."""
+    ### BEGIN SOLUTION lab03.unroll
     if _trip_count(loop) != 1:
         return False
     ops, yield_op = _body_ops(loop)
@@ -156,10 +157,12 @@ def promote_if_single_iteration(loop) -> bool:
         op.move_before(loop)
     loop.operation.erase()
     return True
+    ### END SOLUTION
 
 
 def _split_remainder(loop, trip: int, factor: int):
     """Step 2 of the rewrite: cut the last ``trip % factor`` iterations into a cleanup loop."""
+    ### BEGIN SOLUTION lab03.unroll
     lb, step = _const_bound(loop, "lowerBoundMap"), _step(loop)
     split = lb + (trip - trip % factor) * step
     cleanup = loop.operation.clone(ip=ir.InsertionPoint(loop)).opview
@@ -171,10 +174,12 @@ def _split_remainder(loop, trip: int, factor: int):
     _set_const_bound(loop, "upperBoundMap", split)
     _set_const_bound(cleanup, "lowerBoundMap", split)
     return cleanup
+    ### END SOLUTION
 
 
 def _replicate_body(loop, factor: int, step: int) -> None:
     """Step 3 of the rewrite: ``factor - 1`` shifted copies of the body, iter_args chained."""
+    ### BEGIN SOLUTION lab03.unroll
     ops, yield_op = _body_ops(loop)
     iv = loop.induction_variable
     iter_args = list(loop.inner_iter_args)
@@ -197,6 +202,7 @@ def _replicate_body(loop, factor: int, step: int) -> None:
         last = [mapping.get(y, y) for y in yielded]
     for i, v in enumerate(last):
         yield_op.operands[i] = v
+    ### END SOLUTION
 
 
 class AffineLoopUnroll:
@@ -237,6 +243,7 @@ class AffineLoopUnroll:
 
     def unroll_loop(self, loop) -> bool:
         """Unroll one innermost loop in place; return False after emitting an error diagnostic."""
+        ### BEGIN SOLUTION lab03.unroll
         trip = _trip_count(loop)
         if trip is None:
             msg = (f"{PASS_NAME}: cannot unroll: the trip count is not a compile-time constant "
@@ -264,6 +271,7 @@ class AffineLoopUnroll:
         if promote_if_single_iteration(loop):
             self.stats.promoted += 1
         return True
+        ### END SOLUTION
 
 
 def unroll(module: ir.Module, factor: int = 4) -> UnrollStats:

@@ -46,6 +46,12 @@ def fold_constant_gather(model: onnx.ModelProto) -> PassResult:
 
 def fold_at(idx: DefUseIndex, pos: int, shapes: Shapes) -> int:
     """Fold the Gather at ``pos`` if its result is known; returns 1 if folded, else 0."""
+    ### BEGIN STUB lab01.gather
+    # node = idx.nodes[pos]
+    # if not is_op(node, "Gather"):
+    #     return 0  # not this rule's pattern: nothing to rewrite at pos
+    ### END STUB
+    ### BEGIN SOLUTION lab01.gather
     node = idx.nodes[pos]
     if not is_op(node, "Gather") or len(node.input) != 2:
         return 0
@@ -71,10 +77,12 @@ def fold_at(idx: DefUseIndex, pos: int, shapes: Shapes) -> int:
         idx.producer.pop(out, None)
         idx.add_initializer(out, folded)
     return 1
+    ### END SOLUTION
 
 
 def take(data: np.ndarray, indices: np.ndarray, axis: int) -> np.ndarray | None:
     """``numpy.take`` under the spec's preconditions, or None when the Gather is invalid."""
+    ### BEGIN SOLUTION lab01.gather
     r = data.ndim
     if r < 1 or not -r <= axis < r:
         return None
@@ -82,10 +90,12 @@ def take(data: np.ndarray, indices: np.ndarray, axis: int) -> np.ndarray | None:
     if indices.size and (indices.min() < -s or indices.max() > s - 1):
         return None
     return np.asarray(np.take(data, indices.astype(np.int64), axis=axis))
+    ### END SOLUTION
 
 
 def gather_shape(idx: DefUseIndex, shapes: Shapes, name: str, indices: np.ndarray, axis: int) -> np.ndarray | None:
     """Fold ``Gather(Shape(x, start, end), indices, axis)`` when the gathered dims are static."""
+    ### BEGIN SOLUTION lab01.gather
     shape_node = idx.producer_node(name, "Shape")
     if shape_node is None or axis not in (0, -1):
         return None
@@ -102,3 +112,4 @@ def gather_shape(idx: DefUseIndex, shapes: Shapes, name: str, indices: np.ndarra
     if picked is None or any(d is None for d in picked.flat):
         return None
     return picked.astype(np.int64)
+    ### END SOLUTION

@@ -1,0 +1,19 @@
+"""The course edition: a student handout generated from the reference, tasks with points, a grader.
+
+One source of truth: in the reference each student task's code sits between
+``### BEGIN SOLUTION <task-id>`` and ``### END SOLUTION``; each lab's ``tasks.toml`` says what the
+tasks are; graded tests carry ``@pytest.mark.task("<task-id>", points=N)``. Modules, one job each:
+
+- :mod:`~common.course.tasks`: read and check every ``<lab>/tasks.toml``;
+- :mod:`~common.course.markers`: find the solution/stub/hidden-test markers, render the handout text;
+- :mod:`~common.course.notimpl`: :class:`NotImplementedTask`, what a handout's stub raises;
+- :mod:`~common.course.sheet`: each lab's ``TASKS.md`` from its ``tasks.toml``;
+- :mod:`~common.course.release`: the handout (``make student``), its checks and the leak scan;
+- :mod:`~common.course.plugin`: the pytest plugin (marker, ``--task``, "not implemented" reports);
+- :mod:`~common.course.runner`: pytest on a tree, fresh or forked from a warm interpreter;
+- :mod:`~common.course.grade`: the grader (``make grade``): Gradescope ``results.json`` per lab;
+- :mod:`~common.course.gate`: the release gate (handout, reference, one task stubbed at a time,
+  known-wrong submissions in ``common/course/wrong/``).
+
+Commands: ``python -m common.course {sheet,student,grade,gate}`` (see :mod:`common.course.__main__`).
+"""

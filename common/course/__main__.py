@@ -1,0 +1,93 @@
+"""``python -m common.course``: the course edition's commands.
+
+    python -m common.course sheet [--check]                 write every lab's TASKS.md (--check: exit 1 if stale)
+    python -m common.course student [--out build/student]   the student handout (make student)
+    python -m common.course grade SUB [--out build/grade] [--lab lab01] [--timeout 120]   (make grade)
+    python -m common.course gate [--all] [--json FILE]      the release gate (the suite runs it without --all)
+
+``--root DIR`` (before the command) names another reference tree than this checkout.
+
+Exit codes (the project's convention, :func:`common.errors.run_cli`): 0 ok, 1 a gate failed or a sheet
+is stale, 2 bad input (one ``error:`` line).
+"""
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+from common.cli import parser
+from common.errors import GateFailed, run_cli
+
+from .tasks import load_course
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def main(argv=None) -> int:
+    p = parser("python -m common.course", __doc__)
+    p.add_argument("--root", default=str(ROOT), help="the reference's repository root (default: this checkout)")
+    sub = p.add_subparsers(dest="cmd", required=True, parser_class=type(p))
+    s = sub.add_parser("sheet", help="write every lab's TASKS.md from its tasks.toml")
+    s.add_argument("--check", action="store_true", help="write nothing; exit 1 if a sheet is stale")
+    s = sub.add_parser("student", help="write the student handout (a fresh git repository)")
+    s.add_argument("--out", default="build/student", help="where (default build/student)")
+    s = sub.add_parser("grade", help="grade a submission folder")
+    s.add_argument("sub", help="the submission: a folder laid out like the handout")
+    s.add_argument("--out", default="build/grade", help="where results.json and results.md go (default build/grade)")
+    s.add_argument("--lab", action="append", help="grade only this lab (lab01 or lab01_onnx); repeatable")
+    s.add_argument("--timeout", type=int, default=120, help="seconds per graded test (default 120)")
+    s = sub.add_parser("gate", help="the release gate: handout, reference, stubs, wrong submissions")
+    s.add_argument("--all", action="store_true", help="stub every task one at a time (the suite does one lab)")
+    s.add_argument("--json", help="also write the gate's findings as JSON here")
+    args = p.parse_args(argv)
+    root = Path(args.root)
+    if args.cmd == "sheet":
+        from . import sheet
+        course = load_course(root)
+        if args.check:
+            stale = sheet.stale(course)
+            for rel in stale:
+                print(f"stale: {rel} (run python -m common.course sheet)", file=sys.stderr)
+            return 1 if stale else 0
+        for rel in sheet.write(course):
+            print(f"wrote {rel}")
+        return 0
+    if args.cmd == "student":
+        from . import release
+        t0 = time.perf_counter()
+        h = release.build(root, args.out)
+        stubs = ", ".join(f"{k} ({v})" for k, v in sorted(h.stubs.items()))
+        print(f"handout: {h.out} ({h.files} files, one commit; {time.perf_counter() - t0:.1f} s)")
+        print(f"stubbed solution blocks: {stubs}; hidden-test blocks dropped: {h.hidden_blocks}; "
+              f"files left out: {len(h.left_out)}")
+        return 0
+    if args.cmd == "grade":
+        from . import grade
+        from common.cli import positive
+        positive("--timeout", args.timeout)
+        results = grade.grade(root, args.sub, args.out, labs=args.lab, timeout_s=args.timeout)
+        for g in results:
+            print(f"{g.lab.dir}: {g.score}/{g.max_score} points ({args.out}/{g.lab.dir}/results.json, results.md)")
+            for t in g.tasks:
+                print(f"  {t.task.number} {t.task.id}: {t.score}/{t.task.points}")
+        ignored = results[0].ignored if results else []
+        if ignored:
+            print("ignored (not part of the grade): " + "; ".join(ignored))
+        return 0
+    from . import gate
+    findings = gate.run_gate(root, all_tasks=args.all)
+    if args.json:
+        import json
+
+        from common.results import atomic_write
+        atomic_write(args.json, json.dumps(findings, indent=2) + "\n")
+    print(gate.summary(findings))
+    if findings["problems"]:
+        raise GateFailed(f"{len(findings['problems'])} problem(s): {findings['problems'][0]}\n"
+                         + "\n".join(findings["problems"]))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(run_cli(main))

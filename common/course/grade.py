@@ -1,0 +1,292 @@
+"""The grader (``make grade SUB=<folder>``): per-lab Gradescope ``results.json`` and a Markdown table.
+
+``python -m common.course grade SUB [--out build/grade] [--lab lab01] [--timeout 120]``:
+
+1. makes a clean copy of the reference's tree (its files as :func:`~common.course.release.source_files`
+   lists them, without ``results/`` and ``data/``; the same ``.venv`` runs it) where every student file
+   (the manifest: the tasks' ``files``) is first the handout's stub, so a file the submission lacks
+   scores 0, never the reference's solution;
+2. copies the manifest's files from ``SUB`` over it; one that does not compile stays the stub and its
+   tasks score 0 with the error's first line (``SyntaxError: ... (file, line N)``). Every other file of
+   ``SUB`` that differs from both the handout and the reference (its own ``conftest.py``, edits to
+   given files) is ignored and listed;
+3. runs, per lab, the graded tests of the lab's tasks (``--graded``, the reference's test files, hidden
+   ones included) with ``--hypothesis-seed=0`` (the plugin's ``course-grade`` profile: no shrinking) and
+   ``--timeout`` seconds per test (pytest-timeout), in a fresh interpreter
+   (:func:`common.course.runner.run_pytest`);
+4. writes ``<out>/<lab>/results.json`` and ``<out>/<lab>/results.md`` atomically
+   (:func:`common.results.atomic_write`), even when nothing imports.
+
+``results.json`` (Gradescope's format)::
+
+    {"score": 43, "execution_time": 12.3, "output": "...", "output_format": "text",
+     "visibility": "visible", "stdout_visibility": "hidden",
+     "extra_data": {"lab", "hypothesis_seed", "timeout_s", "ignored": [...], "run_exit_status"},
+     "tests": [{"name": "1.1 Fuse consecutive Reshapes (lab01.reshape)", "number": "1.1", "score": 20,
+                "max_score": 20, "status": "passed", "output": "...", "tags": ["lab01", "lab01.reshape"],
+                "visibility": "visible", "extra_data": {"task", "tests": [{"nodeid", "points", "outcome"}]}}]}
+
+One entry per task (its score: the points of its graded tests that passed; its maximum: ``points`` of
+``tasks.toml``); status ``passed`` only with full marks. Run inside a handout (``make grade SUB=.`` there),
+the tree graded against is the handout itself: the public graded tests only, a preview of the grade. ``results.md`` holds the same per task, sorted
+by number, and no time or date. Exit code of the command: 0 (a grade was written; the score is in the
+files), 2 for bad input (no such ``SUB``, a bad course).
+"""
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from common.errors import UserError
+from common.results import atomic_write
+
+from . import release
+from .plugin import GRADE_PROFILE
+from .runner import Run, run_pytest
+from .tasks import Course, Lab, Task, load_course
+
+#: Top-level folders of the reference the grading copy leaves out (big, and no graded test reads them).
+NOT_COPIED = ("results/", "data/")
+HYPOTHESIS_SEED = 0
+DEFAULT_TIMEOUT_S = 120
+
+
+@dataclass
+class TaskGrade:
+    task: Task
+    score: int = 0
+    items: list[dict] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def status(self) -> str:
+        return "passed" if self.score == self.task.points else "failed"
+
+    def output(self) -> str:
+        counts: dict[str, int] = {}
+        for r in self.items:
+            counts[r["outcome"]] = counts.get(r["outcome"], 0) + 1
+        parts = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in sorted(counts.items()))
+        lines = [f"{self.score}/{self.task.points} points" + (f" ({len(self.items)} graded tests: {parts})"
+                                                             if self.items else " (no graded test ran)")]
+        lines += self.notes
+        todo = [r for r in self.items if r["outcome"] == "not_implemented"]
+        if todo:
+            lines.append(f"- not implemented yet: {len(todo)} graded test(s), {sum(r['points'] for r in todo)} points "
+                         f"(the stub raised NotImplementedTask; see {self.task.lab}/TASKS.md)")
+        for r in self.items:
+            if r["outcome"] not in ("passed", "not_implemented"):
+                msg = f": {r['message']}" if r["message"] else ""
+                lines.append(f"- {r['nodeid']} ({r['points']} pt): {r['outcome']}{msg}")
+        return "\n".join(lines)
+
+
+@dataclass
+class LabGrade:
+    lab: Lab
+    tasks: list[TaskGrade]
+    run: Run | None
+    ignored: list[str]
+    seconds: float = 0.0
+
+    @property
+    def score(self) -> int:
+        return sum(t.score for t in self.tasks)
+
+    @property
+    def max_score(self) -> int:
+        return sum(t.task.points for t in self.tasks)
+
+    def scores(self) -> dict[str, int]:
+        return {t.task.id: t.score for t in self.tasks}
+
+
+def _copy_tree(course: Course, dest: Path, files: Iterable[str], scan: release.Scan) -> None:
+    stubbed = set(course.student_files)
+    for rel in files:
+        if rel.startswith(NOT_COPIED):
+            continue
+        p = dest / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        if rel in stubbed:
+            p.write_text(release.handout_text(course, rel, scan))
+        else:
+            shutil.copyfile(course.root / rel, p)
+
+
+def _ignored(course: Course, sub: Path, scan: release.Scan, files: list[str]) -> list[str]:
+    """Files of ``sub`` that are not student files and differ from the handout and the reference."""
+    known = set(files)
+    manifest = set(course.student_files)
+    out = []
+    for rel in release.source_files(sub):
+        if rel in manifest or rel.startswith(NOT_COPIED) or release.is_binary_result(rel):
+            continue
+        data = (sub / rel).read_bytes()
+        if rel in known:
+            ref = (course.root / rel).read_bytes()
+            if data == ref:
+                continue
+            if rel in scan.blocks and data == release.handout_text(course, rel, scan).encode():
+                continue
+            head, _, last = data.decode(errors="replace").rstrip("\n").rpartition("\n")
+            if rel.endswith(".py") and last.startswith("# ruff: noqa:") and \
+                    head == release.handout_text(course, rel, scan).rstrip("\n"):
+                continue  # the handout's version: its text plus the linter's noqa line
+            out.append(f"{rel} (edits a given file)")
+        elif rel.endswith(".py") or rel.endswith((".toml", ".cfg", ".ini")):
+            out.append(f"{rel} (not a student file)")
+    return out
+
+
+def _read_report(path: Path) -> list[dict]:
+    if not path.is_file():
+        return []
+    out = []
+    for line in path.read_text().splitlines():
+        try:
+            out.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue  # a line cut by a crash
+    return out
+
+
+def grade_lab(course: Course, lab: Lab, tree: Path, *, runner: Callable[..., Run], timeout_s: int,
+              broken: dict[str, str], missing: set[str], ignored: list[str], work: Path) -> LabGrade:
+    """Run one lab's graded tests in ``tree`` and score its tasks."""
+    report = work / f"{lab.dir}.jsonl"
+    report.unlink(missing_ok=True)
+    files = [f for f in lab.graded_files if (tree / f).is_file()]
+    args = [*files, "--graded", f"--task-report={report}", f"--hypothesis-seed={HYPOTHESIS_SEED}",
+            f"--hypothesis-profile={GRADE_PROFILE}", f"--timeout={timeout_s}", "-p", "no:cacheprovider", "-q", "--tb=line"]
+    env = {"MLC_RESULTS_DIR": str(work / "results" / lab.dir)}
+    run = runner(tree, args, env=env, timeout_s=max(600, 20 * timeout_s))
+    records = _read_report(report)
+    grades = {t.id: TaskGrade(t) for t in lab.tasks}
+    for r in records:
+        if r.get("kind") == "item" and r["task"] in grades:
+            g = grades[r["task"]]
+            g.items.append(r)
+            if r["outcome"] == "passed":
+                g.score += r["points"]
+    errors = [r for r in records if r.get("kind") == "collect_error"]
+    finished = any(r.get("kind") == "session" for r in records)
+    for g in grades.values():
+        for f in g.task.files:
+            if f in broken:
+                g.notes.append(f"{f} does not compile: {broken[f]} (graded as the handout's stub)")
+            elif f in missing:
+                g.notes.append(f"{f} is not in the submission (graded as the handout's stub)")
+        for e in errors:
+            if any(e["nodeid"].startswith(t) for t in (*g.task.tests, *lab.hidden_tests)) or not e["nodeid"]:
+                g.notes.append(f"collection error in {e['nodeid'] or 'the run'}: {e['message']}")
+        if not finished:
+            g.notes.append(f"the test run ended early (exit status {run.rc}"
+                           + (", time limit" if run.timed_out else "") + "): tests that did not report score 0")
+        g.score = min(g.score, g.task.points)
+    return LabGrade(lab, list(grades.values()), run, ignored, run.seconds)
+
+
+def results_json(g: LabGrade) -> dict:
+    """The Gradescope ``results.json`` object of one lab (see the module docstring)."""
+    tests = [{"name": f"{t.task.number} {t.task.title} ({t.task.id})", "number": t.task.number, "score": t.score,
+              "max_score": t.task.points, "status": t.status, "output": t.output(),
+              "tags": [g.lab.dir.split("_")[0], t.task.id], "visibility": "visible",
+              "extra_data": {"task": t.task.id, "tests": [{k: r[k] for k in ("nodeid", "points", "outcome")}
+                                                          for r in t.items]}}
+             for t in sorted(g.tasks, key=lambda t: t.task.sort_key)]
+    summary = [f"{g.lab.title}: {g.score}/{g.max_score} points"]
+    if g.ignored:
+        summary.append("Ignored (not part of the grade): " + "; ".join(g.ignored))
+    return {"score": g.score, "execution_time": round(g.seconds, 1), "output": "\n".join(summary),
+            "output_format": "text", "visibility": "visible", "stdout_visibility": "hidden",
+            "extra_data": {"lab": g.lab.dir, "hypothesis_seed": HYPOTHESIS_SEED, "ignored": g.ignored,
+                           "run_exit_status": g.run.rc if g.run else None},
+            "tests": tests}
+
+
+def results_md(g: LabGrade) -> str:
+    """The Markdown table of one lab: one row per task by number, the total; no time or date."""
+    def cell(s: str) -> str:
+        return s.replace("|", "\\|").replace("\n", "<br>")
+
+    lines = [f"# {g.lab.title}: grade", "", "| # | task | score | max | status | notes |",
+             "| --- | --- | ---: | ---: | --- | --- |"]
+    for t in sorted(g.tasks, key=lambda t: t.task.sort_key):
+        notes = [ln for ln in t.output().splitlines()[1:]]
+        lines.append(f"| {t.task.number} | {t.task.title} (`{t.task.id}`) | {t.score} | {t.task.points} | {t.status} "
+                     f"| {cell('; '.join(notes)[:600])} |")
+    lines.append(f"| | **total** | **{g.score}** | **{g.max_score}** | | |")
+    lines += ["", "Ignored files (not part of the grade): " + ("; ".join(g.ignored) if g.ignored else "none"), ""]
+    return "\n".join(lines)
+
+
+def prepare(course: Course, sub: Path, dest: Path, scan: release.Scan | None = None,
+            files: list[str] | None = None) -> tuple[dict[str, str], set[str], list[str]]:
+    """Fill ``dest`` with the grading tree of ``sub``; returns (broken files, missing files, ignored)."""
+    files = release.source_files(course.root) if files is None else files
+    scan = release.check(course, files) if scan is None else scan
+    _copy_tree(course, dest, files, scan)
+    broken, missing = {}, set()
+    for rel in course.student_files:
+        src = sub / rel
+        if not src.is_file():
+            missing.add(rel)
+            continue
+        text = src.read_text(errors="replace")
+        try:
+            compile(text, rel, "exec")
+        except SyntaxError as exc:
+            broken[rel] = f"{type(exc).__name__}: {exc.msg} ({rel}, line {exc.lineno})"
+            continue
+        (dest / rel).write_text(text)
+    return broken, missing, _ignored(course, sub, scan, files)
+
+
+@dataclass
+class Reference:
+    """The reference read once: its course, its files and the marker scan (reused by many grades)."""
+
+    course: Course
+    files: list[str]
+    scan: release.Scan
+
+    @classmethod
+    def load(cls, root: str | Path) -> Reference:
+        """Read ``root``; a tree without solution blocks (the handout itself) grades with its public tests."""
+        course = load_course(root)
+        files = release.source_files(course.root)
+        has_solutions = any(f in course.student_files and "### BEGIN SOLUTION" in (course.root / f).read_text()
+                            for f in files)
+        return cls(course, files, release.check(course, files, reference=has_solutions))
+
+
+def grade(reference: str | Path | Reference, submission: str | Path, out: str | Path | None = None, *,
+          labs: Iterable[str] | None = None, timeout_s: int = DEFAULT_TIMEOUT_S,
+          runner: Callable[..., Run] = run_pytest) -> list[LabGrade]:
+    """Grade ``submission`` against ``reference`` (see the module docstring); writes to ``out`` if given.
+
+    Raises:
+        UserError: no such submission folder, a bad course, an unknown lab.
+    """
+    ref = reference if isinstance(reference, Reference) else Reference.load(reference)
+    course = ref.course
+    sub = Path(submission).resolve()
+    if not sub.is_dir():
+        raise UserError(f"no submission folder {submission}: make grade SUB=<folder holding your lab files>")
+    chosen = [course.lab(name) for name in labs] if labs else list(course.labs)
+    with tempfile.TemporaryDirectory(prefix="course-grade-") as tmp:
+        work = Path(tmp)
+        tree = work / "tree"
+        broken, missing, ignored = prepare(course, sub, tree, ref.scan, ref.files)
+        results = [grade_lab(course, lab, tree, runner=runner, timeout_s=timeout_s, broken=broken, missing=missing,
+                             ignored=ignored, work=work) for lab in chosen]
+    if out is not None:
+        for g in results:
+            atomic_write(Path(out) / g.lab.dir / "results.json", json.dumps(results_json(g), indent=2) + "\n")
+            atomic_write(Path(out) / g.lab.dir / "results.md", results_md(g))
+    return results

@@ -1,0 +1,236 @@
+"""Solution, stub and hidden-test markers in the reference's Python files, and the handout text.
+
+Markers are comments that stand alone on their line (found as ``COMMENT`` tokens by
+:mod:`tokenize`, so the same words inside a string or docstring are no marker)::
+
+    ### BEGIN SOLUTION <task-id>      the student's code: the handout replaces the block by a stub
+    ### END SOLUTION
+    ### BEGIN STUB <task-id>          commented-out scaffold: live code in the handout
+    ### END STUB
+    ### BEGIN HIDDEN TESTS            graded tests the handout leaves out
+    ### END HIDDEN TESTS
+
+In the handout a solution block becomes, at the indentation of its ``BEGIN`` line::
+
+    # Task 1.1 (lab01.reshape): write fuse_at here; instructions in lab01_onnx/TASKS.md
+    from common.course.notimpl import NotImplementedTask
+    raise NotImplementedTask("lab01.reshape")
+
+A stub block's lines lose their first ``#`` (and one space after it); a hidden block disappears.
+Blocks do not nest; an ``END`` closes the open block of the same kind at the same indentation. A
+solution block lies inside one function's body (so the stub raises when called, never at import),
+holds code, and names a task id the course knows.
+
+Errors (:class:`MarkerError`, a :class:`~common.errors.UserError`; one line ``<file>:<line>: ...``):
+a malformed marker (``### BEGIN SOLUTIONS``), a marker sharing its line with code, a missing or
+unknown task id, a nested or unclosed block, an ``END`` of another kind or indentation, an empty
+solution block or one outside a function, a stub block line that is not a comment.
+"""
+from __future__ import annotations
+
+import ast
+import io
+import re
+import tokenize
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+
+from common.errors import UserError
+
+#: Anything that looks like a marker (then it must be a well-formed one).
+ANY_MARKER = re.compile(r"^###\s*(BEGIN|END)\b")
+MARKER = re.compile(r"^###\s+(BEGIN|END)\s+(SOLUTION|STUB|HIDDEN TESTS)(?:\s+(\S+))?\s*$")
+SOLUTION, STUB, HIDDEN = "SOLUTION", "STUB", "HIDDEN TESTS"
+
+
+class MarkerError(UserError):
+    """A malformed, misplaced, nested, unclosed or unknown marker (one line, with file and line)."""
+
+
+@dataclass(frozen=True)
+class Block:
+    """One marked block: ``kind`` (SOLUTION, STUB, HIDDEN TESTS), ``task`` (None for hidden tests),
+    ``begin``/``end`` (1-based lines of its two markers), ``indent`` (of the BEGIN line) and
+    ``function`` (qualified name of the enclosing function, for solution blocks)."""
+
+    kind: str
+    task: str | None
+    begin: int
+    end: int
+    indent: str
+    function: str | None = None
+
+    def inner(self, lines: list[str]) -> list[str]:
+        """The block's lines between its markers (``lines`` = the file's lines, no line ends)."""
+        return lines[self.begin:self.end - 1]
+
+
+def _comments(text: str, path: str):
+    """``(line number, comment text)`` of every COMMENT token."""
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type == tokenize.COMMENT:
+                yield tok.start[0], tok.string
+    except (tokenize.TokenError, SyntaxError) as exc:
+        raise MarkerError(f"{path}: cannot read its tokens ({exc})") from None
+
+
+def _functions(tree: ast.AST):
+    """``(qualname, node)`` of every function, classes and outer functions in the name."""
+    out = []
+
+    def visit(node, prefix):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                out.append((prefix + child.name, child))
+                visit(child, prefix + child.name + ".")
+            elif isinstance(child, ast.ClassDef):
+                visit(child, prefix + child.name + ".")
+            else:
+                visit(child, prefix)
+
+    visit(tree, "")
+    return out
+
+
+def _enclosing(path: str, lines: list[str], block: Block, funcs) -> str:
+    code = [i for i in range(block.begin + 1, block.end) if lines[i - 1].strip()
+            and not lines[i - 1].lstrip().startswith("#")]
+    if not code:
+        raise MarkerError(f"{path}:{block.begin}: empty solution block of {block.task}")
+    inside = [(name, f) for name, f in funcs if f.body[0].lineno <= code[0] and code[-1] <= f.end_lineno
+              and len(block.indent) > f.col_offset]
+    if not inside:
+        raise MarkerError(f"{path}:{block.begin}: the solution block of {block.task} is not inside a function "
+                          "body (its stub would raise at import)")
+    return max(inside, key=lambda nf: nf[1].lineno)[0]
+
+
+def find_blocks(text: str, path: str = "<string>", known: Collection[str] | None = None) -> list[Block]:
+    """The marked blocks of one Python file, in order; ``known`` (task ids) also rejects unknown ids.
+
+    Raises:
+        MarkerError: see the module docstring.
+    """
+    lines = text.splitlines()
+    blocks: list[Block] = []
+    open_: tuple[str, str | None, int, str] | None = None
+    for row, comment in _comments(text, path):
+        if not ANY_MARKER.match(comment):
+            continue
+        line = lines[row - 1]
+        if line.strip() != comment.strip():
+            raise MarkerError(f"{path}:{row}: a marker must stand alone on its line: {line.strip()!r}")
+        m = MARKER.match(comment)
+        if not m:
+            raise MarkerError(f"{path}:{row}: malformed marker {comment.strip()!r} (expected '### BEGIN SOLUTION "
+                              "<task-id>', '### BEGIN STUB <task-id>', '### BEGIN HIDDEN TESTS' or an END)")
+        edge, kind, task = m.groups()
+        indent = line[:len(line) - len(line.lstrip())]
+        if edge == "BEGIN":
+            if open_ is not None:
+                raise MarkerError(f"{path}:{row}: {kind} block opened inside the {open_[0]} block of line {open_[2]} "
+                                  "(blocks do not nest)")
+            if kind == HIDDEN and task:
+                raise MarkerError(f"{path}:{row}: '### BEGIN HIDDEN TESTS' takes no task id")
+            if kind != HIDDEN and not task:
+                raise MarkerError(f"{path}:{row}: '### BEGIN {kind}' needs a task id")
+            if task and known is not None and task not in known:
+                raise MarkerError(f"{path}:{row}: unknown task id {task!r} (known: {', '.join(sorted(known))})")
+            open_ = (kind, task, row, indent)
+            continue
+        if task:
+            raise MarkerError(f"{path}:{row}: '### END {kind}' takes no task id")
+        if open_ is None:
+            raise MarkerError(f"{path}:{row}: '### END {kind}' without a BEGIN")
+        if open_[0] != kind:
+            raise MarkerError(f"{path}:{row}: '### END {kind}' closes the {open_[0]} block of line {open_[2]}")
+        if indent != open_[3]:
+            raise MarkerError(f"{path}:{row}: '### END {kind}' is not indented like its BEGIN (line {open_[2]})")
+        blocks.append(Block(kind, open_[1], open_[2], row, indent))
+        open_ = None
+    if open_ is not None:
+        raise MarkerError(f"{path}:{open_[2]}: the {open_[0]} block is never closed (no '### END {open_[0]}')")
+    if any(b.kind == SOLUTION for b in blocks):
+        try:
+            funcs = _functions(ast.parse(text))
+        except SyntaxError as exc:
+            raise MarkerError(f"{path}:{exc.lineno}: not valid Python ({exc.msg})") from None
+        blocks = [Block(b.kind, b.task, b.begin, b.end, b.indent, _enclosing(path, lines, b, funcs))
+                  if b.kind == SOLUTION else b for b in blocks]
+    for b in blocks:
+        if b.kind == STUB:
+            for i, raw in enumerate(b.inner(lines), start=b.begin + 1):
+                if raw.strip() and not (raw.startswith(b.indent) and raw.lstrip().startswith("#")):
+                    raise MarkerError(f"{path}:{i}: a stub block holds commented-out code only: {raw.strip()!r}")
+    return blocks
+
+
+def stub_lines(block: Block, path: str, tasks: Mapping[str, object] | None = None) -> list[str]:
+    """The three handout lines that replace a solution block (see the module docstring)."""
+    task = tasks.get(block.task) if tasks else None
+    number = f"Task {task.number} " if task is not None else "Task "
+    lab = task.lab if task is not None else path.split("/", 1)[0]
+    fn = (block.function or "").rsplit(".", 1)[-1] if block.function else "this function"
+    return [f"{block.indent}# {number}({block.task}): write {fn} here; instructions in {lab}/TASKS.md",
+            f"{block.indent}from common.course.notimpl import NotImplementedTask",
+            f'{block.indent}raise NotImplementedTask("{block.task}")']
+
+
+def _uncomment(line: str) -> str:
+    body = line.lstrip()
+    if not body:
+        return line
+    ws = line[:len(line) - len(body)]
+    body = body[1:]
+    return ws + (body[1:] if body.startswith(" ") else body)
+
+
+def render(text: str, path: str, *, stub: Collection[str] | None = None, drop_hidden: bool = True,
+           tasks: Mapping[str, object] | None = None, blocks: list[Block] | None = None) -> str:
+    """The handout version of one file.
+
+    Args:
+        text, path: the reference file and its path (for messages and the stub's comment).
+        stub: the task ids whose solution blocks become stubs (their stub blocks go live); None: all.
+            Blocks of other tasks stay as they are, markers included.
+        drop_hidden: leave out hidden-test blocks.
+        tasks: id -> :class:`~common.course.tasks.Task` (for the number and lab in the stub's comment).
+        blocks: the file's blocks, if already found.
+
+    Returns:
+        the new text (``text`` itself when no block applies), with the file's line ends.
+    """
+    blocks = find_blocks(text, path) if blocks is None else blocks
+    wanted = [b for b in blocks if (b.kind == HIDDEN and drop_hidden)
+              or (b.kind != HIDDEN and (stub is None or b.task in stub))]
+    if not wanted:
+        return text
+    lines = text.splitlines()
+    out: list[str] = []
+    pos = 1
+    for b in wanted:
+        out.extend(lines[pos - 1:b.begin - 1])
+        if b.kind == SOLUTION:
+            out.extend(stub_lines(b, path, tasks))
+        elif b.kind == STUB:
+            out.extend(_uncomment(line) for line in b.inner(lines))
+        pos = b.end + 1
+    out.extend(lines[pos - 1:])
+    newline = "\r\n" if "\r\n" in text else "\n"
+    return newline.join(out) + (newline if text.endswith(("\n", "\r")) else "")
+
+
+def block_lines(text: str, blocks: list[Block], kinds: Collection[str]) -> list[str]:
+    """The stripped, non-blank, non-comment lines inside the blocks of ``kinds`` (for the leak scan)."""
+    lines = text.splitlines()
+    return [s for b in blocks if b.kind in kinds for raw in b.inner(lines)
+            if (s := raw.strip()) and not s.startswith("#")]
+
+
+def has_marker(text: str) -> bool:
+    """Whether any COMMENT token of ``text`` looks like a marker (a text that does not tokenize: any line)."""
+    try:
+        return any(ANY_MARKER.match(c) for _, c in _comments(text, "<text>"))
+    except MarkerError:
+        return any(ANY_MARKER.match(line.strip()) for line in text.splitlines())

@@ -1,0 +1,94 @@
+"""The exception a handout's stub raises: :class:`NotImplementedTask`.
+
+In the student handout (``make student``) every ``### BEGIN SOLUTION <task-id>`` block of the
+reference becomes::
+
+    # Task 1.1 (lab01.reshape): write fuse_at here; instructions in lab01_onnx/TASKS.md
+    from common.course.notimpl import NotImplementedTask
+    raise NotImplementedTask("lab01.reshape")
+
+so the stub raises when it is *called*, never at import. The message is one line that starts with
+``not implemented: task <id>`` (what :mod:`common.course.plugin` looks for, also inside the text of
+another exception that wrapped it), then names the function, its file and the instructions::
+
+    not implemented: task lab01.reshape (fuse_at in lab01_onnx/passes/reshape.py; instructions in lab01_onnx/TASKS.md)
+
+This module imports nothing of the project, so a stub costs nothing until it runs.
+"""
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+#: The repository root (``common/course/notimpl.py`` -> the folder holding ``common/``).
+ROOT = Path(__file__).resolve().parents[2]
+#: The start of a :class:`NotImplementedTask` message (where it is, the sentence runs to the line's end).
+PATTERN = re.compile(r"not implemented: task ([A-Za-z0-9_.\-]+)")
+#: An exception whose whole message is one (TVM's FFI re-raises it as a RuntimeError with the same text).
+_WHOLE = re.compile(r"^\s*not implemented: task ([A-Za-z0-9_.\-]+)")
+#: One folded into another text by a harness, with its type name: ``NotImplementedTask: not implemented: ...``.
+_FOLDED = re.compile(r"NotImplementedTask\W{1,4}not implemented: task ([A-Za-z0-9_.\-]+)")
+
+
+class NotImplementedTask(NotImplementedError):
+    """A student task of the handout that is still a stub.
+
+    Args:
+        task: the task id (``"lab01.reshape"``), as in the lab's ``tasks.toml``.
+        where: ``"<function> in <file>"``; by default the caller's function and file (relative to
+            the repository root).
+
+    Attributes:
+        task: the task id; ``where``: the function and file; ``instructions``: ``<lab>/TASKS.md``.
+    """
+
+    def __init__(self, task: str, where: str | None = None):
+        self.task = str(task)
+        if where is None:
+            where, lab = _caller(sys._getframe(1))
+        else:
+            lab = where.rsplit(" in ", 1)[-1].split("/", 1)[0]
+        self.where = where
+        self.instructions = f"{lab}/TASKS.md" if lab else "TASKS.md"
+        super().__init__(f"not implemented: task {self.task} ({self.where}; instructions in {self.instructions})")
+
+
+def _caller(frame) -> tuple[str, str]:
+    """``("<qualname> in <relative file>", "<lab folder>")`` of a frame."""
+    code = frame.f_code
+    path = Path(code.co_filename).resolve()
+    rel = path.name
+    for base in (ROOT, Path.cwd()):  # this checkout's root, else where the run started (another course tree)
+        try:
+            rel = path.relative_to(base).as_posix()
+            break
+        except ValueError:
+            continue
+    name = getattr(code, "co_qualname", code.co_name)
+    return f"{name} in {rel}", rel.split("/", 1)[0] if "/" in rel else ""
+
+
+def task_in(exc: BaseException | None) -> str | None:
+    """The task id of the first :class:`NotImplementedTask` in ``exc``, its causes, contexts and groups.
+
+    Also finds one re-raised as another type with the same message (TVM's FFI: a RuntimeError) or folded
+    into another exception's text with its type name (a harness that caught it and reported
+    ``pass_error: NotImplementedTask: not implemented: task ...``); a text that merely quotes the
+    sentence (a test's output) is no match. None when there is none.
+    """
+    seen: set[int] = set()
+    todo = [exc]
+    while todo:
+        e = todo.pop()
+        if e is None or id(e) in seen:
+            continue
+        seen.add(id(e))
+        if isinstance(e, NotImplementedTask):
+            return e.task
+        text = str(e)
+        m = _WHOLE.match(text) or _FOLDED.search(text)
+        if m:
+            return m.group(1)
+        todo.extend([e.__cause__, e.__context__, *getattr(e, "exceptions", ())])
+    return None

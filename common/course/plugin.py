@@ -1,0 +1,257 @@
+"""The course's pytest plugin: graded tests, ``--task`` selection, "not implemented" reports.
+
+Loaded for every run of the project's suite (``-p common.course.plugin`` in ``pyproject.toml``'s
+``addopts``). It costs nothing unless a test carries the marker or an option below is given.
+
+- **Marker.** ``@pytest.mark.task("lab01.reshape", points=2)`` makes a test *graded*: each collected
+  item (every ``parametrize`` case) is worth ``points`` (a positive int) toward that task. The id must
+  be a task of a lab's ``tasks.toml``; a bad marker stops the run at collection with one line
+  (pytest's usage error, exit 4): ``<test id>: unknown task id 'x' (known: ...)``.
+- **Options.** ``--task ID`` (id or number, repeatable) runs only that task's graded tests;
+  ``--graded`` runs only graded tests; ``--task-report PATH`` appends one JSON object per line:
+  ``{"kind": "item", "nodeid", "task", "points", "outcome", "message"}`` per graded test (outcome
+  ``passed``, ``failed``, ``skipped`` or ``not_implemented``; message: the first line of what went
+  wrong), ``{"kind": "ungraded", "nodeid", "outcome", "message"}`` per other test (outcome also
+  ``needs_task``), ``{"kind": "collect_error", "nodeid", "message"}`` per file that did not import, and
+  ``{"kind": "session", "exitstatus"}`` last (what :mod:`common.course.grade` reads).
+- **Not implemented.** A test that raises :class:`~common.course.notimpl.NotImplementedTask` (also
+  wrapped, or folded into another exception's text by a harness) is, when graded, a failure whose
+  whole report is one line ``not implemented (0/N points): not implemented: task ...`` (no
+  traceback); when not graded, a skip ``needs task <id>, not implemented yet (<where>)``.
+- **Summary.** After a run with graded tests, one line per task: points earned of the points of the
+  graded tests that ran, and how many passed, failed or are not implemented.
+- **Hypothesis profile** ``course-grade`` (what the grader passes with ``--hypothesis-seed=0``): the
+  suite's settings (new examples from the seed, 100 examples unless a test says otherwise, no
+  deadline) without the shrink phase and without the example database: a failing property costs one
+  failing example, not a search for the smallest.
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from .notimpl import PATTERN, task_in
+
+GRADE_PROFILE = "course-grade"
+try:  # hypothesis is a required package of the project; the profile must exist before its plugin configures
+    from hypothesis import HealthCheck, Phase, settings
+except ImportError:  # pragma: no cover
+    pass
+else:
+    settings.register_profile(GRADE_PROFILE, derandomize=False, print_blob=True, max_examples=100, deadline=None,
+                              database=None, suppress_health_check=[HealthCheck.too_slow],
+                              phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.target])
+
+_INFO = pytest.StashKey[tuple]()      # (task id, points)
+_PHASES = pytest.StashKey[dict]()     # when -> (outcome, message)
+_STATE = pytest.StashKey[dict]()      # per-config state
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("course", "student tasks (common.course)")
+    group.addoption("--task", action="append", default=[], metavar="ID",
+                    help="run only the graded tests of this task (id like lab01.reshape, or number like 1.1); repeatable")
+    group.addoption("--graded", action="store_true", help="run only graded tests (@pytest.mark.task)")
+    group.addoption("--task-report", metavar="PATH", help="append one JSON line per test and collection error (for the grader)")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "task(id, points=N): a graded test of a student task (common.course); "
+                                       "N points per collected test")
+    config.stash[_STATE] = {"course": None, "results": [], "report": config.getoption("--task-report")}
+    if config.stash[_STATE]["report"]:
+        config.pluginmanager.register(_Reporter(config), "common.course.reporter")
+
+
+def _course(config):
+    state = config.stash[_STATE]
+    if state["course"] is None:
+        from common.errors import UserError
+
+        from .tasks import load_course
+        try:
+            state["course"] = load_course(config.rootpath)
+        except UserError as exc:
+            raise pytest.UsageError(f"course tasks: {exc}") from None
+    return state["course"]
+
+
+def _write(config, record: dict) -> None:
+    path = config.stash[_STATE]["report"]
+    if path:
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps(record) + "\n")
+
+
+def task_marker(item) -> tuple[str, int] | None:
+    """``(task id, points)`` of a graded item, None for an ungraded one; UsageError for a bad marker."""
+    mark = item.get_closest_marker("task")
+    if mark is None:
+        return None
+    if len(mark.args) != 1 or not isinstance(mark.args[0], str) or set(mark.kwargs) - {"points"}:
+        raise pytest.UsageError(f"{item.nodeid}: the marker is @pytest.mark.task('<task-id>', points=N), "
+                                f"got args {mark.args!r} kwargs {mark.kwargs!r}")
+    points = mark.kwargs.get("points")
+    if isinstance(points, bool) or not isinstance(points, int) or points <= 0:
+        raise pytest.UsageError(f"{item.nodeid}: @pytest.mark.task({mark.args[0]!r}) needs points=N, a positive "
+                                f"integer (got {points!r})")
+    return mark.args[0], points
+
+
+def pytest_collection_modifyitems(session, config, items):
+    graded = {}
+    for item in items:
+        info = task_marker(item)
+        if info is not None:
+            graded[item.nodeid] = info
+            item.stash[_INFO] = info
+    wanted = config.getoption("--task")
+    if not graded and not wanted:
+        return
+    course = _course(config)
+    known = course.tasks
+    for nodeid, (task, _) in graded.items():
+        if task not in known:
+            raise pytest.UsageError(f"{nodeid}: unknown task id {task!r} (known: {', '.join(known)}; "
+                                    "see the labs' tasks.toml)")
+    selected = set()
+    for key in wanted:
+        try:
+            selected.add(course.task(key).id)
+        except Exception as exc:  # noqa: BLE001 - UserError: one line
+            raise pytest.UsageError(f"--task: {exc}") from None
+    if not (selected or config.getoption("--graded")):
+        return
+    keep, drop = [], []
+    for item in items:
+        info = graded.get(item.nodeid)
+        ok = info is not None and (not selected or info[0] in selected)
+        (keep if ok else drop).append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+
+
+def _first_line(text: str) -> str:
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    errs = [ln[1:].strip() for ln in lines if ln.startswith("E ")]
+    return (errs[0] if errs else lines[0] if lines else "")[:300]
+
+
+def _not_implemented_line(exc: BaseException, task: str) -> str:
+    """The ``not implemented: task ...`` sentence found in ``exc`` (or a short one from the id)."""
+    todo, seen = [exc], set()
+    while todo:
+        e = todo.pop()
+        if e is None or id(e) in seen:
+            continue
+        seen.add(id(e))
+        text = str(e)
+        m = PATTERN.search(text)
+        if m:
+            rest = text[m.start():].splitlines()[0]
+            return rest[:300]
+        todo.extend([e.__cause__, e.__context__, *getattr(e, "exceptions", ())])
+    return f"not implemented: task {task}"
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    rep = yield
+    if rep.when not in ("setup", "call", "teardown"):
+        return rep
+    info = item.stash.get(_INFO, None)
+    phases = item.stash.setdefault(_PHASES, {})
+    task = task_in(call.excinfo.value) if call.excinfo is not None and rep.failed else None
+    if task is not None and rep.when in ("setup", "call"):
+        line = _not_implemented_line(call.excinfo.value, task)
+        if info is not None:
+            rep.longrepr = f"not implemented (0/{info[1]} points): {line}"
+            phases[rep.when] = ("not_implemented", line)
+        else:
+            where = line.split(f"task {task} ", 1)[-1].strip("()")
+            rep.outcome = "skipped"
+            rep.longrepr = (str(item.path), (item.location[1] or 0) + 1,
+                            f"Skipped: needs task {task}, not implemented yet ({where})")
+            phases[rep.when] = ("needs_task", f"needs task {task}")
+        return rep
+    if rep.failed:
+        message = call.excinfo.exconly() if call.excinfo is not None else rep.longreprtext
+        phases[rep.when] = ("failed", _first_line(message))
+    elif rep.skipped:
+        reason = rep.longrepr[2] if isinstance(rep.longrepr, tuple) else str(rep.longrepr)
+        phases[rep.when] = ("skipped", _first_line(str(reason)))
+    else:
+        phases.setdefault(rep.when, ("passed", ""))
+    return rep
+
+
+def _outcome(phases: dict) -> tuple[str, str]:
+    for when in ("setup", "call", "teardown"):
+        outcome, message = phases.get(when, ("passed", ""))
+        if outcome != "passed":
+            return outcome, (message if when != "teardown" else f"teardown: {message}")
+    if "call" not in phases:
+        return "failed", "did not run"
+    return "passed", ""
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    res = yield
+    info = item.stash.get(_INFO, None)
+    outcome, message = _outcome(item.stash.get(_PHASES, {}))
+    if info is not None:
+        record = {"kind": "item", "nodeid": item.nodeid, "task": info[0], "points": info[1],
+                  "outcome": outcome, "message": message}
+        item.config.stash[_STATE]["results"].append(record)
+        _write(item.config, record)
+    else:
+        _write(item.config, {"kind": "ungraded", "nodeid": item.nodeid, "outcome": outcome, "message": message})
+    return res
+
+
+class _Reporter:
+    """Writes the collection errors and the session's end to ``--task-report`` (registered by configure)."""
+
+    def __init__(self, config):
+        self.config = config
+
+    def pytest_collectreport(self, report):
+        if report.failed:
+            _write(self.config, {"kind": "collect_error", "nodeid": report.nodeid,
+                                 "message": _first_line(report.longreprtext)})
+
+    def pytest_sessionfinish(self, session, exitstatus):
+        _write(self.config, {"kind": "session", "exitstatus": int(exitstatus)})
+
+
+def summary_lines(results: list[dict], course=None) -> list[str]:
+    """One line per task of ``results`` (the plugin's item records), in task number order."""
+    by_task: dict[str, list[dict]] = {}
+    for r in results:
+        by_task.setdefault(r["task"], []).append(r)
+    tasks = course.tasks if course is not None else {}
+    order = sorted(by_task, key=lambda t: tasks[t].sort_key if t in tasks else (999,))
+    lines = []
+    for tid in order:
+        rs = by_task[tid]
+        got = sum(r["points"] for r in rs if r["outcome"] == "passed")
+        here = sum(r["points"] for r in rs)
+        counts = {k: sum(r["outcome"] == k for r in rs) for k in ("passed", "failed", "not_implemented", "skipped")}
+        parts = ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in counts.items() if v)
+        t = tasks.get(tid)
+        head = f"task {t.number} {tid}" if t is not None else f"task {tid}"
+        total = f" (the task is worth {t.points}; the rest is in hidden tests)" if t is not None and t.points > here else ""
+        lines.append(f"{head}: {got}/{here} points{total}: {parts}")
+    return lines
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    results = config.stash[_STATE]["results"]
+    if not results:
+        return
+    terminalreporter.section("course tasks")
+    for line in summary_lines(results, config.stash[_STATE]["course"]):
+        terminalreporter.write_line(line)

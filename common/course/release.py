@@ -1,0 +1,366 @@
+"""The student handout (``make student``): the reference without its solutions or hidden tests.
+
+``python -m common.course student --out build/student`` checks the course (:func:`check`), then writes
+a fresh git repository with one commit and no history at ``--out``:
+
+- every file of the reference's tree (``git ls-files --cached --others --exclude-standard``: tracked
+  files and new ones git does not ignore), except the instructor's (:data:`INSTRUCTOR_ONLY`: the known
+  wrong submissions and the course's own tests), the labs' ``hidden_tests`` files and binaries under
+  ``results/`` (:data:`BINARY_SUFFIXES`; the text tables stay);
+- Python files through :func:`common.course.markers.render`: solution blocks become stubs raising
+  :class:`~common.course.notimpl.NotImplementedTask`, stub blocks go live, hidden-test blocks go.
+  A file whose stubbed text leaves an import or a local unused gets a last line
+  ``# ruff: noqa: F401`` (or ``F841``) so the handout's linter stays clean.
+
+``--out`` is replaced only when it is a handout this command wrote (its one commit says so);
+otherwise the command refuses. Errors (one line, exit 2: :class:`~common.errors.UserError`): a bad
+``tasks.toml``, a bad marker, a solution block of a task in a file the task does not list, a task
+without solution blocks or whose blocks sit in other functions than it lists, a graded test naming an
+unknown task or points that are not a positive int, a task with no graded test, a graded test in a
+file the grader does not run, a handout file that does not compile.
+"""
+from __future__ import annotations
+
+import ast
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from common.errors import UserError
+
+from . import markers
+from .tasks import Course, load_course
+
+#: Path prefixes of the reference that never reach a student.
+INSTRUCTOR_ONLY = ("common/course/wrong/", "common/course/test_")
+#: Files under results/ with these suffixes are binaries (plots, SPIR-V, libraries): not in the handout.
+BINARY_SUFFIXES = {".png", ".jpg", ".jpeg", ".gif", ".pdf", ".spv", ".so", ".o", ".a", ".tar", ".gz", ".bin",
+                   ".onnx", ".data", ".pt", ".params", ".vmfb", ".npy", ".npz"}
+#: Folders that are caches or environments, never part of a tree the course reads or writes.
+SKIP_DIRS = {".git", ".venv", "venv", "__pycache__", ".pytest_cache", ".hypothesis", ".ruff_cache", "node_modules",
+             "build", "mutants", ".mypy_cache"}
+COMMIT_MESSAGE = "ml-compiler-labs student handout"
+_GIT_ENV = {"GIT_AUTHOR_NAME": "ml-compiler-labs", "GIT_AUTHOR_EMAIL": "course@ml-compiler-labs.invalid",
+            "GIT_COMMITTER_NAME": "ml-compiler-labs", "GIT_COMMITTER_EMAIL": "course@ml-compiler-labs.invalid"}
+
+
+def source_files(root: Path) -> list[str]:
+    """The files of the tree at ``root`` (relative POSIX paths, sorted): git's view when it is a work tree
+    (tracked + untracked-not-ignored, existing files only), else a walk that skips :data:`SKIP_DIRS`."""
+    root = Path(root)
+    try:
+        run = subprocess.run(["git", "-C", str(root), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                             capture_output=True, check=True, timeout=60)
+        names = {n for n in run.stdout.decode().split("\0") if n}
+        if names:
+            return sorted(n for n in names if (root / n).is_file() and not (root / n).is_symlink())
+    except (OSError, subprocess.SubprocessError):
+        pass
+    out = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.endswith(".egg-info"))
+        for f in filenames:
+            p = Path(dirpath, f)
+            if not p.is_symlink() and not f.endswith((".pyc", ".pyo")):
+                out.append(p.relative_to(root).as_posix())
+    return sorted(out)
+
+
+def is_binary_result(rel: str) -> bool:
+    return rel.startswith("results/") and Path(rel).suffix.lower() in BINARY_SUFFIXES
+
+
+@dataclass
+class Scan:
+    """What :func:`check` found: the blocks per Python file and the graded markers per task."""
+
+    blocks: dict[str, list[markers.Block]] = field(default_factory=dict)
+    graded: dict[str, list[tuple[str, int, int]]] = field(default_factory=dict)  # task -> [(file, line, points)]
+
+
+def _is_task_mark(node: ast.AST) -> bool:
+    return isinstance(node, ast.Call) and ast.unparse(node.func) in ("pytest.mark.task", "mark.task")
+
+
+def graded_marks(text: str, path: str) -> list[tuple[str | None, object, int]]:
+    """``(task id or None, points, line)`` of every ``pytest.mark.task(...)`` call in a test file."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError as exc:
+        raise UserError(f"{path}:{exc.lineno}: not valid Python ({exc.msg})") from None
+    out = []
+    for node in ast.walk(tree):
+        if _is_task_mark(node):
+            task = node.args[0].value if len(node.args) == 1 and isinstance(node.args[0], ast.Constant) else None
+            points = next((k.value.value for k in node.keywords if k.arg == "points"
+                           and isinstance(k.value, ast.Constant)), None)
+            out.append((task, points, node.lineno))
+    return out
+
+
+def check(course: Course, files: Iterable[str] | None = None, *, reference: bool = True) -> Scan:
+    """Check markers, tasks and graded tests of the reference together (see the module docstring).
+
+    ``reference=False`` checks a handout's tree (a student grading their own work): there the tasks have
+    stubs instead of solution blocks and the hidden test files are absent.
+
+    Returns:
+        the :class:`Scan`. Raises :class:`UserError` (one line) at the first problem.
+    """
+    root = course.root
+    tasks = course.tasks
+    scan = Scan()
+    for f in course.hidden_files if reference else ():
+        if not (root / f).is_file():
+            raise UserError(f"{f.split('/', 1)[0]}/tasks.toml: hidden_tests: no file {f}")
+    for rel in files if files is not None else source_files(root):
+        if not rel.endswith(".py") or rel.startswith(INSTRUCTOR_ONLY[0]):
+            continue
+        text = (root / rel).read_text()
+        blocks = markers.find_blocks(text, rel, known=tasks)
+        if blocks:
+            scan.blocks[rel] = blocks
+        for b in blocks:
+            if b.kind == markers.SOLUTION and rel not in tasks[b.task].files:
+                raise UserError(f"{rel}:{b.begin}: a solution block of {b.task} in a file the task does not list "
+                                f"(files = {list(tasks[b.task].files)})")
+        if Path(rel).name.startswith("test_"):
+            for task, points, line in graded_marks(text, rel):
+                where = f"{rel}:{line}: @pytest.mark.task"
+                if task is None:
+                    raise UserError(f"{where}: the first argument must be a task id string")
+                if task not in tasks:
+                    raise UserError(f"{where}({task!r}): unknown task id (known: {', '.join(tasks)})")
+                if isinstance(points, bool) or not isinstance(points, int) or points <= 0:
+                    raise UserError(f"{where}({task!r}): points must be a positive integer, got {points!r}")
+                lab = course.lab(tasks[task].lab)
+                if rel not in tasks[task].tests and rel not in lab.hidden_tests:
+                    raise UserError(f"{where}({task!r}): {rel} is neither in the task's tests nor in the lab's "
+                                    "hidden_tests, so the grader would never run it")
+                scan.graded.setdefault(task, []).append((rel, line, points))
+    for t in tasks.values():
+        found = [(rel, b) for rel, bs in scan.blocks.items() for b in bs if b.kind == markers.SOLUTION and b.task == t.id]
+        if not found and not reference:
+            continue
+        if not found:
+            raise UserError(f"task {t.id} ({t.lab}/tasks.toml) has no '### BEGIN SOLUTION {t.id}' block in its files")
+        for f in t.files:
+            if not any(rel == f for rel, _ in found):
+                raise UserError(f"task {t.id} lists {f} but that file holds no solution block of the task")
+        funcs = {b.function for _, b in found}
+        if funcs != set(t.functions):
+            raise UserError(f"task {t.id}: its solution blocks are in {sorted(funcs)}, its tasks.toml lists "
+                            f"functions = {list(t.functions)}")
+        if t.id not in scan.graded:
+            raise UserError(f"task {t.id} ({t.lab}/tasks.toml) has no graded test (@pytest.mark.task({t.id!r}, points=N))")
+    return scan
+
+
+def excluded(course: Course, rel: str) -> bool:
+    """Whether ``rel`` stays out of the handout (instructor-only, hidden tests, result binaries)."""
+    return rel.startswith(INSTRUCTOR_ONLY) or rel in course.hidden_files or is_binary_result(rel)
+
+
+def handout_text(course: Course, rel: str, scan: Scan, text: str | None = None, stub=None) -> str:
+    """The handout's text of one Python file (``stub``: the task ids to stub, None: all)."""
+    text = (course.root / rel).read_text() if text is None else text
+    blocks = scan.blocks.get(rel)
+    if not blocks:
+        return text
+    return markers.render(text, rel, stub=stub, drop_hidden=True, tasks=course.tasks, blocks=blocks)
+
+
+def plan(course: Course, scan: Scan | None = None, files: Iterable[str] | None = None) -> dict[str, bytes]:
+    """``{relative path: bytes}`` of the handout (before the linter's noqa lines)."""
+    files = source_files(course.root) if files is None else list(files)
+    scan = check(course, files) if scan is None else scan
+    out: dict[str, bytes] = {}
+    for rel in files:
+        if excluded(course, rel):
+            continue
+        if rel in scan.blocks:
+            text = handout_text(course, rel, scan)
+            try:
+                compile(text, rel, "exec")
+            except SyntaxError as exc:
+                raise UserError(f"the handout of {rel} does not compile (line {exc.lineno}: {exc.msg}): "
+                                "check its markers") from None
+            out[rel] = text.encode()
+        else:
+            out[rel] = (course.root / rel).read_bytes()
+    return out
+
+
+def _ruff_noqa(out_dir: Path, files: list[str]) -> dict[str, list[str]]:
+    """Codes F401/F841 that ruff finds in ``files`` of the handout (``{file: [codes]}``)."""
+    if not files:
+        return {}
+    run = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", "--select", "F401,F841",
+                          "--output-format", "json", *files], cwd=out_dir, capture_output=True, text=True, timeout=120)
+    try:
+        found = json.loads(run.stdout or "[]")
+    except json.JSONDecodeError:
+        raise UserError(f"ruff failed on the handout: {(run.stderr or run.stdout).strip()[:200]}") from None
+    codes: dict[str, set] = {}
+    for d in found:
+        rel = Path(d["filename"]).resolve().relative_to(out_dir.resolve()).as_posix()
+        codes.setdefault(rel, set()).add(d["code"])
+    return {k: sorted(v) for k, v in codes.items()}
+
+
+def _git(out: Path, *args: str) -> str:
+    env = {**os.environ, **_GIT_ENV}
+    run = subprocess.run(["git", "-C", str(out), "-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false", *args],
+                         capture_output=True, text=True, env=env, timeout=120)
+    if run.returncode != 0:
+        raise UserError(f"git {args[0]} failed in {out}: {(run.stderr or run.stdout).strip()[:200]}")
+    return run.stdout
+
+
+def is_handout(path: Path) -> bool:
+    """Whether ``path`` is a git repository whose one commit is a handout this module wrote."""
+    if not (path / ".git").exists():
+        return False
+    run = subprocess.run(["git", "-C", str(path), "log", "--format=%s"], capture_output=True, text=True, timeout=30)
+    return run.returncode == 0 and run.stdout.splitlines() == [COMMIT_MESSAGE]
+
+
+@dataclass
+class Handout:
+    """What :func:`build` wrote: the folder, the file count, stubs per task, hidden blocks dropped."""
+
+    out: Path
+    files: int
+    stubs: dict[str, int]
+    hidden_blocks: int
+    left_out: list[str]
+
+
+def write_tree(course: Course, files: dict[str, bytes], dest: Path) -> None:
+    for rel, data in files.items():
+        p = dest / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_bytes(data)
+        if os.access(course.root / rel, os.X_OK):
+            p.chmod(0o755)
+
+
+def build(root: str | Path, out: str | Path, *, git: bool = True) -> Handout:
+    """Write the handout of the reference at ``root`` to ``out`` (see the module docstring).
+
+    Raises:
+        UserError: a check failed, or ``out`` exists and is not a handout this command wrote.
+    """
+    course = load_course(root)
+    out = Path(out).resolve()
+    if out == course.root or course.root in out.parents and out.parts[len(course.root.parts)] not in SKIP_DIRS:
+        raise UserError(f"--out {out} lies inside the reference's own files: pick a folder under build/ or elsewhere")
+    if out.exists() and any(out.iterdir()) and not is_handout(out):
+        raise UserError(f"{out} exists and is not a handout written by this command: remove it or pick another --out")
+    files = source_files(course.root)
+    scan = check(course, files)
+    tree = plan(course, scan, files)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        write_tree(course, tree, tmp)
+        changed = [rel for rel in tree if rel in scan.blocks]
+        for rel, codes in _ruff_noqa(tmp, changed).items():
+            p = tmp / rel
+            p.write_text(p.read_text().rstrip("\n") + f"\n# ruff: noqa: {', '.join(codes)}\n")
+        if git:
+            _git(tmp, "init", "-q")
+            _git(tmp, "add", "-A", "-f")
+            _git(tmp, "commit", "-q", "-m", COMMIT_MESSAGE)
+        if out.exists():
+            shutil.rmtree(out)
+        os.replace(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    stubs: dict[str, int] = {}
+    hidden = 0
+    for bs in scan.blocks.values():
+        for b in bs:
+            if b.kind == markers.SOLUTION:
+                stubs[b.task] = stubs.get(b.task, 0) + 1
+            hidden += b.kind == markers.HIDDEN
+    left = [rel for rel in files if excluded(course, rel)]
+    return Handout(out=out, files=len(tree), stubs=stubs, hidden_blocks=hidden, left_out=left)
+
+
+CACHE_PARTS = {"__pycache__", ".pytest_cache", ".hypothesis", ".ruff_cache", ".mypy_cache", ".venv"}
+
+
+def leak_scan(root: str | Path, handout: str | Path) -> list[str]:
+    """Problems of a handout against its reference (empty: none). One line each:
+
+    a marker left in a file; a line of solution code or of a hidden test (a stripped line that occurs in
+    a solution or hidden block and nowhere else in the reference's handout text, stubs included); an
+    instructor-only or hidden file; a cache; a binary under results/; a git history of more than the one
+    commit.
+    """
+    course = load_course(root)
+    files = source_files(course.root)
+    scan = check(course, files)
+    handout = Path(handout)
+    problems: list[str] = []
+    secret: set[str] = set()
+    allowed: set[str] = set()
+    for rel in files:
+        if rel.startswith(INSTRUCTOR_ONLY[0]) or is_binary_result(rel):
+            continue
+        try:
+            text = (course.root / rel).read_text()
+        except UnicodeDecodeError:
+            continue
+        lines = text.splitlines()
+        blocks = scan.blocks.get(rel, [])
+        inside = {i for b in blocks if b.kind != markers.STUB for i in range(b.begin, b.end + 1)}
+        if rel in course.hidden_files:
+            secret.update(s for ln in lines if (s := ln.strip()) and not s.startswith(("#", '"""')))
+            continue
+        secret.update(markers.block_lines(text, blocks, {markers.SOLUTION, markers.HIDDEN}))
+        allowed.update(ln.strip() for i, ln in enumerate(lines, start=1) if i not in inside)
+        if rel in scan.blocks:
+            allowed.update(ln.strip() for ln in handout_text(course, rel, scan, text).splitlines())
+    secret -= allowed
+    walked = []
+    for dirpath, dirnames, filenames in os.walk(handout):
+        rel_dir = Path(dirpath).relative_to(handout).as_posix()
+        if ".git" in dirnames:
+            dirnames.remove(".git")
+        for d in dirnames:
+            if d in CACHE_PARTS or d.endswith(".egg-info"):
+                problems.append(f"{rel_dir}/{d}: a cache or environment folder in the handout")
+        for f in filenames:
+            walked.append(Path(rel_dir, f).as_posix().removeprefix("./"))
+    for rel in sorted(walked):
+        p = handout / rel
+        if rel.startswith(INSTRUCTOR_ONLY) or rel in course.hidden_files:
+            problems.append(f"{rel}: instructor-only or hidden test file in the handout")
+        if is_binary_result(rel):
+            problems.append(f"{rel}: a binary under results/ in the handout")
+        if rel.endswith((".pyc", ".pyo")):
+            problems.append(f"{rel}: a cache file in the handout")
+        try:
+            text = p.read_text()
+        except (UnicodeDecodeError, OSError):
+            continue
+        if rel.endswith(".py") and markers.has_marker(text):
+            problems.append(f"{rel}: a solution/stub/hidden marker left in the handout")
+        for i, ln in enumerate(text.splitlines(), start=1):
+            if ln.strip() in secret:
+                problems.append(f"{rel}:{i}: a line of solution code or of a hidden test: {ln.strip()[:80]!r}")
+    if (handout / ".git").exists():
+        run = subprocess.run(["git", "-C", str(handout), "rev-list", "--all", "--count"], capture_output=True,
+                             text=True, timeout=30)
+        if run.stdout.strip() != "1":
+            problems.append(f"the handout's git history has {run.stdout.strip() or '?'} commits, not 1")
+    return problems

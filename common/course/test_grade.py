@@ -1,0 +1,112 @@
+"""The grader (:mod:`common.course.grade`, ``make grade``) on the demo course: scores, files, robustness."""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+
+import pytest
+
+from common.course import grade, release
+from common.course.test_fixtures import make_course, run_course
+
+TOP = {"score", "execution_time", "output", "output_format", "visibility", "stdout_visibility", "extra_data", "tests"}
+TEST = {"name", "number", "score", "max_score", "status", "output", "tags", "visibility", "extra_data"}
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    root = tmp_path_factory.mktemp("grade")
+    ref = make_course(root / "ref")
+    release.build(ref, root / "handout", git=False)
+    return ref, root / "handout"
+
+
+def _submission(demo, tmp_path, edit=None):
+    """The handout with the solutions written in (``edit(text) -> text`` changes mod.py further)."""
+    ref, handout = demo
+    sub = tmp_path / "sub"
+    shutil.copytree(handout, sub)
+    text = (ref / "lab09_demo/mod.py").read_text()
+    (sub / "lab09_demo/mod.py").write_text(edit(text) if edit else text)
+    return sub
+
+
+def test_full_marks_and_gradescope_files(demo, tmp_path):
+    ref, _ = demo
+    out = tmp_path / "out"
+    (g,) = grade.grade(ref, _submission(demo, tmp_path), out)
+    assert g.scores() == {"lab09.double": 4, "lab09.inc": 4} and g.ignored == []
+    data = json.loads((out / "lab09_demo/results.json").read_text())
+    assert set(data) == TOP and data["score"] == 8 and data["extra_data"]["hypothesis_seed"] == 0
+    assert [set(t) for t in data["tests"]] == [TEST, TEST]
+    assert [(t["number"], t["score"], t["max_score"], t["status"]) for t in data["tests"]] == [
+        ("9.1", 4, 4, "passed"), ("9.2", 4, 4, "passed")]
+    assert data["tests"][1]["tags"] == ["lab09", "lab09.inc"]
+    md = (out / "lab09_demo/results.md").read_text()
+    assert md.index("| 9.1 |") < md.index("| 9.2 |") and "| | **total** | **8** | **8** |" in md
+    assert not re.search(r"\d\d:\d\d|\b20\d\d-\d\d-\d\d", md)  # no timestamps
+
+
+def test_handout_scores_zero_and_hidden_tests_count(demo, tmp_path):
+    ref, handout = demo
+    (g,) = grade.grade(ref, handout)
+    assert g.scores() == {"lab09.double": 0, "lab09.inc": 0}
+    inc = g.tasks[1]
+    assert {r["nodeid"].split("::")[1] for r in inc.items} == {"test_inc", "test_inc_hidden"}
+    assert all(r["outcome"] == "not_implemented" for r in inc.items)
+    assert "not implemented yet: 2 graded test(s), 4 points" in inc.output()
+
+
+def test_a_wrong_task_loses_only_its_own_points(demo, tmp_path):
+    ref, _ = demo
+    (g,) = grade.grade(ref, _submission(demo, tmp_path, lambda t: t.replace("return x + 1", "return x + 2")))
+    assert g.scores() == {"lab09.double": 4, "lab09.inc": 0}
+    assert "test_inc (3 pt): failed: AssertionError: assert 3 == 2" in g.tasks[1].output()
+
+
+def test_syntax_error_scores_zero_with_its_first_line_and_the_report_is_written(demo, tmp_path):
+    ref, _ = demo
+    out = tmp_path / "out"
+    sub = _submission(demo, tmp_path, lambda t: t + "\ndef broken(:\n")
+    (g,) = grade.grade(ref, sub, out)
+    assert g.scores() == {"lab09.double": 0, "lab09.inc": 0}
+    data = json.loads((out / "lab09_demo/results.json").read_text())
+    assert "lab09_demo/mod.py does not compile: SyntaxError: invalid syntax (lab09_demo/mod.py, line" in \
+        data["tests"][0]["output"]
+
+
+def test_own_conftest_and_edited_tests_are_ignored_and_listed(demo, tmp_path):
+    ref, _ = demo
+    sub = _submission(demo, tmp_path, lambda t: t.replace("return x + 1", "return x + 2"))
+    (sub / "conftest.py").write_text("import pytest\n\n\n@pytest.fixture(autouse=True)\ndef cheat():\n    pass\n")
+    tests = sub / "lab09_demo/test_mod.py"
+    tests.write_text(tests.read_text().replace("assert mod.Box().inc(1) == 2", "assert True"))
+    (g,) = grade.grade(ref, sub)
+    assert g.ignored == ["conftest.py (not a student file)", "lab09_demo/test_mod.py (edits a given file)"]
+    assert g.scores()["lab09.inc"] == 0  # the reference's tests ran, not the edited ones
+
+
+def test_missing_student_file_scores_the_stub_not_the_solution(demo, tmp_path):
+    ref, _ = demo
+    sub = _submission(demo, tmp_path)
+    (sub / "lab09_demo/mod.py").unlink()
+    (g,) = grade.grade(ref, sub)
+    assert g.scores() == {"lab09.double": 0, "lab09.inc": 0}
+    assert "lab09_demo/mod.py is not in the submission (graded as the handout's stub)" in g.tasks[0].output()
+
+
+def test_cli_grades_and_bad_input_is_one_line(demo, tmp_path):
+    ref, _ = demo
+    sub = _submission(demo, tmp_path)
+    run = run_course("--root", str(ref), "grade", str(sub), "--out", str(tmp_path / "out"), "--timeout", "30")
+    assert run.returncode == 0 and "lab09_demo: 8/8 points" in run.stdout, run.stdout + run.stderr
+    bad = run_course("--root", str(ref), "grade", str(tmp_path / "nope"))
+    assert bad.returncode == 2 and bad.stderr.strip().splitlines() == [
+        f"error: no submission folder {tmp_path / 'nope'}: make grade SUB=<folder holding your lab files>"]
+
+
+def test_inside_a_handout_the_grade_is_a_preview_on_the_public_tests(demo, tmp_path):
+    ref, handout = demo
+    (g,) = grade.grade(handout, _submission(demo, tmp_path))
+    assert g.scores() == {"lab09.double": 4, "lab09.inc": 3}  # the hidden point is not in the handout

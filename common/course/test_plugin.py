@@ -1,0 +1,94 @@
+"""The course's pytest plugin (:mod:`common.course.plugin`), run by a real pytest on the demo course."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from common.course import markers, release
+from common.course.test_fixtures import TESTS, make_course, run_pytest_in
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    """The demo course and its handout."""
+    root = tmp_path_factory.mktemp("course")
+    ref = make_course(root / "ref")
+    release.build(ref, root / "handout", git=False)
+    return ref, root / "handout"
+
+
+def test_reference_passes_with_a_summary_per_task(demo, tmp_path):
+    ref, _ = demo
+    report = tmp_path / "r.jsonl"
+    run = run_pytest_in(ref, f"--task-report={report}")
+    assert run.returncode == 0, run.stdout
+    assert "task 9.1 lab09.double: 4/4 points: 3 passed" in run.stdout
+    assert "task 9.2 lab09.inc: 4/4 points: 2 passed" in run.stdout
+    records = [json.loads(line) for line in report.read_text().splitlines()]
+    items = [r for r in records if r["kind"] == "item"]
+    assert {(r["nodeid"].split("::")[1], r["task"], r["points"], r["outcome"]) for r in items} == {
+        ("test_double", "lab09.double", 2, "passed"), ("test_double_more[1]", "lab09.double", 1, "passed"),
+        ("test_double_more[2]", "lab09.double", 1, "passed"), ("test_inc", "lab09.inc", 3, "passed"),
+        ("test_inc_hidden", "lab09.inc", 1, "passed")}
+    assert [r["kind"] for r in records].count("ungraded") == 2 and records[-1] == {"kind": "session", "exitstatus": 0}
+
+
+def test_stubs_report_not_implemented_in_one_line_and_ungraded_tests_skip(demo):
+    _, handout = demo
+    run = run_pytest_in(handout, "-rfs")
+    out = run.stdout
+    assert run.returncode == 1
+    assert ("lab09_demo/test_mod.py::test_inc - not implemented (0/3 points): not implemented: task lab09.inc "
+            "(Box.inc in lab09_demo/mod.py; instructions in lab09_demo/TASKS.md)") in out
+    assert "Traceback" not in out and "raise NotImplementedTask" not in out
+    assert "needs task lab09.double, not implemented yet (double in lab09_demo/mod.py" in out
+    assert "task 9.2 lab09.inc: 0/3 points (the task is worth 4; the rest is in hidden tests): 1 not implemented" in out
+    assert "4 failed, 1 passed, 1 skipped" in out
+
+
+def test_task_option_selects_one_task_by_id_or_number(demo):
+    ref, _ = demo
+    for key in ("lab09.inc", "9.2"):
+        run = run_pytest_in(ref, "--task", key, "-q")
+        assert run.returncode == 0 and "2 passed, 5 deselected" in run.stdout, run.stdout
+    run = run_pytest_in(ref, "--graded", "-q")
+    assert "5 passed, 2 deselected" in run.stdout
+    run = run_pytest_in(ref, "--task", "lab09.nope")
+    assert run.returncode == 4 and "--task: unknown task 'lab09.nope'; known: lab09.double, lab09.inc" in run.stdout
+
+
+@pytest.mark.parametrize("old, new, words", [
+    ('task("lab09.inc", points=3)', 'task("lab09.incr", points=3)',
+     "lab09_demo/test_mod.py::test_inc: unknown task id 'lab09.incr' (known: lab09.double, lab09.inc"),
+    ('task("lab09.inc", points=3)', 'task("lab09.inc")', "needs points=N, a positive integer (got None)"),
+    ('task("lab09.inc", points=3)', 'task("lab09.inc", 3)', "the marker is @pytest.mark.task('<task-id>', points=N)"),
+])
+def test_bad_marker_stops_the_run_with_one_line(tmp_path, old, new, words):
+    root = make_course(tmp_path, tests=TESTS.replace(old, new))
+    run = run_pytest_in(root, "-q")
+    assert run.returncode == 4 and words in run.stdout, run.stdout
+    assert "Traceback" not in run.stdout
+
+
+def test_not_implemented_folded_into_another_message_still_counts(tmp_path):
+    tests = TESTS + '''
+
+@pytest.mark.task("lab09.inc", points=1)
+def test_harness_catches_it():
+    try:
+        mod.Box().inc(1)
+    except Exception as exc:
+        outcome = f"pass_error: {type(exc).__name__}: {exc}"
+    assert outcome == "ok", outcome
+'''
+    ref = make_course(tmp_path / "ref", tests=tests)
+    out = tmp_path / "handout"
+    (out / "lab09_demo").mkdir(parents=True)
+    for name in ("__init__.py", "tasks.toml"):
+        (out / "lab09_demo" / name).write_text((ref / "lab09_demo" / name).read_text())
+    (out / "pyproject.toml").write_text((ref / "pyproject.toml").read_text())
+    (out / "lab09_demo/mod.py").write_text(markers.render((ref / "lab09_demo/mod.py").read_text(), "lab09_demo/mod.py"))
+    (out / "lab09_demo/test_mod.py").write_text(tests)
+    run = run_pytest_in(out, "--task", "lab09.inc", "-q")
+    assert "test_harness_catches_it - not implemented (0/1 points): not implemented: task lab09.inc" in run.stdout

@@ -1,0 +1,116 @@
+"""The labs' tasks.toml, their TASKS.md sheets, the course checks and the handout (``make student``)."""
+from __future__ import annotations
+
+import re
+import subprocess
+
+import pytest
+
+from common.course import release, sheet
+from common.course.tasks import load_course
+from common.course.test_fixtures import MOD, PROJECT, TASKS, TESTS, make_course, run_course
+from common.errors import UserError, run_cli
+
+
+@pytest.fixture(scope="module")
+def course():
+    return load_course(PROJECT)
+
+
+def test_the_course_has_its_tasks_in_number_order(course):
+    assert list(course.tasks) == ["lab01.reshape", "lab01.identity", "lab01.gather", "lab02.reorder", "lab03.build",
+                                  "lab03.unroll"]
+    assert [t.number for t in course.tasks.values()] == ["1.1", "1.2", "1.3", "2.1", "3.1", "3.2"]
+    assert all(t.points > 0 and t.files and t.functions and t.tests for t in course.tasks.values())
+    assert course.student_files == ("lab01_onnx/passes/reshape.py", "lab01_onnx/passes/identity.py",
+                                    "lab01_onnx/passes/gather.py", "lab02_tvm/tir_pass.py", "lab03_mlir/builder.py",
+                                    "lab03_mlir/unroll.py")
+
+
+def test_committed_task_sheets_are_up_to_date(course):
+    assert sheet.stale(course) == [], "TASKS.md is stale: run `python -m common.course sheet`"
+    assert run_course("sheet", "--check").returncode == 0
+
+
+def test_sheet_lists_every_task_with_points_and_how_to_check(course):
+    text = sheet.render_lab(course.lab("lab01"))
+    assert text == sheet.render_lab(course.lab("lab01_onnx"))  # deterministic, no date
+    assert "| 1.1 | Fuse consecutive Reshapes (`lab01.reshape`) | 20 |" in text
+    assert "## Task 1.3: Fold constant Gathers (`lab01.gather`, 25 points)" in text
+    assert "`pytest --task lab01.identity`" in text and "**total** | **60**" in text
+    assert not re.search(r"\b20\d\d-\d\d-\d\d\b", text)
+
+
+def test_the_reference_passes_the_course_checks(course):
+    scan = release.check(course)
+    assert set(scan.graded) == set(course.tasks)
+    assert {b.function for bs in scan.blocks.values() for b in bs if b.kind == "SOLUTION"} >= {
+        "fuse_at", "AffineLoopUnroll.unroll_loop", "_block_plan", "_linalg_body"}
+
+
+@pytest.mark.parametrize("edit, words", [
+    (lambda t: t.replace("points = 4\n", "", 1), "task 'lab09.double' has no points"),
+    (lambda t: t.replace("points = 4\n", "points = 0\n", 1), "has no points (points = 0)"),
+    (lambda t: t.replace('title = "Double"', 'title = "Double"\ncolour = "red"'), "unknown key 'colour'"),
+    (lambda t: t.replace('files = ["lab09_demo/mod.py"]', 'files = ["lab09_demo/nope.py"]', 1), "no file lab09_demo/nope.py"),
+    (lambda t: t.replace('id = "lab09.inc"', 'id = "lab09.double"'), "'lab09.double' is used twice"),
+    (lambda t: t.replace('id = "lab09.inc"', 'id = "Inc"'), "id must be dotted lower-case words"),
+    (lambda t: t.replace('points = 4', 'points = "4"', 1), "points must be an integer"),
+])
+def test_bad_tasks_toml_is_one_line(tmp_path, edit, words):
+    make_course(tmp_path, tasks=edit(TASKS))
+    with pytest.raises(UserError) as err:
+        load_course(tmp_path)
+    assert words in str(err.value) and "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("mod, tests, words", [
+    (MOD, TESTS.replace('task("lab09.inc", points=3)', 'task("lab09.incr", points=3)'),
+     "@pytest.mark.task('lab09.incr'): unknown task id"),
+    (MOD, TESTS.replace('task("lab09.inc", points=3)', 'task("lab09.inc", points=0)'), "points must be a positive integer"),
+    (MOD, TESTS.replace('@pytest.mark.task("lab09.inc", points=3)\n', "").replace(
+        '@pytest.mark.task("lab09.inc", points=1)\n', ""), "task lab09.inc (lab09_demo/tasks.toml) has no graded test"),
+    (MOD.replace("def inc(self, x)", "def incr(self, x)"), TESTS, "its solution blocks are in ['Box.incr']"),
+    (MOD.replace("### BEGIN SOLUTION lab09.inc\n        return x + 1\n        ### END SOLUTION\n", "return x + 1\n"),
+     TESTS, "has no '### BEGIN SOLUTION lab09.inc' block"),
+])
+def test_bad_course_makes_student_refuse_with_one_line(tmp_path, capsys, mod, tests, words):
+    make_course(tmp_path / "ref", mod=mod, tests=tests)
+    from common.course.__main__ import main
+    rc = run_cli(main, ["--root", str(tmp_path / "ref"), "student", "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err.strip()
+    assert rc == 2 and len(err.splitlines()) == 1 and err.startswith("error: ") and words in err, err
+    assert not (tmp_path / "out").exists()
+
+
+def test_handout_is_one_commit_with_stubs_and_no_hidden_test(tmp_path):
+    ref = make_course(tmp_path / "ref")
+    h = release.build(ref, tmp_path / "out")
+    out = tmp_path / "out"
+    assert h.stubs == {"lab09.double": 1, "lab09.inc": 1} and h.hidden_blocks == 1
+    log = subprocess.run(["git", "-C", str(out), "log", "--format=%s"], capture_output=True, text=True).stdout
+    assert log.splitlines() == [release.COMMIT_MESSAGE]
+    text = (out / "lab09_demo/mod.py").read_text()
+    assert 'raise NotImplementedTask("lab09.double")' in text and "return 2 * x" not in text
+    assert "test_inc_hidden" not in (out / "lab09_demo/test_mod.py").read_text()
+    assert release.leak_scan(ref, out) == []
+    release.build(ref, out)  # a handout it wrote is replaced
+    (out / "lab09_demo/extra.py").write_text("    return 2 * x\n")
+    assert any("a line of solution code" in p for p in release.leak_scan(ref, out))
+
+
+def test_student_refuses_to_overwrite_a_folder_it_did_not_write(tmp_path):
+    ref = make_course(tmp_path / "ref")
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "notes.txt").write_text("keep me")
+    with pytest.raises(UserError, match="is not a handout written by this command"):
+        release.build(ref, tmp_path / "mine")
+    assert (tmp_path / "mine" / "notes.txt").read_text() == "keep me"
+
+
+def test_real_handout_leaves_out_the_instructor_files(course, tmp_path):
+    plan = release.plan(course)
+    assert not [p for p in plan if p.startswith(release.INSTRUCTOR_ONLY) or p in course.hidden_files]
+    assert not [p for p in plan if release.is_binary_result(p)]
+    assert "lab03_mlir/test_task_unroll_hidden.py" not in plan and "lab01_onnx/TASKS.md" in plan
+    assert b"### BEGIN SOLUTION" not in plan["lab03_mlir/unroll.py"]

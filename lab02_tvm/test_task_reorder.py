@@ -1,0 +1,140 @@
+"""Graded tests of Task 2.1 (``lab02.reorder``): the plan of the reduction-loop interchange.
+
+Through the pass's public contract only (``reorder_prim_func``, ``ReorderStats``, ``register``; the
+module docstring of ``lab02_tvm/tir_pass.py``): an eligible block's innermost spatial loop moves inside
+its reduction loops, every other block is left alone (the same PrimFunc object back), a second run
+changes nothing, and the built kernel computes what NumPy computes. The loop order is read from the
+TVMScript text here, not with the lab's own ``loop_nest``.
+
+Run: ``pytest --task lab02.reorder`` (or ``pytest lab02_tvm/test_task_reorder.py``).
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.lab02
+
+tvm = pytest.importorskip("tvm")
+
+_FOR = re.compile(r"^(\s*)for (.+?) in ")
+_BLOCK = re.compile(r'^(\s*)with T\.sblock\("([^"]+)"\)')
+
+
+def block_loops(func) -> dict[str, list[str]]:
+    """``{block name: [loop variables, outermost first]}`` read from the TVMScript of ``func``."""
+    stack: list[tuple[int, list[str]]] = []
+    out: dict[str, list[str]] = {}
+    for line in func.script().splitlines():
+        m = _FOR.match(line) or _BLOCK.match(line)
+        if not m:
+            continue
+        depth = len(m.group(1))
+        while stack and stack[-1][0] >= depth:
+            stack.pop()
+        if line.lstrip().startswith("for "):
+            stack.append((depth, [v.strip() for v in m.group(2).split(",")]))
+        else:
+            out[m.group(2)] = [v for _, vs in stack for v in vs]
+    return out
+
+
+def matmul(m=64, k=96, n=128):
+    from tvm import te, topi
+    A = te.placeholder((m, k), name="A")
+    B = te.placeholder((k, n), name="B")
+    return te.create_prim_func([A, B, topi.matmul(A, B)])
+
+
+def batch_matmul():
+    from tvm import te, topi
+    X = te.placeholder((2, 8, 12), name="X")
+    Y = te.placeholder((2, 12, 16), name="Y")
+    return te.create_prim_func([X, Y, topi.nn.batch_matmul(X, Y, transpose_b=False)])
+
+
+def _scheduled(how: str):
+    """The matmul after one schedule step that makes its block ineligible."""
+    from tvm import s_tir
+    sch = s_tir.Schedule(tvm.IRModule({"main": matmul(16, 24, 32)}))
+    i, j, k = sch.get_loops(sch.get_sblock("T_matmul"))
+    if how == "transposed":        # loops (j, i, k) around C[i, j]: the inner spatial loop is C's first axis
+        sch.reorder(j, i, k)
+    elif how == "fused":           # one loop for two iterators
+        sch.fuse(i, j)
+    elif how == "split":           # two loops for one iterator
+        sch.split(k, [None, 4])
+    elif how == "spatial_inner":   # already interchanged by hand
+        sch.reorder(i, k, j)
+    return sch.mod["main"]
+
+
+def _ineligible(how: str):
+    from tvm import te
+    if how == "elementwise":       # no reduction iterator
+        A = te.placeholder((8, 8), name="A")
+        return te.create_prim_func([A, te.compute((8, 8), lambda i, j: A[i, j] * 2, name="E")])
+    if how == "scalar_sum":        # no spatial iterator
+        A = te.placeholder((24,), name="A")
+        k = te.reduce_axis((0, 24), name="k")
+        return te.create_prim_func([A, te.compute((), lambda: te.sum(A[k], axis=k), name="S")])
+    return _scheduled(how)
+
+
+@pytest.mark.task("lab02.reorder", points=3)
+def test_matmul_inner_spatial_loop_moves_inside_the_reduction():
+    from lab02_tvm.tir_pass import ReorderStats, reorder_prim_func
+    f = matmul()
+    st = ReorderStats()
+    g = reorder_prim_func(f, "mm", st)
+    assert st.reordered == ["mm/T_matmul_update: (ax0, ax1, k) -> (ax0, k, ax1)"]
+    loops = block_loops(g)
+    assert loops["T_matmul_update"] == ["ax0", "k", "ax1"], loops
+    assert block_loops(f)["T_matmul"] == ["ax0", "ax1", "k"]  # the input PrimFunc is untouched
+
+
+@pytest.mark.task("lab02.reorder", points=2)
+def test_batch_matmul_keeps_the_outer_loops_in_order():
+    from lab02_tvm.tir_pass import ReorderStats, reorder_prim_func
+    st = ReorderStats()
+    g = reorder_prim_func(batch_matmul(), "bmm", st)
+    assert st.reordered == ["bmm/T_batch_matmul_NN_update: (b, i, j, k) -> (b, i, k, j)"]
+    assert block_loops(g)["T_batch_matmul_NN_update"] == ["b", "i", "k", "j"]
+
+
+@pytest.mark.task("lab02.reorder", points=2)
+def test_second_run_changes_nothing():
+    from lab02_tvm.tir_pass import ReorderStats, reorder_prim_func
+    g = reorder_prim_func(matmul(), "mm", ReorderStats())
+    st = ReorderStats()
+    assert reorder_prim_func(g, "mm", st).same_as(g) and not st.reordered
+
+
+@pytest.mark.task("lab02.reorder", points=1)
+@pytest.mark.parametrize("how", ["transposed", "fused", "split", "spatial_inner", "elementwise", "scalar_sum"])
+def test_ineligible_block_is_left_alone(how):
+    from lab02_tvm.tir_pass import ReorderStats, reorder_prim_func
+    f = _ineligible(how)
+    st = ReorderStats()
+    assert reorder_prim_func(f, how, st).same_as(f)
+    assert not st.reordered and st.blocks_seen >= 1 and sum(st.skipped.values()) >= 1
+
+
+@pytest.mark.task("lab02.reorder", points=2)
+@pytest.mark.parametrize("make, shapes", [(matmul, [(64, 96), (96, 128), (64, 128)]),
+                                          (batch_matmul, [(2, 8, 12), (2, 12, 16), (2, 8, 16)])],
+                         ids=["matmul", "batch_matmul"])
+def test_built_through_the_registered_pipeline_matches_numpy(make, shapes):
+    from lab02_tvm import tir_pass
+    stats = tir_pass.ReorderStats()
+    name = tir_pass.register(stats)
+    f = make()
+    lib = tvm.tirx.build(tvm.IRModule({"main": f}), target="llvm", pipeline=name)
+    assert stats.reordered, "the pass did not reorder inside the registered pipeline"
+    rng = np.random.default_rng(0)
+    a, b = (rng.standard_normal(s, dtype=np.float32) for s in shapes[:2])
+    args = [tvm.runtime.tensor(a), tvm.runtime.tensor(b), tvm.runtime.tensor(np.zeros(shapes[2], np.float32))]
+    lib["main"](*args)
+    np.testing.assert_allclose(args[2].numpy(), a.astype(np.float64) @ b, rtol=1e-5, atol=1e-4)
