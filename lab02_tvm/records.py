@@ -36,7 +36,6 @@ from __future__ import annotations
 import datetime
 import json
 import os
-import shutil
 import sys
 import time
 from dataclasses import dataclass
@@ -424,7 +423,7 @@ def copy_records(src: str | os.PathLike, dst: str | os.PathLike) -> Path:
     dst = Path(dst)
     dst.mkdir(parents=True, exist_ok=True)
     for name in (WORKLOADS, RECORDS):
-        shutil.copyfile(Path(src) / name, dst / name)
+        atomic_write(dst / name, (Path(src) / name).read_bytes())
     return dst
 
 
