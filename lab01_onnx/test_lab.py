@@ -22,9 +22,10 @@ from onnx.reference import ReferenceEvaluator
 
 from common.errors import UserError
 from common.onnx_utils import op_counts
-from lab01_onnx.passes import (CUSTOM_PASSES, PassResult, eliminate_identity, fold_constant_gather,
+from common.testing import ints, make_model, rnd
+from lab01_onnx.passes import (CUSTOM_PASSES, eliminate_identity, fold_constant_gather,
                                fuse_consecutive_reshapes, run_passes)
-from lab01_onnx.proof import contract
+from lab01_onnx.testing import apply
 
 pytestmark = pytest.mark.lab01
 
@@ -35,52 +36,9 @@ F, I64 = TensorProto.FLOAT, TensorProto.INT64
 # helpers
 # ------------------------------------------------------------------------------------------------
 
-def make_model(nodes, inputs, outputs, inits=(), opset=17, value_info=(), check=True):
-    """A checked single-graph model; inputs/outputs are (name, elem_type, shape) triples."""
-    graph = helper.make_graph(
-        nodes, "g",
-        [helper.make_tensor_value_info(*i) for i in inputs],
-        [helper.make_tensor_value_info(*o) for o in outputs],
-        initializer=[numpy_helper.from_array(np.asarray(v), k) for k, v in dict(inits).items()],
-        value_info=list(value_info))
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-    model.ir_version = 8
-    # Main-graph outputs need a shape for the checker: take what shape inference finds.
-    inferred = {v.name: v for v in onnx.shape_inference.infer_shapes(model).graph.output}
-    for o in model.graph.output:
-        if not o.type.tensor_type.HasField("shape") and inferred[o.name].type.tensor_type.HasField("shape"):
-            o.CopyFrom(inferred[o.name])
-    if check:
-        onnx.checker.check_model(model, full_check=True)
-    return model
-
-
-def ints(name, values):
-    """A Constant node producing int64 ``values``."""
-    return helper.make_node("Constant", [], [name], value=numpy_helper.from_array(np.asarray(values, np.int64)))
-
-
 def run_ref(model, feeds):
     sess = ReferenceEvaluator(model)
     return dict(zip([o.name for o in model.graph.output], sess.run(None, feeds)))
-
-
-def apply(pass_fn, model, feeds, expect_rewrites, check=True):
-    """Run ``pass_fn`` under the one pass contract (:func:`lab01_onnx.proof.contract.check_variant`:
-    input untouched, deterministic, checker (full check unless ``check=False``), interface kept,
-    outputs bitwise equal to the unoptimized model's under ``onnx.reference``, idempotent) and
-    check the rewrite count. Returns the rewritten model."""
-    ref = [contract.RUNTIMES["onnx.reference"](model, feeds)]
-    outcome = contract.check_variant(pass_fn, model, [feeds], "onnx.reference", ref, full_check=check)
-    assert not outcome.failed, f"{outcome.status}: {outcome.detail}"
-    assert outcome.rewrites == expect_rewrites, outcome.rewrites
-    result = pass_fn(model)
-    assert isinstance(result, PassResult)
-    return result.model
-
-
-def rnd(*shape):
-    return np.random.default_rng(0).standard_normal(shape).astype(np.float32)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -18,7 +18,8 @@ from onnx.reference import ReferenceEvaluator
 from common.errors import UserError
 from lab01_onnx.passes import DefUseIndex, eliminate_identity, fold_constant_gather, fuse_consecutive_reshapes
 from lab01_onnx.passes.shapes import Shapes, exact_initializer_outputs, reshape_dims, static_shapes
-from lab01_onnx.test_lab import apply, ints, make_model, rnd
+from common.testing import ints, make_model, rnd
+from lab01_onnx.testing import apply
 
 pytestmark = pytest.mark.lab01
 F, I64, B = TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL

@@ -2,7 +2,7 @@
 
 Through the pass's public contract only (``unroll.unroll``, ``AffineLoopUnroll``, ``UnrollStats``; the
 module docstring of ``lab03_mlir/unroll.py``): after a run every innermost constant-bound loop has the
-trip count and step the rewrite defines (read here with a walker of this file), loops left with one
+trip count and step the rewrite defines (read with the walker of ``lab03_mlir/testing.py``), loops left with one
 iteration are gone, and the kernel, lowered and JIT-compiled, computes what the loop computes in the
 loop's own order (float32 sums compared bitwise with a sequential NumPy loop).
 
@@ -12,44 +12,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from mlir import ir
 
 from common.errors import UserError
-from lab03_mlir import jit, lowering, unroll
+from lab03_mlir import unroll
+from lab03_mlir.testing import check_numbers, kernel, loops, module, run_kernel
 
 pytestmark = pytest.mark.lab03
-
-N = 64
-
-
-def kernel(lb: int, ub: int, step: int) -> str:
-    """``y[i] = x[i] + i`` and ``s[0] = sum(x[i])`` (an iter_args accumulator) for i = lb, lb+step, ... < ub."""
-    return f"""
-func.func @k(%x: memref<{N}xf32>, %y: memref<{N}xf32>, %s: memref<1xf32>) {{
-  %z = arith.constant 0.0 : f32
-  %r = affine.for %i = {lb} to {ub} step {step} iter_args(%acc = %z) -> f32 {{
-    %v = affine.load %x[%i] : memref<{N}xf32>
-    %ii = arith.index_cast %i : index to i32
-    %fi = arith.sitofp %ii : i32 to f32
-    %w = arith.addf %v, %fi : f32
-    affine.store %w, %y[%i] : memref<{N}xf32>
-    %a = arith.addf %acc, %v : f32
-    affine.yield %a : f32
-  }}
-  affine.store %r, %s[0] : memref<1xf32>
-  return
-}}
-"""
-
-
-def expected(lb: int, ub: int, step: int, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    y = np.zeros(N, np.float32)
-    acc = np.float32(0)
-    for i in range(lb, ub, step):
-        y[i] = x[i] + np.float32(i)
-        acc = np.float32(acc + x[i])
-    return y, np.array([acc], np.float32)
-
 
 FIB = """
 func.func @fib(%out: memref<1xf32>) {
@@ -88,50 +56,6 @@ func.func @dyn(%m: memref<?xf32>, %n: index) {
   return
 }
 """
-
-
-def module(text: str) -> ir.Module:
-    return lowering.as_module(text, ir.Context())
-
-
-def loops(mod: ir.Module) -> list[tuple[int, int, int, int]]:
-    """``(lower bound, step, trip count, nesting depth)`` of every ``affine.for``, in IR order."""
-    found: list[tuple[int, int, int, int]] = []
-
-    def bound(op, name):
-        return ir.AffineConstantExpr(ir.AffineMapAttr(op.attributes[name]).value.results[0]).value
-
-    def visit(op):
-        if op.name == "affine.for":
-            lb, ub = bound(op, "lowerBoundMap"), bound(op, "upperBoundMap")
-            step = ir.IntegerAttr(op.attributes["step"]).value
-            depth, parent = 0, op.parent
-            while parent is not None and parent.name != "func.func":
-                depth += parent.name == "affine.for"
-                parent = parent.parent
-            found.append((lb, step, max(0, -(-(ub - lb) // step)), depth))
-        return ir.WalkResult.ADVANCE
-
-    with mod.context:
-        mod.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
-    return found
-
-
-def run_kernel(text: str, factor: int | None, x: np.ndarray, func: str = "k") -> list[np.ndarray]:
-    stages = list(lowering.STAGES[2:])  # the input is affine already
-    if factor is not None:
-        stages.insert(0, (unroll.UNROLL_STAGE, unroll.AffineLoopUnroll(factor).add_to))
-    return jit.run_with_engine(lowering.lower(text, stages=stages), func, [x] if x is not None else [])
-
-
-X = (np.arange(N, dtype=np.float32) * 0.37 - 5) / 7
-
-
-def check_numbers(lb: int, ub: int, step: int, factor: int) -> None:
-    y, s = run_kernel(kernel(lb, ub, step), factor, X)
-    ey, es = expected(lb, ub, step, X)
-    np.testing.assert_array_equal(y, ey)
-    np.testing.assert_array_equal(s, es)
 
 
 @pytest.mark.task("lab03.unroll", points=2)

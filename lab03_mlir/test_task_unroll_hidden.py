@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lab03_mlir import unroll
-from lab03_mlir.test_task_unroll import check_numbers, kernel, loops, module
+from lab03_mlir.testing import check_numbers, kernel, loops, module
 
 pytestmark = pytest.mark.lab03
 

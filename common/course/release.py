@@ -37,8 +37,8 @@ from common.errors import UserError
 from . import markers
 from .tasks import Course, load_course
 
-#: Path prefixes of the reference that never reach a student.
-INSTRUCTOR_ONLY = ("common/course/wrong/", "common/course/test_")
+#: Path prefixes of the reference that never reach a student (``fixtures.py``: the tiny course of the course tests).
+INSTRUCTOR_ONLY = ("common/course/wrong/", "common/course/test_", "common/course/fixtures.py")
 #: Files under results/ with these suffixes are binaries (plots, SPIR-V, libraries): not in the handout.
 BINARY_SUFFIXES = {".png", ".jpg", ".jpeg", ".gif", ".pdf", ".spv", ".so", ".o", ".a", ".tar", ".gz", ".bin",
                    ".onnx", ".data", ".pt", ".params", ".vmfb", ".npy", ".npz"}

@@ -16,7 +16,7 @@ import pytest
 from common.course import gate
 from common.course.grade import Reference
 from common.course.tasks import load_course
-from common.course.test_fixtures import PROJECT, run_course
+from common.course.fixtures import PROJECT, run_course
 from common.errors import UserError
 
 

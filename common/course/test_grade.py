@@ -8,7 +8,7 @@ import shutil
 import pytest
 
 from common.course import grade, release
-from common.course.test_fixtures import make_course, run_course
+from common.course.fixtures import make_course, run_course
 
 TOP = {"score", "execution_time", "output", "output_format", "visibility", "stdout_visibility", "extra_data", "tests"}
 TEST = {"name", "number", "score", "max_score", "status", "output", "tags", "visibility", "extra_data"}

@@ -5,7 +5,7 @@ import pytest
 
 from common.course import markers
 from common.course.notimpl import NotImplementedTask, task_in
-from common.course.test_fixtures import MOD, TESTS, dedent
+from common.course.fixtures import MOD, TESTS, dedent
 from common.errors import UserError
 
 KNOWN = {"lab09.double", "lab09.inc"}

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from common.course import markers, release
-from common.course.test_fixtures import TESTS, make_course, run_pytest_in
+from common.course.fixtures import TESTS, make_course, run_pytest_in
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ import pytest
 
 from common.course import release, sheet
 from common.course.tasks import load_course
-from common.course.test_fixtures import MOD, PROJECT, TASKS, TESTS, make_course, run_course
+from common.course.fixtures import MOD, PROJECT, TASKS, TESTS, make_course, run_course
 from common.errors import UserError, run_cli
 
 

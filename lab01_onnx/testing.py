@@ -1,0 +1,22 @@
+"""Helpers of the Lab 01 pass tests (``test_lab.py``, ``test_pass_mutants.py``); this file holds no test.
+
+:func:`apply` runs a pass under the one pass contract; the tiny models come from :mod:`common.testing`.
+"""
+from __future__ import annotations
+
+from lab01_onnx.passes import PassResult
+from lab01_onnx.proof import contract
+
+
+def apply(pass_fn, model, feeds, expect_rewrites, check=True):
+    """Run ``pass_fn`` under the one pass contract (:func:`lab01_onnx.proof.contract.check_variant`:
+    input untouched, deterministic, checker (full check unless ``check=False``), interface kept,
+    outputs bitwise equal to the unoptimized model's under ``onnx.reference``, idempotent) and
+    check the rewrite count. Returns the rewritten model."""
+    ref = [contract.RUNTIMES["onnx.reference"](model, feeds)]
+    outcome = contract.check_variant(pass_fn, model, [feeds], "onnx.reference", ref, full_check=check)
+    assert not outcome.failed, f"{outcome.status}: {outcome.detail}"
+    assert outcome.rewrites == expect_rewrites, outcome.rewrites
+    result = pass_fn(model)
+    assert isinstance(result, PassResult)
+    return result.model
