@@ -57,15 +57,28 @@ def hot_tasks(mod, target, method: Method, kind: str, top_k: int) -> list:
     return [t for t in tuning.extract_tasks(mod, target, method.layout_rewrite) if kind in t.name][:top_k]
 
 
-def curve(db, task) -> list[float]:
-    """Best latency (ms) after each trial of ``task``, in the order the records were committed."""
-    from . import tuning
-    best, out = float("inf"), []
-    for rec in tuning.task_records(db, task):
-        secs = [float(s) for s in rec.run_secs]
-        if secs and max(secs) < 1e9:
-            best = min(best, 1e3 * sum(secs) / len(secs))
-        out.append(best)
+def curves_in_commit_order(work_dir, names: Sequence[str]) -> dict[str, list[float]]:
+    """``{task: best latency (ms) after each trial}``, from the records file in the order MetaSchedule
+    committed them (the database API returns records sorted by run time, which would flatten the curve).
+
+    ``names``: the tasks in the order one :func:`tuning.tune_tasks_plan` phase tuned them into a
+    fresh ``work_dir`` (each task's records then form one run of one workload index, in that order).
+    """
+    from .records import FAILED_RUN_S, read_database
+    order, per_wl = [], {}
+    for wl, rec in read_database(work_dir).records:
+        if wl not in per_wl:
+            order.append(wl)
+            per_wl[wl] = []
+        secs = [float(x) for x in (rec[1] or [])]
+        per_wl[wl].append(1e3 * sum(secs) / len(secs) if secs and max(secs) < FAILED_RUN_S else float("inf"))
+    out = {}
+    for name, wl in zip(names, order):
+        best, ys = float("inf"), []
+        for y in per_wl[wl]:
+            best = min(best, y)
+            ys.append(best)
+        out[name] = ys
     return out
 
 
@@ -96,6 +109,7 @@ def run_arm(im, base, arm: str, method: Method, extra, *, kind: str, top_k: int,
     kernels = profile_vm(runner, runner.args, repeats=2)["kernels"]
     db = tuning.open_database(work_dir)
     rows, curves = [], {}
+    by_task = curves_in_commit_order(work_dir, [t.name for t in infos])
     for rank, t in enumerate(infos, 1):
         best = tuning.best_ms_of(tuning.task_records(db, t.task))
         k = kernels.get(t.name) or kernels.get(t.name + PREPACKED)
@@ -104,7 +118,7 @@ def run_arm(im, base, arm: str, method: Method, extra, *, kind: str, top_k: int,
                      "trials": len(tuning.task_records(db, t.task)),
                      "best_ms": None if best is None else round(best, 4),
                      "model_ms": None if per_call is None else round(per_call, 4), **rate_columns(t.flops, per_call)})
-        curves[f"{arm}: {t.name}"] = curve(db, t.task)
+        curves[f"{arm} | #{rank} {t.name}"] = by_task.get(t.name, [])
     return rows, curves
 
 
@@ -137,18 +151,26 @@ def study(im, model: str, *, top_k: int, trials: int, arms: Sequence[str] | None
 
 
 def plot_curves(curves: dict[str, list[float]], title: str):
-    """Best latency (ms, log) against trials, one line per arm and kernel."""
+    """Best latency (ms, log) against trials: one panel per kernel rank, one line per arm.
+
+    ``curves`` keys are ``"<arm> | #<rank> <task>"`` (:func:`run_arm`)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(figsize=(8, 4.5))
-    for label, ys in curves.items():
-        ax.plot(range(1, len(ys) + 1), ys, label=label, lw=1.2)
-    ax.set_yscale("log")
-    ax.set_xlabel("trials (candidates measured)")
-    ax.set_ylabel("best latency so far, ms (log)")
-    ax.set_title(title)
-    ax.legend(fontsize=6, ncol=2)
+    ranks = sorted({k.split(" | #")[1].split(" ")[0] for k in curves}, key=int)
+    fig, axes = plt.subplots(1, len(ranks), figsize=(4 * len(ranks), 3.8), squeeze=False, sharey=True)
+    for ax, rank in zip(axes[0], ranks):
+        for key, ys in curves.items():
+            arm, rest = key.split(" | #")
+            if rest.split(" ")[0] == rank:
+                ax.plot(range(1, len(ys) + 1), ys, label=arm, lw=1.3)
+                ax.set_title(f"#{rank} {rest.split(' ', 1)[1]}", fontsize=8)
+        ax.set_yscale("log")
+        ax.set_xlabel("trials (candidates measured)")
+    axes[0][0].set_ylabel("best latency so far, ms (log)")
+    axes[0][0].legend(fontsize=7)
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
     return fig
 
 

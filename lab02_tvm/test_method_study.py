@@ -34,6 +34,7 @@ def test_one_arm_is_tuned_built_gated_and_timed_in_the_model(resnet_small, tmp_p
     finite = [y for y in ys if np.isfinite(y)]
     assert finite and all(b <= a for a, b in zip(finite, finite[1:]))  # best so far never rises
     assert finite[-1] == pytest.approx(row["best_ms"], rel=1e-3, abs=1e-4)
+    assert len(ys) == row["trials"]  # one point per committed record, in commit order
 
 
 def test_unknown_model_or_arm_is_one_line(resnet_small):
