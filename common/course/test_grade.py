@@ -81,7 +81,10 @@ def test_own_conftest_and_edited_tests_are_ignored_and_listed(demo, tmp_path):
     sub = _submission(demo, tmp_path, lambda t: t.replace("return x + 1", "return x + 2"))
     (sub / "conftest.py").write_text("import pytest\n\n\n@pytest.fixture(autouse=True)\ndef cheat():\n    pass\n")
     tests = sub / "lab09_demo/test_mod.py"
-    tests.write_text(tests.read_text().replace("assert mod.Box().inc(1) == 2", "assert True"))
+    given = tests.read_text()
+    edited = given.replace("assert mod.Box().inc(1) == 2", "assert mod.Box().inc(1) == 3  # fitted to the bug")
+    assert edited != given  # the cheat really edits the given test (which the wrong inc would then pass)
+    tests.write_text(edited)
     (g,) = grade.grade(ref, sub)
     assert g.ignored == ["conftest.py (not a student file)", "lab09_demo/test_mod.py (edits a given file)"]
     assert g.scores()["lab09.inc"] == 0  # the reference's tests ran, not the edited ones
