@@ -21,6 +21,7 @@ from common.isa import executable_levels
 from common.timing import interleaved
 
 from lab03_mlir import builder, fast, jit, lowering, pipeline, tosa, unroll
+from lab03_mlir.testing import DYNAMIC
 
 pytestmark = pytest.mark.lab03
 
@@ -230,13 +231,6 @@ func.func @sum(%m: memref<10xf32>, %out: memref<1xf32>) {
     affine.yield %s : f32
   }
   affine.store %r, %out[0] : memref<1xf32>
-  return
-}
-"""
-DYNAMIC = """
-func.func @dyn(%m: memref<?xf32>, %n: index) {
-  %z = arith.constant 1.0 : f32
-  affine.for %i = 0 to %n { affine.store %z, %m[%i] : memref<?xf32> }
   return
 }
 """

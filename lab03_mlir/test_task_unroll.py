@@ -15,7 +15,7 @@ import pytest
 
 from common.errors import UserError
 from lab03_mlir import unroll
-from lab03_mlir.testing import check_numbers, kernel, loops, module, run_kernel
+from lab03_mlir.testing import DYNAMIC, check_numbers, kernel, loops, module, run_kernel
 
 pytestmark = pytest.mark.lab03
 
@@ -46,13 +46,6 @@ func.func @three(%a: memref<16xf32>, %b: memref<10xf32>, %c: memref<3xf32>) {
   affine.for %i = 0 to 16 { affine.store %z, %a[%i] : memref<16xf32> }
   affine.for %i = 0 to 10 { affine.store %z, %b[%i] : memref<10xf32> }
   affine.for %i = 0 to 3 { affine.store %z, %c[%i] : memref<3xf32> }
-  return
-}
-"""
-DYNAMIC = """
-func.func @dyn(%m: memref<?xf32>, %n: index) {
-  %z = arith.constant 1.0 : f32
-  affine.for %i = 0 to %n { affine.store %z, %m[%i] : memref<?xf32> }
   return
 }
 """

@@ -83,3 +83,13 @@ def check_numbers(lb: int, ub: int, step: int, factor: int) -> None:
     ey, es = expected(lb, ub, step, X)
     np.testing.assert_array_equal(y, ey)
     np.testing.assert_array_equal(s, es)
+
+
+#: A loop with a dynamic trip count (``%n``): unrolling must leave it alone (no static bound).
+DYNAMIC = """
+func.func @dyn(%m: memref<?xf32>, %n: index) {
+  %z = arith.constant 1.0 : f32
+  affine.for %i = 0 to %n { affine.store %z, %m[%i] : memref<?xf32> }
+  return
+}
+"""
