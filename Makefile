@@ -89,10 +89,10 @@ debugging: setup
 
 # TVM for an NVIDIA GPU: build here (needs nvcc, no GPU), then run on the GPU host (see lab02_tvm/README.md).
 gpu-export: setup
-	$(PY) -m lab02_tvm.cuda_remote export --model all --out build/cuda
+	$(PY) -m lab02_tvm.targets.cuda_remote export --model all --out build/cuda
 
 gpu-run: setup
-	$(PY) -m lab02_tvm.cuda_remote run --dir build/cuda
+	$(PY) -m lab02_tvm.targets.cuda_remote run --dir build/cuda
 
 # The same pytest command CI runs (.ci/run is `CI=true make test`); the linter runs inside it.
 test: setup optional-debs

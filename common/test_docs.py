@@ -104,11 +104,11 @@ def test_make_targets_parser(tmp_path):
 
 def test_command_parser(tmp_path):
     md = _write("README.md", "Run `make roof` / `lab01` / `lab02` or\n\n```bash\n"
-                "CI=true .venv/bin/python -m lab02_tvm.records tune --model bert \\\n   --trials 4   # a comment\n"
+                "CI=true .venv/bin/python -m lab02_tvm.tuning.longrun tune --model bert \\\n   --trials 4   # a comment\n"
                 "pytest lab01_onnx/test_lab.py -k reshape --hypothesis-seed=3\nmake test\n```\n\n"
                 "and `python -m common.roof` and `python -m lab01_onnx.tools.memplan [MODEL.onnx --dim batch=1]`.\n", tmp_path)
     got = {(c.kind, c.name, c.sub, c.flags, c.args) for c in docs.commands(md, md.parent)}
-    assert ("module", "lab02_tvm.records", "tune", ("--model", "--trials"), ("tune", "--model", "bert", "--trials", "4")
+    assert ("module", "lab02_tvm.tuning.longrun", "tune", ("--model", "--trials"), ("tune", "--model", "bert", "--trials", "4")
             ) in got
     assert ("pytest", "pytest", None, ("--hypothesis-seed",), ("lab01_onnx/test_lab.py",)) in got
     assert {("make", t) for t in ("roof", "lab01", "lab02", "test")} <= {(k, n) for k, n, *_ in got}
@@ -178,10 +178,10 @@ def test_layout_trees_name_existing_files_and_every_test_file():
 
 def test_the_name_checks_catch_drift(tmp_path):
     doc = REPO / "lab02_tvm" / "README.md"
-    assert docs.resolve_dotted("lab02_tvm.config.DEFAULT_TRIALS", doc) is True
+    assert docs.resolve_dotted("lab02_tvm.models.MODELS", doc) is True
     assert docs.resolve_dotted("records.choose", doc) is True
     assert docs.resolve_dotted("records.chose", doc) is False
-    assert docs.resolve_dotted("lab02_tvm.config.DEFAULT_TRIAL", doc) is False
+    assert docs.resolve_dotted("lab02_tvm.models.MODEL", doc) is False
     assert docs.resolve_dotted("tvm.compile", doc) is None  # external
     lab01 = REPO / "lab01_onnx" / "README.md"
     assert docs.resolve_dotted("passes.run_passes", lab01) is True  # re-exported by passes/__init__.py
@@ -194,8 +194,8 @@ def test_the_name_checks_catch_drift(tmp_path):
     assert not docs.resolve_path("results/lab01/{accuracy,pases}.md", lab01)
     assert docs.path_to_check("lab01_onnx/nothing.py", lab01) and not docs.path_to_check("layers.0/self_attn/Neg", lab01)
     assert not docs.path_to_check("results/lab01/llama_tiny.onnx", lab01)  # git-ignored output
-    assert docs.defined_in("DEFAULT_TRIALS", REPO / "lab02_tvm" / "config.py")
-    assert not docs.defined_in("DEFAULT_TRIALS", REPO / "lab02_tvm" / "pipeline.py")  # only imported there
+    assert docs.defined_in("MODELS", REPO / "lab02_tvm" / "models.py")
+    assert not docs.defined_in("MODELS", REPO / "lab02_tvm" / "pipeline" / "settings.py")  # only imported there
     assert docs.constants_in_files("are `A_B` and `C_D` in `config.py` (x)") == [("A_B", "config.py"),
                                                                                 ("C_D", "config.py")]
     assert docs.constant_known("MLC_RESULTS_DIR") and not docs.constant_known("MLC_NO_SUCH_VARIABLE")

@@ -129,12 +129,12 @@ class Builds:
 
 
 def build_variants(bundle, variants: dict[str, str | None] = VARIANTS, verbose: int = 0) -> Builds:
-    """Probe ``bundle``, import it into Relax (``lab02_tvm.relax_import.import_torch``), and build
+    """Probe ``bundle``, import it into Relax (``lab02_tvm.graph.frontend.import_torch``), and build
     each variant (``None`` = fp32, else ``ToMixedPrecision``'s accumulator dtype) for the host CPU."""
     from tvm import relax
 
     from lab02_tvm.build import VMRunner, compile_module, host_target
-    from lab02_tvm.relax_import import import_torch
+    from lab02_tvm.graph.frontend import import_torch
 
     probed, layers = probe_bundle(bundle)
     with warnings.catch_warnings():  # torch.export flags the probes' dict of captured tensors; harmless here
@@ -255,7 +255,7 @@ def padding_rows(cases=((True, False), (False, False), (False, True))) -> list[d
 
     from common.models import ModelBundle
     from lab02_tvm.build import VMRunner, compile_module, host_target
-    from lab02_tvm.relax_import import import_torch
+    from lab02_tvm.graph.frontend import import_torch
 
     rows = []
     for include_pad, ceil in cases:

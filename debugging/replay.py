@@ -46,12 +46,12 @@ def ort_backend(level: str = "ALL") -> Backend:
 
 
 def tvm_backend(accumulate: str | None) -> Backend:
-    """TVM: Relax ONNX import (``lab02_tvm.relax_import.import_onnx``), then ``ToMixedPrecision`` with
+    """TVM: Relax ONNX import (``lab02_tvm.graph.frontend.import_onnx``), then ``ToMixedPrecision`` with
     accumulator ``accumulate`` (``None``: stay fp32), untuned build for the host CPU."""
 
     def run(model: onnx.ModelProto, feeds: Mapping[str, np.ndarray]) -> dict:
         from lab02_tvm.build import VMRunner, compile_module, host_target
-        from lab02_tvm.relax_import import import_onnx
+        from lab02_tvm.graph.frontend import import_onnx
 
         from .fp16 import mixed_precision
 

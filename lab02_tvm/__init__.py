@@ -1,22 +1,19 @@
 """Lab 02: Apache TVM 0.27 — PyTorch / ONNX → Relax → TIR → (MetaSchedule) → native code.
 
-Modules (one per step family, see README.md):
+Folders, one job each (README.md has the walk-through):
 
-- :mod:`lab02_tvm.pipeline` — ``python -m lab02_tvm.pipeline``: all steps in order (steps 1-4 here).
-- :mod:`lab02_tvm.relax_import` — steps 1-3: import into Relax, struct-info summary, standard passes.
+- ``pipeline/`` — ``python -m lab02_tvm.pipeline``: the run's settings (:mod:`.pipeline.settings`),
+  every step as one function (:mod:`.pipeline.steps`), the entry point (:mod:`.pipeline.run`).
+- :mod:`lab02_tvm.models` — the one model table (which models, built how, default budgets).
+- ``graph/`` — steps 1-3: import into Relax, struct info, the standard passes, the GELU rewrite.
 - :mod:`lab02_tvm.build` — step 4: untuned build for the host CPU, Relax VM run, the numeric gate.
-- :mod:`lab02_tvm.tuned` — steps 5-7: hottest kernel, records or tuning + coverage gate, comparison.
-- :mod:`lab02_tvm.schedules` — step 5: hand-written schedule of the hottest kernel.
-- :mod:`lab02_tvm.tuning` — step 6: MetaSchedule tasks, budget, tuning, build from the database
-  (:mod:`lab02_tvm.ms_setup`: its builder, runner, database and progress plumbing).
-- :mod:`lab02_tvm.records` — the shipped tuning records (``python -m lab02_tvm.records``: the long run).
-- :mod:`lab02_tvm.extras` — steps 8-12 as the pipeline calls them:
-  :mod:`lab02_tvm.cross` (AArch64 cross-compile), :mod:`lab02_tvm.rpc` (tuning over RPC),
-  :mod:`lab02_tvm.tir_pass` (a custom TIR pass), :mod:`lab02_tvm.roofline` (kernels under the
-  roof), :mod:`lab02_tvm.peers` (eager, torch.compile, ONNX Runtime, TVM).
-- :mod:`lab02_tvm.layout`, :mod:`lab02_tvm.search_space` — layout assignment; AutoTVM-style
-  template vs MetaSchedule's generated space (their own commands).
-- :mod:`lab02_tvm.cuda_remote` — build for CUDA here (no GPU needed), run and check on a GPU host.
+- ``schedule/`` — the hand-written schedule of the hottest kernel (step 5) and the custom TIR pass
+  (step 10, the student task).
+- ``tuning/`` — MetaSchedule: tasks, budget plan, the tune loop, the database, building from it,
+  the shipped records and the long run that makes them, the method, RPC, search spaces.
+- ``measure/`` — the comparison, the Relax VM per-kernel profile, the roofline, the peers, the
+  layout assignment and the method study.
+- ``targets/`` — AArch64 cross-compilation and the CUDA build run on a GPU host.
 """
 
 LAB = "lab02"

@@ -86,7 +86,7 @@ class VMRunner:
 
     Args:
         executable: from :func:`compile_module` (or MetaSchedule's build).
-        im: :class:`lab02_tvm.relax_import.ImportedModel` (inputs, params, output names).
+        im: :class:`lab02_tvm.graph.frontend.ImportedModel` (inputs, params, output names).
         device: ``tvm.cpu()`` (default) or ``tvm.cuda(0)``.
         with_params: pass the weights after the inputs (``False`` for a module whose weights were
             bound as constants, e.g. the tuned build).
@@ -171,7 +171,7 @@ def build_and_check(im, mod, target: dict, *, stage: str, tir_pipeline: str = "d
     """Compile ``mod``, run it once on ``im``'s inputs, gate against the reference.
 
     Args:
-        im: :class:`lab02_tvm.relax_import.ImportedModel`; its ``reference`` (PyTorch eager or ONNX
+        im: :class:`lab02_tvm.graph.frontend.ImportedModel`; its ``reference`` (PyTorch eager or ONNX
             Runtime outputs, fp32 NumPy arrays) is the independent reference.
         mod: Relax ``IRModule`` whose ``main`` takes ``(*inputs, *weights)`` (weights not bound).
         target: TVM target dict, e.g. :func:`host_target`.
@@ -233,3 +233,38 @@ def build_cuda(im, fused_mod) -> BuildRun:
     with tvm.target.Target(target):
         mod = tvm.s_tir.transform.DefaultGPUSchedule()(fused_mod)
     return build_and_check(im, mod, target, stage="tvm_cuda_untuned", device=tvm.cuda(0))
+
+
+#: The notes of ``untuned.md``.
+UNTUNED_NOTES = ("Untuned TIR = naive single-threaded loop nests; n is tiny on purpose (seconds per run). "
+                 "gflops / pct_peak: FLOPs counted by PyTorch (matmul/conv/attention) over the median, "
+                 "against the measured FMA peak (common.roof; GPU rows: no roof). "
+                 "gate: absolute 1e-4 where the output scale allows, relative (named) on ResNet-50's "
+                 "logits; max_abs is the measured absolute error.")
+
+
+def cuda_rows(ims: dict, passes: dict, say) -> list[dict]:
+    """Step 4's CUDA rows: each model built untuned for the GPU and gated, or one row saying why not.
+
+    Args:
+        ims / passes: ``{model: ImportedModel}`` / ``{model: PassResult}`` (the fused modules).
+        say: prints one line (the step's line printer).
+    Returns:
+        Rows of ``untuned.md`` (``target`` ``cuda``); one ``skipped: <reason>`` row without a GPU.
+    Raises:
+        common.gates.GateError: a CUDA build's outputs differ from the reference.
+    """
+    reason = cuda_reason()
+    if reason:
+        say(f"skipped: {reason}")
+        return [{"model": "all", "target": "cuda", "note": f"skipped: {reason}"}]
+    rows = []
+    for name, im in ims.items():
+        run = build_cuda(im, passes[name].fused_mod)
+        say(f"{name}: build {run.build_s:.1f} s, first run {run.first_run_ms:.1f} ms, "
+            f"max |d| {run.errors['max_abs']:.1e} - gate ok")
+        rows.append({"model": name, "target": "cuda", "build_s": round(run.build_s, 2),
+                     "median_ms": round(run.first_run_ms, 1), "n": 1, "max_abs": run.errors["max_abs"],
+                     "max_ref": run.errors["max_ref"], "rel_to_scale": run.errors["rel_to_scale"],
+                     "gate": gate_for(im.reference)[1]})
+    return rows

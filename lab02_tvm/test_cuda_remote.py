@@ -1,4 +1,4 @@
-"""Tests for the build-here / run-on-the-GPU path (lab02_tvm.cuda_remote)."""
+"""Tests for the build-here / run-on-the-GPU path (lab02_tvm.targets.cuda_remote)."""
 from __future__ import annotations
 
 import shutil
@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from common.errors import UserError
-from lab02_tvm import cuda_remote as cr
+from lab02_tvm.targets import cuda_remote as cr
 
 pytestmark = pytest.mark.lab02
 

@@ -1,4 +1,4 @@
-"""Tests for lab02_tvm.fast_gelu: the rewrite, its accuracy against a float64 GELU on every ISA this
+"""Tests for lab02_tvm.graph.fast_gelu: the rewrite, its accuracy against a float64 GELU on every ISA this
 host executes (and against PyTorch's), and the libm call it removes.
 
 The reference is ``x * (1 + erf(x / sqrt 2))`` (the module computes ``y + y`` of a GELU) in float64
@@ -19,7 +19,7 @@ from scipy.special import erf
 from tvm import relax, te, topi
 from tvm.script import relax as R
 
-from lab02_tvm.fast_gelu import FastGelu, fast_gelu
+from lab02_tvm.graph.fast_gelu import FastGelu, fast_gelu
 
 N = 20001  # [-10, 10] in steps of 1e-3: both tails (clamped by fast_erf at |x / sqrt 2| = 4) and the middle
 
@@ -179,13 +179,12 @@ def test_module_pass_form_is_the_same_rewrite():
 
 
 @pytest.mark.slow
-def test_bert_small_tuning_module_has_fast_gelu_and_passes_the_gate():
+def test_bert_small_tuning_module_has_fast_gelu_and_passes_the_gate(bert_small_im):
     """In the lab's tuning module (weights bound, graph passes, FastGelu): every GELU rewritten, and
     the untuned build of the test-size BERT within absolute 1e-4 of PyTorch."""
-    from common.models import build_bert
-    from lab02_tvm.relax_import import import_torch, tuning_module
+    from lab02_tvm.graph.passes import tuning_module
 
-    im = import_torch(build_bert(small=True))
+    im = bert_small_im
     mod = tuning_module(im)
     assert "nn.gelu" not in mod.script() and mod.script().count("fast_gelu") >= 2  # 2 layers
     ex = tvm.compile(mod, target="llvm")

@@ -14,26 +14,11 @@ import pytest
 import torch
 
 from common.errors import MissingDependency, UserError, run_cli
-from common.models import ModelBundle, build_bert, build_resnet50
+from common.models import ModelBundle, build_bert
 
 pytestmark = pytest.mark.lab02
 
 ATOL = 1e-4  # the seed's gate, absolute: max |tvm - reference| <= 1e-4 (the test models' outputs allow it)
-
-
-@pytest.fixture(scope="module")
-def bert_small():
-    """Small BERT imported into Relax plus the standard passes (shared: import + passes ~5 s)."""
-    from lab02_tvm.relax_import import import_torch, run_standard_passes
-    bundle = build_bert(small=True)
-    im = import_torch(bundle)
-    return bundle, im, run_standard_passes(im.mod)
-
-
-@pytest.fixture(scope="module")
-def host():
-    from lab02_tvm.build import host_target
-    return host_target()
 
 
 def _assert_close(ref: dict, out: dict) -> None:
@@ -48,7 +33,7 @@ def _assert_close(ref: dict, out: dict) -> None:
 
 def test_bert_import_is_well_formed_with_full_struct_info(bert_small):
     from tvm import relax
-    from lab02_tvm.relax_import import bindings_without_struct_info, summarize
+    from lab02_tvm.graph.struct_info import bindings_without_struct_info, summarize
     bundle, im, _ = bert_small
     relax.analysis.well_formed(im.mod)  # raises on the first violation
     assert bindings_without_struct_info(im.mod) == []
@@ -66,7 +51,7 @@ def test_bert_import_is_well_formed_with_full_struct_info(bert_small):
 def test_struct_info_check_flags_an_untyped_binding():
     """The struct-info check must be able to fail: a parameter of unknown shape is reported."""
     from tvm import relax
-    from lab02_tvm.relax_import import bindings_without_struct_info
+    from lab02_tvm.graph.struct_info import bindings_without_struct_info
     x = relax.Var("x", relax.TensorType(ndim=-1, dtype="float32"))
     bb = relax.BlockBuilder()
     with bb.function("main", [x]):
@@ -76,7 +61,7 @@ def test_struct_info_check_flags_an_untyped_binding():
 
 
 def test_unsupported_torch_op_gives_one_line_listing_it():
-    from lab02_tvm.relax_import import import_torch
+    from lab02_tvm.graph.frontend import import_torch
 
     class Odd(torch.nn.Module):
         def forward(self, x):
@@ -92,7 +77,7 @@ def test_unsupported_torch_op_gives_one_line_listing_it():
 def test_unsupported_onnx_op_gives_one_line_listing_it(tmp_path):
     import onnx
     from onnx import TensorProto, helper
-    from lab02_tvm.relax_import import import_onnx
+    from lab02_tvm.graph.frontend import import_onnx
     node = helper.make_node("FancyOp", ["x"], ["y"], domain="com.example")
     g = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
                           [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
@@ -105,7 +90,7 @@ def test_unsupported_onnx_op_gives_one_line_listing_it(tmp_path):
 
 
 def test_missing_onnx_file_is_a_user_error(tmp_path):
-    from lab02_tvm.relax_import import import_onnx
+    from lab02_tvm.graph.frontend import import_onnx
     with pytest.raises(UserError, match="does not exist"):
         import_onnx(tmp_path / "nope.onnx", {})
 
@@ -115,7 +100,7 @@ def test_llama_onnx_via_relax_matches_onnxruntime(results_dir, host):
     """One model, two compilers: TVM (from_onnx) vs ONNX Runtime on Lab 01's LLaMA-tiny file."""
     from common.models import build_llama_tiny
     from lab02_tvm.build import build_and_check
-    from lab02_tvm.relax_import import import_onnx, lab01_llama_onnx
+    from lab02_tvm.graph.frontend import import_onnx, lab01_llama_onnx
     path, _ = lab01_llama_onnx()
     im = import_onnx(path, build_llama_tiny().numpy_inputs(), name="llama_tiny_onnx")
     assert im.reference_name == "onnxruntime"
@@ -150,7 +135,7 @@ def test_standard_passes_lower_and_fuse(bert_small):
     assert rows["FuseTIR"]["tir_primfuncs"] < rows["LegalizeOps"]["tir_primfuncs"]
     assert rows["FuseTIR"]["call_tir"] < rows["LegalizeOps"]["call_tir"]
     # the graph-level module is still unfused Relax (what MetaSchedule gets)
-    from lab02_tvm.relax_import import module_counts
+    from lab02_tvm.graph.struct_info import module_counts
     assert module_counts(pr.graph_mod)["call_tir"] == 0
 
 
@@ -168,12 +153,13 @@ def test_untuned_bert_matches_pytorch(bert_small, host):
 
 
 @pytest.mark.slow
-def test_untuned_resnet50_matches_pytorch(host):
+def test_untuned_resnet50_matches_pytorch(host, resnet_small_im):
     """ResNet-50 family at reduced depth (1-1-1-1) and 64×64: same ops as the full model."""
     from lab02_tvm.build import build_and_check
     from tvm import relax
-    from lab02_tvm.relax_import import bindings_without_struct_info, import_torch, run_standard_passes
-    im = import_torch(build_resnet50(small=True, image=64))
+    from lab02_tvm.graph.struct_info import bindings_without_struct_info
+    from lab02_tvm.graph.passes import run_standard_passes
+    im = resnet_small_im
     relax.analysis.well_formed(im.mod)  # raises on the first violation
     assert bindings_without_struct_info(im.mod) == []
     pr = run_standard_passes(im.mod)
@@ -183,11 +169,12 @@ def test_untuned_resnet50_matches_pytorch(host):
 
 
 @pytest.mark.slow
-def test_tuning_module_folds_batchnorm_and_keeps_outputs(host):
+def test_tuning_module_folds_batchnorm_and_keeps_outputs(host, resnet_small_im):
     """The module handed to MetaSchedule: weights bound, BN folded into conv, unfused, same outputs."""
     from lab02_tvm.build import VMRunner, compile_module
-    from lab02_tvm.relax_import import import_torch, module_counts, relax_op_counts, tuning_module
-    im = import_torch(build_resnet50(small=True, image=64))
+    from lab02_tvm.graph.struct_info import module_counts, relax_op_counts
+    from lab02_tvm.graph.passes import tuning_module
+    im = resnet_small_im
     before = relax_op_counts(im.mod)
     mod = tuning_module(im)
     ops = relax_op_counts(mod)
@@ -266,7 +253,7 @@ def test_cuda_untuned_bert_matches_pytorch(bert_small):
 def test_elf_machine_reads_the_header():
     import tvm
     from pathlib import Path
-    from lab02_tvm.cross import elf_machine
+    from lab02_tvm.targets.cross import elf_machine
     lib = next(Path(tvm.__file__).parent.rglob("libtvm_runtime.so"), None) or next(Path(tvm.__file__).parent.rglob("*.so"))
     import platform
     expected = {"x86_64": "x86-64", "aarch64": "AArch64"}.get(platform.machine())
@@ -280,7 +267,7 @@ def test_elf_machine_reads_the_header():
 
 
 def test_cross_compile_tar_without_toolchain(bert_small, tmp_path):
-    from lab02_tvm.cross import cross_compile
+    from lab02_tvm.targets.cross import cross_compile
     _, _, pr = bert_small
     res = cross_compile(pr.fused_mod, tmp_path, "bert_small", cross_cc=None)
     assert res.so_path is None and res.tar_path.exists() and "tar" in res.note
@@ -288,7 +275,7 @@ def test_cross_compile_tar_without_toolchain(bert_small, tmp_path):
 
 
 def test_cross_compile_missing_compiler_falls_back_in_one_line(bert_small, tmp_path):
-    from lab02_tvm.cross import cross_compile
+    from lab02_tvm.targets.cross import cross_compile
     _, _, pr = bert_small
     res = cross_compile(pr.fused_mod, tmp_path, "b", cross_cc="no-such-aarch64-gcc")
     assert res.so_path is None and "no-such-aarch64-gcc" in res.note and "\n" not in res.note
@@ -297,7 +284,7 @@ def test_cross_compile_missing_compiler_falls_back_in_one_line(bert_small, tmp_p
 
 def test_cross_compile_shared_library(bert_small, tmp_path):
     """Optional part: skipped only when the cross gcc is absent; with it installed, a failed link fails."""
-    from lab02_tvm.cross import CROSS_CC, cross_compile, elf_machines_in
+    from lab02_tvm.targets.cross import CROSS_CC, cross_compile, elf_machines_in
     if shutil.which(CROSS_CC) is None:
         pytest.skip(f"{CROSS_CC} not installed (apt install gcc-aarch64-linux-gnu libc6-dev-arm64-cross)")
     _, _, pr = bert_small
@@ -317,7 +304,7 @@ def _te_matmul(m=64, k=96, n=128):
 
 
 def test_reorder_pass_interchanges_matmul_loops():
-    from lab02_tvm.tir_pass import ReorderStats, loop_nest, reorder_prim_func
+    from lab02_tvm.schedule.tir_pass import ReorderStats, loop_nest, reorder_prim_func
     f = _te_matmul()
     st = ReorderStats()
     g = reorder_prim_func(f, "mm", st)
@@ -334,7 +321,7 @@ def test_reorder_pass_interchanges_matmul_loops():
 def test_reorder_pass_preconditions_skip_blocks():
     import tvm
     from tvm import s_tir, te
-    from lab02_tvm.tir_pass import ReorderStats, reorder_prim_func
+    from lab02_tvm.schedule.tir_pass import ReorderStats, reorder_prim_func
     # loops (j, i, k) around C[i, j]: the inner spatial loop walks the output's *first* axis
     sch = s_tir.Schedule(tvm.IRModule({"main": _te_matmul()}))
     i, j, k = sch.get_loops(sch.get_sblock("T_matmul"))
@@ -358,7 +345,7 @@ def test_reorder_pipeline_is_registered_correct_and_faster(host):
     """Built through the registered pipeline: same numbers as NumPy, faster than default in one run."""
     import tvm
     from common.timing import interleaved
-    from lab02_tvm import tir_pass
+    from lab02_tvm.schedule import tir_pass
     stats = tir_pass.ReorderStats()
     name = tir_pass.register(stats)
     f = _te_matmul(128, 256, 256)
@@ -377,7 +364,7 @@ def test_reorder_pipeline_is_registered_correct_and_faster(host):
 
 
 def test_reorder_pipeline_on_bert_matches_pytorch(bert_small, host):
-    from lab02_tvm import tir_pass
+    from lab02_tvm.schedule import tir_pass
     from lab02_tvm.build import build_and_check
     _, im, pr = bert_small
     stats = tir_pass.ReorderStats()
@@ -390,7 +377,7 @@ def test_reorder_pipeline_on_bert_matches_pytorch(bert_small, host):
 # CLI
 
 def test_cli_help_and_bad_input(capsys):
-    from lab02_tvm.pipeline import main
+    from lab02_tvm.pipeline.run import main
     with pytest.raises(SystemExit) as ei:
         main(["--help"])
     assert ei.value.code == 0
@@ -405,22 +392,44 @@ def test_cli_help_and_bad_input(capsys):
 
 
 def test_ci_budgets_stay_tiny(monkeypatch):
-    from lab02_tvm.pipeline import budgets, parse_args
+    from lab02_tvm.pipeline.run import settings
     monkeypatch.setenv("CI", "true")
     for model in ("resnet50", "bert"):
-        b = budgets(parse_args([]), model)
-        assert b["trials"] <= 16 and b["tune_minutes"] <= 1 and b["untuned_repeats"] == 1 and b["repeats"] <= 5
+        b = settings([]).budget(model)
+        assert b.trials <= 16 and b.tune_minutes <= 1 and b.untuned_repeats == 1 and b.repeats <= 5
     monkeypatch.setenv("CI", "")
-    full = budgets(parse_args([]), "resnet50")
-    assert full["trials"] > 16 and full["untuned_repeats"] >= 1
-    assert budgets(parse_args(["--trials", "7"]), "bert")["trials"] == 7
+    full = settings([]).budget("resnet50")
+    assert full.trials > 16 and full.untuned_repeats >= 1
+    assert settings(["--trials", "7"]).budget("bert").trials == 7
+
+
+def test_only_and_skip_select_steps_and_what_they_build_on():
+    from lab02_tvm.pipeline.run import SELECTABLE, select_steps
+    everything = select_steps(None, set())
+    assert set(SELECTABLE) | {"records"} == everything  # a plain run runs every step
+    # --only: the step, the steps it needs and whose results it shows; import and types always
+    assert select_steps({"roofline"}, set()) == {"import", "types", "passes", "untuned", "records", "tuning", "roofline"}
+    assert select_steps({"layout"}, set()) == {"import", "types", "layout"}
+    assert select_steps({"peers"}, {"tuning"}) == {"import", "types", "peers"}  # skip wins; peers runs without TVM rows
+    # --skip drops what needs the skipped step, and the hidden records step goes with its last user
+    no_passes = select_steps(None, {"passes"})
+    assert not {"passes", "untuned", "cross", "tir-pass"} & no_passes and "tuning" in no_passes
+    no_tuning = select_steps(None, {"tuning"})
+    assert not {"tuning", "records", "schedule", "rpc", "spaces"} & no_tuning and "peers" in no_tuning
+
+
+def test_only_rejects_an_unknown_step_in_one_line(capsys):
+    from lab02_tvm.pipeline.run import main
+    assert run_cli(main, ["--only", "roofline,nope"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "unknown step 'nope'" in err and "\n" not in err, err
 
 
 @pytest.mark.slow
 def test_pipeline_quick_end_to_end_without_tuning(results_dir, capsys):
     """``--quick --skip-tuning --model bert``: steps 1-4, 7, 8, 10 run, print ``[N step]`` lines, write tables."""
     import json
-    from lab02_tvm.pipeline import main
+    from lab02_tvm.pipeline.run import main
     argv = ["--quick", "--skip-tuning", "--skip-onnx", "--skip-peers", "--skip-roofline", "--skip-layout", "--model", "bert",
             "--repeats", "3"]
     assert run_cli(main, argv) == 0

@@ -1,4 +1,4 @@
-"""Tests of lab02_tvm.layout on a test-size ResNet (depths 1-1-1-1, 32 x 32 images).
+"""Tests of lab02_tvm.measure.layout on a test-size ResNet (depths 1-1-1-1, 32 x 32 images).
 
 Outputs of every layout are gated inside ``compare_layouts`` against PyTorch eager (the independent
 reference) with ``|tvm - torch| <= 1e-4 * max|torch|`` (``build.REL_TOL``, relative to the logits'
@@ -10,9 +10,11 @@ import pytest
 
 from common.errors import UserError
 from common.models import build_resnet50
-from lab02_tvm import layout
+from lab02_tvm.measure import layout
 from lab02_tvm.build import REL_TOL
-from lab02_tvm.relax_import import import_torch, relax_op_counts, tuning_module
+from lab02_tvm.graph.frontend import import_torch
+from lab02_tvm.graph.struct_info import relax_op_counts
+from lab02_tvm.graph.passes import convert_layout, tuning_module
 
 pytestmark = pytest.mark.lab02
 
@@ -40,7 +42,7 @@ def test_nhwc_keeps_outputs_and_reports_its_two_transforms(im, base):
 
 
 def test_every_conv_is_nhwc_after_conversion(base):
-    mod = layout.convert_layout(base, "NHWC")
+    mod = convert_layout(base, "NHWC")
     convs = []
 
     def visit(e):
@@ -56,4 +58,4 @@ def test_blocked_layout_status_and_bad_layout(base):
     line = layout.blocked_layout_status(base)
     assert line.startswith("NCHW8c:")
     with pytest.raises(UserError):
-        layout.convert_layout(base, "NCWH")
+        convert_layout(base, "NCWH")

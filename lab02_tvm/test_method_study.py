@@ -1,4 +1,4 @@
-"""Tests of lab02_tvm.method_study: one arm end to end on the test-size ResNet, and its bad input.
+"""Tests of lab02_tvm.measure.method_study: one arm end to end on the test-size ResNet, and its bad input.
 
 The arm is the one with every moving part (NHWC via ConvertLayout, weight layout rewrite: the
 build renames the kernel ``<task>_prepacked``), tuned 3 trials with the cache flushed, built whole,
@@ -11,21 +11,14 @@ import numpy as np
 import pytest
 
 from common.errors import UserError
-from lab02_tvm import method_study
+from lab02_tvm.measure import method_study
 
 pytestmark = pytest.mark.lab02
 
 
-@pytest.fixture(scope="module")
-def resnet_small():
-    from lab02_tvm.config import build_bundles
-    from lab02_tvm.relax_import import import_torch
-    return import_torch(build_bundles(["resnet50"], quick=True)["resnet50"])
-
-
 @pytest.mark.slow
-def test_one_arm_is_tuned_built_gated_and_timed_in_the_model(resnet_small, tmp_path):
-    res = method_study.study(resnet_small, "resnet50", top_k=1, trials=3, arms=["NHWC + rewrite"],
+def test_one_arm_is_tuned_built_gated_and_timed_in_the_model(resnet_small_im_im, tmp_path):
+    res = method_study.study(resnet_small_im_im, "resnet50", top_k=1, trials=3, arms=["NHWC + rewrite"],
                              work_root=tmp_path, progress=False)
     (row,) = res["rows"]
     assert row["arm"] == "NHWC + rewrite" and "conv2d" in row["task"] and row["trials"] >= 3
@@ -37,8 +30,8 @@ def test_one_arm_is_tuned_built_gated_and_timed_in_the_model(resnet_small, tmp_p
     assert len(ys) == row["trials"]  # one point per committed record, in commit order
 
 
-def test_unknown_model_or_arm_is_one_line(resnet_small):
+def test_unknown_model_or_arm_is_one_line(resnet_small_im_im):
     with pytest.raises(UserError, match="no method study for 'llama_tiny'"):
-        method_study.study(resnet_small, "llama_tiny", top_k=1, trials=1)
+        method_study.study(resnet_small_im_im, "llama_tiny", top_k=1, trials=1)
     with pytest.raises(UserError, match="unknown arm"):
-        method_study.study(resnet_small, "resnet50", top_k=1, trials=1, arms=["NCHW16c"])
+        method_study.study(resnet_small_im_im, "resnet50", top_k=1, trials=1, arms=["NCHW16c"])

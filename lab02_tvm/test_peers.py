@@ -1,4 +1,4 @@
-"""Tests of lab02_tvm.peers on test-size BERT (2 layers, hidden 128, sequence 16).
+"""Tests of lab02_tvm.measure.peers on test-size BERT (2 layers, hidden 128, sequence 16).
 
 The reference is PyTorch eager on the same inputs; every peer is gated with ``|d| <= peers.ATOL``
 (1e-3 absolute; hidden states of magnitude ~3). torch.compile is left out under ``CI=true`` (its
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from common.budget import ci
-from lab02_tvm import peers
+from lab02_tvm.measure import peers
 
 pytestmark = pytest.mark.lab02
 
@@ -19,11 +19,17 @@ ROOF = {"peak_gflops": 100.0, "bandwidth_gbs": 20.0, "sgemm_gflops": 90.0, "date
 
 @pytest.fixture(scope="module")
 def bundle():
-    return peers.build_peer_model("bert", small=True)
+    from common.models import build_bert
+    return build_bert(small=True, seq=16)
 
 
 def test_peers_rows_are_gated_and_timed_with_ratios(bundle, results_dir):
-    fns, _ = peers.tvm_from_records(bundle, None, untuned=True)
+    from lab02_tvm.build import build_and_check, host_target
+    from lab02_tvm.graph.frontend import import_torch
+    from lab02_tvm.graph.passes import run_standard_passes
+    im = import_torch(bundle)
+    fns = {"tvm_untuned": build_and_check(im, run_standard_passes(im.mod).fused_mod, {**host_target(), "num-cores": 1},
+                                          stage="tvm_untuned").runner}
     ref = bundle.run()
 
     def broken():  # a peer whose outputs are off by 1.0 must fail its gate and not be timed
@@ -62,8 +68,9 @@ def test_gate_choice_and_output_naming():
     assert kw == {"atol": peers.ATOL} and "absolute" in desc
     out = peers._named((np.zeros(2), [np.ones(3)]), ["a", "b"])
     assert list(out) == ["a", "b"] and out["b"].shape == (3,)
+    from lab02_tvm.models import build_bundle
     with pytest.raises(peers.UserError):
-        peers.build_peer_model("resnet18")
+        build_bundle("resnet18")
 
 
 def test_torch_compile_skipped_with_reason_without_cxx(bundle, monkeypatch, tmp_path):

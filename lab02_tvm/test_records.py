@@ -1,6 +1,6 @@
 """Tests of the shipped tuning records and of tuning on a real (test-size) model.
 
-* :mod:`lab02_tvm.records` on synthetic databases (no TVM): pruning, provenance, a corrupt or
+* :mod:`lab02_tvm.tuning.records` on synthetic databases (no TVM): pruning, provenance, a corrupt or
   truncated file (one line naming it, nothing overwritten), records for another target (one line,
   then a scratch folder to tune into);
 * the shipped records under ``results/lab02/tuning/<target>/``: they load, their records carry the
@@ -20,7 +20,8 @@ import numpy as np
 import pytest
 
 from common.budget import pick
-from lab02_tvm import records
+from lab02_tvm.models import MODELS
+from lab02_tvm.tuning import database, longrun, records
 
 pytestmark = pytest.mark.lab02
 
@@ -32,11 +33,11 @@ OTHER = {"kind": "llvm", "mcpu": "skylake-avx512", "num-cores": 1}
 def _write_db(folder: Path, records_: list[tuple[int, list[float], dict]], n_workloads: int = 3) -> Path:
     """A synthetic MetaSchedule database: ``n_workloads`` workloads, records (workload, run secs, target)."""
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / records.WORKLOADS).write_text("".join(json.dumps([str(1000 + i), f"mod{i}"]) + "\n"
+    (folder / database.WORKLOADS).write_text("".join(json.dumps([str(1000 + i), f"mod{i}"]) + "\n"
                                                     for i in range(n_workloads)))
     lines = [json.dumps([w, [[["trace", w]], secs, {**tgt, "keys": ["cpu"], "tag": ""}, [["TENSOR"]]]])
              for w, secs, tgt in records_]
-    (folder / records.RECORDS).write_text("".join(line + "\n" for line in lines))
+    (folder / database.RECORDS).write_text("".join(line + "\n" for line in lines))
     return folder
 
 
@@ -53,10 +54,10 @@ def test_target_key_and_folders():
 def test_prune_keeps_the_best_record_per_workload(tmp_path):
     db = _write_db(tmp_path / "db", [(0, [3e-3], TARGET), (0, [1e-3, 1e-3], TARGET), (0, [1e10], TARGET),
                                      (2, [1e10], TARGET), (2, [1e10], TARGET)])
-    info = records.prune(db)
+    info = database.prune(db)
     assert info == {"workloads_before": 3, "records_before": 5, "workloads": 2, "records": 2,
                     "bytes": info["bytes"]}
-    got = records.read_database(db)
+    got = database.read_database(db)
     # workload 1 had no record: dropped; 0 keeps its best (1 ms); 2 keeps one failed record; re-indexed
     assert [w[0] for w in got.workloads] == ["1000", "1002"]
     assert [(r[0], r[1][1]) for r in got.records] == [(0, [1e-3, 1e-3]), (1, [1e10])]
@@ -66,21 +67,21 @@ def test_prune_keeps_the_best_record_per_workload(tmp_path):
 @pytest.mark.parametrize("damage", ["truncated", "not json", "bad index"])
 def test_corrupt_database_is_one_line_and_nothing_is_overwritten(tmp_path, damage):
     db = _write_db(tmp_path / records.target_key(TARGET) / "bert", [(0, [1e-3], TARGET), (1, [2e-3], TARGET)])
-    rec = db / records.RECORDS
+    rec = db / database.RECORDS
     text = rec.read_text()
     rec.write_text({"truncated": text[: len(text) - 25], "not json": text + "<<<<<<< HEAD\n",
                     "bad index": text + json.dumps([7, [[], [1e-3], TARGET, []]]) + "\n"}[damage])
     before = {p.name: p.read_bytes() for p in db.iterdir()}
-    with pytest.raises(records.CorruptDatabase) as ei:
-        records.read_database(db)
+    with pytest.raises(database.CorruptDatabase) as ei:
+        database.read_database(db)
     msg = str(ei.value)
     assert "\n" not in msg and str(rec) in msg and "nothing was overwritten" in msg
-    choice = records.choose("bert", TARGET, root=tmp_path, scratch_root=tmp_path / "scratch")
+    choice = _choose("bert", TARGET["mcpu"], root=tmp_path, scratch_root=tmp_path / "scratch")
     assert choice.status == "corrupt" and not choice.shipped and "\n" not in choice.line
     assert str(rec) in choice.line and "tuning from scratch" in choice.line
     assert choice.work_dir == tmp_path / "scratch" / "llvm-znver3-1c" / "bert"
-    with pytest.raises(records.CorruptDatabase):
-        records.prune(db)
+    with pytest.raises(database.CorruptDatabase):
+        database.prune(db)
     assert {p.name: p.read_bytes() for p in db.iterdir()} == before  # nothing rewritten
 
 
@@ -88,20 +89,20 @@ def test_records_for_another_target_mean_tuning_from_scratch(tmp_path):
     root, scratch = tmp_path / "shipped", tmp_path / "scratch"
     # (1) only another CPU's folder exists
     _write_db(root / records.target_key(OTHER) / "bert", [(0, [1e-3], OTHER)])
-    c = records.choose("bert", TARGET, root=root, scratch_root=scratch)
+    c = _choose("bert", TARGET["mcpu"], root=root, scratch_root=scratch)
     assert c.status == "other-target" and "llvm-skylake-avx512-1c" in c.line and "llvm-znver3-1c" in c.line
     assert "tuning from scratch" in c.line and "\n" not in c.line
     assert c.work_dir == scratch / "llvm-znver3-1c" / "bert"
     # (2) the host's folder holds records measured on another target
     _write_db(root / records.target_key(TARGET) / "bert", [(0, [1e-3], OTHER)])
-    c = records.choose("bert", TARGET, root=root, scratch_root=scratch)
+    c = _choose("bert", TARGET["mcpu"], root=root, scratch_root=scratch)
     assert c.status == "other-target" and "skylake-avx512" in c.line and not c.shipped
     # (3) matching records: used, with their provenance
     good = _write_db(root / records.target_key(TARGET) / "bert", [(0, [1e-3], TARGET), (1, [1e-3], TARGET)])
     records.write_provenance(good, {"trials": 640, "minutes": 31.5})
-    c = records.choose("bert", TARGET, root=root, scratch_root=scratch)
+    c = _choose("bert", TARGET["mcpu"], root=root, scratch_root=scratch)
     assert c.shipped and c.records == 2 and c.work_dir == good and "640 trials in 32 min" in c.line
-    assert records.choose("resnet50", TARGET, root=root, scratch_root=scratch).status == "none"
+    assert _choose("resnet50", TARGET["mcpu"], root=root, scratch_root=scratch).status == "none"
 
 
 def _cpu(mcpu: str) -> dict:
@@ -117,40 +118,47 @@ def _shipped_for(root: Path, *cpus: str, model: str = "bert", trials: int = 100)
     return out
 
 
+def _choose(model: str, cpu: str, **kw):
+    """``records.choose`` on a simulated host named ``cpu``: its instruction set is LLVM's list for that
+    CPU, never this machine's (a test must not pass or fail by the CPU it runs on)."""
+    from common import isa
+    return records.choose(model, _cpu(cpu), have=isa.isa_features(cpu), **kw)
+
+
 def test_choice_policy_on_simulated_hosts(tmp_path):
     """exact, then every instruction present (built for the records' CPU), then a common x86-64 level
     keeping the records' vectors (built for that level), else tuning here; hosts named, not read."""
     root, scratch = tmp_path / "shipped", tmp_path / "scratch"
     made = _shipped_for(root, "znver3")
-    exact = records.choose("bert", _cpu("znver3"), root=root, scratch_root=scratch)
+    exact = _choose("bert", "znver3", root=root, scratch_root=scratch)
     assert (exact.status, exact.how, exact.work_dir) == ("exact", "exact", made["znver3"])
     assert exact.build_target["mcpu"] == "znver3" and exact.label() == "exact: llvm-znver3-1c"
     # Zen 4 has every instruction of Zen 3 (LLVM's feature lists): build for znver3, as measured
-    c = records.choose("bert", _cpu("znver4"), root=root, scratch_root=scratch)
+    c = _choose("bert", "znver4", root=root, scratch_root=scratch)
     assert c.status == "compatible" and c.build_target == _cpu("znver3") and c.work_dir == made["znver3"]
     assert "records for llvm-znver3-1c on this znver4 host: compatible ISA, building for znver3" in c.line
     assert c.label() == "compatible: llvm-znver3-1c, built for znver3"
     # an AVX2 Intel lacks AMD's sse4a: the common level x86-64-v3 keeps AVX2
-    c = records.choose("bert", _cpu("haswell"), root=root, scratch_root=scratch)
+    c = _choose("bert", "haswell", root=root, scratch_root=scratch)
     assert c.status == "compatible" and c.build_target["mcpu"] == "x86-64-v3"
     assert "sse4a" not in c.line or "absent here" in c.line
     assert "common ISA x86-64-v3: building for x86-64-v3" in c.line
     # no AVX2 on the host: incompatible, tuned here, the line says why
-    c = records.choose("bert", _cpu("x86-64-v2"), root=root, scratch_root=scratch)
+    c = _choose("bert", "x86-64-v2", root=root, scratch_root=scratch)
     assert c.status == "other-target" and c.how == "tuned here" and c.label() == "tuned here"
     assert "avx2" in c.line and c.work_dir == scratch / "llvm-x86-64-v2-1c" / "bert" and "\n" not in c.line
     # two candidates: the widest build ISA wins (AVX-512 records on an AVX-512 host)
     made |= _shipped_for(root, "znver4")
-    c = records.choose("bert", _cpu("skylake-avx512"), root=root, scratch_root=scratch)
+    c = _choose("bert", "skylake-avx512", root=root, scratch_root=scratch)
     assert c.work_dir == made["znver4"] and c.build_target["mcpu"] == "x86-64-v4", c.line
-    assert records.choose("bert", _cpu("znver4"), root=root, scratch_root=scratch).status == "exact"
+    assert _choose("bert", "znver4", root=root, scratch_root=scratch).status == "exact"
 
 
 def test_choice_ranks_by_trials_within_a_tier(tmp_path):
     root = tmp_path / "shipped"
     _shipped_for(root, "znver3", trials=100)
     best = _shipped_for(root, "znver2", trials=900)["znver2"]
-    c = records.choose("bert", _cpu("znver4"), root=root, scratch_root=tmp_path / "s")
+    c = _choose("bert", "znver4", root=root, scratch_root=tmp_path / "s")
     assert c.status == "compatible" and c.work_dir == best and c.build_target["mcpu"] == "znver2"
 
 
@@ -158,24 +166,24 @@ def test_bad_records_of_another_cpu_are_passed_over_and_left_untouched(tmp_path)
     """Corrupt file, a target that does not parse, an unknown method: one line each, nothing written."""
     root, scratch = tmp_path / "shipped", tmp_path / "scratch"
     d = _shipped_for(root, "znver3")["znver3"]
-    rec = d / records.RECORDS
+    rec = d / database.RECORDS
     rec.write_text(rec.read_text()[:-20])
     before = rec.read_bytes()
-    c = records.choose("bert", _cpu("znver4"), root=root, scratch_root=scratch)
+    c = _choose("bert", "znver4", root=root, scratch_root=scratch)
     assert c.status == "other-target" and "corrupt tuning database file" in c.line and "\n" not in c.line
     assert rec.read_bytes() == before
     bad = _write_db(root / "llvm-notacpu-1c" / "bert", [(0, [1e-3], _cpu("notacpu"))])
-    c = records.choose("bert", _cpu("znver4"), root=root, scratch_root=scratch)
+    c = _choose("bert", "znver4", root=root, scratch_root=scratch)
     assert "unknown LLVM CPU 'notacpu'" in c.line and str(bad.relative_to(tmp_path)) in c.line.replace(str(tmp_path) + "/", "")
     good = _shipped_for(root, "znver2")["znver2"]
     records.write_provenance(good, {"trials": 5, "method": {"layout": "NCHW16c"}})
-    c = records.choose("bert", _cpu("znver4"), root=root, scratch_root=scratch)
+    c = _choose("bert", "znver4", root=root, scratch_root=scratch)
     assert c.how == "tuned here" and "unknown tuning layout 'NCHW16c'" in c.line
 
 
 def test_records_carry_their_method(tmp_path):
     from common.errors import UserError
-    from lab02_tvm.method import FIELD, PLAIN, Method
+    from lab02_tvm.tuning.method import FIELD, PLAIN, Method
     assert Method.from_provenance({}) == PLAIN and Method.from_provenance({"layout_rewrite": True}) == Method("NCHW", True)
     assert Method.from_provenance({"method": FIELD.as_dict()}) == FIELD and str(FIELD) == "NHWC + weight layout rewrite"
     with pytest.raises(UserError, match="unknown tuning method"):
@@ -183,13 +191,13 @@ def test_records_carry_their_method(tmp_path):
     root = tmp_path / "shipped"
     d = _shipped_for(root, "znver3")["znver3"]
     records.write_provenance(d, {"trials": 100, "minutes": 10, "method": FIELD.as_dict()})
-    c = records.choose("bert", _cpu("znver3"), root=root, scratch_root=tmp_path / "s")
+    c = _choose("bert", "znver3", root=root, scratch_root=tmp_path / "s")
     assert c.method == FIELD and "NHWC + weight layout rewrite" in c.line
     here = _shipped_for(root, _host_target()["mcpu"])[_host_target()["mcpu"]]  # tune_records tunes this host's folder
     records.write_provenance(here, {"trials": 100, "minutes": 10, "method": FIELD.as_dict()})
     before = {p.name: p.read_bytes() for p in here.iterdir()}
     with pytest.raises(UserError, match="holds records tuned NHWC \\+ weight layout rewrite"):  # before any build
-        records.tune_records("bert", 4, 1.0, command="test", root=root, method=PLAIN, progress=False)
+        longrun.tune_records("bert", 4, 1.0, command="test", root=root, method=PLAIN, progress=False)
     assert {p.name: p.read_bytes() for p in here.iterdir()} == before
 
 
@@ -201,7 +209,8 @@ def test_mlc_cpu_override_is_checked_against_the_host(monkeypatch):
     monkeypatch.setenv("MLC_CPU", "x86-64-v2")  # every x86-64 machine this course runs on has SSE4.2
     assert host_target()["mcpu"] == "x86-64-v2"
     # a CPU with instructions this host lacks: AMD's sse4a on an Intel, Intel's AMX on an AMD
-    foreign = next(c for c in ("znver4", "sapphirerapids", "x86-64-v4") if isa.missing_on(c, isa.host_features()))
+    foreign = next(c for c in ("znver4", "sapphirerapids", "x86-64-v4")  # never the host's own name: that one runs
+                   if c != isa.system_cpu() and isa.missing_on(c, isa.host_features()))
     monkeypatch.setenv("MLC_CPU", foreign)
     with pytest.raises(UserError, match=f"MLC_CPU={foreign}: this host .* cannot execute") as ei:
         host_target()
@@ -216,7 +225,8 @@ def test_pipeline_refuses_a_foreign_cpu_override_with_exit_2(tmp_path):
     import subprocess
     import sys
     from common import isa
-    foreign = next(c for c in ("znver4", "sapphirerapids", "x86-64-v4") if isa.missing_on(c, isa.host_features()))
+    foreign = next(c for c in ("znver4", "sapphirerapids", "x86-64-v4")  # never the host's own name: that one runs
+                   if c != isa.system_cpu() and isa.missing_on(c, isa.host_features()))
     env = {**os.environ, "MLC_CPU": foreign, "MLC_RESULTS_DIR": str(tmp_path)}
     r = subprocess.run([sys.executable, "-m", "lab02_tvm.pipeline", "--quick", "--model", "llama"],
                        capture_output=True, text=True, env=env, timeout=300)
@@ -242,28 +252,28 @@ def test_top_up_provenance_keeps_every_run_and_totals_them():
 
 def test_per_model_budget_parsing():
     from common.errors import UserError
-    assert records._per_model("900,500", ["resnet50", "bert"], "--trials", int) == {"resnet50": 900, "bert": 500}
-    assert records._per_model("30", ["resnet50", "bert"], "--minutes", float) == {"resnet50": 30.0, "bert": 30.0}
+    assert longrun._per_model("900,500", ["resnet50", "bert"], "--trials", int) == {"resnet50": 900, "bert": 500}
+    assert longrun._per_model("30", ["resnet50", "bert"], "--minutes", float) == {"resnet50": 30.0, "bert": 30.0}
     for bad in ("1,2,3", "0", "x"):
         with pytest.raises(UserError, match="--trials"):
-            records._per_model(bad, ["resnet50", "bert"], "--trials", int)
+            longrun._per_model(bad, ["resnet50", "bert"], "--trials", int)
 
 
-def test_coverage_gate_fails_a_silent_fallback():
+def testcoverage_gate_fails_a_silent_fallback():
     """A kernel with valid records compiled untuned fails; with shipped records, so does one never tuned."""
     from common.gates import GateError
-    from lab02_tvm.tuned import _coverage_gate
-    from lab02_tvm.tuning import TunedBuild
+    from lab02_tvm.tuning.serve import coverage_gate
+    from lab02_tvm.tuning.apply import TunedBuild
     ok = TunedBuild(None, 3, 2, ["take"], absent=[], failed_only=["take"])
-    _coverage_gate("m", ok, shipped=True)  # every candidate of `take` failed to run: named, not silent
+    coverage_gate("m", ok, shipped=True)  # every candidate of `take` failed to run: named, not silent
     silent = TunedBuild(None, 3, 2, ["matmul"], absent=[], failed_only=[])
     with pytest.raises(GateError, match="valid records were compiled untuned"):
-        _coverage_gate("m", silent, shipped=False)
+        coverage_gate("m", silent, shipped=False)
     never = TunedBuild(None, 3, 2, ["gelu"], absent=["gelu"], failed_only=[])
-    _coverage_gate("m", never, shipped=False)  # this run's budget did not reach it: said, allowed
+    coverage_gate("m", never, shipped=False)  # this run's budget did not reach it: said, allowed
     with pytest.raises(GateError, match="do not cover the model"):
-        _coverage_gate("m", never, shipped=True)
-    _coverage_gate("m", never, shipped=True, declared_absent=1)  # the provenance says 1 task was not reached
+        coverage_gate("m", never, shipped=True)
+    coverage_gate("m", never, shipped=True, declared_absent=1)  # the provenance says 1 task was not reached
     assert never.line() == "2/3 kernels from the database (untuned: gelu)"
 
 
@@ -275,14 +285,14 @@ def _host_target() -> dict:
 
 
 def _shipped_folders() -> list[Path]:
-    return sorted(p.parent for p in records.SHIPPED_ROOT.glob(f"*/*/{records.RECORDS}"))
+    return sorted(p.parent for p in records.SHIPPED_ROOT.glob(f"*/*/{database.RECORDS}"))
 
 
 def test_shipped_records_load_with_provenance_and_are_small():
     folders = _shipped_folders()
     assert folders, f"no shipped records under {records.SHIPPED_ROOT}"
     for d in folders:
-        db = records.read_database(d)
+        db = database.read_database(d)
         key = d.parent.name
         assert [records.target_key(t) for t in db.targets] == [key], d  # records carry the folder's target
         assert len(db.records) == len(db.workloads)  # pruned: one record per workload
@@ -301,7 +311,7 @@ def test_every_model_has_records_for_each_vector_isa(level):
     Intel), every model is built from shipped records (exact or compatible), none tuned from scratch.
     The host is named, not read from this machine, so the verdict is the same on every CPU."""
     host = {"kind": "llvm", "mcpu": level, "num-cores": 1}
-    for model in records.MODELS:
+    for model in MODELS:
         c = records.choose(model, host)
         assert c.shipped and c.how == "compatible", c.line
         assert c.build_target["mcpu"] in (level, "x86-64-v3") and "\n" not in c.line
@@ -312,41 +322,43 @@ def test_this_hosts_choice_is_a_shipped_folder_or_says_why():
     names a real folder and a build CPU this host can execute."""
     from common import isa
     host = _host_target()
-    for model in records.MODELS:
+    for model in MODELS:
         c = records.choose(model, host)
         assert "\n" not in c.line and c.how in ("exact", "compatible", "tuned here")
         if c.shipped:
-            assert (c.work_dir / records.RECORDS).is_file()
+            assert (c.work_dir / database.RECORDS).is_file()
             cpu = c.build_target.get("mcpu", "generic")
             assert cpu == isa.system_cpu() or not isa.missing_on(cpu, isa.host_features()), c.line
 
 
 def _model_module(model: str):
-    from lab02_tvm.config import build_bundles
-    from lab02_tvm.relax_import import import_torch, tuning_module
+    from lab02_tvm.models import build_bundles
+    from lab02_tvm.graph.frontend import import_torch
+    from lab02_tvm.graph.passes import tuning_module
     return tuning_module(import_torch(build_bundles([model], quick=False)[model]))
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("model", list(records.MODELS))
+@pytest.mark.parametrize("model", list(MODELS))
 def test_shipped_records_cover_every_task(model):
     """Task extraction of the full model (no build), in each folder's own tuning method: every task
     has a measured workload in the records (only index gathers may have failed every candidate)."""
-    from lab02_tvm import tuning
-    from lab02_tvm.method import Method
+    from lab02_tvm.tuning.database import best_ms_of, load_database, task_records
+    from lab02_tvm.tuning.tasks import extract_tasks
+    from lab02_tvm.tuning.method import Method
     folders = [d for d in _shipped_folders() if d.name == model]
     assert folders, f"no shipped records of {model}"
     mod = _model_module(model)
     for d in folders:
         prov = records.read_provenance(d)
         method = Method.from_provenance(prov)
-        target = records.read_database(d).targets[0]
-        db = tuning.load_database(d)
-        infos = tuning.extract_tasks(method.module(mod), target, method.layout_rewrite)
+        target = database.read_database(d).targets[0]
+        db = load_database(d)
+        infos = extract_tasks(method.module(mod), target, method.layout_rewrite)
         missing = [ti.name for ti in infos if not db.has_workload(ti.task.dispatched[0])]
         allowed = int(prov.get("tasks", len(infos))) - int(prov.get("tasks_in_db", prov.get("tasks", len(infos))))
         assert len(missing) <= allowed, f"{d} ({method}): {len(missing)} of {len(infos)} tasks not in the records: {missing}"
-        failed = [ti.name for ti in infos if tuning.best_ms_of(tuning.task_records(db, ti.task)) is None]
+        failed = [ti.name for ti in infos if best_ms_of(task_records(db, ti.task)) is None]
         assert sum(ti.share for ti in infos if ti.name in failed) < 0.01, failed  # only index gathers may fail
 
 
@@ -354,20 +366,21 @@ def test_shipped_records_cover_every_task(model):
 def test_build_from_shipped_records_is_gated():
     """LLaMA-tiny (sequence 32) built from the records this host chooses (exact or compatible, in
     their method and for their build CPU): every kernel scheduled, outputs vs PyTorch."""
-    from lab02_tvm import tuning
+    from lab02_tvm.tuning.apply import build_from_database
     from lab02_tvm.build import VMRunner, gate_outputs
-    from lab02_tvm.pipeline import build_bundles
-    from lab02_tvm.relax_import import import_torch, tuning_module
-    from lab02_tvm.tuned import _coverage_gate
+    from lab02_tvm.models import build_bundles
+    from lab02_tvm.graph.frontend import import_torch
+    from lab02_tvm.graph.passes import tuning_module
+    from lab02_tvm.tuning.serve import coverage_gate
     c = records.choose("llama_tiny_s32", _host_target())
     if not c.shipped:
         pytest.skip(f"no shipped LLaMA-tiny records for this CPU's vector ISA: {c.line}")
     im = import_torch(build_bundles(["llama_tiny_s32"], quick=False)["llama_tiny_s32"])
     mod = c.method.module(tuning_module(im))
-    built = tuning.build_from_database(mod, c.build_target, c.work_dir, layout_rewrite=c.method.layout_rewrite)
+    built = build_from_database(mod, c.build_target, c.work_dir, layout_rewrite=c.method.layout_rewrite)
     prov = records.read_provenance(c.work_dir)
     declared = prov["tasks"] - prov["tasks_in_db"]  # tasks the recorded run did not reach (said in its provenance)
-    _coverage_gate("llama_tiny_s32", built, shipped=True, declared_absent=declared)
+    coverage_gate("llama_tiny_s32", built, shipped=True, declared_absent=declared)
     assert len(built.absent) <= declared and built.kernels_tuned > 0
     assert all(k in built.line() for k in built.missing[:4])  # the untuned kernels are named
     out = VMRunner(built.executable, im, with_params=False).outputs()
@@ -378,23 +391,23 @@ def test_build_from_shipped_records_is_gated():
 # ----------------------------------------------------------------------------------------------
 # tuned faster than untuned on a real (test-size) model, one interleaved run
 @pytest.mark.slow
-def test_tuned_faster_than_untuned_on_test_size_bert(tmp_path):
-    from common.models import build_bert
+def test_tuned_faster_than_untuned_on_test_size_bert(tmp_path, bert_small_im):
     from common.timing import interleaved, tvm_threads
-    from lab02_tvm import tuning
+    from lab02_tvm.tuning.apply import build_from_database
+    from lab02_tvm.tuning.tune import tune
     from lab02_tvm.build import VMRunner, build_and_check, gate_outputs
-    from lab02_tvm.relax_import import import_torch, run_standard_passes, tuning_module
-    from lab02_tvm.tuned import _coverage_gate
+    from lab02_tvm.graph.passes import run_standard_passes, tuning_module
+    from lab02_tvm.tuning.serve import coverage_gate
     host = _host_target()
-    im = import_torch(build_bert(small=True))
+    im = bert_small_im
     assert max(float(np.abs(r).max()) for r in im.reference.values()) <= 10  # the absolute gate applies
     untuned = build_and_check(im, run_standard_passes(im.mod).fused_mod, host, stage="tvm_untuned")
     mod = tuning_module(im)
-    report = tuning.tune(mod, host, tmp_path / "bert_small", max_trials_global=pick(48, 12), deep_top_k=0,
+    report = tune(mod, host, tmp_path / "bert_small", max_trials_global=pick(48, 12), deep_top_k=0,
                          progress=False)
     assert report.trials >= 1 and report.tasks_tuned >= 1
-    built = tuning.build_from_database(mod, host, tmp_path / "bert_small")
-    _coverage_gate("bert_small", built, shipped=False)  # every kernel with a valid record was used
+    built = build_from_database(mod, host, tmp_path / "bert_small")
+    coverage_gate("bert_small", built, shipped=False)  # every kernel with a valid record was used
     assert built.kernels_tuned >= report.tasks_tuned
     tuned = VMRunner(built.executable, im, with_params=False)
     for run in (untuned.runner, tuned):
@@ -414,8 +427,8 @@ def test_pipeline_step6_tunes_here_in_the_field_method_and_says_so(results_dir, 
     NHWC + weight layout rewrite, builds from that database through both gates, and the compare
     table's row names the records portably (no path), the method and the build CPU."""
     from common.errors import run_cli
-    from lab02_tvm.method import FIELD
-    from lab02_tvm.pipeline import main
+    from lab02_tvm.tuning.method import FIELD
+    from lab02_tvm.pipeline.run import main
     argv = ["--quick", "--model", "llama_tiny_s32", "--repeats", "2", "--trials", "8", "--tune-minutes", "1"]
     argv += [f"--skip-{s}" for s in ("onnx", "untuned", "cross", "rpc", "tir-pass", "roofline", "peers", "layout",
                                      "spaces")]

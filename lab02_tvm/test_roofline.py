@@ -1,4 +1,4 @@
-"""Tests of lab02_tvm.roofline: per-kernel times sum to the whole run, FLOPs and bytes match hand
+"""Tests of lab02_tvm.measure.roofline: per-kernel times sum to the whole run, FLOPs and bytes match hand
 counts, and the table and plot are written.
 
 Workload: Relax ``main(x, w, b) = relu(x @ w + b) @ w^T`` (fp32, 64 x 64: a run of ~0.4 ms is rarely
@@ -16,7 +16,9 @@ import pytest
 import tvm
 from tvm import relax
 
-from lab02_tvm import roofline, tuning
+from lab02_tvm.measure import roofline
+from lab02_tvm.measure.profile import kernel_infos, profile_vm
+from lab02_tvm.tuning.tasks import fuse_for_tasks
 from lab02_tvm.build import host_target
 
 pytestmark = pytest.mark.lab02
@@ -40,7 +42,7 @@ def built():
             return s
 
     target = {**host_target(), "num-cores": 1}
-    fused = tuning.fuse_for_tasks(Mod, target)
+    fused = fuse_for_tasks(Mod, target)
     vm = relax.VirtualMachine(tvm.compile(fused, tvm.target.Target(target)), tvm.cpu())
     rng = np.random.default_rng(0)
     arrays = [rng.standard_normal(s).astype("float32") for s in [(M, K), (K, N), (N,)]]
@@ -55,7 +57,7 @@ def test_build_matches_numpy(built):
 
 
 def test_kernel_flops_and_bytes_match_hand_count(built):
-    infos = roofline.kernel_infos(built[2])
+    infos = kernel_infos(built[2])
     mm = next(i for n, i in infos.items() if n.startswith("matmul"))
     fused = next(i for n, i in infos.items() if "matmul" in n and "relu" in n)
     assert mm.flops == 2 * M * K * N
@@ -74,7 +76,7 @@ def _profile_within_sum_tolerance(vm, args, attempts: int = 3) -> dict:
     one missed: ~0.5) fails every attempt.
     """
     for _ in range(attempts):
-        prof = roofline.profile_vm(vm, args, repeats=20)
+        prof = profile_vm(vm, args, repeats=20)
         if abs(prof["sum_frac"] - 1.0) <= roofline.SUM_TOLERANCE:
             break
     return prof
@@ -99,8 +101,8 @@ def test_kernel_rows_follow_the_roofline_formulas(built):
     and mflop / mbytes to 1e-3 (off by <= 5e-4 MFLOP, MB: 5e-6 ms at 100 GFLOP/s, 2.5e-5 ms at 20 GB/s).
     """
     vm, args, fused, _ = built
-    prof = roofline.profile_vm(vm, args, repeats=3)
-    infos = roofline.kernel_infos(fused)
+    prof = profile_vm(vm, args, repeats=3)
+    infos = kernel_infos(fused)
     rows = roofline.kernel_rows(prof, infos, ROOF, label="untuned")
     assert {r["kernel"] for r in rows} == set(prof["kernels"]) and all(r["build"] == "untuned" for r in rows)
     assert [r["lost_ms"] for r in rows] == sorted((r["lost_ms"] for r in rows), reverse=True)
@@ -139,8 +141,8 @@ def test_lost_ms_by_kernel_reads_one_build_and_says_what_is_wrong(tmp_path):
     assert roofline.lost_ms_by_kernel(path, "untuned") == {"k": 9.0}
     with pytest.raises(UserError, match="no 'other' rows"):
         roofline.lost_ms_by_kernel(path, "other")
-    with pytest.raises(UserError, match="run python -m lab02_tvm.roofline first"):
+    with pytest.raises(UserError, match="run python -m lab02_tvm.pipeline --only roofline first"):
         roofline.lost_ms_by_kernel(tmp_path / "missing.json")
     (tmp_path / "bad.json").write_text("{trunc")
-    with pytest.raises(UserError, match="cannot read"):
+    with pytest.raises(UserError, match="not a readable results table"):
         roofline.lost_ms_by_kernel(tmp_path / "bad.json")

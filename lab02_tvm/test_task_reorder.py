@@ -1,7 +1,7 @@
 """Graded tests of Task 2.1 (``lab02.reorder``): the plan of the reduction-loop interchange.
 
 Through the pass's public contract only (``reorder_prim_func``, ``ReorderStats``, ``register``; the
-module docstring of ``lab02_tvm/tir_pass.py``): an eligible block's innermost spatial loop moves inside
+module docstring of ``lab02_tvm/schedule/tir_pass.py``): an eligible block's innermost spatial loop moves inside
 its reduction loops, every other block is left alone (the same PrimFunc object back), a second run
 changes nothing, and the built kernel computes what NumPy computes. The loop order is read from the
 TVMScript text here, not with the lab's own ``loop_nest``.
@@ -85,7 +85,7 @@ def _ineligible(how: str):
 
 @pytest.mark.task("lab02.reorder", points=3)
 def test_matmul_inner_spatial_loop_moves_inside_the_reduction():
-    from lab02_tvm.tir_pass import ReorderStats, reorder_prim_func
+    from lab02_tvm.schedule.tir_pass import ReorderStats, reorder_prim_func
     f = matmul()
     st = ReorderStats()
     g = reorder_prim_func(f, "mm", st)
@@ -97,7 +97,7 @@ def test_matmul_inner_spatial_loop_moves_inside_the_reduction():
 
 @pytest.mark.task("lab02.reorder", points=2)
 def test_batch_matmul_keeps_the_outer_loops_in_order():
-    from lab02_tvm.tir_pass import ReorderStats, reorder_prim_func
+    from lab02_tvm.schedule.tir_pass import ReorderStats, reorder_prim_func
     st = ReorderStats()
     g = reorder_prim_func(batch_matmul(), "bmm", st)
     assert st.reordered == ["bmm/T_batch_matmul_NN_update: (b, i, j, k) -> (b, i, k, j)"]
@@ -106,7 +106,7 @@ def test_batch_matmul_keeps_the_outer_loops_in_order():
 
 @pytest.mark.task("lab02.reorder", points=2)
 def test_second_run_changes_nothing():
-    from lab02_tvm.tir_pass import ReorderStats, reorder_prim_func
+    from lab02_tvm.schedule.tir_pass import ReorderStats, reorder_prim_func
     g = reorder_prim_func(matmul(), "mm", ReorderStats())
     st = ReorderStats()
     assert reorder_prim_func(g, "mm", st).same_as(g) and not st.reordered
@@ -115,7 +115,7 @@ def test_second_run_changes_nothing():
 @pytest.mark.task("lab02.reorder", points=1)
 @pytest.mark.parametrize("how", ["transposed", "fused", "split", "spatial_inner", "elementwise", "scalar_sum"])
 def test_ineligible_block_is_left_alone(how):
-    from lab02_tvm.tir_pass import ReorderStats, reorder_prim_func
+    from lab02_tvm.schedule.tir_pass import ReorderStats, reorder_prim_func
     f = _ineligible(how)
     st = ReorderStats()
     assert reorder_prim_func(f, how, st).same_as(f)
@@ -127,7 +127,7 @@ def test_ineligible_block_is_left_alone(how):
                                           (batch_matmul, [(2, 8, 12), (2, 12, 16), (2, 8, 16)])],
                          ids=["matmul", "batch_matmul"])
 def test_built_through_the_registered_pipeline_matches_numpy(make, shapes):
-    from lab02_tvm import tir_pass
+    from lab02_tvm.schedule import tir_pass
     stats = tir_pass.ReorderStats()
     name = tir_pass.register(stats)
     f = make()

@@ -15,7 +15,13 @@ from tvm import relax
 from common.budget import pick
 from common.errors import UserError
 from common.timing import interleaved, tvm_threads
-from lab02_tvm import schedules, tuning
+from lab02_tvm.schedule import manual as schedules
+from lab02_tvm.tuning.budget import SHALLOW_MIN_TRIALS, deep_plan_by_time, plan_budget
+from lab02_tvm.tuning.tasks import TaskInfo, as_target, extract_tasks
+
+from lab02_tvm.tuning.apply import build_from_database, build_tuned
+from lab02_tvm.tuning.database import database_coverage
+from lab02_tvm.tuning.tune import tune
 
 pytestmark = pytest.mark.lab02
 
@@ -69,7 +75,7 @@ def test_extract_tasks_weights_flops_shares():
     """Two identical dense layers are one task of weight 2 whose FLOPs are ~2*M*K*N."""
     m, k = 32, 64
     mod, _, _ = dense_module(m, k, k, layers=2)
-    infos = tuning.extract_tasks(mod, host_target())
+    infos = extract_tasks(mod, host_target())
     assert len(infos) == 1
     ti = infos[0]
     assert ti.weight == 2
@@ -79,30 +85,30 @@ def test_extract_tasks_weights_flops_shares():
 
 
 def test_plan_budget_shallow_then_deep():
-    infos = [tuning.TaskInfo(index=i, name=f"t{i}", weight=1, flops=f, share=0.0)
+    infos = [TaskInfo(index=i, name=f"t{i}", weight=1, flops=f, share=0.0)
              for i, f in enumerate([50.0, 30.0, 10.0, 5.0, 5.0])]
-    plan = tuning.plan_budget(infos, 40, deep_top_k=2, deep_trials=10)
+    plan = plan_budget(infos, 40, deep_top_k=2, deep_trials=10)
     assert sum(plan.values()) == 40
     assert all(v >= 6 for v in plan.values())  # shallow: 30 trials over 5 tasks
     assert plan["t0"] == plan["t4"] + 5 and plan["t1"] == plan["t4"] + 5  # deep: 10 over top 2
     # too small for SHALLOW_MIN_TRIALS on every task: only the hottest are covered
-    assert tuning.SHALLOW_MIN_TRIALS == 4
-    small = tuning.plan_budget(infos, 10, deep_top_k=0)
+    assert SHALLOW_MIN_TRIALS == 4
+    small = plan_budget(infos, 10, deep_top_k=0)
     assert small == {"t0": 5, "t1": 5, "t2": 0, "t3": 0, "t4": 0}
-    assert tuning.plan_budget(infos, 3, deep_top_k=0) == {"t0": 3, "t1": 0, "t2": 0, "t3": 0, "t4": 0}
-    shallow, full = tuning.plan_budget(infos, 40, deep_top_k=2, deep_trials=10, phases=True)
+    assert plan_budget(infos, 3, deep_top_k=0) == {"t0": 3, "t1": 0, "t2": 0, "t3": 0, "t4": 0}
+    shallow, full = plan_budget(infos, 40, deep_top_k=2, deep_trials=10, phases=True)
     assert shallow == {f"t{i}": 6 for i in range(5)} and full == plan
     with pytest.raises(UserError, match="--trials"):
-        tuning.plan_budget(infos, 0)
+        plan_budget(infos, 0)
 
 
 def test_deep_phase_ranked_by_a_given_cost():
     """``--deep-by-roofline``: the deep trials go to the tasks with the largest cost (ms lost against
     the roof), not the hottest by FLOPs; a task the cost does not name counts as 0."""
-    infos = [tuning.TaskInfo(index=i, name=f"t{i}", weight=1, flops=f, share=0.0)
+    infos = [TaskInfo(index=i, name=f"t{i}", weight=1, flops=f, share=0.0)
              for i, f in enumerate([50.0, 30.0, 10.0, 5.0, 5.0])]
-    shallow, full = tuning.plan_budget(infos, 40, deep_top_k=2, deep_trials=10, phases=True)
-    plan = tuning._deep_plan_by_time(infos, shallow, full, None, 2, cost={"t3": 9.0, "t2": 4.0, "t0": 1.0})
+    shallow, full = plan_budget(infos, 40, deep_top_k=2, deep_trials=10, phases=True)
+    plan = deep_plan_by_time(infos, shallow, full, None, 2, cost={"t3": 9.0, "t2": 4.0, "t0": 1.0})
     assert sum(plan.values()) == 40
     assert plan["t3"] == plan["t2"] == 6 + 5 and plan["t0"] == plan["t1"] == plan["t4"] == 6
 
@@ -111,7 +117,7 @@ def test_manual_schedule_matches_numpy_after_each_step_and_shows_loops():
     """MLC-course style: after every primitive the kernel still computes relu(x @ W + b)."""
     mod, _, _ = dense_module(64, 128, 96)
     target = host_target()
-    prim = tuning.extract_tasks(mod, target)[0].task.dispatched[0]
+    prim = extract_tasks(mod, target)[0].task.dispatched[0]
     arrays, outputs = schedules.kernel_args(prim, seed=1)
     assert outputs == [3] and [a.shape for a in arrays] == [(64, 128), (128, 96), (96,), (64, 96)]
     x, w, b = arrays[:3]
@@ -143,7 +149,7 @@ def test_manual_schedule_matches_numpy_after_each_step_and_shows_loops():
 def test_build_tuned_without_database_is_one_clear_error(tmp_path):
     mod, _, _ = dense_module(8, 8, 8)
     with pytest.raises(UserError, match="no MetaSchedule database"):
-        tuning.build_tuned(mod, host_target(), tmp_path / "empty")
+        build_tuned(mod, host_target(), tmp_path / "empty")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -152,7 +158,7 @@ def tuned(tmp_path_factory):
     """One small tuning run shared by the tests below: (mod, weights, x, work_dir, report)."""
     mod, weights, x = dense_module(256, 256, 256, seed=2)
     work_dir = tmp_path_factory.mktemp("tuning") / "dense"
-    report = tuning.tune(mod, host_target(), work_dir, max_trials_global=pick(16, 8),
+    report = tune(mod, host_target(), work_dir, max_trials_global=pick(16, 8),
                          deep_top_k=0, progress=False)
     return mod, weights, x, work_dir, report
 
@@ -167,8 +173,8 @@ def test_tuned_faster_than_untuned_same_run(tuned):
     assert report.est_minutes_100_per_task > 0 and "--trials 100" in report.command_100
     assert (work_dir / "database_tuning_record.json").stat().st_size > 0
     expected = dense_reference(x, weights)
-    untuned_call, untuned_read = run_vm(tvm.compile(mod, target=tuning.as_target(target)), x)
-    tuned_call, tuned_read = run_vm(tuning.build_tuned(mod, target, work_dir), x)
+    untuned_call, untuned_read = run_vm(tvm.compile(mod, target=as_target(target)), x)
+    tuned_call, tuned_read = run_vm(build_tuned(mod, target, work_dir), x)
     np.testing.assert_allclose(untuned_read(), expected, rtol=RTOL, atol=ATOL)
     np.testing.assert_allclose(tuned_read(), expected, rtol=RTOL, atol=ATOL)
     with tvm_threads(1):
@@ -182,15 +188,15 @@ def test_second_run_reuses_database_without_tuning(tuned):
     mod, weights, x, work_dir, first = tuned
     records = work_dir / "database_tuning_record.json"
     before = records.read_bytes()
-    again = tuning.tune(mod, host_target(), work_dir, max_trials_global=pick(16, 8),
+    again = tune(mod, host_target(), work_dir, max_trials_global=pick(16, 8),
                         deep_top_k=0, progress=False)
     assert again.trials == 0 and again.reused
     assert again.trials_in_db == first.trials_in_db
     assert records.read_bytes() == before  # nothing measured, nothing appended
     assert again.seconds_per_trial == pytest.approx(first.seconds_per_trial)
-    cov = tuning.database_coverage(mod, host_target(), work_dir)
+    cov = database_coverage(mod, host_target(), work_dir)
     assert cov["tasks_in_db"] == 1 and cov["share_covered"] == pytest.approx(1.0)
-    _, read = run_vm(tuning.build_tuned(mod, host_target(), work_dir), x)
+    _, read = run_vm(build_tuned(mod, host_target(), work_dir), x)
     np.testing.assert_allclose(read(), dense_reference(x, weights), rtol=RTOL, atol=ATOL)
 
 
@@ -201,7 +207,7 @@ def test_only_missing_tunes_just_the_kernels_without_a_record(tuned, tmp_path):
 
     mod, weights, x, work_dir, _ = tuned
     with pytest.raises(UserError, match="nothing missing"):
-        tuning.tune(mod, host_target(), work_dir, max_trials_global=4, deep_top_k=0, progress=False,
+        tune(mod, host_target(), work_dir, max_trials_global=4, deep_top_k=0, progress=False,
                     only_missing=True)
     work = tmp_path / "dense2"
     shutil.copytree(work_dir, work)
@@ -215,12 +221,12 @@ def test_only_missing_tunes_just_the_kernels_without_a_record(tuned, tmp_path):
             out = bb.emit_output(relax.op.matmul(h, relax.const(w2)))  # the new workload
         bb.emit_func_output(out)
     two = bb.get()
-    report = tuning.tune(two, host_target(), work, max_trials_global=4, deep_top_k=0, progress=False,
+    report = tune(two, host_target(), work, max_trials_global=4, deep_top_k=0, progress=False,
                          only_missing=True)
     planned = {r["task"]: r["planned"] for r in report.tasks}
     assert report.tasks_total == 2 and sorted(planned.values()) == [0, 4]
     assert report.tasks_tuned == 2  # the known kernel from the copied records, the new one from this run
-    _, read = run_vm(tuning.build_tuned(two, host_target(), work), x)
+    _, read = run_vm(build_tuned(two, host_target(), work), x)
     expected = (np.maximum(x.astype(np.float64) @ w1 + b1, 0) @ w2).astype(np.float32)
     np.testing.assert_allclose(read(), expected, rtol=RTOL, atol=ATOL)
 
@@ -245,8 +251,8 @@ def test_three_point_rows_use_the_database(tuned):
 def test_rpc_tuning_on_loopback_measures_every_trial_and_its_best_schedule_is_right(tmp_path):
     """Every trial's time came back over RPC (finite, > 0); the best RPC-measured schedule builds and
     computes relu(x @ W + b) like NumPy; the tracker and servers are gone afterwards."""
-    from lab02_tvm import rpc
-    from lab02_tvm.extras import rpc_failure
+    from lab02_tvm.tuning import rpc
+    from lab02_tvm.tuning.rpc import rpc_failure
 
     mod, weights, x = dense_module(64, 64, 64, seed=3)
     work = tmp_path / "rpc"
@@ -260,7 +266,7 @@ def test_rpc_tuning_on_loopback_measures_every_trial_and_its_best_schedule_is_ri
     assert res["cleaned_up"], "tracker/server processes still alive"
     assert rpc_failure(res) is None
     assert rpc_failure({**res, "measured": res["trials"] - 1}).startswith(f"{trials - 1} of {trials} trials")
-    built = tuning.build_from_database(mod, host_target(), work)
+    built = build_from_database(mod, host_target(), work)
     assert built.kernels_tuned == built.kernels_total == 1  # the schedule measured over RPC
     _, read = run_vm(built.executable, x)
     np.testing.assert_allclose(read(), dense_reference(x, weights), rtol=RTOL, atol=ATOL)

@@ -20,8 +20,8 @@ the target architecture when the library is loaded (:func:`_register_nvcc`).
 
 Commands::
 
-    python -m lab02_tvm.cuda_remote export --model resnet50 --out build/cuda   # here (no GPU)
-    python -m lab02_tvm.cuda_remote run --dir build/cuda --out results/lab02   # on the GPU machine
+    python -m lab02_tvm.targets.cuda_remote export --model resnet50 --out build/cuda   # here (no GPU)
+    python -m lab02_tvm.targets.cuda_remote run --dir build/cuda --out results/lab02   # on the GPU machine
 
 ``run`` gates TVM-CUDA against the PyTorch CPU reference (the CPU build's gate,
 ``lab02_tvm.build.gate_for``: absolute 1e-4, or 1e-4 of the scale on ResNet-50's large logits), times it against PyTorch eager on the same GPU (when torch and transformers are
@@ -42,7 +42,7 @@ import numpy as np
 from common.errors import GateFailed, MissingDependency, UserError, run_cli
 from common.results import atomic_output, atomic_write
 
-from .build import gate_for
+from ..build import gate_for
 
 DEFAULT_ARCH = "sm_90"
 
@@ -131,8 +131,8 @@ def export(model: str, out_dir: Path, *, arch: str = DEFAULT_ARCH, seed: int = 0
 
     import tvm
 
-    from .build import host_target
-    from .relax_import import import_torch
+    from ..build import host_target
+    from ..graph.frontend import import_torch
 
     if shutil.which("nvcc") is None:
         raise MissingDependency("building for CUDA needs nvcc (the CUDA toolkit) on PATH; install it or skip the GPU step")
@@ -305,7 +305,7 @@ def _main(argv: Sequence[str] | None = None) -> int:
         GateFailed: a model's CUDA outputs differ from PyTorch's (after the table is written).
     """
     from common.cli import parser
-    ap = parser("python -m lab02_tvm.cuda_remote", __doc__)
+    ap = parser("python -m lab02_tvm.targets.cuda_remote", __doc__)
     sub = ap.add_subparsers(dest="cmd", required=True)
     e = sub.add_parser("export", help="build for CUDA here (needs nvcc, no GPU)")
     e.add_argument("--model", choices=["resnet50", "bert", "llama_tiny", "all"], default="all")

@@ -16,6 +16,7 @@ Needs the ``tornado`` package (TVM's ``rpc`` extra) for the tracker.
 """
 from __future__ import annotations
 
+import math
 import os
 import tempfile
 import time
@@ -29,7 +30,10 @@ import tvm
 from common.budget import pick
 from common.errors import UserError, require
 
-from . import tuning
+from .database import best_ms_of, open_database, task_records
+from .harness import evaluator_config
+from .tasks import as_target, extract_tasks
+from .tune import tune_tasks_plan
 
 LOOPBACK = "127.0.0.1"
 TRACKER_PORTS = (9190, 9290)
@@ -113,7 +117,7 @@ def tune_over_rpc(mod: tvm.IRModule, target: Any, work_dir: str | os.PathLike | 
     """MetaSchedule tuning with candidates measured through an RPC tracker on loopback.
 
     The ``top_k`` hottest tasks of ``mod`` (by weighted FLOPs) get ``trials`` trials each, built
-    locally (:class:`lab02_tvm.tuning.PooledBuilder`) and measured by an ``RPCRunner`` that
+    locally (:class:`lab02_tvm.tuning.harness.PooledBuilder`) and measured by an ``RPCRunner`` that
     takes servers from the tracker, ``n_servers`` candidates in flight.
 
     Args:
@@ -138,12 +142,12 @@ def tune_over_rpc(mod: tvm.IRModule, target: Any, work_dir: str | os.PathLike | 
     """
     from tvm.s_tir import meta_schedule as ms
 
-    target = tuning.as_target(target)
+    target = as_target(target)
     trials = pick(16, 4) if trials is None else trials
     if trials < 1 or top_k < 1:
         raise UserError("tune_over_rpc needs trials >= 1 and top_k >= 1")
     work_dir = Path(work_dir or tempfile.mkdtemp(prefix="lab02_rpc_"))
-    infos = tuning.extract_tasks(mod, target)[:top_k]
+    infos = extract_tasks(mod, target)[:top_k]
     result: dict = {"servers": n_servers, "work_dir": str(work_dir),
                     "tasks": [ti.name for ti in infos]}
     with local_cluster(n_servers) as cluster:
@@ -155,16 +159,16 @@ def tune_over_rpc(mod: tvm.IRModule, target: Any, work_dir: str | os.PathLike | 
                                            tracker_port=cluster["port"],
                                            tracker_key=cluster["key"],
                                            session_timeout_sec=int(min(timeout_s, 120))),
-            evaluator_config=tuning.evaluator_config(), max_workers=n_servers)
+            evaluator_config=evaluator_config(), max_workers=n_servers)
         try:
-            stats = tuning.tune_tasks_plan(infos, {ti.name: trials for ti in infos}, target,
+            stats = tune_tasks_plan(infos, {ti.name: trials for ti in infos}, target,
                                            work_dir, tune_minutes=timeout_s / 60, runner=runner,
                                            progress=progress, desc=f"tune over RPC x{n_servers}")
         finally:
             runner.pool.shutdown()
     result["cleaned_up"] = cluster.get("cleaned_up", False)
-    db = tuning.open_database(work_dir)
-    run_ms = [tuning.best_ms_of([r]) or float("inf") for ti in infos for r in tuning.task_records(db, ti.task)]
+    db = open_database(work_dir)
+    run_ms = [best_ms_of([r]) or float("inf") for ti in infos for r in task_records(db, ti.task)]
     result.update({
         "trials": stats["trials"], "measured": sum(1 for t in run_ms if t != float("inf")), "run_ms": run_ms,
         "best_ms": stats["best_ms"],
@@ -173,3 +177,18 @@ def tune_over_rpc(mod: tvm.IRModule, target: Any, work_dir: str | os.PathLike | 
         "seconds_per_trial": round(stats["seconds"] / stats["trials"], 2) if stats["trials"] else None,
     })
     return result
+
+
+def rpc_failure(res: dict) -> str | None:
+    """The first thing wrong with an RPC tuning result, or ``None``: every trial must have come back
+    over RPC with a finite positive latency, and the tracker and servers must be gone."""
+    times = res.get("run_ms", [])
+    if res["servers_registered"] < res["servers"]:
+        return f"{res['servers_registered']} of {res['servers']} RPC servers registered"
+    if res["trials"] < 1 or res["measured"] != res["trials"]:
+        return f"{res['measured']} of {res['trials']} trials came back measured over RPC"
+    if len(times) != res["trials"] or not all(math.isfinite(t) and t > 0 for t in times):
+        return f"latencies not all finite and positive: {times[:8]}"
+    if not res["cleaned_up"]:
+        return "tracker/server processes still alive"
+    return None

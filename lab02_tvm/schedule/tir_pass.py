@@ -252,3 +252,19 @@ def loop_nest(func_or_mod: Any, max_lines: int | None = None) -> str:
     if max_lines is not None and len(lines) > max_lines:
         lines = lines[:max_lines] + [f"... ({len(lines) - max_lines} more lines)"]
     return "\n".join(lines)
+
+
+def example_reorder(fused_mod):
+    """``(kernel name, loop nest before, after)`` for the smallest PrimFunc the pass changes."""
+    import tvm
+    best = None
+    for gv, func in fused_mod.functions.items():
+        if not isinstance(func, tvm.tirx.PrimFunc):
+            continue
+        st = ReorderStats()
+        new = reorder_prim_func(func, gv.name_hint, st)
+        if st.reordered:
+            size = len(func.script())
+            if best is None or size < best[0]:  # the smallest changed kernel reads best
+                best = (size, gv.name_hint, loop_nest(func, 40), loop_nest(new, 40))
+    return best[1:] if best else None

@@ -30,38 +30,11 @@ from typing import Any
 
 import numpy as np
 
-from common.errors import GateFailed, UserError
+from common.errors import UserError
 
-LAB = "lab02"
+from .. import LAB
 ATOL = 1e-3  # fp32, outputs of magnitude <= ~10: reassociation and fused kernels move ~1e-5..1e-4
 REL_SCALE = 1e-4  # ResNet-50 logits: |diff| <= 1e-4 * max|logits|
-#: Peer model names -> (common.models builder name, keyword arguments).
-MODELS = {
-    "resnet50": ("resnet50", {"batch": 1}),
-    "bert": ("bert", {"batch": 1, "seq": 128}),
-    "llama_tiny_s32": ("llama_tiny", {"batch": 1, "seq": 32}),
-    "llama_tiny_s128": ("llama_tiny", {"batch": 1, "seq": 128}),
-}
-
-
-def build_peer_model(name: str, small: bool = False):
-    """The :class:`common.models.ModelBundle` of a peer model name (see :data:`MODELS`).
-
-    ``small=True`` shrinks ResNet-50 and BERT to their test-size configurations and the sequence.
-    Raises:
-        UserError: unknown name.
-    """
-    from common.models import build_model
-    if name not in MODELS:
-        raise UserError(f"unknown peer model {name!r}; choose from {', '.join(MODELS)}")
-    builder, kw = MODELS[name]
-    kw = dict(kw)
-    if small:
-        if builder != "llama_tiny":
-            kw["small"] = True
-        if "seq" in kw:
-            kw["seq"] = 16
-    return build_model(builder, **kw)
 
 
 def gate_kwargs(model_name: str) -> tuple[dict, str]:
@@ -232,64 +205,3 @@ def write_peers(rows: list[dict], *, name: str = "peers", roof: dict | None = No
              "(gate column); a failed or skipped peer is not timed.")
     return write_table(LAB, name, rows, title="Lab 02 peers: PyTorch eager, torch.compile, ONNX Runtime, TVM",
                        notes=notes, env=env)
-
-
-def tvm_from_records(bundle, work_dir: str | Path | None, *, untuned: bool = False, choice=None) -> tuple[dict, dict]:
-    """TVM callables for :func:`compare_peers`: tuned from ``work_dir``'s records (if it has any; or
-    from ``choice``, a :class:`lab02_tvm.records.Choice`, built for its target in its method) and,
-    with ``untuned``, the untuned build; plus ``{peer: note}`` (kernels found in the records).
-
-    Raises:
-        common.gates.GateError: a TVM build's outputs differ from PyTorch (lab02_tvm.build's gate).
-    """
-    from .relax_import import import_torch
-    from .roofline import model_builds
-
-    builds, notes = model_builds(import_torch(bundle), work_dir=work_dir, untuned=untuned, progress=False,
-                                 choice=choice)
-    names = {"untuned": "tvm_untuned", "tuned": "tvm_tuned_records"}
-    return ({names[k]: b[0] for k, b in builds.items()}, {names[k]: v for k, v in notes.items()})
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m lab02_tvm.peers``: every model of :data:`MODELS`, one table."""
-    from common.cli import parser, positive, step
-
-    from .build import host_target
-    from .records import choose
-
-    p = parser("python -m lab02_tvm.peers", __doc__, steps=["compile", "onnxruntime", "tvm"],
-               quick="test-size models, 3 rounds")
-    p.add_argument("--models", nargs="+", default=list(MODELS), choices=list(MODELS))
-    p.add_argument("--repeats", type=int, default=None, help="interleaved rounds (default 20, 3 with --quick)")
-    p.add_argument("--tvm-untuned", action="store_true", help="also time the untuned TVM build (slow: seconds a run)")
-    args = p.parse_args(argv)
-    positive("--repeats", args.repeats)
-    rows = []
-    for i, name in enumerate(args.models, 1):
-        bundle = build_peer_model(name, small=args.quick)
-        fns, notes = {}, {}
-        if "tvm" not in args.skip:
-            choice = choose(name, {**host_target(), "num-cores": 1})  # shipped records for this host
-            use = choice.shipped and not args.quick
-            fns, notes = tvm_from_records(bundle, choice.work_dir if use else None,
-                                          untuned=args.tvm_untuned or args.quick, choice=choice if use else None)
-            if not choice.shipped:
-                step(i, name, f"no tvm_tuned_records row: {choice.line.split(': tuning from scratch')[0]}")
-        got = compare_peers(bundle, label=name, tvm=fns, notes=notes, compile_="compile" not in args.skip,
-                            ort="onnxruntime" not in args.skip, repeats=args.repeats or (3 if args.quick else 20),
-                            progress=True)
-        rows += got
-        step(i, name, ", ".join(f"{r['peer']} {r['median_ms']} ms ({r['vs_eager']}x)" if r["median_ms"]
-                                else f"{r['peer']} {r['status'][:60]}" for r in got))
-    paths = write_peers(rows, name="peers_quick" if args.quick else "peers")
-    step(len(args.models) + 1, "write", str(paths["md"]))
-    failed = [f"{r['model']}/{r['peer']}: {r['status']}" for r in rows if r["status"].startswith("gate failed")]
-    if failed:
-        raise GateFailed("; ".join(failed))
-    return 0
-
-
-if __name__ == "__main__":
-    from common.errors import run_cli
-    raise SystemExit(run_cli(main))

@@ -38,7 +38,10 @@ from common.errors import UserError
 from common.gates import compare
 from common.timing import interleaved, tvm_threads
 
-from . import tuning
+from ..tuning.apply import query_tuned_primfunc
+from ..tuning.database import open_database, task_records
+from ..tuning.tasks import TaskInfo, as_target, extract_tasks
+from ..tuning.tune import tune_tasks_plan
 from .tir_pass import loop_nest
 
 __all__ = ["ManualSchedule", "manual_schedule", "loop_nest", "kernel_args", "build_kernel", "run_kernel",
@@ -104,7 +107,7 @@ def vector_lanes(target: Any, dtype_bits: int = 32) -> int:
     from tvm.target import codegen
 
     try:
-        bits = int(codegen.llvm_get_vector_width(tuning.as_target(target)))
+        bits = int(codegen.llvm_get_vector_width(as_target(target)))
     except Exception:  # noqa: BLE001 - non-LLVM targets
         bits = 128
     return max(4, bits // dtype_bits)
@@ -265,7 +268,7 @@ def kernel_args(prim_mod: tvm.IRModule, seed: int = 0) -> tuple[list[np.ndarray]
 
 def build_kernel(prim_mod: tvm.IRModule, target: Any) -> Any:
     """``tvm.compile`` a single-PrimFunc IRModule for ``target``; returns the runtime module."""
-    return tvm.compile(prim_mod, target=tuning.as_target(target))
+    return tvm.compile(prim_mod, target=as_target(target))
 
 
 def run_kernel(lib: Any, arrays: list[np.ndarray], outputs: list[int]) -> tuple[Callable[[], None], Callable[[], list[np.ndarray]]]:
@@ -284,7 +287,7 @@ def run_kernel(lib: Any, arrays: list[np.ndarray], outputs: list[int]) -> tuple[
     return call, read
 
 
-def _tuned_kernel(info: tuning.TaskInfo, target: Any, work_dir: str | None, trials: int,
+def _tuned_kernel(info: TaskInfo, target: Any, work_dir: str | None, trials: int,
                   progress: bool) -> tuple[tvm.IRModule | None, int, int]:
     """The tuned kernel from ``work_dir``'s database, tuning it alone for ``trials`` if absent.
 
@@ -292,16 +295,16 @@ def _tuned_kernel(info: tuning.TaskInfo, target: Any, work_dir: str | None, tria
         ``(scheduled kernel or None, records of the kernel in the database, trials spent now)``.
     """
     wd = work_dir or tempfile.mkdtemp(prefix="lab02_kernel_")
-    db = tuning.open_database(wd)
-    found = tuning.query_tuned_primfunc(db, info.task.dispatched[0], target)
+    db = open_database(wd)
+    found = query_tuned_primfunc(db, info.task.dispatched[0], target)
     spent = 0
     if found is None and trials > 0:
-        stats = tuning.tune_tasks_plan([info], {info.name: trials}, target, wd,
+        stats = tune_tasks_plan([info], {info.name: trials}, target, wd,
                                        progress=progress, desc=f"tune {info.name}")
         spent = stats["trials"]
-        db = tuning.open_database(wd)
-        found = tuning.query_tuned_primfunc(db, info.task.dispatched[0], target)
-    return found, len(tuning.task_records(db, info.task)), spent
+        db = open_database(wd)
+        found = query_tuned_primfunc(db, info.task.dispatched[0], target)
+    return found, len(task_records(db, info.task)), spent
 
 
 def run_three_point(mod: tvm.IRModule, target: Any, *, tuned_work_dir: str | os.PathLike | None = None,
@@ -330,8 +333,8 @@ def run_three_point(mod: tvm.IRModule, target: Any, *, tuned_work_dir: str | os.
         UserError: no reduction kernel in the model.
         common.gates.GateError: manual or tuned output differs from naive beyond the tolerance.
     """
-    target = tuning.as_target(target)
-    info = tuning.extract_tasks(mod, target)[0]
+    target = as_target(target)
+    info = extract_tasks(mod, target)[0]
     prim = info.task.dispatched[0]
     if verbose:
         print(f"hottest kernel: {info.name} ({info.weight} calls x {info.flops / 1e6:.1f} MFLOP, "

@@ -1,12 +1,14 @@
-"""MetaSchedule plumbing for a small shared CPU machine: builder, runner, database, progress, environment.
+"""MetaSchedule plumbing for a small shared CPU machine: builder, runner, progress, environment.
 
-What :mod:`lab02_tvm.tuning` runs MetaSchedule with (the measured reasons are in its docstring):
+What :mod:`lab02_tvm.tuning.tune` runs MetaSchedule with. Measured on the 2-core machine this lab
+was built on: MetaSchedule's default builder function imports ``tvm.s_tir.tensor_intrin`` in every
+build worker (25-55 s), so with its 30 s timeout about half the candidates "failed to build" and a
+trial cost ~20 s; its ``TuneContext`` imports the whole package in the tuning process too (70 s,
+55 s of it CUDA intrinsics). Hence:
 
 * :func:`fast_build` / :class:`PooledBuilder` — the default build without the ``tensor_intrin``
   import, in a persistent pool of worker processes;
 * :func:`make_runner` / :func:`evaluator_config` — one candidate measured at a time;
-* :func:`open_database` / :func:`load_database` / :func:`task_records` / :func:`best_ms_of` — the
-  JSON database and its records;
 * :class:`ProgressCallback` — a tqdm bar and build/run error counts;
 * :func:`cpu_tensor_intrinsics`, :func:`tuning_environment`, :func:`quiet_ms_console` — what the
   tuning process and its workers need around a ``tune_tasks`` call.
@@ -30,9 +32,8 @@ from tvm.s_tir.meta_schedule.builder.local_builder import _worker_func as _build
 from tvm.s_tir.meta_schedule.measure_callback import PyMeasureCallback
 from tvm.support.popen_pool import PopenPoolExecutor, StatusKind
 
-from common.errors import UserError
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 MS_LOGGER = "tvm.s_tir.meta_schedule"
 #: Build timeout per candidate, seconds (MetaSchedule's default is 30 s).
 BUILD_TIMEOUT_S = 60.0
@@ -47,7 +48,7 @@ def target_cores(target: tvm.target.Target) -> int:
 
 
 # --------------------------------------------------------------------------------------------
-# Builder, runner, database
+# Builder and runner
 # --------------------------------------------------------------------------------------------
 def fast_build(mod: tvm.IRModule, target: tvm.target.Target, _params: Any = None) -> Any:
     """MetaSchedule builder function: ``default_build`` without importing ``tensor_intrin``.
@@ -135,51 +136,6 @@ def evaluator_config(cache_flush: bool = False) -> ms.runner.EvaluatorConfig:
 def make_runner(cache_flush: bool = False) -> ms.runner.LocalRunner:
     """``LocalRunner``: one worker process measures one candidate at a time (timings do not overlap)."""
     return ms.runner.LocalRunner(evaluator_config=evaluator_config(cache_flush), timeout_sec=60)
-
-
-def database_paths(work_dir: str | os.PathLike) -> tuple[Path, Path]:
-    """The two JSON-lines files of a MetaSchedule ``JSONDatabase`` in ``work_dir``."""
-    wd = Path(work_dir)
-    return wd / "database_workload.json", wd / "database_tuning_record.json"
-
-
-def open_database(work_dir: str | os.PathLike) -> ms.database.JSONDatabase:
-    """Open (creating if needed) the JSON database under ``work_dir``."""
-    Path(work_dir).mkdir(parents=True, exist_ok=True)
-    return ms.database.JSONDatabase(work_dir=str(work_dir), module_equality="structural")
-
-
-def load_database(work_dir: str | os.PathLike) -> ms.database.JSONDatabase:
-    """Open an existing, non-empty tuning database.
-
-    Raises:
-        UserError: ``work_dir`` holds no database or it has no tuning record.
-    """
-    _, records = database_paths(work_dir)
-    if not records.is_file() or records.stat().st_size == 0:
-        raise UserError(f"no MetaSchedule database in {work_dir}: run the tuning step first "
-                        "(python -m lab02_tvm.pipeline --trials N) or point to its work dir")
-    return open_database(work_dir)
-
-
-def task_records(db: ms.database.Database, task: Any) -> list:
-    """Tuning records of one task (all measured candidates, best first)."""
-    mod = task.dispatched[0]
-    if not db.has_workload(mod):
-        return []
-    return list(db.get_top_k(db.commit_workload(mod), 1 << 20))
-
-
-def best_ms_of(records: list) -> float | None:
-    """Best mean run time (ms) among records with a valid measurement."""
-    best = None
-    for r in records:
-        if r.run_secs:
-            secs = [float(s) for s in r.run_secs]
-            if secs and max(secs) < 1e9:  # MetaSchedule stores 1e10 s for failed runs
-                v = 1e3 * sum(secs) / len(secs)
-                best = v if best is None else min(best, v)
-    return best
 
 
 # --------------------------------------------------------------------------------------------

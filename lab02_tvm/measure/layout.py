@@ -27,31 +27,11 @@ import tempfile
 from collections.abc import Sequence
 from typing import Any
 
-from common.errors import UserError
+from ..graph.passes import convert_layout
 
-LAB = "lab02"
+from .. import LAB
 #: data and kernel layout per layout name, as ConvertLayout takes them.
-LAYOUTS = {"NHWC": ["NHWC", "OHWI"], "NCHW8c": ["NCHW8c", "OIHW8i8o"]}
 TRANSFORM_OPS = ("relax.permute_dims", "relax.layout_transform")
-
-
-def convert_layout(mod, layout: str = "NHWC"):
-    """``ConvertLayout`` every conv2d of ``mod`` to ``layout``, then ``FoldConstant`` (weights).
-
-    Args:
-        mod: unfused Relax module with weights bound (``relax_import.tuning_module``).
-        layout: a key of :data:`LAYOUTS`, or ``"NCHW"`` (returns ``mod`` unchanged).
-    Raises:
-        UserError: unknown layout.
-    """
-    from tvm import relax
-    if layout == "NCHW":
-        return mod
-    if layout not in LAYOUTS:
-        raise UserError(f"unknown layout {layout!r}; choose NCHW or one of {', '.join(LAYOUTS)}")
-    mod = relax.transform.ConvertLayout({"relax.nn.conv2d": LAYOUTS[layout]})(mod)
-    mod = relax.transform.FoldConstant()(mod)
-    return relax.transform.DeadCodeElimination(["main"])(mod)
 
 
 def layout_transforms(mod) -> list[dict]:
@@ -108,7 +88,7 @@ def blocked_layout_status(mod) -> str:
     """Whether a blocked-layout (``NCHW8c``) conv2d survives ``LegalizeOps`` unlowered (one line)."""
     from tvm import relax
 
-    from .relax_import import relax_op_counts
+    from ..graph.struct_info import relax_op_counts
     conv = convert_layout(mod, "NCHW8c")
     left = relax_op_counts(relax.transform.LegalizeOps()(conv)).get("relax.nn.conv2d", 0)
     total = relax_op_counts(conv).get("relax.nn.conv2d", 0)
@@ -126,9 +106,9 @@ def build_layout(im, mod, target: dict, *, stage: str):
     Raises:
         common.gates.GateError: outputs differ beyond ``build.REL_TOL * max|ref|``.
     """
-    from . import tuning
-    from .build import VMRunner, compile_module, gate_outputs
-    fused = tuning.fuse_for_tasks(mod, target)
+    from ..tuning.tasks import fuse_for_tasks
+    from ..build import VMRunner, compile_module, gate_outputs
+    fused = fuse_for_tasks(mod, target)
     ex, _ = compile_module(fused, target)
     runner = VMRunner(ex, im, with_params=False)
     gate_outputs(im, runner.outputs(), stage=stage)
@@ -145,16 +125,18 @@ def tune_hot_convs(mods: dict[str, Any], target: dict, *, top_k: int, trials: in
     """
     from common.roof import rate_columns
 
-    from . import tuning
+    from ..tuning.database import best_ms_of, open_database, task_records
+    from ..tuning.tasks import extract_tasks
+    from ..tuning.tune import tune_tasks_plan
     rows = []
     for layout, mod in mods.items():
-        infos = [t for t in tuning.extract_tasks(mod, target) if "conv2d" in t.name][:top_k]
+        infos = [t for t in extract_tasks(mod, target) if "conv2d" in t.name][:top_k]
         with tempfile.TemporaryDirectory(prefix=f"layout_{layout}_") as wd:
-            tuning.tune_tasks_plan(infos, {t.name: trials for t in infos}, target, wd,
+            tune_tasks_plan(infos, {t.name: trials for t in infos}, target, wd,
                                    progress=progress, desc=f"tune {layout}")
-            db = tuning.open_database(wd)
+            db = open_database(wd)
             for rank, t in enumerate(infos, 1):
-                best = tuning.best_ms_of(tuning.task_records(db, t.task))
+                best = best_ms_of(task_records(db, t.task))
                 rows.append({"rank": rank, "layout": layout, "task": t.name, "calls": t.weight,
                              "mflop": round(t.flops / 1e6, 2), "trials": trials,
                              "best_ms": None if best is None else round(best, 4), **rate_columns(t.flops, best)})
@@ -166,11 +148,11 @@ def compare_layouts(im, *, layouts: Sequence[str] = ("NCHW", "NHWC"), top_k: int
     """Convert, count, build, gate and time each layout; tune the hottest convs of each.
 
     Args:
-        im: :class:`lab02_tvm.relax_import.ImportedModel` of a convolutional model (ResNet-50).
+        im: :class:`lab02_tvm.graph.frontend.ImportedModel` of a convolutional model (ResNet-50).
         layouts: ``"NCHW"`` (as imported) and keys of :data:`LAYOUTS` that TVM can legalize.
         top_k, trials: hottest conv2d tasks tuned per layout, and trials per task (0 = no tuning).
         repeats: interleaved rounds of the untuned builds (ResNet-50 untuned: ~5 s a run).
-        base: ``relax_import.tuning_module(im)`` if already computed (weights bound, BN folded).
+        base: ``relax.passes.tuning_module(im)`` if already computed (weights bound, BN folded).
     Returns:
         ``{"rows": one row per layout (transforms, untuned ms, vs NCHW, ms in transform kernels,
         max error), "transforms": {layout: layout_transforms(...)}, "kernels": tune rows}``.
@@ -180,9 +162,10 @@ def compare_layouts(im, *, layouts: Sequence[str] = ("NCHW", "NHWC"), top_k: int
     from common.roof import rate_columns
     from common.timing import interleaved, tvm_threads
 
-    from .build import error_summary, host_target
-    from .relax_import import relax_op_counts, tuning_module
-    from .roofline import profile_vm
+    from ..build import error_summary, host_target
+    from ..graph.passes import tuning_module
+    from ..graph.struct_info import relax_op_counts
+    from .profile import profile_vm
 
     target = {**host_target(), "num-cores": 1}
     base = tuning_module(im) if base is None else base
@@ -239,41 +222,3 @@ def write_layout(res: dict, *, name: str = "layout", blocked: str = "") -> dict:
         write_table(LAB, f"{name}_kernels", res["kernels"], title="Hottest conv2d tasks per layout, tuned",
                     env=env)
     return paths
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m lab02_tvm.layout``: ResNet-50 NCHW vs NHWC."""
-    from common.budget import pick
-    from common.cli import parser, positive, step
-    from common.models import build_model
-
-    from .relax_import import import_torch, tuning_module
-
-    p = parser("python -m lab02_tvm.layout", __doc__, steps=["tune"], quick="test-size ResNet, no tuning, 1 round")
-    p.add_argument("--trials", type=int, default=None, help="trials per hot conv task per layout (default 32; CI 4)")
-    p.add_argument("--top-k", type=int, default=2, help="hottest conv2d tasks tuned per layout (default 2)")
-    p.add_argument("--repeats", type=int, default=None, help="interleaved rounds of the untuned builds (default 3)")
-    args = p.parse_args(argv)
-    for flag, v in (("--trials", args.trials), ("--top-k", args.top_k), ("--repeats", args.repeats)):
-        positive(flag, v, strict=flag == "--repeats")
-    im = import_torch(build_model("resnet50", small=args.quick))
-    step(1, "import", f"{im.name}{' (small)' if args.quick else ''}")
-    trials = 0 if args.quick or "tune" in args.skip else (args.trials if args.trials is not None else pick(32, 4))
-    base = tuning_module(im)
-    res = compare_layouts(im, top_k=args.top_k, trials=trials, repeats=args.repeats or (1 if args.quick else 3),
-                          base=base)
-    blocked = blocked_layout_status(base)
-    for r in res["rows"]:
-        step(2, "layout", f"{r['layout']}: {r['transforms_after_convert']} transforms ({r['where']}), untuned "
-                          f"{r['median_ms']} ms ({r['speedup_vs_nchw']}x NCHW), transforms {r['transform_ms']} ms")
-    for k in res["kernels"]:
-        step(3, "tune", f"#{k['rank']} {k['layout']} {k['task']}: {k['best_ms']} ms ({k['pct_peak']}% of peak)")
-    step(4, "blocked", blocked)
-    paths = write_layout(res, name="layout_quick" if args.quick else "layout", blocked=blocked)
-    step(5, "write", str(paths["md"]))
-    return 0
-
-
-if __name__ == "__main__":
-    from common.errors import run_cli
-    raise SystemExit(run_cli(main))

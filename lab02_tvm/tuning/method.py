@@ -8,7 +8,7 @@ loop nests (the coverage gate of step 6 refuses that). So the method is data, st
 database's ``PROVENANCE.json`` as ``"method": {"layout": ..., "layout_rewrite": ...}``, and every
 build from records follows the method its records were tuned with.
 
-* ``layout``: ``"NCHW"`` (the model as imported) or ``"NHWC"`` (:func:`lab02_tvm.layout.convert_layout`
+* ``layout``: ``"NCHW"`` (the model as imported) or ``"NHWC"`` (:func:`lab02_tvm.graph.passes.convert_layout`
   on every conv2d; a model without conv2d is unchanged).
 * ``layout_rewrite``: mark each kernel's weights layout-free (``relax.transform.AttachAttrLayoutFreeBuffers``)
   so MetaSchedule's ``RewriteLayout`` postprocessor may repack them into the order the schedule
@@ -40,8 +40,8 @@ class Method:
             raise UserError(f"unknown tuning layout {self.layout!r}: choose one of {', '.join(LAYOUTS)}")
 
     def module(self, mod):
-        """The tuning module in this method's layout (``mod``: ``relax_import.tuning_module``'s output)."""
-        from .layout import convert_layout
+        """The tuning module in this method's layout (``mod``: ``relax.passes.tuning_module``'s output)."""
+        from ..graph.passes import convert_layout
         return convert_layout(mod, self.layout)
 
     def as_dict(self) -> dict:

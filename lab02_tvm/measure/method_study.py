@@ -1,11 +1,11 @@
 """How a compiler reaches the roof on a CPU: the tuning method as a measured experiment.
 
 The same kernels tuned with the same MetaSchedule budget under different *methods*, each kernel
-then timed **in the model** (the Relax VM's per-kernel instrument, :func:`lab02_tvm.roofline.profile_vm`),
+then timed **in the model** (the Relax VM's per-kernel instrument, :func:`lab02_tvm.measure.profile.profile_vm`),
 not only as MetaSchedule measured it alone:
 
 * ResNet-50, its hottest convolutions: ``{NCHW, NHWC} x {weight layout rewrite off, on}``
-  (:class:`lab02_tvm.method.Method`). NHWC puts the channels (64-2048) innermost, so the reduction
+  (:class:`lab02_tvm.tuning.method.Method`). NHWC puts the channels (64-2048) innermost, so the reduction
   and the output channels vectorize without gathers; weight layout rewrite lets each schedule
   repack its (constant) weights into the order its loops read them, folded away at build time.
 * BERT-base, its dense matmuls: weight layout rewrite off/on. Relax's ``CombineParallelMatmul``
@@ -14,12 +14,12 @@ not only as MetaSchedule measured it alone:
   matmuls have different left operands (17 matmuls before and after the pass, with or without
   ``EliminateCommonSubexpr`` first); it is not an arm until the import shares that operand.
 
-Every arm tunes with the cache flushed before each timed run (``ms_setup.evaluator_config(cache_flush=True)``,
+Every arm tunes with the cache flushed before each timed run (``tuning.harness.evaluator_config(cache_flush=True)``,
 as TLCBench did), so a candidate is timed with its weights coming from memory as in the model.
 The table gives, per kernel and arm, the best time MetaSchedule measured, the time in the model,
 GFLOP/s and % of the measured FMA peak (:mod:`common.roof`); the plot, best latency against trials.
 
-``python -m lab02_tvm.method_study --model resnet50 --top-k 5 --trials 200`` (1 core, ~1 s a trial:
+``python -m lab02_tvm.measure.method_study --model resnet50 --top-k 5 --trials 200`` (1 core, ~1 s a trial:
 4 arms x 5 kernels x 200 trials is ~70 min; ``TVM_BIND_THREADS=0 taskset -c N`` beside other work).
 """
 from __future__ import annotations
@@ -30,8 +30,8 @@ from pathlib import Path
 
 from common.errors import UserError
 
-from . import LAB
-from .method import Method
+from .. import LAB
+from ..tuning.method import Method
 
 
 #: ``{model: {arm: (Method, extra graph pass or None)}}`` and the kind of kernel each studies.
@@ -46,32 +46,32 @@ PREPACKED = "_prepacked"
 
 
 def arm_module(base, method: Method, extra=None):
-    """The arm's tuning module: ``base`` (``relax_import.tuning_module``) in ``method``'s layout, then ``extra``."""
+    """The arm's tuning module: ``base`` (``relax.passes.tuning_module``) in ``method``'s layout, then ``extra``."""
     mod = method.module(base)
     return extra(mod) if extra is not None else mod
 
 
 def hot_tasks(mod, target, method: Method, kind: str, top_k: int) -> list:
-    """The ``top_k`` tasks of ``kind`` (``conv2d`` / ``matmul``) by weighted FLOPs (:func:`tuning.extract_tasks` order)."""
-    from . import tuning
-    return [t for t in tuning.extract_tasks(mod, target, method.layout_rewrite) if kind in t.name][:top_k]
+    """The ``top_k`` tasks of ``kind`` (``conv2d`` / ``matmul``) by weighted FLOPs (:func:`tuning.tasks.extract_tasks` order)."""
+    from ..tuning.tasks import extract_tasks
+    return [t for t in extract_tasks(mod, target, method.layout_rewrite) if kind in t.name][:top_k]
 
 
 def curves_in_commit_order(work_dir, names: Sequence[str]) -> dict[str, list[float]]:
     """``{task: best latency (ms) after each trial}``, from the records file in the order MetaSchedule
     committed them (the database API returns records sorted by run time, which would flatten the curve).
 
-    ``names``: the tasks in the order one :func:`tuning.tune_tasks_plan` phase tuned them into a
+    ``names``: the tasks in the order one :func:`tuning.tune.tune_tasks_plan` phase tuned them into a
     fresh ``work_dir`` (each task's records then form one run of one workload index, in that order).
     """
-    from .records import FAILED_RUN_S, read_database
+    from ..tuning.database import mean_run_s, read_database
     order, per_wl = [], {}
     for wl, rec in read_database(work_dir).records:
         if wl not in per_wl:
             order.append(wl)
             per_wl[wl] = []
-        secs = [float(x) for x in (rec[1] or [])]
-        per_wl[wl].append(1e3 * sum(secs) / len(secs) if secs and max(secs) < FAILED_RUN_S else float("inf"))
+        mean = mean_run_s(rec[1])
+        per_wl[wl].append(float("inf") if mean is None else 1e3 * mean)
     out = {}
     for name, wl in zip(names, order):
         best, ys = float("inf"), []
@@ -95,27 +95,29 @@ def run_arm(im, base, arm: str, method: Method, extra, *, kind: str, top_k: int,
     """
     from common.roof import rate_columns
 
-    from . import tuning
-    from .build import VMRunner, gate_outputs
-    from .ms_setup import make_runner
-    from .roofline import profile_vm
+    from ..tuning.apply import build_from_database
+    from ..tuning.database import best_ms_of, open_database, task_records
+    from ..tuning.tune import tune_tasks_plan
+    from ..build import VMRunner, gate_outputs
+    from ..tuning.harness import make_runner
+    from .profile import profile_vm
     mod = arm_module(base, method, extra)
     infos = hot_tasks(mod, target, method, kind, top_k)
-    tuning.tune_tasks_plan(infos, {t.name: trials for t in infos}, target, work_dir,
+    tune_tasks_plan(infos, {t.name: trials for t in infos}, target, work_dir,
                            runner=make_runner(cache_flush=True), progress=progress, desc=f"tune {arm}")
-    built = tuning.build_from_database(mod, target, work_dir, layout_rewrite=method.layout_rewrite)
+    built = build_from_database(mod, target, work_dir, layout_rewrite=method.layout_rewrite)
     runner = VMRunner(built.executable, im, with_params=False)
     gate_outputs(im, runner.outputs(), stage=f"method_{arm}")
     kernels = profile_vm(runner, runner.args, repeats=2)["kernels"]
-    db = tuning.open_database(work_dir)
+    db = open_database(work_dir)
     rows, curves = [], {}
     by_task = curves_in_commit_order(work_dir, [t.name for t in infos])
     for rank, t in enumerate(infos, 1):
-        best = tuning.best_ms_of(tuning.task_records(db, t.task))
+        best = best_ms_of(task_records(db, t.task))
         k = kernels.get(t.name) or kernels.get(t.name + PREPACKED)
         per_call = k["ms"] / k["calls"] if k and k["calls"] else None
         rows.append({"arm": arm, "rank": rank, "task": t.name, "calls": t.weight, "mflop": round(t.flops / 1e6, 1),
-                     "trials": len(tuning.task_records(db, t.task)),
+                     "trials": len(task_records(db, t.task)),
                      "best_ms": None if best is None else round(best, 4),
                      "model_ms": None if per_call is None else round(per_call, 4), **rate_columns(t.flops, per_call)})
         curves[f"{arm} | #{rank} {t.name}"] = by_task.get(t.name, [])
@@ -124,13 +126,13 @@ def run_arm(im, base, arm: str, method: Method, extra, *, kind: str, top_k: int,
 
 def study(im, model: str, *, top_k: int, trials: int, arms: Sequence[str] | None = None,
           work_root: Path | None = None, progress: bool = True) -> dict:
-    """Every arm of ``ARMS[model]`` on ``im`` (``relax_import.import_torch`` of the model): rows and curves.
+    """Every arm of ``ARMS[model]`` on ``im`` (``relax.frontend.import_torch`` of the model): rows and curves.
 
     Raises:
         UserError: no arms for ``model``, or an unknown arm name.
     """
-    from .build import host_target
-    from .relax_import import tuning_module
+    from ..build import host_target
+    from ..graph.passes import tuning_module
     if model not in ARMS:
         raise UserError(f"no method study for {model!r}: choose one of {', '.join(ARMS)}")
     names = list(arms or ARMS[model])
@@ -190,13 +192,13 @@ def write_study(res: dict, model: str, *, trials: int, top_k: int) -> dict:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m lab02_tvm.method_study --model resnet50 --top-k 5 --trials 200``."""
+    """``python -m lab02_tvm.measure.method_study --model resnet50 --top-k 5 --trials 200``."""
     from common.cli import parser, positive, step
     from common.timing import set_torch_threads, tvm_threads
 
-    from .config import build_bundles
-    from .relax_import import import_torch
-    p = parser("python -m lab02_tvm.method_study", __doc__, quick="test-size model, 4 trials, 1 kernel")
+    from ..models import build_bundles
+    from ..graph.frontend import import_torch
+    p = parser("python -m lab02_tvm.measure.method_study", __doc__, quick="test-size model, 4 trials, 1 kernel")
     p.add_argument("--model", default="resnet50", choices=list(ARMS))
     p.add_argument("--top-k", type=int, default=5, help="hottest kernels of the studied kind")
     p.add_argument("--trials", type=int, default=200, help="trials per kernel per arm")

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,7 +32,7 @@ import numpy as np
 
 from common.errors import UserError
 
-LAB = "lab02"
+from .. import LAB
 SPACES = ("template", "generated")
 UNROLL_STEPS = [0, 16, 64, 512]  # candidate values of meta_schedule.unroll_explicit
 RTOL, ATOL_SCALED = 1e-4, 1e-4  # best schedules vs the reference: |d| <= 1e-4 max|ref| + 1e-4 |ref|
@@ -176,33 +176,36 @@ def tune_space(prim_mod, target, space: str, trials: int, *, seed: int = 0, work
     """
     from tvm.s_tir import meta_schedule as ms
 
-    from . import tuning
+    from .apply import query_tuned_primfunc
+    from .harness import cpu_tensor_intrinsics, make_builder, make_runner, quiet_ms_console, tuning_environment
+    from .tasks import as_target
+    from .tune import TRIALS_PER_ITER, search_strategy
     if space not in SPACES:
         raise UserError(f"unknown space {space!r}; choose from {', '.join(SPACES)}")
     if trials < 1:
         raise UserError(f"--trials must be >= 1 (got {trials})")
-    target = tuning.as_target(target)
+    target = as_target(target)
     gen = ms.space_generator.ScheduleFn(template_schedule) if space == "template" else "post-order-apply"
     from tqdm import tqdm
     bar = tqdm(total=trials, desc=f"space {space}", unit="trial", disable=not progress, leave=True)
     recorder = _trial_recorder(bar)
     with tempfile.TemporaryDirectory(prefix=f"space_{space}_") as tmp, \
-            tuning.cpu_tensor_intrinsics(target), tuning.tuning_environment(target):
+            cpu_tensor_intrinsics(target), tuning_environment(target):
         wd = work_dir or tmp
-        builder = tuning.make_builder()
-        runner = tuning.make_runner()
-        tuning.quiet_ms_console(False)  # handlers left by an earlier tuning call break tune_tir's dictConfig
+        builder = make_builder()
+        runner = make_runner()
+        quiet_ms_console(False)  # handlers left by an earlier tuning call break tune_tir's dictConfig
         try:
             db = ms.tune_tir(prim_mod, target, wd, max_trials_global=trials,
-                             num_trials_per_iter=min(tuning.TRIALS_PER_ITER, trials), builder=builder,
-                             runner=runner, space=gen, strategy=tuning.search_strategy(trials),
+                             num_trials_per_iter=min(TRIALS_PER_ITER, trials), builder=builder,
+                             runner=runner, space=gen, strategy=search_strategy(trials),
                              measure_callbacks=[*ms.MeasureCallback.create("default"), recorder],
                              num_tuning_cores=os.cpu_count() or 1, seed=seed)
         finally:
             bar.close()
             builder.close()
             runner.pool.shutdown()
-        best_mod = tuning.query_tuned_primfunc(db, prim_mod, target)
+        best_mod = query_tuned_primfunc(db, prim_mod, target)
     finite = [t for t in recorder.ms if np.isfinite(t)]
     return SpaceResult(space=space, trials_ms=list(recorder.ms), best_mod=best_mod,
                        best_ms=min(finite) if finite else None)
@@ -236,7 +239,7 @@ def compare_spaces(prim_mod, target, *, trials: int, flops: float | None = None,
     from common.roof import rate_columns
     from common.timing import interleaved, tvm_threads
 
-    from .schedules import build_kernel, kernel_args, run_kernel
+    from ..schedule.manual import build_kernel, kernel_args, run_kernel
 
     flops = float(estimate_tir_flops(prim_mod)) if flops is None else flops
     results = {sp: tune_space(prim_mod, target, sp, trials, seed=seed, progress=progress) for sp in SPACES}
@@ -304,7 +307,7 @@ def hottest_kernel_spaces(mod, target, *, model: str, trials: int, name: str = "
     """The pipeline step: both spaces on the hottest task of ``mod``; writes table and plot.
 
     Args:
-        mod: unfused Relax module, weights bound (``relax_import.tuning_module(im)``).
+        mod: unfused Relax module, weights bound (``relax.passes.tuning_module(im)``).
         target: TVM target dict (``{**build.host_target(), "num-cores": 1}``).
         model: model name for the table.
         trials: trials per space (the same for both).
@@ -317,8 +320,8 @@ def hottest_kernel_spaces(mod, target, *, model: str, trials: int, name: str = "
     from common.results import save_plot, write_table
     from common.timing import environment
 
-    from . import tuning
-    info = tuning.extract_tasks(mod, target)[0]
+    from .tasks import extract_tasks
+    info = extract_tasks(mod, target)[0]
     res = compare_spaces(info.task.dispatched[0], target, trials=trials, flops=info.flops, progress=progress)
     rows = [{"model": model, "kernel": info.name, "mflop": round(info.flops / 1e6, 2), **r} for r in res["rows"]]
     notes = (f"Hottest task {info.name}: {info.weight} calls x {info.flops / 1e6:.1f} MFLOP, "
@@ -332,35 +335,3 @@ def hottest_kernel_spaces(mod, target, *, model: str, trials: int, name: str = "
     paths["png"] = save_plot(plot_curves(res["curves"], f"{model} {info.name}: {trials} trials per space"),
                              LAB, name)
     return {**res, "rows": rows, "kernel": info, "paths": paths}
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m lab02_tvm.search_space``: the hottest kernel of a model, both spaces."""
-    from common.budget import pick
-    from common.cli import parser, positive, step
-    from common.models import build_model
-
-    from .build import host_target
-    from .relax_import import import_torch, tuning_module
-
-    p = parser("python -m lab02_tvm.search_space", __doc__, quick="test-size model, 8 trials per space")
-    p.add_argument("--model", default="resnet50", choices=["resnet50", "bert"])
-    p.add_argument("--trials", type=int, default=None, help="trials per space (default 64; CI and --quick 8)")
-    args = p.parse_args(argv)
-    positive("--trials", args.trials)
-    trials = args.trials or (8 if args.quick else pick(64, 8))
-    target = {**host_target(), "num-cores": 1}
-    im = import_torch(build_model(args.model, small=args.quick))
-    step(1, "import", f"{args.model}{' (small)' if args.quick else ''}; {trials} trials per space")
-    res = hottest_kernel_spaces(tuning_module(im), target, model=args.model, trials=trials,
-                                name="search_space_quick" if args.quick else "search_space")
-    for r in res["rows"]:
-        step(2, r["space"], f"{r['kernel']}: best {r['median_ms']} ms ({r['gflops']} GFLOP/s, {r['pct_peak']}% "
-                            f"of peak) after {r['trials']} trials ({r['valid_trials']} valid); {r['status']}")
-    step(3, "write", ", ".join(str(v) for v in res["paths"].values()))
-    return 0
-
-
-if __name__ == "__main__":
-    from common.errors import run_cli
-    raise SystemExit(run_cli(main))

@@ -1,0 +1,45 @@
+"""Lab 02's shared test models: built once per session, read by every test module that needs them.
+
+The reduced configurations of :data:`lab02_tvm.models.MODELS` (``quick``): BERT 2 layers / hidden 128
+(sequence 128), ResNet depths 1-1-1-1 at 64x64. Imported models are immutable Relax modules, so tests
+share them safely; a test that wants another shape builds its own.
+"""
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def host():
+    """This host's TVM target dict (``llvm`` + the host ``mcpu``; :func:`lab02_tvm.build.host_target`)."""
+    from lab02_tvm.build import host_target
+    return host_target()
+
+
+@pytest.fixture(scope="session")
+def bert_small_bundle():
+    """Test-size BERT (:class:`common.models.ModelBundle`: the PyTorch model, its inputs, FLOPs)."""
+    from lab02_tvm.models import build_bundle
+    return build_bundle("bert", quick=True)
+
+
+@pytest.fixture(scope="session")
+def bert_small_im(bert_small_bundle):
+    """Test-size BERT imported into Relax (its PyTorch outputs are the reference)."""
+    from lab02_tvm.graph.frontend import import_torch
+    return import_torch(bert_small_bundle)
+
+
+@pytest.fixture(scope="session")
+def bert_small(bert_small_bundle, bert_small_im):
+    """``(bundle, imported model, standard passes)`` of test-size BERT (import + passes ~5 s, once)."""
+    from lab02_tvm.graph.passes import run_standard_passes
+    return bert_small_bundle, bert_small_im, run_standard_passes(bert_small_im.mod)
+
+
+@pytest.fixture(scope="session")
+def resnet_small_im():
+    """Test-size ResNet (depths 1-1-1-1, 64x64) imported into Relax."""
+    from lab02_tvm.models import build_bundle
+    from lab02_tvm.graph.frontend import import_torch
+    return import_torch(build_bundle("resnet50", quick=True))

@@ -1,0 +1,183 @@
+"""The documented long run behind the shipped records (``python -m lab02_tvm.tuning.longrun``).
+
+Not part of ``make run``: it tunes one full-size model at a time on one core into its shipped
+folder (:mod:`lab02_tvm.tuning.records`), the database growing as it goes, MetaSchedule's
+per-task logs under ``build/lab02/logs``; at the end the database is pruned to the best record per
+kernel and its provenance written, chained to the runs before it. Example (one core beside other
+work; ``TVM_BIND_THREADS=0`` keeps TVM from pinning its thread)::
+
+    TVM_BIND_THREADS=0 taskset -c 1 python -m lab02_tvm.tuning.longrun tune --model resnet50 \
+        --trials 1200 --minutes 25 --root build/lab02/records-next --layout NHWC --layout-rewrite on
+
+``python -m lab02_tvm.tuning.longrun prune`` prunes the shipped folders without tuning.
+"""
+from __future__ import annotations
+
+import datetime
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from common.errors import UserError, run_cli
+
+from ..models import MODELS
+from .database import RECORDS, prune
+from .method import FIELD, Method
+from .records import (LOG_ROOT, SHIPPED_ROOT, earlier_runs, read_provenance, rel, shipped_dir, target_key,
+                      write_provenance)
+
+
+def _per_model(text: str, names: Sequence[str], what: str, cast) -> dict:
+    """``"1800,1100"`` -> ``{"resnet50": 1800, "bert": 1100}`` (one value: the same for all)."""
+    try:
+        vals = [cast(v) for v in str(text).split(",")]
+    except ValueError:
+        raise UserError(f"{what} must be a number or a comma-separated list (got {text!r})") from None
+    if len(vals) == 1:
+        vals = vals * len(names)
+    if len(vals) != len(names) or min(vals) <= 0:
+        raise UserError(f"{what} needs one positive value or one per model {list(names)} (got {text!r})")
+    return dict(zip(names, vals))
+
+
+
+def _plan_text(deep_top_k: int, deep_share: float, only_missing: bool, ranked_by_roof: bool) -> str:
+    """The provenance's one-line description of how a run spent its trials."""
+    which = "only the kernels without a record, " if only_missing else ""
+    if not deep_top_k:
+        return which + "every trial spread over the tasks, hottest first (lab02_tvm.tuning.budget.plan_budget)"
+    rank = "ranked by ms lost against the roof in the model" if ranked_by_roof else "slowest"
+    return (f"{which}{1 - deep_share:.0%} of the trials over every task, {deep_share:.0%} on the {deep_top_k} "
+            f"{rank} (lab02_tvm.tuning.budget.plan_budget)")
+
+
+
+def tune_records(model: str, trials: int, minutes: float, *, command: str, root: Path | None = None,
+                 deep_top_k: int = 8, progress: bool = True, only_missing: bool = False,
+                 deep_share: float = 2 / 3, deep_cost: dict[str, float] | None = None,
+                 method=None) -> dict:
+    """Tune one full-size model (1 core) into its shipped folder, prune it, write its provenance.
+
+    Budget: ``1 - deep_share`` of ``trials`` (default a third) spread over every task (hottest
+    first), ``deep_share`` over the ``deep_top_k`` tasks that take the most time after that (weight x best ms;
+    :func:`lab02_tvm.tuning.budget.plan_budget`, ``deep_by_time``);
+    ``minutes`` caps the wall time (checked between tasks). ``only_missing``: tune only the
+    kernels without a record yet (after a pass changed some workloads, e.g. :mod:`lab02_tvm.graph.fast_gelu`).
+    ``deep_cost``: rank the deep phase by it (``{task: ms lost against the roof}``) instead of the database.
+    ``method``: a :class:`lab02_tvm.tuning.method.Method` (default: the method of the records already in the
+    folder, else :data:`lab02_tvm.tuning.method.FIELD`); a top-up must keep the folder's method, since
+    records of another method are other workloads.
+
+    Raises:
+        UserError: ``method`` differs from the method of the records already in the folder.
+
+    Returns:
+        the provenance dict written beside the pruned database.
+    """
+    import tvm
+
+    from common.timing import set_torch_threads, tvm_threads
+    from ..build import host_target
+    from ..models import build_bundles
+    from ..graph.frontend import import_torch
+    from ..graph.passes import tuning_module
+    from .database import database_coverage
+    from .tasks import as_target
+    from .tune import tune
+
+    set_torch_threads(1)
+    target = {**host_target(), "num-cores": 1}
+    work = shipped_dir(model, target, root)
+    prev = read_provenance(work)
+    have = Method.from_provenance(prev) if (work / RECORDS).is_file() else None
+    method = method or have or FIELD
+    if have is not None and method != have:
+        raise UserError(f"{rel(work)} holds records tuned {have}; a top-up with {method} would add other "
+                        "workloads: tune into another folder (--root) or keep the folder's method")
+    earlier = earlier_runs(prev)
+    with tvm_threads(1):
+        mod = method.module(tuning_module(import_torch(build_bundles([model], quick=False)[model])))
+        t0 = time.time()
+        report = tune(mod, target, work, max_trials_global=trials, tune_minutes=minutes,
+                             deep_top_k=deep_top_k, deep_trials=int(trials * deep_share), progress=progress, deep_by_time=True,
+                             log_dir=LOG_ROOT / target_key(target) / model, only_missing=only_missing,
+                             deep_cost=deep_cost, layout_rewrite=method.layout_rewrite)
+        cov = database_coverage(mod, target, work, method.layout_rewrite)
+    pruned = prune(work)
+    info = {"model": model, "target": str(as_target(target)), "target_key": target_key(target),
+            "trials": report.trials_in_db, "trials_this_run": report.trials,
+            "minutes": round((time.time() - t0) / 60, 1),
+            "seconds_per_trial": round(report.seconds_per_trial or 0, 2),
+            "stopped_by_time": report.stopped_by_time, "build_errors": report.build_errors,
+            "tasks": cov["tasks"], "tasks_in_db": cov["tasks_in_db"],
+            "records_before_prune": pruned["records_before"], "records": pruned["records"],
+            "date_utc": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M"),
+            "command": command, "tvm": tvm.__version__, "threads": 1,
+            "plan": _plan_text(deep_top_k, deep_share, only_missing, ranked_by_roof=deep_cost is not None),
+            "method": method.as_dict(), "layout_rewrite": method.layout_rewrite,
+            "trials_per_task": {r["task"]: r["records"] for r in report.tasks},
+            "trials_all_runs": report.trials + sum(int(r.get("trials_this_run") or 0) for r in earlier),
+            "earlier_runs": earlier}
+    write_provenance(work, info)
+    (work / "tuning_summary.json").unlink(missing_ok=True)  # its numbers are in the provenance
+    return info
+
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``tune`` (the long run, then prune + provenance) or ``prune`` (shipped folders in place)."""
+    from common.cli import parser
+    p = parser("python -m lab02_tvm.tuning.longrun", __doc__)
+    p.add_argument("action", choices=["tune", "prune"], help="tune (long run) or prune the shipped databases")
+    p.add_argument("--model", default="all", choices=[*MODELS, "all"],
+                   help="all = resnet50 and bert (the long run); LLaMA-tiny one sequence at a time")
+    p.add_argument("--trials", default="1800,1100", help="trials per model (one value or resnet50,bert)")
+    p.add_argument("--minutes", default="55,35", help="wall-clock cap per model, minutes (checked between tasks)")
+    p.add_argument("--deep-top-k", type=int, default=8, help="hottest tasks that get two thirds of the trials")
+    p.add_argument("--deep-share", type=float, default=2 / 3,
+                   help="share of the trials for the deep phase (default 2/3; 0.95 for a top-up of the slowest kernels)")
+    p.add_argument("--deep-by-roofline", action="store_true",
+                   help="rank the deep phase by the ms each kernel loses against the roof in the model "
+                        "(results/lab02/roofline_<model>.json) instead of the database's best times")
+    p.add_argument("--only-missing", action="store_true",
+                   help="tune only the kernels that have no record yet (after a pass changed their workload)")
+    p.add_argument("--layout", choices=["NCHW", "NHWC"], default=None,
+                   help="data layout to tune in (default: the folder's method, else NHWC)")
+    p.add_argument("--layout-rewrite", choices=["on", "off"], default=None,
+                   help="weight layout rewrite (default: the folder's method, else on)")
+    p.add_argument("--root", type=Path, default=None,
+                   help="folder of target folders to tune into (default results/lab02/tuning; copy a finished "
+                        "run there)")
+    args = p.parse_args(argv)
+    names = list(MODELS[:2]) if args.model == "all" else [args.model]
+    if args.action == "prune":
+        for d in sorted(SHIPPED_ROOT.glob(f"*/{'*' if args.model == 'all' else args.model}")):
+            if (d / RECORDS).is_file():
+                print(f"{rel(d)}: {prune(d)}")
+        return 0
+    if not 0 <= args.deep_share <= 1:
+        raise UserError(f"--deep-share must be in [0, 1] (got {args.deep_share})")
+    trials = _per_model(args.trials, names, "--trials", int)
+    minutes = _per_model(args.minutes, names, "--minutes", float)
+    command = "python -m lab02_tvm.tuning.longrun " + " ".join(sys.argv[1:] if argv is None else argv)
+    method = None
+    if args.layout or args.layout_rewrite:
+        method = Method(args.layout or FIELD.layout,
+                        FIELD.layout_rewrite if args.layout_rewrite is None else args.layout_rewrite == "on")
+    for name in names:
+        cost = None
+        if args.deep_by_roofline:
+            from common.results import results_dir
+            from ..measure.roofline import lost_ms_by_kernel
+            cost = lost_ms_by_kernel(results_dir("lab02") / f"roofline_{name}.json")
+        info = tune_records(name, trials[name], minutes[name], command=command, deep_top_k=args.deep_top_k,
+                            only_missing=args.only_missing, deep_share=args.deep_share, deep_cost=cost,
+                            method=method, root=args.root)
+        print(f"{name}: {info['trials']} trials, {info['minutes']} min, {info['tasks_in_db']}/{info['tasks']} "
+              f"tasks, pruned {info['records_before_prune']} -> {info['records']} records", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(run_cli(main))

@@ -1,0 +1,320 @@
+"""Tune a Relax model with MetaSchedule on a trial and time budget (:func:`tune`).
+
+The tuning log is the *database* (:mod:`lab02_tvm.tuning.database`), the modern form of the
+AutoTVM/Ansor tuning records. :func:`tune` extracts the tasks (:mod:`lab02_tvm.tuning.tasks`),
+plans the trials (:mod:`lab02_tvm.tuning.budget`: shallow over every task, then deep on the
+hottest) and tops each task up to its planned record count: tasks already in the database are not
+re-tuned, so a second run with the same budget spends zero trials and a larger one only tops up.
+
+Measured on the 2-core machine this lab was built on: with :mod:`lab02_tvm.tuning.harness`'s
+builder (no ``tensor_intrin`` import per worker, persistent workers) ResNet-50 tuning cost 2.45 s
+per trial with 0 % build errors (128 trials, 2 loaded cores), against ~20 s with MetaSchedule's
+default builder. The method (layout, weight layout rewrite) is the caller's: see
+:mod:`lab02_tvm.tuning.method`.
+"""
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+from collections.abc import Sequence
+
+import tvm
+from tvm.s_tir import meta_schedule as ms
+
+from common.errors import UserError
+from common.results import atomic_write
+
+from .budget import deep_plan_by_time, plan_budget
+from .database import best_ms_of, open_database, task_records
+from .harness import ProgressCallback, cpu_tensor_intrinsics, make_builder, make_runner, quiet_ms_console, tuning_environment
+from .tasks import TaskInfo, as_target, extract_tasks
+
+#: Candidates per search iteration (MetaSchedule's default is 64; small batches keep the
+#: progress bar and the time budget responsive on 2 cores).
+TRIALS_PER_ITER = 16
+
+
+
+@dataclass
+class TuneReport:
+    """What one :func:`tune` call spent and reached.
+
+    Attributes:
+        model: name of the work dir (``results/lab02/tuning/<model>``).
+        work_dir: where the database and logs are.
+        trials: candidates measured by this call (0 when everything was reused).
+        trials_in_db: tuning records in the database after the call (all runs together).
+        minutes: wall time of this call's tuning, minutes.
+        seconds_per_trial: wall seconds per measured candidate (this call, or the run that
+            wrote the database when this call reused it; ``None`` when unknown).
+        tasks_total / tasks_tuned: tasks extracted / tasks with at least one measured record.
+        share_covered: weighted-FLOP share (0..1) of the tasks with a measured record.
+        build_errors / run_errors: candidates that failed to build / to run, this call.
+        build_error_rate: ``build_errors / trials`` (0 when no trial).
+        est_minutes_100_per_task: estimated wall minutes for 100 trials per task at
+            ``seconds_per_trial``.
+        command_100: the command that spends 100 trials per task.
+        reused: True when the call spent no trial because the database already held the plan.
+        stopped_by_time: True when ``tune_minutes`` ran out before the plan was done.
+        plan: trials planned per task name (cumulative target in the database).
+        tasks: per-task rows (name, weight, MFLOP, share, records, best ms).
+    """
+
+    model: str
+    work_dir: str
+    trials: int
+    trials_in_db: int
+    minutes: float
+    seconds_per_trial: float | None
+    tasks_total: int
+    tasks_tuned: int
+    share_covered: float
+    build_errors: int
+    run_errors: int
+    build_error_rate: float
+    est_minutes_100_per_task: float | None
+    command_100: str
+    reused: bool
+    stopped_by_time: bool
+    plan: dict = field(default_factory=dict, repr=False)
+    tasks: list = field(default_factory=list, repr=False)
+
+    def summary(self) -> dict:
+        """Flat dict for tables (without the per-task rows and the plan)."""
+        d = asdict(self)
+        d.pop("tasks")
+        d.pop("plan")
+        return d
+
+    def line(self) -> str:
+        """One human line: trials, minutes, coverage, build errors, the 100-trials estimate."""
+        spt = f"{self.seconds_per_trial:.2f} s/trial" if self.seconds_per_trial else "s/trial n/a"
+        est = (f"~{self.est_minutes_100_per_task:.0f} min" if self.est_minutes_100_per_task
+               else "n/a")
+        what = "reused the database (0 new trials)" if self.reused else f"{self.trials} trials"
+        if self.stopped_by_time:
+            what += " (time budget reached before the plan)"
+        return (f"{what} in {self.minutes:.1f} min ({spt}), {self.tasks_tuned}/{self.tasks_total} "
+                f"tasks tuned covering {100 * self.share_covered:.1f}% of FLOPs, build errors "
+                f"{100 * self.build_error_rate:.1f}%; 100 trials/task: `{self.command_100}` ({est})")
+
+
+def _summary_path(work_dir: str | os.PathLike) -> Path:
+    return Path(work_dir) / "tuning_summary.json"
+
+
+def search_strategy(trials: int) -> Any:
+    """Evolutionary search sized to the trials of one task.
+
+    MetaSchedule's defaults (population 512, 4 genetic rounds) cost ~20 s of search per
+    iteration on 2 loaded cores, which dominates when a task gets a handful of trials. A
+    population of 64 per 4 trials (128..512) with 2 rounds keeps the search at a few seconds.
+    """
+    pop = int(min(512, max(128, 16 * trials)))
+    return ms.search_strategy.EvolutionarySearch(population_size=pop, init_min_unmeasured=min(50, pop // 4),
+                                                 genetic_num_iters=2 if trials <= 16 else 3)
+
+
+def _tune_one(info: TaskInfo, trials: int, *, work_dir: str, builder, runner, database,
+              cost_model, callback: ProgressCallback, seed: int, verbose: bool) -> None:
+    """Tune one task for ``trials`` more candidates into ``database`` (MetaSchedule logs in ``work_dir``)."""
+    quiet_ms_console(verbose)
+    ctxs, weights = ms.relax_integration.extracted_tasks_to_tune_contexts(
+        [info.task], work_dir, strategy=search_strategy(trials),
+        num_threads=os.cpu_count() or 1, seed=seed)
+    callback.stats["task"] = info.name
+    callback.stats["best_ms"] = None  # best_ms is per task
+    ms.tune_tasks(
+        tasks=ctxs, task_weights=weights, work_dir=work_dir,
+        max_trials_global=trials, max_trials_per_task=trials,
+        num_trials_per_iter=min(TRIALS_PER_ITER, trials),
+        builder=builder, runner=runner, database=database, cost_model=cost_model,
+        measure_callbacks=[*ms.MeasureCallback.create("default"), callback],
+        task_scheduler="round-robin")
+
+
+def tune_tasks_plan(infos: Sequence[TaskInfo], plan: dict[str, int] | Sequence[dict[str, int]],
+                    target: Any, work_dir: str | os.PathLike, *, tune_minutes: float | None = None,
+                    num_workers: int | None = None, runner: Any = None, seed: int = 0,
+                    progress: bool = True, verbose: bool = False, desc: str = "tune",
+                    log_dir: str | os.PathLike | None = None) -> dict:
+    """Top every task up to its planned record count; the engine behind :func:`tune` and ``rpc``.
+
+    ``plan`` is ``{task name: records wanted in the database}``, or a list of such dicts run as
+    successive phases (shallow, then deep) with one builder, runner and cost model. In each
+    phase tasks are visited in the order of ``infos``; a task whose database already holds the
+    wanted records is skipped (reused). ``tune_minutes`` is checked before each task.
+
+    Args:
+        infos: the tasks (from :func:`extract_tasks`).
+        plan: records wanted per task name, or a list of phases.
+        target: the target.
+        work_dir: database + logs directory.
+        tune_minutes: wall-clock cap (minutes), checked between tasks.
+        num_workers: build processes.
+        runner: a MetaSchedule runner (default :func:`make_runner`; ``rpc.py`` passes an
+            ``RPCRunner``, which the caller then shuts down).
+        seed: base seed (task ``i`` in phase ``p`` uses ``seed + 1000 p + i``).
+        progress: tqdm bar over trials; ``desc`` is its label.
+        verbose: MetaSchedule's console log at INFO.
+        log_dir: where MetaSchedule writes its per-task logs (default ``work_dir/logs``).
+    Returns:
+        ``{"trials", "build_errors", "run_errors", "seconds", "stopped_by_time", "best_ms" (of the
+        last task tuned, ms), "first_build_error"}`` for this call.
+    """
+    from tqdm import tqdm
+
+    target = as_target(target)
+    work_dir = str(work_dir)
+    phases = [plan] if isinstance(plan, dict) else list(plan)
+    db = open_database(work_dir)
+    have = {ti.name: len(task_records(db, ti.task)) for ti in infos}
+    final = {ti.name: max([p.get(ti.name, 0) for p in phases] + [0]) for ti in infos}
+    total = sum(max(0, final[n] - have[n]) for n in final)
+    stats = {"trials": 0, "build_errors": 0, "run_errors": 0, "best_ms": None,
+             "first_build_error": None, "stopped_by_time": False, "seconds": 0.0}
+    if total == 0:
+        return stats
+    start = time.perf_counter()
+    deadline = None if tune_minutes is None else start + 60.0 * tune_minutes
+    with cpu_tensor_intrinsics(target), tuning_environment(target, verbose):
+        builder = make_builder(num_workers)
+        own_runner = runner is None
+        runner = runner or make_runner()
+        cost_model = ms.CostModel.create("xgb", num_tuning_cores=os.cpu_count() or 1,
+                                         tree_method="auto")
+        bar = tqdm(total=total, desc=desc, unit="trial", disable=not progress, leave=True)
+        callback = ProgressCallback(bar, stats)
+        try:
+            for p, phase in enumerate(phases):
+                for ti in infos:
+                    todo = phase.get(ti.name, 0) - len(task_records(db, ti.task))
+                    if todo <= 0:
+                        continue
+                    if deadline is not None and time.perf_counter() > deadline:
+                        stats["stopped_by_time"] = True
+                        break
+                    _tune_one(ti, todo, work_dir=str(log_dir or work_dir), builder=builder, runner=runner,
+                              database=db, cost_model=cost_model, callback=callback,
+                              seed=seed + 1000 * p + ti.index, verbose=verbose)
+                if stats["stopped_by_time"]:
+                    break
+        finally:
+            bar.close()
+            builder.close()
+            if own_runner:
+                runner.pool.shutdown()
+    stats["seconds"] = time.perf_counter() - start
+    return stats
+
+
+def tune(mod: tvm.IRModule, target: Any, work_dir: str | os.PathLike, *, max_trials_global: int,
+         tune_minutes: float | None = None, deep_top_k: int = 6, deep_trials: int | None = None,
+         num_workers: int | None = None, seed: int = 0, progress: bool = True,
+         verbose: bool = False, log_dir: str | os.PathLike | None = None,
+         layout_rewrite: bool | None = None, deep_by_time: bool = False, only_missing: bool = False,
+         deep_cost: dict[str, float] | None = None) -> TuneReport:
+    """Tune a Relax model with MetaSchedule on a trial (and optional time) budget.
+
+    Args:
+        mod: unfused Relax IRModule with parameters bound.
+        target: compilation target; its ``num-cores`` sets the threads candidates run with.
+        work_dir: database + logs directory, by convention ``results/lab02/tuning/<model>``.
+        max_trials_global: total trials (candidates measured) for the plan, see :func:`plan_budget`.
+        tune_minutes: wall-clock cap; checked between tasks, so a task in flight finishes.
+        deep_top_k: number of hottest tasks (weighted-FLOP share) tuned deeper.
+        deep_trials: trials of the deep phase in total (default ``max_trials_global // 3``).
+        num_workers: build processes (default: CPU count).
+        seed: base random seed (see :func:`tune_tasks_plan`: task ``i`` of phase ``p`` uses
+            ``seed + 1000 p + i``; with ``deep_by_time`` the deep phase's base is ``seed + 1000``).
+        progress: show a tqdm bar over trials.
+        verbose: let MetaSchedule log its per-task tables on the console.
+        log_dir: MetaSchedule's per-task logs (default ``work_dir/logs``).
+        layout_rewrite: as :func:`fuse_for_tasks`.
+        deep_by_time: pick the deep phase's tasks by measured time after the shallow phase
+            (``weight x best ms``) instead of by FLOPs: an elementwise kernel with few FLOPs
+            (BERT's GELU) can cost more time than a matmul.
+        only_missing: spend the budget on the tasks that have no record in ``work_dir`` yet (a
+            kernel a pass changed: its workload is new; a task whose candidates all failed to run
+            has records and is not retried); the report still lists every task.
+        deep_cost: with ``deep_by_time``, rank the deep phase's tasks by this ``{task name: cost}``
+            instead of weight x best ms in the database (e.g. :func:`lab02_tvm.measure.roofline.lost_ms_by_kernel`:
+            ms each kernel loses against the roof in the model, timed alone on a quiet core).
+    Returns:
+        A :class:`TuneReport`. The database is in ``work_dir``; ``tuning_summary.json`` there keeps
+        the seconds per trial of the run that wrote it, so a reusing run can still estimate.
+    Raises:
+        UserError: bad budget, or no task to tune.
+    """
+    if tune_minutes is not None and tune_minutes <= 0:
+        raise UserError(f"--tune-minutes must be > 0 (got {tune_minutes})")
+    target = as_target(target)
+    work_dir = Path(work_dir)
+    all_infos = infos = extract_tasks(mod, target, layout_rewrite)
+    if only_missing:
+        known = open_database(work_dir)
+        infos = [ti for ti in infos if not known.has_workload(ti.task.dispatched[0])]  # never tuned
+        if not infos:
+            raise UserError(f"every task of the model already has a measured record in {work_dir}: nothing missing")
+    shallow_plan, plan = plan_budget(infos, max_trials_global, deep_top_k=deep_top_k,
+                                     deep_trials=deep_trials, phases=True)
+    # shallow phase over all tasks (hottest first), then the deep phase on the hottest: if time
+    # runs out, every task has had its shallow share before any task went deep.
+    kw = {"num_workers": num_workers, "progress": progress, "verbose": verbose,
+          "desc": f"tune {work_dir.name}", "log_dir": log_dir}
+    if deep_by_time:
+        stats = tune_tasks_plan(infos, shallow_plan, target, work_dir, tune_minutes=tune_minutes,
+                                seed=seed, **kw)
+        left = None if tune_minutes is None else tune_minutes - stats["seconds"] / 60
+        plan = deep_plan_by_time(infos, shallow_plan, plan, work_dir, deep_top_k, deep_cost)
+        if left is None or left > 0:
+            more = tune_tasks_plan(infos, plan, target, work_dir, tune_minutes=left, seed=seed + 1000, **kw)
+            for key in ("trials", "build_errors", "run_errors", "seconds"):
+                stats[key] += more[key]
+            stats.update(stopped_by_time=more["stopped_by_time"], best_ms=more["best_ms"],
+                         first_build_error=stats["first_build_error"] or more["first_build_error"])
+        else:
+            stats["stopped_by_time"] = True
+    else:
+        stats = tune_tasks_plan(infos, [shallow_plan, plan], target, work_dir,
+                                tune_minutes=tune_minutes, seed=seed, **kw)
+    trials, seconds = stats["trials"], stats["seconds"]
+    build_errors, run_errors = stats["build_errors"], stats["run_errors"]
+    stopped = bool(stats["stopped_by_time"])
+
+    summary_file = _summary_path(work_dir)
+    previous = json.loads(summary_file.read_text()) if summary_file.is_file() else {}
+    if trials:
+        total_trials = previous.get("trials", 0) + trials
+        total_seconds = previous.get("seconds", 0.0) + seconds
+        atomic_write(summary_file, json.dumps({"trials": total_trials, "seconds": total_seconds,
+                                               "seconds_per_trial": total_seconds / total_trials}, indent=1))
+        spt = total_seconds / total_trials
+    else:
+        spt = previous.get("seconds_per_trial")
+
+    db = open_database(work_dir)
+    rows, tuned_share, tuned = [], 0.0, 0
+    for ti in all_infos:
+        recs = task_records(db, ti.task)
+        best = best_ms_of(recs)
+        if best is not None:
+            tuned += 1
+            tuned_share += ti.share
+        rows.append({**ti.row(), "planned": plan.get(ti.name, 0), "records": len(recs),
+                     "best_ms": None if best is None else round(best, 4)})
+    n = len(all_infos)
+    model = work_dir.name
+    return TuneReport(
+        model=model, work_dir=str(work_dir), trials=trials,
+        trials_in_db=len(db.get_all_tuning_records()), minutes=seconds / 60,
+        seconds_per_trial=spt, tasks_total=n, tasks_tuned=tuned, share_covered=tuned_share,
+        build_errors=build_errors, run_errors=run_errors,
+        build_error_rate=build_errors / trials if trials else 0.0,
+        est_minutes_100_per_task=None if spt is None else spt * 100 * n / 60,
+        command_100=f"python -m lab02_tvm.pipeline --model {model} --trials {100 * n}",
+        reused=trials == 0 and tuned > 0, stopped_by_time=stopped, plan=plan, tasks=rows)
