@@ -7,7 +7,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: roof optional-debs cross-toolchain setup run test lab01 lab01-tools lab02 lab03 lab04 debugging gpu-export gpu-run clean-venv student grade
+.PHONY: roof optional-debs cross-toolchain setup run test lab01 lab01-tools lab02 lab03 lab04 debugging gpu-export gpu-run clean-venv student grade summary
 
 # Reinstalls when pyproject.toml or requirements.lock changed, or when a required package went missing
 # (the check the test suite runs at start-up: common.errors.missing_required).
@@ -108,6 +108,12 @@ student: setup
 grade: setup
 	@test -n "$(SUB)" || { echo "error: make grade needs SUB=<folder of a submission> (e.g. SUB=build/student)" >&2; exit 2; }
 	$(PY) -m common.course grade "$(SUB)" --out $(or $(OUT),build/grade)
+
+# `make summary REPORTS="build/grade/alice build/grade/bob" [OUT=build/summary]`: one table of a class
+# (score per task across submissions, mean, median) and a histogram per task.
+summary: setup
+	@test -n "$(REPORTS)" || { echo "error: make summary needs REPORTS=<results.json files or grade folders>" >&2; exit 2; }
+	$(PY) -m common.grading summary $(REPORTS) --out $(or $(OUT),build/summary)
 
 clean-venv:
 	rm -rf $(VENV)

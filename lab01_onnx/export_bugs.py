@@ -1,23 +1,118 @@
-"""Three classic export bugs, each as a broken and a fixed export of a small module; the numeric gate
-must fail the first and pass the second (the pipeline's step 9, "export bugs").
+"""Lab 01's exports: the dynamic-axes export of step 1, and three classic export bugs (step 9).
 
-* ``no_eval``: a module left in train mode, exported as it is -> Dropout active in ONNX.
-* ``traced_branch``: a Python ``if`` on data, traced with one example -> the other branch is gone.
-* ``static_batch``: ``x.squeeze(0)`` traced with a batch-1 example -> the graph assumes batch 1.
+* :func:`export_dynamic` (Task 1.4, ``lab01.export``; lab01_onnx/TASKS.md): ``torch.onnx.export`` of a
+  module with named dynamic axes; :func:`export_bundle` is how the pipeline's step 1 calls it on
+  LLaMA-tiny (transformers' masks made traceable, the exporter's warnings silenced, written atomically).
+* Three export bugs, each as a broken and a fixed export of a small module; the numeric gate must
+  fail the first and pass the second (the pipeline's step 9, "export bugs"):
 
-The exporter itself is :func:`common.onnx_utils.export_torchscript`.
+  * ``no_eval``: a module left in train mode, exported as it is -> Dropout active in ONNX.
+  * ``traced_branch``: a Python ``if`` on data, traced with one example -> the other branch is gone.
+  * ``static_batch``: ``x.squeeze(0)`` traced with a batch-1 example -> the graph assumes batch 1.
+
+  Their exporter is the course's shared one, :func:`common.onnx_utils.export_torchscript`.
 """
 from __future__ import annotations
 
 import contextlib
 import os
+import warnings
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import torch
 
 from common.errors import UserError
 from common.gates import compare
-from common.onnx_utils import export_torchscript, ort_run, ort_session
+from common.onnx_utils import (TORCHSCRIPT_OPSET, check_torchscript_opset, export_torchscript, ort_run, ort_session,
+                               quiet_logging, traceable_masks)
+
+
+def export_dynamic(model: torch.nn.Module, inputs: Mapping[str, torch.Tensor], output_names: Sequence[str],
+                   dynamic_axes: Mapping[str, Mapping[int, str]], path: str | os.PathLike, *,
+                   opset: int = TORCHSCRIPT_OPSET) -> Path:
+    """Export ``model`` to ONNX with the TorchScript exporter, the axes of ``dynamic_axes`` left symbolic by name.
+
+    Task 1.4 (``lab01.export``). The written model:
+
+    * has one graph input per entry of ``inputs``, in that order and under that name (the entries are
+      the example: ``model(*inputs.values())`` is what gets traced), and the graph outputs
+      ``output_names``, in that order;
+    * on every ``(name, {axis: label})`` of ``dynamic_axes`` has ``dim_param == label`` at that axis of
+      that input or output; every other input axis is the example's size (a number);
+    * computes what ``model`` computes in eval mode (``torch.onnx.TrainingMode.EVAL``: Dropout off,
+      BatchNorm on running statistics) at every size of the dynamic axes, and passes
+      ``onnx.checker.check_model(full_check=True)``; its default-domain opset is ``opset``;
+    * is the graph as traced, with the exporter's constant folding off (``do_constant_folding=False``):
+      it keeps what Lab 01's passes and ORT clean up later, such as the ``Transpose`` of a Linear's
+      weight before its MatMul and the ``Shape -> Gather`` shape arithmetic;
+    * leaves ``model`` as it found it (its ``training`` flag included).
+
+    Source: https://docs.pytorch.org/docs/stable/onnx_torchscript.html (``torch.onnx.export`` with
+    ``dynamo=False``: ``input_names``, ``output_names``, ``dynamic_axes``, ``opset_version``).
+
+    Args:
+        model: a ``torch.nn.Module``.
+        inputs: ``{input name: example tensor}``; each dynamic axis of an input must have size >= 2 in
+            the example (tracing specializes a size-1 axis: the ``static_batch`` bug of this module).
+        output_names: names of the model's outputs, in the order it returns them.
+        dynamic_axes: ``{input or output name: {axis (int >= 0): dim name}}``.
+        path: the ``.onnx`` file to write (its folder is created); returned as a ``Path``.
+        opset: ONNX opset of the default domain (:func:`common.onnx_utils.check_torchscript_opset`).
+
+    Raises:
+        UserError (one line): an opset the TorchScript exporter does not support, a name of
+            ``dynamic_axes`` that is neither an input nor an output, an input axis outside
+            ``[0, rank)``, or an input's dynamic axis of example size 1.
+    """
+    ### BEGIN SOLUTION lab01.export
+    check_torchscript_opset(opset)
+    known = list(inputs) + list(output_names)
+    for name, axes in dynamic_axes.items():
+        if name not in known:
+            raise UserError(f"dynamic_axes names {name!r}, which is neither an input nor an output ({known})")
+        if name not in inputs:
+            continue
+        shape = tuple(inputs[name].shape)
+        for axis, label in axes.items():
+            if not 0 <= int(axis) < len(shape):
+                raise UserError(f"dynamic axis {axis} ({label!r}) of input {name!r} is outside its rank {len(shape)}")
+            if shape[axis] == 1:
+                raise UserError(f"input {name!r} has size 1 on its dynamic axis {axis} ({label!r}): tracing would "
+                                "bake it; export with an example of size >= 2 there")
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    torch.onnx.export(model, tuple(inputs.values()), str(out), input_names=list(inputs),
+                      output_names=list(output_names), dynamic_axes={k: dict(v) for k, v in dynamic_axes.items()},
+                      opset_version=opset, dynamo=False, do_constant_folding=False,
+                      training=torch.onnx.TrainingMode.EVAL)
+    return out
+    ### END SOLUTION
+
+
+def export_bundle(bundle, path: str | os.PathLike, *, opset: int = TORCHSCRIPT_OPSET) -> Path:
+    """Step 1's TorchScript export: :func:`export_dynamic` of a :class:`common.models.ModelBundle` (its
+    example inputs, output names and dynamic axes), with transformers' masks made traceable
+    (:func:`common.onnx_utils.traceable_masks`), the exporter's warnings silenced, and the file written
+    through a temporary name (a failed export leaves nothing at ``path``).
+
+    Raises:
+        UserError: see :func:`export_dynamic`; also the exporter's own failure (an op it cannot convert
+            at this opset), in one line.
+    """
+    out = Path(path)
+    tmp = out.with_name(out.stem + ".tmp.onnx")
+    try:
+        with traceable_masks(), warnings.catch_warnings(), quiet_logging("torch", "torch.onnx"):
+            warnings.simplefilter("ignore")
+            export_dynamic(bundle.model, bundle.inputs, bundle.output_names, bundle.dynamic_axes, tmp, opset=opset)
+        os.replace(tmp, out)
+    except torch.onnx.OnnxExporterError as exc:
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:240]
+        raise UserError(f"the exporter failed writing {out.name}: {first}; try another --opset") from exc
+    finally:
+        tmp.unlink(missing_ok=True)
+    return out
 
 
 @contextlib.contextmanager

@@ -9,15 +9,17 @@ kernels.
 
 The gate is task-level, not elementwise: int8 logits are not within 1e-4 of fp32, so it checks
 **next-token top-1 agreement** (argmax over the vocabulary at every position, int8 vs fp32) and
-reports the max abs logit difference beside it.
+reports the max abs logit difference beside it: :func:`accuracy_gate` (Task 1.5, ``lab01.gate``;
+lab01_onnx/TASKS.md) is the rule, the pipeline's step 7 runs both models and calls it.
 """
 from __future__ import annotations
 
 import contextlib
 import os
 import tempfile
-from pathlib import Path
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -78,8 +80,96 @@ def per_channel_ok(opset: int) -> bool:
     return opset >= 13
 
 
+@dataclass(frozen=True)
+class AccuracyGate:
+    """The verdict of :func:`accuracy_gate`.
+
+    Attributes:
+        agreement: agreeing positions / counted positions (a float in [0, 1]).
+        positions: counted positions (those the mask keeps).
+        disagreements: counted positions whose top-1 token differs (``positions * (1 - agreement)``).
+        first_disagreement: index (over the leading axes, C order) of the first counted position that
+            disagrees, or None.
+        max_abs: the largest ``|candidate - reference|`` over the counted positions (``inf`` when a
+            candidate logit there is not finite).
+        min_top1: the threshold the verdict used; ``passed``: ``agreement >= min_top1``.
+    """
+
+    agreement: float
+    positions: int
+    disagreements: int
+    first_disagreement: tuple[int, ...] | None
+    max_abs: float
+    min_top1: float
+    passed: bool
+
+    def line(self) -> str:
+        """One line for the pipeline's output and a failed gate's message."""
+        where = f"; first at {list(self.first_disagreement)}" if self.first_disagreement is not None else ""
+        return (f"next-token top-1 agreement {self.agreement:.4f} ({self.positions - self.disagreements}/"
+                f"{self.positions} positions{where}), max abs logit diff {self.max_abs:.4g}, "
+                f"{'>=' if self.passed else '<'} {self.min_top1:g}")
+
+
+def accuracy_gate(reference: np.ndarray, candidate: np.ndarray, *, min_top1: float,
+                  mask: np.ndarray | None = None) -> AccuracyGate:
+    """The INT8 gate's rule: does ``candidate`` predict the same next token as ``reference`` often enough?
+
+    Task 1.5 (``lab01.gate``). At every position (every index of the leading axes) the top-1 token is
+    the argmax over the last axis (the vocabulary), the first maximal index on ties (NumPy's
+    ``argmax`` convention). A position is counted unless ``mask`` is 0 there (padding: its prediction
+    means nothing); it agrees when both top-1 tokens are equal and every candidate logit at that
+    position is finite (a NaN or inf logit never agrees, whatever its argmax).
+
+    Args:
+        reference: float logits ``[..., V]`` of the model being approximated (fp32), all finite, V >= 1.
+        candidate: float logits of the same shape (the quantized or otherwise optimized model).
+        min_top1: the threshold in [0, 1]; the gate passes when agreement >= it (equality passes).
+        mask: optional array of the leading shape ``reference.shape[:-1]`` (an attention mask, any
+            numeric or bool dtype); non-zero = counted.
+
+    Returns:
+        :class:`AccuracyGate` (agreement, counts, first disagreement, max abs difference, verdict).
+
+    Raises:
+        UserError (one line): the shapes differ, ``reference`` has no axis or an empty last axis,
+            ``mask`` has another shape than the leading axes, no position is counted, ``min_top1`` is
+            outside [0, 1], or a reference logit is not finite.
+    """
+    ### BEGIN SOLUTION lab01.gate
+    ref, cand = np.asarray(reference), np.asarray(candidate)
+    if ref.shape != cand.shape:
+        raise UserError(f"logit shapes differ: reference {ref.shape} vs candidate {cand.shape}")
+    if ref.ndim == 0 or ref.shape[-1] == 0:
+        raise UserError(f"logits need a vocabulary axis of size >= 1, got shape {ref.shape}")
+    if not 0.0 <= min_top1 <= 1.0:
+        raise UserError(f"min_top1 must lie in [0, 1], got {min_top1}")
+    if not np.isfinite(ref).all():
+        raise UserError("the reference logits hold NaN or inf: gate against a finite reference")
+    keep = np.ones(ref.shape[:-1], dtype=bool)
+    if mask is not None:
+        m = np.asarray(mask)
+        if m.shape != ref.shape[:-1]:
+            raise UserError(f"mask shape {m.shape} is not the logits' leading shape {ref.shape[:-1]}")
+        keep = m != 0
+    positions = int(keep.sum())
+    if positions == 0:
+        raise UserError("no position to compare: the mask is 0 everywhere or the logits are empty")
+    finite = np.isfinite(cand).all(axis=-1)
+    agree = (ref.argmax(-1) == cand.argmax(-1)) & finite
+    bad = keep & ~agree
+    disagreements = int(bad.sum())
+    first = tuple(int(i) for i in np.argwhere(bad)[0]) if disagreements else None
+    with np.errstate(invalid="ignore"):
+        diff = np.abs(cand.astype(np.float64) - ref.astype(np.float64))[keep]
+    max_abs = float("inf") if not finite[keep].all() else float(diff.max())
+    agreement = (positions - disagreements) / positions
+    return AccuracyGate(agreement, positions, disagreements, first, max_abs, float(min_top1),
+                        agreement >= min_top1)
+    ### END SOLUTION
+
+
 def top1_agreement(ref_logits: np.ndarray, q_logits: np.ndarray) -> float:
-    """Fraction of positions whose argmax over the last axis (next-token prediction) agrees."""
-    if ref_logits.shape != q_logits.shape:
-        raise UserError(f"logit shapes differ: {ref_logits.shape} vs {q_logits.shape}")
-    return float((ref_logits.argmax(-1) == q_logits.argmax(-1)).mean())
+    """Fraction of positions whose argmax over the last axis (next-token prediction) agrees
+    (:func:`accuracy_gate` with every position counted)."""
+    return accuracy_gate(ref_logits, q_logits, min_top1=0.0).agreement

@@ -11,6 +11,11 @@ Budget: about 1 min with CI=true: 300 backend cases, and 300 fuzz graphs drawn f
 Hypothesis seed (new graphs every run; pytest prints the seed in its header, and
 ``pytest --hypothesis-seed=N`` or ``python -m lab01_onnx.proof.fuzz --n 300 --seed N`` replays them).
 Full runs: ``python -m lab01_onnx.proof.conformance`` and ``python -m lab01_onnx.proof.fuzz --n 10000``.
+
+In the student handout (the passes still stubs) every test that runs the three passes skips with the
+course plugin's ``needs task <id>, not implemented yet`` (:func:`_require_passes` lets the stub's
+NotImplementedTask out before a harness or a CLI turns it into a table row or an exit status); the
+harness's own checks (injected faults, bad CLI input, the NaN policy) still run.
 """
 
 from __future__ import annotations
@@ -44,6 +49,33 @@ def variants():
     return contract.custom_variants()
 
 
+# One node each pass's rule must look at (Identity, a Reshape pair, Gather(Shape)): a stub raises on it.
+_PROBE = """<ir_version: 8, opset_import: ["" : 18]>
+g (float[2,3] x) => (float[6] y, int64 d) <int64[1] s1 = {6}, int64[1] s2 = {6}, int64 i = {0}> {
+  a = Identity (x)
+  m = Reshape (a, s1)
+  y = Reshape (m, s2)
+  s = Shape (x)
+  d = Gather <axis = 0> (s, i)
+}"""
+
+
+def _require_passes() -> None:
+    """Raise the stub's NotImplementedTask when one of the three passes is still a stub (in the student
+    handout), so the tests that need all of them report ``needs task <id>`` (the course plugin's skip)
+    instead of failing on pass errors a harness or a CLI folded into a table or an exit code. Any other
+    error of a pass is left to the tests themselves."""
+    from common.course.notimpl import task_in
+
+    model = onnx.parser.parse_model(_PROBE)
+    for fn in passes.CUSTOM_PASSES.values():
+        try:
+            fn(model)
+        except Exception as exc:  # noqa: BLE001 - only a stub's NotImplementedTask is re-raised
+            if task_in(exc) is not None:
+                raise
+
+
 def _fmt_failures(results) -> str:
     return "\n".join(f"{r.case.name} [{v}] {o.status}: {o.detail}"
                      for r in results for v, o in r.outcomes.items() if o.failed)
@@ -55,6 +87,7 @@ def _fmt_failures(results) -> str:
 
 @pytest.fixture(scope="module")
 def backend_results(variants):
+    _require_passes()
     cases = quick_slice(load_cases(), BACKEND_SLICE)
     return cases, conf.run_conformance(cases, variants, progress=False)
 
@@ -82,6 +115,7 @@ def test_backend_slice_every_skip_has_a_reason(backend_results):
 def test_backend_cli_writes_tables(results_dir):
     from common.errors import run_cli
 
+    _require_passes()
     rc = run_cli(conf.main, ["--filter", "^test_(reshape|identity|gather_0|gather_neg)", "--kinds", "node"])
     assert rc == 0
     data = json.loads((results_dir / "lab01" / "conformance.json").read_text())
@@ -121,6 +155,7 @@ def _replay(seed: int, n: int) -> str:
 
 @pytest.fixture(scope="module")
 def fuzz_stats(variants, fuzz_seed):
+    _require_passes()
     return fuzz.run_fuzz(FUZZ_EXAMPLES, variants, seed=fuzz_seed, progress=False)
 
 
@@ -156,6 +191,7 @@ def test_fuzz_cli_passes_and_writes_counts(results_dir, capsys, fuzz_seed):
     """The CLI on 25 graphs from the session seed: exit 0, zero counterexamples, counts written."""
     from common.errors import run_cli
 
+    _require_passes()
     seed = fuzz_seed + 1  # other graphs than the slice's
     rc = run_cli(fuzz.main, ["--n", str(FUZZ_CLI_EXAMPLES), "--seed", str(seed)])
     data = json.loads((results_dir / "lab01" / "fuzz.json").read_text())
@@ -268,10 +304,42 @@ def test_harness_catches_mutated_input_nondeterminism_and_non_idempotence():
     assert _check(counter_named, m, feeds).status == "nondeterministic"
 
 
+def test_violation_report_shows_the_graph_outputs_and_the_first_diverging_node():
+    """What a student reads under a failed graded pass test (:mod:`lab01_onnx.proof.counterexample`)."""
+    from lab01_onnx.proof.counterexample import ContractViolation, violation
+
+    m, feeds = _zero_copy_chain()
+    out = contract.check_variant(naive_fuse_reshapes, m, [feeds], "onnx.reference",
+                                 [contract.reference_outputs(m, feeds)], full_check=True)
+    exc = violation(naive_fuse_reshapes, m, feeds, out, 1)
+    text = str(exc)
+    assert isinstance(exc, AssertionError) and isinstance(exc, ContractViolation) and exc.status == "output_mismatch"
+    assert text.startswith("naive_fuse_reshapes broke the pass contract (output_mismatch): onnx.reference:")
+    assert "mid = Reshape (x, s1)" in text and "y = Reshape (x, s2)" in text  # both graphs, onnx.printer text
+    x = feeds["x"]
+    want, got = x.reshape(6, 4), x.reshape(2, -1)  # the 0 copies the middle dim (6), not x's (2)
+    expected, actual = text.split("Expected outputs (the input graph under onnx.reference)\n")[1].split(
+        "Actual outputs (the pass's result under onnx.reference)\n")
+    assert expected.startswith(f"    y: float32 {list(want.shape)} = [[ 0., 1., 2., 3.],")
+    assert actual.startswith(f"    y: float32 {list(got.shape)} = [[ 0., 1., 2., ..., 9., 10., 11.],")  # cut: 24 values
+    assert ("First diverging node (lab01_onnx.divergence, exact): Reshape (unnamed, node 1 of the result), "
+            f"output 'y': max abs inf, shapes {list(want.shape)} vs {list(got.shape)} (1 tensors agreed before it)"
+            ) in text  # node 0 (mid) is the same Reshape on both sides
+    count = violation(passes.fuse_consecutive_reshapes, m, feeds, contract.Outcome("equal", 1, True), 2)
+    assert str(count).startswith("fuse_consecutive_reshapes reported 1 rewrite(s); on this graph the contract says 2")
+
+    def crashes(model):
+        raise ValueError("boom")
+
+    text = str(violation(crashes, m, feeds, contract.Outcome("pass_error", detail="ValueError: boom"), 1))
+    assert text.endswith("The pass raised ValueError: boom") and "Counterexample: the pass's input" in text
+
+
 def test_fuzzer_finds_an_injected_fault_and_replays_it(tmp_path, capsys):
     from common.errors import run_cli
     from common.gates import GateError
 
+    _require_passes()  # the replay below runs the real passes
     # A fixed seed on purpose: this measures the harness's power on one known set of 100 graphs.
     stats = fuzz.run_fuzz(100, {"naive_fuse": naive_fuse_reshapes}, seed=0, progress=False, max_rounds=1,
                           shrink=False, save_dir=tmp_path)

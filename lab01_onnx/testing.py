@@ -6,17 +6,21 @@ from __future__ import annotations
 
 from lab01_onnx.passes import PassResult
 from lab01_onnx.proof import contract
+from lab01_onnx.proof.counterexample import violation
 
 
 def apply(pass_fn, model, feeds, expect_rewrites, check=True):
     """Run ``pass_fn`` under the one pass contract (:func:`lab01_onnx.proof.contract.check_variant`:
     input untouched, deterministic, checker (full check unless ``check=False``), interface kept,
     outputs bitwise equal to the unoptimized model's under ``onnx.reference``, idempotent) and
-    check the rewrite count. Returns the rewritten model."""
+    check the rewrite count. Returns the rewritten model.
+
+    Raises :class:`~lab01_onnx.proof.counterexample.ContractViolation` (an AssertionError whose text shows
+    the graph, expected and actual outputs and the first diverging node) when a clause or the count fails."""
     ref = [contract.RUNTIMES["onnx.reference"](model, feeds)]
     outcome = contract.check_variant(pass_fn, model, [feeds], "onnx.reference", ref, full_check=check)
-    assert not outcome.failed, f"{outcome.status}: {outcome.detail}"
-    assert outcome.rewrites == expect_rewrites, outcome.rewrites
+    if outcome.failed or outcome.rewrites != expect_rewrites:
+        raise violation(pass_fn, model, feeds, outcome, expect_rewrites, "onnx.reference")
     result = pass_fn(model)
     assert isinstance(result, PassResult)
     return result.model

@@ -5,9 +5,12 @@ severity 0, reads it (:mod:`lab04_npu.qnnlog`) and maps it onto the graph:
 
 * **placement** of each node: ``QNN`` unless ORT lists it under ``Node(s) placed on
   [CPUExecutionProvider]``; a node QNN refused carries QNN's ``REASON`` line verbatim;
-* **partition** of each QNN node: the QNN graph that adds it (``ComposeGraph``); members of a
-  fused node unit (``GeluFusion``, ``ReshapeGemmFusionGroup``) and nodes QNN does not log by name
-  take the partition of a unit-mate or of a neighbour in the same partition;
+* **partition** of each QNN node: the QNN graph that adds it (``ComposeGraph``), else the one whose
+  boundary output it writes; members of a fused node unit (``GeluFusion``, ``ReshapeGemmFusionGroup``)
+  and nodes QNN does not log by name take the partition of a unit-mate or of a neighbour in the same
+  partition. The number of partitions is the number of QNN graphs ORT composed: one ``EPContext``
+  node each in a compiled model, even when one holds only nodes ORT inserted (the layout
+  transformer's ``Transpose`` around a ``Conv``);
 * **boundary tensors**: each partition's inputs and outputs as QNN binds them (``input i NAME``),
   with shape, bytes and what is on the other side (graph input/output, a CPU node, another
   partition). Every one of them is a copy between host memory and the NPU per inference (a tensor
@@ -25,6 +28,9 @@ The graph is named first (:func:`lab04_npu.graphfacts.name_nodes`) and given to 
 optimizations off (``DISABLE_ALL``), so the log's names are the file's names; run ORT's basic
 level (constant folding) on the file before, as :func:`lab04_npu.pipeline` does, because that is
 what ORT does before partitioning in a deployment.
+
+Task 4.2 (``lab04.coverage``; lab04_npu/TASKS.md): :func:`report` and :meth:`Coverage.summary`; the log
+parser, the session, the partition and boundary helpers and the CLI are given.
 """
 from __future__ import annotations
 
@@ -60,25 +66,41 @@ class Coverage:
     session: object = None
 
     def summary(self, label: str) -> dict:
-        """One row: nodes and FLOPs on QNN (counts and %), partitions, crossings and their bytes,
-        refused ops with QNN's first reason."""
+        """One row of the ``coverage`` table for this report.
+
+        Keys (in this order): ``model`` (``label``), ``nodes`` (rows of :attr:`nodes`), ``nodes_on_qnn``
+        (rows placed ``QNN``), ``coverage_nodes_pct`` (``100 * nodes_on_qnn / nodes``, 2 decimals; 0 for
+        no node), ``gflops`` (sum of the rows' ``flops`` / 1e9, 4 decimals), ``coverage_flops_pct``
+        (``100 *`` FLOPs of QNN rows / all FLOPs, 3 decimals; 0 when there are none), ``partitions``
+        (QNN graphs ORT composed: ``len(self.log.partitions)``, what a compiled model holds as
+        ``EPContext`` nodes), ``boundary_tensors`` (rows of :attr:`boundaries`), ``boundary_mib``
+        (their ``bytes``, None counted 0, / 2**20, 3 decimals), ``cpu_ops`` (ops of the CPU rows with
+        their counts, most frequent first, ties in graph order: ``"Erf x2, Mod x1"``; ``"-"`` when
+        none) and ``first_reason`` (the first non-empty ``reason`` of a CPU row in graph order, or
+        ``"-"``).
+        """
+        ### BEGIN SOLUTION lab04.coverage
         n = len(self.nodes)
         on = [r for r in self.nodes if r["placement"] == "QNN"]
         flops = sum(r["flops"] for r in self.nodes)
         cpu = collections.Counter(r["op"] for r in self.nodes if r["placement"] == "CPU")
         reasons = [r["reason"] for r in self.nodes if r["placement"] == "CPU" and r["reason"]]
-        parts = {r["partition"] for r in on if r["partition"] is not None}
+        if self.log is not None:
+            partitions = len(self.log.partitions)
+        else:
+            partitions = len({r["partition"] for r in on if r["partition"] is not None})
         return {
             "model": label, "nodes": n, "nodes_on_qnn": len(on),
             "coverage_nodes_pct": round(100 * len(on) / max(n, 1), 2),
             "gflops": round(flops / 1e9, 4),
             "coverage_flops_pct": round(100 * sum(r["flops"] for r in on) / max(flops, 1), 3),
-            "partitions": len(parts),
+            "partitions": partitions,
             "boundary_tensors": len(self.boundaries),
             "boundary_mib": round(sum(b["bytes"] or 0 for b in self.boundaries) / 2**20, 3),
             "cpu_ops": ", ".join(f"{k} x{v}" for k, v in cpu.most_common()) or "-",
             "first_reason": reasons[0] if reasons else "-",
         }
+        ### END SOLUTION
 
 
 def _resolve(name: str, names: set[str]) -> str | None:
@@ -99,18 +121,24 @@ def _edges(model: onnx.ModelProto) -> tuple[dict[str, str], dict[str, list[str]]
 
 
 def _partitions(model: onnx.ModelProto, log: QnnLog, on_qnn: set[str]) -> dict[str, int]:
-    """``{node: partition}`` for QNN nodes: logged members, then unit-mates, then neighbours."""
+    """``{node: partition}`` for QNN nodes: logged members, then the writers of each partition's boundary
+    outputs, then unit-mates and neighbours (a fused unit such as ``GeluFusion`` is logged under a
+    name of its own, so a graph that is one fused unit has no logged member)."""
     names = {n.name for n in model.graph.node}
+    producer, readers = _edges(model)
     part: dict[str, int] = {}
     for k, p in enumerate(log.partitions):
         for raw in p.nodes:
             if (r := _resolve(raw, names)) in on_qnn:
                 part.setdefault(r, k)
+    for k, p in enumerate(log.partitions):
+        for t in p.outputs:
+            if producer.get(t) in on_qnn:
+                part.setdefault(producer[t], k)
     mates: dict[str, set[str]] = collections.defaultdict(set)
     for raw, v in log.verdicts.items():
         if (r := _resolve(raw, names)) is not None:
             mates[r] |= {x for u in v.unit if (x := _resolve(u.node, names)) is not None}
-    producer, readers = _edges(model)
     neighbours: dict[str, set[str]] = collections.defaultdict(set)
     for t, users in readers.items():
         if producer.get(t) in on_qnn:
@@ -156,8 +184,37 @@ def _boundaries(model: onnx.ModelProto, log: QnnLog, place: dict[str, str], part
 
 
 def report(model: onnx.ModelProto, log_text: str) -> Coverage:
-    """Map a QNN session's verbose log onto ``model`` (the graph the session was created from,
-    with unique node names). See the module doc for the rules."""
+    """Map a QNN session's verbose log onto ``model``: which node runs where, and why.
+
+    Args:
+        model: the graph the session was created from, with unique node names (what :func:`coverage`
+            gives the session: :func:`lab04_npu.graphfacts.name_nodes`, optimizations off).
+        log_text: ORT's log at severity 0 of that session's creation (:class:`lab04_npu.qnn.QnnSession`
+            ``.log``), read with :func:`lab04_npu.qnnlog.parse`.
+
+    Returns:
+        A :class:`Coverage` with ``model``, ``log`` (the parsed log), and
+
+        * ``nodes``: one dict per main-graph node, in graph order: ``index``, ``name``, ``op``;
+          ``placement``: ``"CPU"`` when ORT lists the node under ``Node(s) placed on
+          [CPUExecutionProvider]`` (log names resolved with :func:`lab04_npu.qnnlog.base_name`: ORT's
+          layout pass adds ``_token_N``), and every node when ORT placed nothing on the QNN EP,
+          ``"QNN"`` otherwise; ``partition``: the node's QNN partition (an index into
+          ``log.partitions``, from the given ``_partitions``), None on the CPU; ``validation``:
+          ``"PASSED"``/``"FAILED"`` (QNN's verdict on the node's unit) or ``"not logged"``; ``unit``:
+          ``"<group> (<anchor op>)"`` such as ``"GeluFusion (Erf)"``, or ``"-"``; ``reason``: QNN's
+          ``REASON`` line verbatim for a node it refused, ``"validated by QNN, left on the CPU by ORT's
+          partitioning"`` for a CPU node QNN passed, ``""`` otherwise; ``flops``:
+          :func:`lab04_npu.graphfacts.node_flops` with :func:`lab04_npu.graphfacts.tensor_types`.
+        * ``boundaries``: the given ``_boundaries`` of the placements and partitions: one dict per
+          (partition, boundary tensor) with ``partition``, ``direction`` (``in``/``out``), ``tensor``,
+          ``shape``, ``dtype``, ``bytes`` and ``other_side`` (``graph input``, ``graph output``,
+          ``CPU <node>``, ``QNN partition <k>``, joined by ``; ``).
+
+    Source of the log lines: onnxruntime/core/providers/qnn/qnn_execution_provider.cc and
+    core/framework/session_state.cc (see :mod:`lab04_npu.qnnlog`).
+    """
+    ### BEGIN SOLUTION lab04.coverage
     log = parse(log_text)
     names = [n.name for n in model.graph.node]
     name_set = set(names)
@@ -184,6 +241,7 @@ def report(model: onnx.ModelProto, log_text: str) -> Coverage:
                           "reason": reason, "flops": node_flops(node, types)})
     cov.boundaries = _boundaries(model, log, place, part, types)
     return cov
+    ### END SOLUTION
 
 
 def coverage(model: onnx.ModelProto, **session_kw) -> Coverage:
@@ -213,6 +271,7 @@ def main(argv=None) -> int:
     from common import cli
     from common.onnx_utils import load_model, ort_optimize, save_model
     from common.results import write_table
+    from lab04_npu.pipeline import naming_stubs
     from lab04_npu.qnn import FIX_DIMS_OPTION, PRECISIONS, check_static, fix_dims, parse_dims
 
     p = cli.parser("python -m lab04_npu.coverage", __doc__)
@@ -221,14 +280,15 @@ def main(argv=None) -> int:
     p.add_argument("--precision", choices=PRECISIONS, default="fp16", help="HTP float precision (default fp16)")
     args = p.parse_args(argv)
     model = load_model(args.model)
-    if args.fix_dims:
-        model = fix_dims(model, parse_dims(args.fix_dims))
-    check_static(model)
-    with tempfile.TemporaryDirectory(prefix="lab04cov.") as tmp:
-        src = save_model(model, Path(tmp) / "static.onnx")
-        cov = coverage(ort_optimize(src, Path(tmp) / "folded.onnx", "BASIC"), precision=args.precision)
+    with naming_stubs("coverage"):
+        if args.fix_dims:
+            model = fix_dims(model, parse_dims(args.fix_dims))
+        check_static(model)
+        with tempfile.TemporaryDirectory(prefix="lab04cov.") as tmp:
+            src = save_model(model, Path(tmp) / "static.onnx")
+            cov = coverage(ort_optimize(src, Path(tmp) / "folded.onnx", "BASIC"), precision=args.precision)
+        s = cov.summary(Path(args.model).stem)
     stem = Path(args.model).stem
-    s = cov.summary(stem)
     cli.step(1, "coverage", f"{stem}: {s['nodes_on_qnn']}/{s['nodes']} nodes on QNN ({s['coverage_nodes_pct']} %), "
              f"{s['coverage_flops_pct']} % of FLOPs, {s['partitions']} partition(s), {s['boundary_tensors']} "
              f"boundary tensors ({s['boundary_mib']} MiB)")
@@ -242,5 +302,6 @@ def main(argv=None) -> int:
 
 if __name__ == "__main__":
     from common.errors import run_cli
+    from lab04_npu.pipeline import stubs_as_errors
 
-    raise SystemExit(run_cli(main))
+    raise SystemExit(run_cli(stubs_as_errors(main)))

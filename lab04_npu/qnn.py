@@ -156,16 +156,36 @@ def check_static(model: onnx.ModelProto, option: str = FIX_DIMS_OPTION) -> None:
 
 
 def fix_dims(model: onnx.ModelProto, dims: Mapping[str, int]) -> onnx.ModelProto:
-    """A copy of ``model`` with the symbolic dims ``dims`` (e.g. ``{"batch": 1, "sequence": 32}``) fixed.
+    """A copy of ``model`` whose symbolic dims ``dims`` (e.g. ``{"batch": 1, "sequence": 32}``) are numbers.
 
-    Uses ``onnxruntime.tools.onnx_model_utils.make_dim_param_fixed`` for each name, then
-    ``fix_output_shapes`` (shape inference fills the outputs; run on the weight-less skeleton of
-    the model, :func:`lab04_npu.graphfacts.skeleton`, and copied back).
+    Task 4.1 (``lab04.static``; lab04_npu/TASKS.md). QNN's HTP graph preparer lays every buffer out at
+    compile time, so it takes only static shapes (:func:`check_static`).
+
+    Contract:
+
+    * ``model`` is not modified; the copy has the same nodes, initializers, names and opsets.
+    * every ``dim_param`` named in ``dims``, wherever it occurs (graph inputs, outputs, ``value_info``,
+      subgraphs), becomes ``dim_value = dims[name]``; every other dim stays as it was;
+    * a graph output still symbolic afterwards (a dim the exporter named itself, e.g. ``2*sequence``
+      of a Concat) gets the shape ONNX shape inference gives it from the fixed inputs, when that shape
+      is fully static (otherwise it stays as it was);
+    * afterwards no graph input has a dynamic dim (:func:`check_static`).
+
+    What ``onnxruntime.tools.onnx_model_utils.make_dim_param_fixed`` (per name) and
+    ``fix_output_shapes`` do (https://onnxruntime.ai/docs/tutorials/mobile/helpers/make-dynamic-shape-fixed.html);
+    shape inference (https://onnx.ai/onnx/api/shape_inference.html) need not see the weights: run it
+    on :func:`lab04_npu.graphfacts.skeleton` (same types, no large initializers).
+
+    Args:
+        model: an ONNX model with symbolic dims (Lab 01's export: ``batch``, ``sequence``).
+        dims: ``{dim_param: value}``, each value an int > 0.
 
     Raises:
-        UserError: a name is not a dim_param of the model, a value is not positive, or a dynamic
-            input remains afterwards (see :func:`check_static`).
+        UserError: a name that is not a ``dim_param`` of the model's graph inputs or outputs (the
+            message lists the ones it has), a value that is not > 0, or a graph input left with a
+            dynamic dim (:func:`check_static`'s message: the input and the ``--fix-dims`` fix).
     """
+    ### BEGIN SOLUTION lab04.static
     from onnxruntime.tools.onnx_model_utils import fix_output_shapes, make_dim_param_fixed
 
     known = {d for vi in list(model.graph.input) + list(model.graph.output) for d in _dims(vi) if isinstance(d, str)}
@@ -186,6 +206,7 @@ def fix_dims(model: onnx.ModelProto, dims: Mapping[str, int]) -> onnx.ModelProto
         o.type.CopyFrom(lo.type)
     check_static(out)
     return out
+    ### END SOLUTION
 
 
 def parse_dims(text: str) -> dict[str, int]:

@@ -12,8 +12,12 @@ tasks are; graded tests carry ``@pytest.mark.task("<task-id>", points=N)``. Modu
 - :mod:`~common.course.plugin`: the pytest plugin (marker, ``--task``, "not implemented" reports);
 - :mod:`~common.course.runner`: pytest on a tree, fresh or forked from a warm interpreter;
 - :mod:`~common.course.grade`: the grader (``make grade``): Gradescope ``results.json`` per lab;
+- :mod:`~common.course.feedback`: :class:`~common.course.feedback.Counterexample`, what a harness raises so
+  that a failed property's report (the shrunk case, expected vs actual) reaches the grade report;
 - :mod:`~common.course.gate`: the release gate (handout, reference, one task stubbed at a time,
-  known-wrong submissions in ``common/course/wrong/``).
+  known-wrong submissions in ``common/course/wrong/``);
+- :mod:`~common.course.summary`: the instructor's view of a class: many grade reports in one table.
 
-Commands: ``python -m common.course {sheet,student,grade,gate}`` (see :mod:`common.course.__main__`).
+Commands: ``python -m common.course {sheet,student,grade,gate}`` (see :mod:`common.course.__main__`) and
+``python -m common.grading summary REPORT... [--out DIR]`` (see :mod:`common.grading`).
 """

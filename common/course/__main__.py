@@ -2,7 +2,7 @@
 
     python -m common.course sheet [--check]                 write every lab's TASKS.md (--check: exit 1 if stale)
     python -m common.course student [--out build/student]   the student handout (make student)
-    python -m common.course grade SUB [--out build/grade] [--lab lab01] [--timeout 120]   (make grade)
+    python -m common.course grade SUB [--out build/grade] [--lab lab01] [--task 1.3] [--timeout 120]   (make grade)
     python -m common.course gate [--all] [--json FILE]      the release gate (the suite runs it without --all)
 
 ``--root DIR`` (before the command) names another reference tree than this checkout.
@@ -36,6 +36,7 @@ def main(argv=None) -> int:
     s.add_argument("sub", help="the submission: a folder laid out like the handout")
     s.add_argument("--out", default="build/grade", help="where results.json and results.md go (default build/grade)")
     s.add_argument("--lab", action="append", help="grade only this lab (lab01 or lab01_onnx); repeatable")
+    s.add_argument("--task", action="append", help="grade only this task (id or number, like 1.3); repeatable")
     s.add_argument("--timeout", type=int, default=120, help="seconds per graded test (default 120)")
     s = sub.add_parser("gate", help="the release gate: handout, reference, stubs, wrong submissions")
     s.add_argument("--all", action="store_true", help="stub every task one at a time (the suite does one lab)")
@@ -66,7 +67,7 @@ def main(argv=None) -> int:
         from . import grade
         from common.cli import positive
         positive("--timeout", args.timeout)
-        results = grade.grade(root, args.sub, args.out, labs=args.lab, timeout_s=args.timeout)
+        results = grade.grade(root, args.sub, args.out, labs=args.lab, tasks=args.task, timeout_s=args.timeout)
         for g in results:
             print(f"{g.lab.dir}: {g.score}/{g.max_score} points ({args.out}/{g.lab.dir}/results.json, results.md)")
             for t in g.tasks:

@@ -3,10 +3,11 @@
 ``python -m common.course gate [--all] [--json FILE]`` (and the suite's ``common/course/test_gate.py``)
 runs, on a :class:`~common.course.runner.WarmRunner` (one warm interpreter, a fork per run):
 
-(a) **handout**: builds it (:func:`common.course.release.build`) and runs the task test files *in the
-    handout*: every graded test must report ``not implemented``; every other test there must pass or
-    skip (a skip names the task it needs; :data:`HANDOUT_SKIP` leaves out the ones that export a model). Then grades the handout as a submission: every task 0 and
-    every graded test, hidden ones included, ``not implemented``.
+(a) **handout**: builds it (:func:`common.course.release.build`) and runs the task test files (and
+    :data:`HANDOUT_ALSO`) *in the handout*: every graded test must report ``not implemented``; every
+    other test there must pass or skip (a skip names the task it needs; :data:`HANDOUT_SKIP` leaves out
+    the ones that export a model). Then grades the handout as a submission: every task 0 and every
+    graded test, hidden ones included, ``not implemented``.
 (b) **reference**: grades the reference as a submission: every task full marks, every graded test
     passed, and each task's graded tests add up to its ``points`` exactly.
 (c) **one task stubbed at a time**: for every task of the first lab (``--all``: of every lab), a
@@ -41,6 +42,10 @@ GATE_TIMEOUT_S = 60
 #: Ungraded tests of the task test files the handout run leaves out: they export a model first (seconds
 #: each) and then skip on the missing passes anyway (``-k`` expression).
 HANDOUT_SKIP = "not export and not bisect and not int8_quantization_gate and not latency"
+#: Ungraded test files beyond the tasks' ``tests`` that run the student's code: in the handout they too
+#: must pass or skip naming the task (a harness that folds the stub's error into a table or an exit
+#: status must not make them fail).
+HANDOUT_ALSO = ("lab01_onnx/test_passes_conformance.py",)
 
 
 @dataclass(frozen=True)
@@ -123,7 +128,7 @@ class _Gate:
         release.build(self.course.root, out)
         for line in release.leak_scan(self.course.root, out):
             self.problem(f"leak: {line}")
-        files = [f for t in self.course.tasks.values() for f in t.tests]
+        files = [f for t in self.course.tasks.values() for f in t.tests] + list(HANDOUT_ALSO)
         files = [f for f in dict.fromkeys(files) if (out / f).is_file()]
         report = tmp / "handout.jsonl"
         t0 = time.perf_counter()

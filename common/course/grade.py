@@ -1,6 +1,6 @@
 """The grader (``make grade SUB=<folder>``): per-lab Gradescope ``results.json`` and a Markdown table.
 
-``python -m common.course grade SUB [--out build/grade] [--lab lab01] [--timeout 120]``:
+``python -m common.course grade SUB [--out build/grade] [--lab lab01] [--task 1.3] [--timeout 120]``:
 
 1. makes a clean copy of the reference's tree (its files as :func:`~common.course.release.source_files`
    lists them, without ``results/`` and ``data/``; the same ``.venv`` runs it) where every student file
@@ -11,7 +11,8 @@
    ``SUB`` that differs from both the handout and the reference (its own ``conftest.py``, edits to
    given files) is ignored and listed;
 3. runs, per lab, the graded tests of the lab's tasks (``--graded``, the reference's test files, hidden
-   ones included) with ``--hypothesis-seed=0`` (the plugin's ``course-grade`` profile: no shrinking) and
+   ones included; ``--task``: only those tasks) with ``--hypothesis-seed=0`` (the plugin's ``course-grade``
+   profile: shrinking bounded to :data:`~common.course.plugin.GRADE_SHRINK_SECONDS` per failing property) and
    ``--timeout`` seconds per test (pytest-timeout), in a fresh interpreter
    (:func:`common.course.runner.run_pytest`);
 4. writes ``<out>/<lab>/results.json`` and ``<out>/<lab>/results.md`` atomically
@@ -24,20 +25,29 @@
      "extra_data": {"lab", "hypothesis_seed", "timeout_s", "ignored": [...], "run_exit_status"},
      "tests": [{"name": "1.1 Fuse consecutive Reshapes (lab01.reshape)", "number": "1.1", "score": 20,
                 "max_score": 20, "status": "passed", "output": "...", "tags": ["lab01", "lab01.reshape"],
-                "visibility": "visible", "extra_data": {"task", "tests": [{"nodeid", "points", "outcome"}]}}]}
+                "visibility": "visible", "extra_data": {"task", "hypothesis_seed", "replay",
+                                                        "tests": [{"nodeid", "points", "outcome"}]}}]}
 
 One entry per task (its score: the points of its graded tests that passed; its maximum: ``points`` of
-``tasks.toml``); status ``passed`` only with full marks. Run inside a handout (``make grade SUB=.`` there),
-the tree graded against is the handout itself: the public graded tests only, a preview of the grade. ``results.md`` holds the same per task, sorted
-by number, and no time or date. Exit code of the command: 0 (a grade was written; the score is in the
-files), 2 for bad input (no such ``SUB``, a bad course).
+``tasks.toml``); status ``passed`` only with full marks. Its ``output``: the score, one line per test that
+did not pass, then for up to :data:`MAX_FEEDBACK_TESTS` failed tests that raised a
+:class:`~common.course.feedback.Counterexample` the whole report (Lab 01: the shrunk ONNX graph, expected
+and actual outputs, the first diverging node) and the command that replays it. ``extra_data``: the run's
+``hypothesis_seed``, ``replay`` (the first failed test's command, ``pytest <nodeid> --hypothesis-seed=0
+--hypothesis-profile=course-grade`` for a property; None when nothing failed), and per failed test its
+``replay`` and ``hidden`` (a hidden test: its command runs in the reference only).
+
+Run inside a handout (``make grade SUB=.`` there), the tree graded against is the handout itself: the
+public graded tests only, a preview of the grade. ``results.md`` holds the same per task, sorted by
+number, then the counterexample reports, and no time or date. Exit code of the command: 0 (a grade was
+written; the score is in the files), 2 for bad input (no such ``SUB``, a bad course, an unknown task).
 """
 from __future__ import annotations
 
 import json
 import shutil
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -45,6 +55,7 @@ from common.errors import UserError
 from common.results import atomic_write
 
 from . import release
+from .markers import HIDDEN
 from .plugin import GRADE_PROFILE
 from .runner import Run, run_pytest
 from .tasks import Course, Lab, Task, load_course
@@ -53,6 +64,8 @@ from .tasks import Course, Lab, Task, load_course
 NOT_COPIED = ("results/", "data/")
 HYPOTHESIS_SEED = 0
 DEFAULT_TIMEOUT_S = 120
+#: Failed tests per task whose counterexample report is printed in full (the others: their first line).
+MAX_FEEDBACK_TESTS = 2
 
 
 @dataclass
@@ -67,6 +80,43 @@ class TaskGrade:
         return "passed" if self.score == self.task.points else "failed"
 
     def output(self) -> str:
+        """The summary lines, then the feedback blocks (see :meth:`feedback_blocks`)."""
+        return "\n\n".join([self.summary(), *self.feedback_blocks()])
+
+    def failed(self) -> list[dict]:
+        return [r for r in self.items if r["outcome"] == "failed"]
+
+    def feedback_blocks(self) -> list[str]:
+        """One block per failed graded test that carries a counterexample (at most :data:`MAX_FEEDBACK_TESTS`,
+        properties first): its node id, the report (:mod:`common.course.feedback`, indented, no blank line),
+        and the command that replays it."""
+        shown = sorted((r for r in self.failed() if r.get("feedback")), key=lambda r: not r.get("hypothesis"))
+        blocks = []
+        for r in shown[:MAX_FEEDBACK_TESTS]:
+            replay = ("a hidden test (not in your handout): the case above is the one it found" if r.get("hidden")
+                      else f"replay: {r['replay']}")
+            body = "\n".join("    " + ln for ln in r["feedback"].splitlines() if ln.strip())  # no blank line
+            blocks.append(f"{r['nodeid']} ({r['points']} pt) failed:\n{body}\n{replay}")
+        if len(shown) > MAX_FEEDBACK_TESTS:
+            blocks.append(f"({len(shown) - MAX_FEEDBACK_TESTS} more failed test(s) with a counterexample: "
+                          "their first lines are above)")
+        return blocks
+
+    def extra_data(self) -> dict:
+        """The task entry's ``extra_data``: its tests (replay command and hidden flag for failed ones), the
+        Hypothesis seed of the run, and ``replay``: the command of the first failed test (None if none)."""
+        tests = []
+        for r in self.items:
+            t = {k: r[k] for k in ("nodeid", "points", "outcome")}
+            if r["outcome"] == "failed" and "replay" in r:
+                t.update(replay=r["replay"], hidden=bool(r.get("hidden")))
+            tests.append(t)
+        failed = sorted(self.failed(), key=lambda r: (not r.get("feedback"), not r.get("hypothesis")))
+        return {"task": self.task.id, "tests": tests, "hypothesis_seed": HYPOTHESIS_SEED,
+                "replay": failed[0].get("replay") if failed else None}
+
+    def summary(self) -> str:
+        """The score, the counts per outcome, the notes, and one line per test that did not pass."""
         counts: dict[str, int] = {}
         for r in self.items:
             counts[r["outcome"]] = counts.get(r["outcome"], 0) + 1
@@ -155,20 +205,33 @@ def _read_report(path: Path) -> list[dict]:
     return out
 
 
+def _hidden(lab: Lab, scan: release.Scan | None, record: dict) -> bool:
+    """Whether a graded test is hidden from the handout (a hidden file, or its ``def`` in a hidden block)."""
+    path = record["nodeid"].split("::", 1)[0]
+    line = record.get("line", 0)
+    return path in lab.hidden_tests or scan is not None and any(
+        b.kind == HIDDEN and b.begin < line < b.end for b in scan.blocks.get(path, ()))
+
+
 def grade_lab(course: Course, lab: Lab, tree: Path, *, runner: Callable[..., Run], timeout_s: int,
-              broken: dict[str, str], missing: set[str], ignored: list[str], work: Path) -> LabGrade:
-    """Run one lab's graded tests in ``tree`` and score its tasks."""
+              broken: dict[str, str], missing: set[str], ignored: list[str], work: Path,
+              tasks: Collection[str] | None = None, scan: release.Scan | None = None) -> LabGrade:
+    """Run one lab's graded tests in ``tree`` and score its tasks (only ``tasks``, ids, when given)."""
     report = work / f"{lab.dir}.jsonl"
     report.unlink(missing_ok=True)
+    chosen = [t for t in lab.tasks if tasks is None or t.id in tasks]
     files = [f for f in lab.graded_files if (tree / f).is_file()]
-    args = [*files, "--graded", f"--task-report={report}", f"--hypothesis-seed={HYPOTHESIS_SEED}",
+    only = [f"--task={t.id}" for t in chosen] if tasks is not None else []
+    args = [*files, "--graded", *only, f"--task-report={report}", f"--hypothesis-seed={HYPOTHESIS_SEED}",
             f"--hypothesis-profile={GRADE_PROFILE}", f"--timeout={timeout_s}", "-p", "no:cacheprovider", "-q", "--tb=line"]
     env = {"MLC_RESULTS_DIR": str(work / "results" / lab.dir)}
     run = runner(tree, args, env=env, timeout_s=max(600, 20 * timeout_s))
     records = _read_report(report)
-    grades = {t.id: TaskGrade(t) for t in lab.tasks}
+    grades = {t.id: TaskGrade(t) for t in chosen}
     for r in records:
         if r.get("kind") == "item" and r["task"] in grades:
+            if r["outcome"] == "failed":
+                r["hidden"] = _hidden(lab, scan, r)
             g = grades[r["task"]]
             g.items.append(r)
             if r["outcome"] == "passed":
@@ -195,9 +258,7 @@ def results_json(g: LabGrade) -> dict:
     """The Gradescope ``results.json`` object of one lab (see the module docstring)."""
     tests = [{"name": f"{t.task.number} {t.task.title} ({t.task.id})", "number": t.task.number, "score": t.score,
               "max_score": t.task.points, "status": t.status, "output": t.output(),
-              "tags": [g.lab.dir.split("_")[0], t.task.id], "visibility": "visible",
-              "extra_data": {"task": t.task.id, "tests": [{k: r[k] for k in ("nodeid", "points", "outcome")}
-                                                          for r in t.items]}}
+              "tags": [g.lab.dir.split("_")[0], t.task.id], "visibility": "visible", "extra_data": t.extra_data()}
              for t in sorted(g.tasks, key=lambda t: t.task.sort_key)]
     summary = [f"{g.lab.title}: {g.score}/{g.max_score} points"]
     if g.ignored:
@@ -216,12 +277,19 @@ def results_md(g: LabGrade) -> str:
 
     lines = [f"# {g.lab.title}: grade", "", "| # | task | score | max | status | notes |",
              "| --- | --- | ---: | ---: | --- | --- |"]
-    for t in sorted(g.tasks, key=lambda t: t.task.sort_key):
-        notes = [ln for ln in t.output().splitlines()[1:]]
+    ordered = sorted(g.tasks, key=lambda t: t.task.sort_key)
+    for t in ordered:
+        notes = [ln for ln in t.summary().splitlines()[1:]]
         lines.append(f"| {t.task.number} | {t.task.title} (`{t.task.id}`) | {t.score} | {t.task.points} | {t.status} "
                      f"| {cell('; '.join(notes)[:600])} |")
     lines.append(f"| | **total** | **{g.score}** | **{g.max_score}** | | |")
     lines += ["", "Ignored files (not part of the grade): " + ("; ".join(g.ignored) if g.ignored else "none"), ""]
+    for t in ordered:
+        blocks = t.feedback_blocks()
+        if blocks:
+            lines += [f"## {t.task.number} {t.task.title}: counterexamples", ""]
+            for b in blocks:
+                lines += ["```text", b, "```", ""]
     return "\n".join(lines)
 
 
@@ -266,25 +334,33 @@ class Reference:
 
 
 def grade(reference: str | Path | Reference, submission: str | Path, out: str | Path | None = None, *,
-          labs: Iterable[str] | None = None, timeout_s: int = DEFAULT_TIMEOUT_S,
+          labs: Iterable[str] | None = None, tasks: Iterable[str] | None = None, timeout_s: int = DEFAULT_TIMEOUT_S,
           runner: Callable[..., Run] = run_pytest) -> list[LabGrade]:
     """Grade ``submission`` against ``reference`` (see the module docstring); writes to ``out`` if given.
 
+    ``labs`` (folder or ``lab01``) and ``tasks`` (ids or numbers) narrow the grade: with ``tasks``, only
+    their labs and, in each, only those tasks (the lab's ``score`` and ``max_score`` count them alone).
+
     Raises:
-        UserError: no such submission folder, a bad course, an unknown lab.
+        UserError: no such submission folder, a bad course, an unknown lab or task.
     """
     ref = reference if isinstance(reference, Reference) else Reference.load(reference)
     course = ref.course
     sub = Path(submission).resolve()
     if not sub.is_dir():
         raise UserError(f"no submission folder {submission}: make grade SUB=<folder holding your lab files>")
+    wanted = {course.task(key).id for key in tasks} if tasks else None
     chosen = [course.lab(name) for name in labs] if labs else list(course.labs)
+    if wanted is not None:
+        chosen = [lab for lab in chosen if any(t.id in wanted for t in lab.tasks)]
+        if not chosen:
+            raise UserError(f"no lab of --lab {', '.join(labs or [])} holds the tasks {', '.join(sorted(wanted))}")
     with tempfile.TemporaryDirectory(prefix="course-grade-") as tmp:
         work = Path(tmp)
         tree = work / "tree"
         broken, missing, ignored = prepare(course, sub, tree, ref.scan, ref.files)
         results = [grade_lab(course, lab, tree, runner=runner, timeout_s=timeout_s, broken=broken, missing=missing,
-                             ignored=ignored, work=work) for lab in chosen]
+                             ignored=ignored, work=work, tasks=wanted, scan=ref.scan) for lab in chosen]
     if out is not None:
         for g in results:
             atomic_write(Path(out) / g.lab.dir / "results.json", json.dumps(results_json(g), indent=2) + "\n")

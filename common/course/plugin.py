@@ -20,32 +20,50 @@ Loaded for every run of the project's suite (``-p common.course.plugin`` in ``py
   traceback); when not graded, a skip ``needs task <id>, not implemented yet (<where>)``.
 - **Summary.** After a run with graded tests, one line per task: points earned of the points of the
   graded tests that ran, and how many passed, failed or are not implemented.
+- **Feedback.** A graded test that fails with a :class:`~common.course.feedback.Counterexample` (a
+  harness's report: the shrunk case, expected against actual, where they first differ) gets its whole
+  text in the record (``"feedback"``, with Hypothesis's notes); every failed graded record also says
+  ``"hypothesis"`` (a ``@given`` test), ``"line"`` (of its ``def``, 1-based) and ``"replay"`` (the
+  command that reruns it: ``pytest <nodeid> --hypothesis-seed=N --hypothesis-profile=P`` for a property
+  run with a seed, ``pytest <nodeid>`` otherwise).
 - **Hypothesis profile** ``course-grade`` (what the grader passes with ``--hypothesis-seed=0``): the
   suite's settings (new examples from the seed, 100 examples unless a test says otherwise, no
-  deadline) without the shrink phase and without the example database: a failing property costs one
-  failing example, not a search for the smallest.
+  deadline), no example database, one failure per test (``report_multiple_bugs=False``), and the shrink
+  phase *on* but bounded: a failing property's report is only worth reading when its case is small (a
+  3-node graph, not the 9-node one generation happened to hit), and the cost is paid by failing tests
+  only. The bound: the shrinker stops after :data:`GRADE_SHRINK_SECONDS` (Hypothesis's own limit is 300
+  s; a run with this profile lowers ``hypothesis.internal.conjecture.engine.MAX_SHRINKING_SECONDS``,
+  which Hypothesis documents as patchable, and restores it at the end), so a failing property costs at
+  most its examples plus that, well inside the grader's per-test timeout (120 s; 60 s in the gate).
 """
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
+from .feedback import feedback, find
 from .notimpl import PATTERN, task_in
 
 GRADE_PROFILE = "course-grade"
+#: Seconds the shrinker may spend on one failing property under the grade profile (see the docstring).
+GRADE_SHRINK_SECONDS = 20
 try:  # hypothesis is a required package of the project; the profile must exist before its plugin configures
     from hypothesis import HealthCheck, Phase, settings
 except ImportError:  # pragma: no cover
     pass
 else:
+    # Shrinking on (bounded by GRADE_SHRINK_SECONDS): the student's report shows the smallest case found.
     settings.register_profile(GRADE_PROFILE, derandomize=False, print_blob=True, max_examples=100, deadline=None,
                               database=None, suppress_health_check=[HealthCheck.too_slow],
-                              phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.target])
+                              report_multiple_bugs=False,
+                              phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink])
 
 _INFO = pytest.StashKey[tuple]()      # (task id, points)
 _PHASES = pytest.StashKey[dict]()     # when -> (outcome, message)
 _STATE = pytest.StashKey[dict]()      # per-config state
+_FEEDBACK = pytest.StashKey[str]()    # a failed graded item's Counterexample report ("" when none)
 
 
 def pytest_addoption(parser):
@@ -59,9 +77,31 @@ def pytest_addoption(parser):
 def pytest_configure(config):
     config.addinivalue_line("markers", "task(id, points=N): a graded test of a student task (common.course); "
                                        "N points per collected test")
-    config.stash[_STATE] = {"course": None, "results": [], "report": config.getoption("--task-report")}
+    config.stash[_STATE] = {"course": None, "results": [], "report": config.getoption("--task-report"),
+                            "shrink_limit": None}
     if config.stash[_STATE]["report"]:
         config.pluginmanager.register(_Reporter(config), "common.course.reporter")
+    if _option(config, "hypothesis_profile") == GRADE_PROFILE:
+        try:
+            from hypothesis.internal.conjecture import engine
+        except ImportError:  # pragma: no cover
+            return
+        config.stash[_STATE]["shrink_limit"] = engine.MAX_SHRINKING_SECONDS
+        engine.MAX_SHRINKING_SECONDS = GRADE_SHRINK_SECONDS
+
+
+def pytest_unconfigure(config):
+    state = config.stash.get(_STATE, None)
+    if state is not None and state["shrink_limit"] is not None:
+        from hypothesis.internal.conjecture import engine
+        engine.MAX_SHRINKING_SECONDS = state["shrink_limit"]
+
+
+def _option(config, name: str):
+    try:
+        return config.getoption(name)
+    except ValueError:  # the option's plugin is not loaded
+        return None
 
 
 def _course(config):
@@ -139,6 +179,10 @@ def _first_line(text: str) -> str:
     return (errs[0] if errs else lines[0] if lines else "")[:300]
 
 
+#: The whole sentence of a NotImplementedTask: ``not implemented: task <id> (<where>; instructions in <file>)``.
+_SENTENCE = re.compile(PATTERN.pattern + r" \([^()\n]*\)")
+
+
 def _not_implemented_line(exc: BaseException, task: str) -> str:
     """The ``not implemented: task ...`` sentence found in ``exc`` (or a short one from the id)."""
     todo, seen = [exc], set()
@@ -148,10 +192,9 @@ def _not_implemented_line(exc: BaseException, task: str) -> str:
             continue
         seen.add(id(e))
         text = str(e)
-        m = PATTERN.search(text)
+        m = _SENTENCE.search(text) or PATTERN.search(text)
         if m:
-            rest = text[m.start():].splitlines()[0]
-            return rest[:300]
+            return m.group(0)[:300]  # the sentence alone, not what a harness printed after it
         todo.extend([e.__cause__, e.__context__, *getattr(e, "exceptions", ())])
     return f"not implemented: task {task}"
 
@@ -170,7 +213,8 @@ def pytest_runtest_makereport(item, call):
             rep.longrepr = f"not implemented (0/{info[1]} points): {line}"
             phases[rep.when] = ("not_implemented", line)
         else:
-            where = line.split(f"task {task} ", 1)[-1].strip("()")
+            m = re.search(r"\(([^()]*)\)$", line)
+            where = m.group(1) if m else "see the lab's TASKS.md"
             rep.outcome = "skipped"
             rep.longrepr = (str(item.path), (item.location[1] or 0) + 1,
                             f"Skipped: needs task {task}, not implemented yet ({where})")
@@ -178,7 +222,12 @@ def pytest_runtest_makereport(item, call):
         return rep
     if rep.failed:
         message = call.excinfo.exconly() if call.excinfo is not None else rep.longreprtext
+        found = find(call.excinfo.value) if call.excinfo is not None else None
+        if found is not None:  # its class name without the module, then the report's first line
+            message = f"{type(found).__name__}: {str(found).lstrip()}"
         phases[rep.when] = ("failed", _first_line(message))
+        if info is not None and found is not None and _FEEDBACK not in item.stash:
+            item.stash[_FEEDBACK] = feedback(found)
     elif rep.skipped:
         reason = rep.longrepr[2] if isinstance(rep.longrepr, tuple) else str(rep.longrepr)
         phases[rep.when] = ("skipped", _first_line(str(reason)))
@@ -205,11 +254,28 @@ def pytest_runtest_protocol(item, nextitem):
     if info is not None:
         record = {"kind": "item", "nodeid": item.nodeid, "task": info[0], "points": info[1],
                   "outcome": outcome, "message": message}
+        if outcome == "failed":
+            record.update(_failure_details(item))
         item.config.stash[_STATE]["results"].append(record)
         _write(item.config, record)
     else:
         _write(item.config, {"kind": "ungraded", "nodeid": item.nodeid, "outcome": outcome, "message": message})
     return res
+
+
+def _failure_details(item) -> dict:
+    """``feedback``, ``hypothesis``, ``line`` and ``replay`` of a failed graded item (see the docstring)."""
+    obj = getattr(item, "obj", None)
+    prop = bool(getattr(obj, "is_hypothesis_test", False))
+    seed = _option(item.config, "hypothesis_seed")
+    replay = f"pytest {item.nodeid}"
+    if prop and seed is not None:
+        replay += f" --hypothesis-seed={seed}"
+        profile = _option(item.config, "hypothesis_profile")
+        if profile:
+            replay += f" --hypothesis-profile={profile}"
+    return {"feedback": item.stash.get(_FEEDBACK, ""), "hypothesis": prop, "line": (item.location[1] or 0) + 1,
+            "replay": replay}
 
 
 class _Reporter:

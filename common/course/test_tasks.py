@@ -18,13 +18,15 @@ def course():
 
 
 def test_the_course_has_its_tasks_in_number_order(course):
-    assert list(course.tasks) == ["lab01.reshape", "lab01.identity", "lab01.gather", "lab02.reorder", "lab03.build",
-                                  "lab03.unroll"]
-    assert [t.number for t in course.tasks.values()] == ["1.1", "1.2", "1.3", "2.1", "3.1", "3.2"]
+    assert list(course.tasks) == ["lab01.reshape", "lab01.identity", "lab01.gather", "lab01.export", "lab01.gate",
+                                  "lab02.reorder", "lab03.build", "lab03.unroll", "lab04.static", "lab04.coverage"]
+    assert [t.number for t in course.tasks.values()] == ["1.1", "1.2", "1.3", "1.4", "1.5", "2.1", "3.1", "3.2",
+                                                         "4.1", "4.2"]
     assert all(t.points > 0 and t.files and t.functions and t.tests for t in course.tasks.values())
     assert course.student_files == ("lab01_onnx/passes/reshape.py", "lab01_onnx/passes/identity.py",
-                                    "lab01_onnx/passes/gather.py", "lab02_tvm/schedule/tir_pass.py", "lab03_mlir/builder.py",
-                                    "lab03_mlir/unroll.py")
+                                    "lab01_onnx/passes/gather.py", "lab01_onnx/export_bugs.py", "lab01_onnx/quantize.py",
+                                    "lab02_tvm/schedule/tir_pass.py", "lab03_mlir/builder.py", "lab03_mlir/unroll.py",
+                                    "lab04_npu/qnn.py", "lab04_npu/coverage.py")
 
 
 def test_committed_task_sheets_are_up_to_date(course):
@@ -37,7 +39,7 @@ def test_sheet_lists_every_task_with_points_and_how_to_check(course):
     assert text == sheet.render_lab(course.lab("lab01_onnx"))  # deterministic, no date
     assert "| 1.1 | Fuse consecutive Reshapes (`lab01.reshape`) | 20 |" in text
     assert "## Task 1.3: Fold constant Gathers (`lab01.gather`, 25 points)" in text
-    assert "`pytest --task lab01.identity`" in text and "**total** | **60**" in text
+    assert "`pytest --task lab01.identity`" in text and "**total** | **80**" in text
     assert not re.search(r"\b20\d\d-\d\d-\d\d\b", text)
 
 

@@ -1,0 +1,263 @@
+"""The instructor's view of a class: the grader's reports of many submissions in one table.
+
+``python -m common.grading summary REPORT... [--out DIR]`` (:mod:`common.grading`). A ``REPORT`` is a
+Gradescope ``results.json`` (as :mod:`common.course.grade` writes it) or a grade output folder holding
+``<lab>/results.json`` (``make grade``'s ``--out``, one per submission). Each submission is one row,
+named after
+
+- a folder REPORT: the folder (every ``<lab>/results.json`` in it joins the row);
+- a file ``results.json`` in a folder named like its lab (``extra_data.lab``): the folder above that;
+  any other ``results.json``: its folder; a file of another name: its stem (``alice.json``: alice).
+
+Columns: one per task (``"<number> <task id>"``, sorted by number; a plain Gradescope test without
+``number`` and ``extra_data.task`` is keyed by its ``name``), each with its ``max_score``, then the row's
+total. Under the rows, per column, the mean and median over the submissions that have it (a task a
+submission's reports lack is blank there and counts in neither). Scores are points (ints or floats).
+
+Output: the table in Markdown on stdout; with ``--out DIR`` also ``summary.md`` (the same),
+``summary.csv`` (one line per submission: ``submission``, one column per task key, ``total``; blank for
+a missing task), ``summary.json`` (``{"tasks": [{"key", "number", "id", "max_score", "n", "mean",
+"median", "histogram"}], "total": {...}, "submissions": [{"name", "scores": {key: points}, "total",
+"sources"}]}``) and one histogram per task plus the total (``hist_<number>_<id>.png``,
+``hist_total.png``: submissions per score, matplotlib's Agg canvas), every file written atomically
+(:func:`common.results.atomic_write`).
+
+Errors (:class:`~common.errors.UserError`: one ``error:`` line, exit 2): a REPORT that does not exist,
+a folder without ``<lab>/results.json``, a file that is not JSON or not a Gradescope results.json (an
+object whose ``tests`` is a list of objects with numeric ``score`` and ``max_score``), two reports of
+the same submission and lab, one task with two different ``max_score``.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import re
+import statistics
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from common.errors import UserError
+from common.results import atomic_write
+
+FILE = "results.json"
+
+
+@dataclass(frozen=True)
+class Column:
+    """One task: ``key`` (``"1.3 lab01.gather"``), ``number`` (``"1.3"``, may be ""), ``id`` (task id or
+    test name), ``max_score`` (points)."""
+
+    key: str
+    number: str
+    id: str
+    max_score: float
+
+    @property
+    def sort_key(self) -> tuple:
+        parts = self.number.split(".")
+        return (0, tuple(int(p) for p in parts), self.id) if all(p.isdigit() for p in parts) else (1, (), self.key)
+
+
+@dataclass
+class Row:
+    """One submission: its ``name``, ``scores`` (column key -> points), ``sources`` (report paths)."""
+
+    name: str
+    scores: dict[str, float] = field(default_factory=dict)
+    sources: list[str] = field(default_factory=list)
+    labs: set[str] = field(default_factory=set)
+
+    @property
+    def total(self) -> float:
+        return sum(self.scores.values())
+
+
+@dataclass
+class Summary:
+    """The table: ``columns`` by task number, ``rows`` in the order the reports were given."""
+
+    columns: list[Column]
+    rows: list[Row]
+
+    def values(self, key: str | None) -> list[float]:
+        """The scores of column ``key`` over the rows that have it (``None``: the totals)."""
+        return [r.total for r in self.rows] if key is None else [r.scores[key] for r in self.rows if key in r.scores]
+
+    @property
+    def max_total(self) -> float:
+        return sum(c.max_score for c in self.columns)
+
+
+def _is_number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def read_report(path: Path) -> tuple[str, list[tuple[Column, float]]]:
+    """``(lab, [(column, score)])`` of one results.json; UserError (one line) when it is not one."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise UserError(f"{path}: not JSON ({exc.msg}, line {exc.lineno}); want a Gradescope results.json") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"{path}: cannot read it ({exc})") from None
+    want = 'want an object whose "tests" is a list of {"score", "max_score", "name"}'
+    if not isinstance(data, dict) or not isinstance(data.get("tests"), list):
+        raise UserError(f"{path}: not a Gradescope results.json (no \"tests\" list; {want})")
+    extra = data.get("extra_data") if isinstance(data.get("extra_data"), dict) else {}
+    out = []
+    for i, t in enumerate(data["tests"]):
+        if not isinstance(t, dict) or not (_is_number(t.get("score")) and _is_number(t.get("max_score"))):
+            raise UserError(f"{path}: not a Gradescope results.json (tests[{i}] has no numeric score and max_score)")
+        t_extra = t.get("extra_data") if isinstance(t.get("extra_data"), dict) else {}
+        number, tid = str(t.get("number", "") or ""), str(t_extra.get("task") or t.get("name") or f"test {i}")
+        out.append((Column(f"{number} {tid}".strip(), number, tid, float(t["max_score"])), float(t["score"])))
+    return str(extra.get("lab") or ""), out
+
+
+def _reports(arg: str) -> list[tuple[str | None, Path]]:
+    """``[(submission name, results.json path)]`` of one REPORT argument (see the module docstring)."""
+    p = Path(arg)
+    if p.is_dir():
+        if (p / FILE).is_file():  # a lab's folder of a grade: named like a file REPORT
+            return [(None, p / FILE)]
+        files = sorted(p.glob(f"*/{FILE}"))
+        if not files:
+            raise UserError(f"{arg}: no <lab>/{FILE} in this folder (give a {FILE} or a make grade --out folder)")
+        return [(p.resolve().name, f) for f in files]
+    if not p.is_file():
+        raise UserError(f"{arg}: no such file or folder")
+    return [(None, p)]  # named once its lab is known
+
+
+def _name(path: Path, lab: str) -> str:
+    path = path.resolve()
+    if path.name != FILE:
+        return path.stem
+    return path.parent.parent.name if lab and path.parent.name == lab else path.parent.name
+
+
+def collect(reports: list[str]) -> Summary:
+    """Read every REPORT (paths as given on the command line) into one :class:`Summary`.
+
+    Raises:
+        UserError: no report, or any error of the module docstring.
+    """
+    if not reports:
+        raise UserError("no report given: python -m common.grading summary REPORT... (results.json files or "
+                        "make grade --out folders)")
+    rows: dict[str, Row] = {}
+    columns: dict[str, tuple[Column, str]] = {}
+    for arg in reports:
+        for name, path in _reports(arg):
+            lab, entries = read_report(path)
+            name = name or _name(path, lab)
+            row = rows.setdefault(name, Row(name))
+            lab_key = lab or str(path)
+            if lab_key in row.labs:
+                raise UserError(f"{path}: a second report of submission {name!r} for {lab or 'the same lab'} "
+                                f"(the first: {row.sources[-1]})")
+            row.labs.add(lab_key)
+            row.sources.append(str(path))
+            for col, score in entries:
+                seen = columns.setdefault(col.key, (col, str(path)))
+                if seen[0].max_score != col.max_score:
+                    raise UserError(f"{path}: task {col.key!r} has max_score {col.max_score:g}, "
+                                    f"{seen[0].max_score:g} in {seen[1]} (reports of different course editions?)")
+                row.scores[col.key] = score
+    return Summary(sorted((c for c, _ in columns.values()), key=lambda c: c.sort_key), list(rows.values()))
+
+
+def stats(values: list[float]) -> dict:
+    """``{"n", "mean", "median"}`` of ``values`` (mean and median None when empty)."""
+    return {"n": len(values), "mean": statistics.fmean(values) if values else None,
+            "median": statistics.median(values) if values else None}
+
+
+def _fmt(v: float | None) -> str:
+    return "" if v is None else f"{v:.2f}".rstrip("0").rstrip(".")
+
+
+def _cell(s: str) -> str:
+    return s.replace("|", "\\|")
+
+
+def markdown(s: Summary) -> str:
+    """The table of the module docstring in Markdown (rows, then mean and median), with a count line."""
+    head = ["submission", *[f"{c.key} (/{_fmt(c.max_score)})" for c in s.columns], f"total (/{_fmt(s.max_total)})"]
+    lines = [f"# Class summary: {len(s.rows)} submission(s), {len(s.columns)} task(s)", "",
+             "| " + " | ".join(_cell(h) for h in head) + " |", "| --- |" + " ---: |" * (len(head) - 1)]
+    for r in s.rows:
+        cells = [_cell(r.name), *[_fmt(r.scores.get(c.key)) for c in s.columns], _fmt(r.total)]
+        lines.append("| " + " | ".join(cells) + " |")
+    for what in ("mean", "median"):
+        cells = [f"**{what}**", *[_fmt(stats(s.values(c.key))[what]) for c in s.columns], _fmt(stats(s.values(None))[what])]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def csv_text(s: Summary) -> str:
+    """One line per submission: ``submission``, one column per task key, ``total`` (blank: no such task)."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["submission", *[c.key for c in s.columns], "total"])
+    for r in s.rows:
+        w.writerow([r.name, *[_fmt(r.scores.get(c.key)) for c in s.columns], _fmt(r.total)])
+    return buf.getvalue()
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "task"
+
+
+def histogram_name(c: Column | None) -> str:
+    """``hist_<number>_<id>.png`` of a column, ``hist_total.png`` for ``None``."""
+    return "hist_total.png" if c is None else f"hist_{_slug(c.key)}.png"
+
+
+def histogram_png(values: list[float], max_score: float, title: str) -> bytes:
+    """A PNG (bytes) of how many submissions got each score in ``[0, max_score]``."""
+    from matplotlib.figure import Figure  # the Agg canvas, no pyplot state
+    from matplotlib.ticker import MaxNLocator
+
+    fig = Figure(figsize=(4.5, 3.0))
+    ax = fig.subplots()
+    top = max([max_score, *values]) if values else max_score
+    if top <= 40 and all(float(v).is_integer() for v in values):
+        bins = [b - 0.5 for b in range(int(top) + 2)]  # one bar per whole point
+    else:
+        bins = 20
+    ax.hist(values, bins=bins, range=None if isinstance(bins, list) else (0, top), color="#4878a8", edgecolor="white")
+    ax.set_xlim(-0.5, top + 0.5)
+    ax.set_xlabel("score (points)")
+    ax.set_ylabel("submissions")
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_title(title, fontsize=9)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
+    return buf.getvalue()
+
+
+def to_json(s: Summary) -> dict:
+    """The ``summary.json`` object of the module docstring."""
+    tasks = [{"key": c.key, "number": c.number, "id": c.id, "max_score": c.max_score, **stats(s.values(c.key)),
+              "histogram": histogram_name(c)} for c in s.columns]
+    return {"tasks": tasks, "total": {"max_score": s.max_total, **stats(s.values(None)),
+                                      "histogram": histogram_name(None)},
+            "submissions": [{"name": r.name, "scores": r.scores, "total": r.total, "sources": r.sources}
+                            for r in s.rows]}
+
+
+def write(s: Summary, out: str | Path) -> list[Path]:
+    """Write ``summary.md``, ``summary.csv``, ``summary.json`` and the histograms under ``out`` (atomically)."""
+    out = Path(out)
+    paths = [atomic_write(out / "summary.md", markdown(s)), atomic_write(out / "summary.csv", csv_text(s)),
+             atomic_write(out / "summary.json", json.dumps(to_json(s), indent=2) + "\n")]
+    for c in [*s.columns, None]:
+        values = s.values(None if c is None else c.key)
+        title = (f"total ({len(values)} submissions, max {_fmt(s.max_total)})" if c is None
+                 else f"{c.key} ({len(values)} submissions, max {_fmt(c.max_score)})")
+        png = histogram_png(values, s.max_total if c is None else c.max_score, title)
+        paths.append(atomic_write(out / histogram_name(c), png))
+    return paths

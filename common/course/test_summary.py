@@ -1,0 +1,135 @@
+"""The class summary (:mod:`common.course.summary`, ``python -m common.grading summary``) on three fake
+submissions of the demo course, their results.json written by the grader's own :func:`grade.results_json`."""
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+
+import pytest
+
+from common import grading
+from common.course import grade
+from common.course.fixtures import PROJECT, env, make_course
+from common.course.tasks import load_course
+from common.errors import run_cli
+
+#: submission -> {task id: score}; carol's report has no lab09.inc entry (a report of one task).
+SCORES = {"alice": {"lab09.double": 4, "lab09.inc": 3}, "bob": {"lab09.double": 2, "lab09.inc": 4},
+          "carol": {"lab09.double": 0}}
+
+
+def _results_json(lab, scores: dict) -> dict:
+    tasks = [grade.TaskGrade(t, score=scores[t.id]) for t in lab.tasks if t.id in scores]
+    return grade.results_json(grade.LabGrade(lab, tasks, run=None, ignored=[]))
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory):
+    """alice and bob as grade output folders (``<name>/lab09_demo/results.json``), carol as ``carol.json``."""
+    tmp = tmp_path_factory.mktemp("summary")
+    (lab,) = load_course(make_course(tmp / "course")).labs
+    paths = []
+    for name, scores in SCORES.items():
+        data = json.dumps(_results_json(lab, scores))
+        if name == "carol":
+            p = tmp / "carol.json"
+        else:
+            p = tmp / "grades" / name / lab.dir / "results.json"
+            p.parent.mkdir(parents=True)
+        p.write_text(data)
+        paths.append(str(p if name == "carol" else tmp / "grades" / name))
+    return tmp, paths
+
+
+def _mean(xs):
+    return sum(xs) / len(xs)
+
+
+def _median(xs):
+    xs = sorted(xs)
+    mid = len(xs) // 2
+    return xs[mid] if len(xs) % 2 else (xs[mid - 1] + xs[mid]) / 2
+
+
+def test_table_numbers_match_an_independent_count(reports, capsys):
+    tmp, paths = reports
+    out = tmp / "out"
+    assert run_cli(grading.main, ["summary", *paths, "--out", str(out)]) == 0
+    md = capsys.readouterr().out
+    rows = {}
+    for line in md.splitlines():
+        if line.startswith("| ") and not line.startswith("| submission") and "---" not in line:
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            rows[cells[0]] = cells[1:]
+    assert md.splitlines()[2] == "| submission | 9.1 lab09.double (/4) | 9.2 lab09.inc (/4) | total (/8) |"
+    double = [s["lab09.double"] for s in SCORES.values()]
+    inc = [s["lab09.inc"] for s in SCORES.values() if "lab09.inc" in s]
+    totals = [sum(s.values()) for s in SCORES.values()]
+    for name, s in SCORES.items():
+        assert rows[name] == [str(s["lab09.double"]), str(s["lab09.inc"]) if "lab09.inc" in s else "",
+                              str(sum(s.values()))]
+    for what, fn in (("**mean**", _mean), ("**median**", _median)):
+        assert [float(c) for c in rows[what]] == pytest.approx([fn(double), fn(inc), fn(totals)], abs=0.005)
+    data = json.loads((out / "summary.json").read_text())
+    by_key = {t["key"]: t for t in data["tasks"]}
+    assert by_key["9.2 lab09.inc"]["n"] == 2 and by_key["9.2 lab09.inc"]["mean"] == _mean(inc)
+    assert by_key["9.1 lab09.double"]["median"] == _median(double) and data["total"]["mean"] == _mean(totals)
+    assert [s["name"] for s in data["submissions"]] == list(SCORES)
+    with open(out / "summary.csv", newline="") as fh:
+        lines = list(csv.DictReader(fh))
+    assert [(r["submission"], r["9.1 lab09.double"], r["9.2 lab09.inc"], r["total"]) for r in lines] == [
+        (n, str(s["lab09.double"]), str(s.get("lab09.inc", "")), str(sum(s.values()))) for n, s in SCORES.items()]
+    assert (out / "summary.md").read_text() == md.split("\nwrote ")[0]
+
+
+def test_histograms_are_valid_pngs_one_per_task_and_the_total(reports, capsys):
+    from matplotlib import image
+
+    tmp, paths = reports
+    out = tmp / "hist"
+    assert run_cli(grading.main, ["summary", *paths, "--out", str(out)]) == 0
+    capsys.readouterr()
+    names = sorted(p.name for p in out.glob("*.png"))
+    assert names == ["hist_9.1_lab09.double.png", "hist_9.2_lab09.inc.png", "hist_total.png"]
+    for n in names:
+        raw = (out / n).read_bytes()
+        assert raw[:8] == b"\x89PNG\r\n\x1a\n"
+        pixels = image.imread(out / n)
+        assert pixels.ndim == 3 and pixels.shape[0] > 100 and pixels.shape[1] > 100
+    assert not list(out.glob(".*tmp*"))  # no temporary file left behind
+
+
+def test_bad_input_is_one_line_and_exit_2(reports, tmp_path, capsys):
+    _, paths = reports
+    (tmp_path / "other.json").write_text(json.dumps({"rows": [1, 2]}))
+    (tmp_path / "broken.json").write_text("{not json")
+    (tmp_path / "empty").mkdir()
+    cases = {
+        str(tmp_path / "nope.json"): f"error: {tmp_path / 'nope.json'}: no such file or folder",
+        str(tmp_path / "other.json"): f"error: {tmp_path / 'other.json'}: not a Gradescope results.json (no "
+                                      '"tests" list; want an object whose "tests" is a list of {"score", '
+                                      '"max_score", "name"})',
+        str(tmp_path / "broken.json"): f"error: {tmp_path / 'broken.json'}: not JSON (Expecting property name "
+                                       "enclosed in double quotes, line 1); want a Gradescope results.json",
+        str(tmp_path / "empty"): f"error: {tmp_path / 'empty'}: no <lab>/results.json in this folder (give a "
+                                 "results.json or a make grade --out folder)",
+    }
+    for bad, line in cases.items():
+        assert run_cli(grading.main, ["summary", paths[0], bad]) == 2
+        captured = capsys.readouterr()
+        assert captured.err.strip().splitlines() == [line]
+    assert run_cli(grading.main, ["summary", paths[0], paths[0]]) == 2
+    assert "a second report of submission 'alice' for lab09_demo" in capsys.readouterr().err
+
+
+def test_python_m_common_grading_summary_runs(reports, tmp_path):
+    _, paths = reports
+    run = subprocess.run([sys.executable, "-m", "common.grading", "summary", *paths], cwd=PROJECT, env=env(),
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0 and "| alice | 4 | 3 | 7 |" in run.stdout, run.stdout + run.stderr
+    bad = subprocess.run([sys.executable, "-m", "common.grading", "summary", str(tmp_path / "x.json")], cwd=PROJECT,
+                         env=env(), capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and bad.stderr.strip().splitlines() == [f"error: {tmp_path / 'x.json'}: no such file "
+                                                                      "or folder"]

@@ -1,0 +1,40 @@
+"""``python -m common.grading``: the instructor's commands over graded submissions.
+
+    python -m common.grading summary REPORT... [--out DIR]
+
+``summary``: one table of a class from the grader's reports (REPORT: a Gradescope ``results.json`` or a
+``make grade`` output folder holding ``<lab>/results.json``): score per task and submission, the totals,
+per-task mean and median, Markdown on stdout; ``--out DIR`` also writes ``summary.md``, ``summary.csv``,
+``summary.json`` and a histogram PNG per task (see :mod:`common.course.summary`).
+
+Exit codes (:func:`common.errors.run_cli`): 0 ok, 2 bad input (one ``error:`` line: a missing report,
+a file that is not a Gradescope results.json, ...).
+"""
+from __future__ import annotations
+
+import sys
+
+from common.cli import parser
+from common.errors import run_cli
+
+
+def main(argv=None) -> int:
+    p = parser("python -m common.grading", __doc__)
+    sub = p.add_subparsers(dest="cmd", required=True, parser_class=type(p))
+    s = sub.add_parser("summary", help="one table of a class: score per task and submission, mean, median")
+    s.add_argument("reports", nargs="+", metavar="REPORT", help="results.json files or make grade --out folders")
+    s.add_argument("--out", help="also write summary.md, summary.csv, summary.json and histograms here")
+    args = p.parse_args(argv)
+    from common.course import summary
+
+    table = summary.collect(args.reports)
+    sys.stdout.write(summary.markdown(table))
+    if args.out:
+        paths = summary.write(table, args.out)
+        print(f"\nwrote {len(paths)} files under {args.out}: summary.md, summary.csv, summary.json, "
+              f"{len(paths) - 3} histograms")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(run_cli(main))

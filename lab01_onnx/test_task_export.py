@@ -1,0 +1,137 @@
+"""Graded tests of Task 1.4 (``lab01.export``): ``export_bugs.export_dynamic``, the export with named dynamic axes.
+
+Through the public contract only (the docstring of ``lab01_onnx.export_bugs.export_dynamic``), against
+references that do not go through it: the written file as ``onnx.load`` reads it (names and dims of
+the graph's inputs and outputs, a weight's Transpose that constant folding would have removed),
+``onnx.checker.check_model(full_check=True)``, and ONNX Runtime's CPU EP run at batch/sequence sizes
+other than the example's, compared with the PyTorch module itself.
+
+Tolerance of the numeric check: float32 on both sides, a Linear of 8 inputs and a running mean over at
+most 7 positions (|values| < 10): each side rounds a few times per element, so 1e-5 absolute is about
+100 ulp at the largest value, and any real mistake (a baked size, a wrong mask) is off by O(1).
+
+Run: ``pytest --task lab01.export``.
+"""
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+import torch
+
+from common.errors import UserError
+from lab01_onnx.export_bugs import export_dynamic
+
+pytestmark = pytest.mark.lab01
+
+ATOL = 1e-5  # see the module docstring
+AXES = {"x": {0: "batch", 1: "sequence"}, "mask": {0: "batch", 1: "sequence"},
+        "y": {0: "batch", 1: "sequence"}, "pooled": {0: "batch"}}
+
+
+class SeqMix(torch.nn.Module):
+    """``y[b, t] = mean_{s <= t} fc(x)[b, s] * mask[b, s]`` and ``pooled[b] = y[b, -1]``.
+
+    The running mean divides by ``arange(1, S + 1)`` built from ``x.shape[1]``: exported, a Shape -> Range
+    on the sequence axis, so a baked sequence length gives wrong numbers at any other length.
+    """
+
+    def __init__(self):
+        super().__init__()
+        g = torch.Generator().manual_seed(0)
+        self.fc = torch.nn.Linear(8, 4)
+        with torch.no_grad():
+            self.fc.weight.copy_(torch.randn(4, 8, generator=g) / 3)
+            self.fc.bias.copy_(torch.randn(4, generator=g))
+
+    def forward(self, x, mask):
+        h = self.fc(x) * mask.unsqueeze(-1)
+        steps = torch.arange(1, x.shape[1] + 1, dtype=x.dtype)
+        y = torch.cumsum(h, dim=1) / steps[None, :, None]
+        return y, y[:, -1]
+
+
+def example(batch: int, seq: int, seed: int = 1) -> dict[str, torch.Tensor]:
+    g = torch.Generator().manual_seed(seed)
+    return {"x": torch.randn(batch, seq, 8, generator=g), "mask": (torch.rand(batch, seq, generator=g) > 0.25).float()}
+
+
+def dims(vi: onnx.ValueInfoProto) -> list:
+    return [d.dim_param if d.dim_param else d.dim_value for d in vi.type.tensor_type.shape.dim]
+
+
+def export(tmp_path, axes=AXES, inputs=None, **kw) -> onnx.ModelProto:
+    path = export_dynamic(SeqMix().eval(), inputs or example(2, 4), ["y", "pooled"], axes,
+                          tmp_path / "m" / "seqmix.onnx", **kw)
+    return onnx.load(str(path))
+
+
+@pytest.mark.task("lab01.export", points=1)
+@pytest.mark.parametrize("b, s", [("batch", "sequence"), ("N", "T")])
+def test_inputs_and_outputs_carry_the_named_dims(tmp_path, b, s):
+    axes = {"x": {0: b, 1: s}, "mask": {0: b, 1: s}, "y": {0: b, 1: s}, "pooled": {0: b}}
+    model = export(tmp_path, axes)
+    assert [(vi.name, dims(vi)) for vi in model.graph.input] == [("x", [b, s, 8]), ("mask", [b, s])]
+    assert [(vi.name, dims(vi)) for vi in model.graph.output] == [("y", [b, s, 4]), ("pooled", [b, 4])]
+
+
+@pytest.mark.task("lab01.export", points=1)
+@pytest.mark.parametrize("opset", [13, 17])
+def test_the_file_passes_the_checker_at_the_requested_opset(tmp_path, opset):
+    model = export(tmp_path, opset=opset)
+    onnx.checker.check_model(model, full_check=True)
+    assert [o.version for o in model.opset_import if o.domain in ("", "ai.onnx")] == [opset]
+
+
+@pytest.mark.task("lab01.export", points=1)
+def test_the_graph_is_as_traced_without_constant_folding(tmp_path):
+    """A node whose inputs are all initializers is what the exporter's constant folding would have
+    computed away; the Linear on a 3-D input traces as MatMul(x, Transpose(weight))."""
+    model = export(tmp_path)
+    inits = {t.name for t in model.graph.initializer}
+    folded_away = [n.op_type for n in model.graph.node if n.input and all(i in inits for i in n.input)]
+    assert "Transpose" in folded_away, [n.op_type for n in model.graph.node]
+
+
+@pytest.mark.task("lab01.export", points=2)
+def test_onnxruntime_matches_pytorch_at_two_other_sizes(tmp_path):
+    export(tmp_path)  # the example is batch 2, sequence 4
+    sess = ort.InferenceSession(str(tmp_path / "m" / "seqmix.onnx"), providers=["CPUExecutionProvider"])
+    net = SeqMix().eval()
+    for batch, seq in ((1, 7), (5, 3)):
+        feed = example(batch, seq, seed=batch + seq)
+        with torch.no_grad():
+            want = [t.numpy() for t in net(**feed)]
+        got = sess.run(["y", "pooled"], {k: v.numpy() for k, v in feed.items()})
+        for w, g in zip(want, got):
+            assert g.shape == w.shape, (batch, seq)
+            np.testing.assert_allclose(g, w, rtol=0, atol=ATOL, err_msg=f"batch {batch}, sequence {seq}")
+
+
+@pytest.mark.task("lab01.export", points=1)
+def test_a_module_in_train_mode_exports_in_eval_mode_and_stays_in_train_mode(tmp_path):
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(torch.nn.Linear(8, 8), torch.nn.Dropout(0.5), torch.nn.Linear(8, 4)).train()
+    path = export_dynamic(net, {"x": torch.randn(3, 8)}, ["y"], {"x": {0: "batch"}, "y": {0: "batch"}},
+                          tmp_path / "drop.onnx")
+    assert net.training and all(m.training for m in net.modules()), "export_dynamic left the module in eval mode"
+    x = torch.randn(6, 8)
+    with torch.no_grad():
+        want = net.eval()(x).numpy()
+    got = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(None, {"x": x.numpy()})[0]
+    np.testing.assert_allclose(got, want, rtol=0, atol=ATOL)  # Dropout off: deterministic, as in eval mode
+
+
+@pytest.mark.task("lab01.export", points=2)
+def test_bad_axes_examples_and_opsets_are_one_line_user_errors(tmp_path):
+    cases = [
+        (dict(inputs=example(1, 4)), ""),                                         # batch 1 would be baked
+        (dict(axes={**AXES, "logits": {0: "batch"}}), "logits"),                  # no such input or output
+        (dict(axes={**AXES, "mask": {0: "batch", 2: "sequence"}}), "mask"),       # mask has rank 2
+        (dict(opset=99), "99"),
+    ]
+    for kw, needle in cases:
+        with pytest.raises(UserError) as err:
+            export(tmp_path, **kw)
+        assert needle in str(err.value) and "\n" not in str(err.value), (kw, str(err.value))

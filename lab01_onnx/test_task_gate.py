@@ -1,0 +1,137 @@
+"""Graded tests of Task 1.5 (``lab01.gate``): ``quantize.accuracy_gate``, the INT8 accuracy gate's rule.
+
+Through the public contract only (the docstring of ``lab01_onnx.quantize.accuracy_gate``). Every case is
+built so that its answer is known by construction, not by running a second implementation: reference
+logits with a clear top-1 token at every position (a gap of at least 1 to the runner-up, no ties), a
+candidate that is the reference plus noise smaller than half that gap (same top-1 everywhere), and
+then chosen positions *flipped* (another token raised above the top-1) or spoiled (a NaN or an inf
+logit). The number of disagreements is then the number of flipped or spoiled positions that the mask
+keeps. Agreements are compared exactly where the fraction is a dyadic number (any formula gives the
+same float), else to 1e-12; ``max_abs`` to 1e-12 (one float64 subtraction of float32 values).
+
+Run: ``pytest --task lab01.gate``.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from common.errors import UserError
+from lab01_onnx.quantize import accuracy_gate
+
+pytestmark = pytest.mark.lab01
+
+
+def logits(shape: tuple[int, ...], seed: int) -> np.ndarray:
+    """Float32 logits ``shape`` (last axis: vocabulary) whose top-1 leads the runner-up by >= 1."""
+    rng = np.random.default_rng(seed)
+    out = rng.standard_normal(shape).astype(np.float32)
+    top = rng.integers(0, shape[-1], size=shape[:-1])
+    np.put_along_axis(out, top[..., None], out.max(-1, keepdims=True) + 1.0 + rng.random(shape[:-1] + (1,)), -1)
+    return out.astype(np.float32)
+
+
+def close(ref: np.ndarray, seed: int, scale: float = 0.4) -> np.ndarray:
+    """The reference plus noise in (-scale, scale): below half the top-1 gap, so the top-1 stays."""
+    noise = np.random.default_rng(seed).uniform(-scale, scale, ref.shape)
+    return (ref + noise).astype(np.float32)
+
+
+def flip(cand: np.ndarray, ref: np.ndarray, positions) -> np.ndarray:
+    """At each position (a leading index) raise a token other than the reference's top-1 above it."""
+    out = cand.copy()
+    for p in positions:
+        top = int(ref[p].argmax())
+        other = (top + 1) % ref.shape[-1]
+        out[p + (other,)] = ref[p].max() + 5.0
+    return out
+
+
+@pytest.mark.task("lab01.gate", points=1)
+def test_agreement_counts_and_the_first_disagreement():
+    ref = logits((4, 6, 10), seed=0)
+    cand = close(ref, seed=1)
+    g = accuracy_gate(ref, cand, min_top1=0.9)
+    assert (g.agreement, g.positions, g.disagreements, g.first_disagreement, g.passed) == (1.0, 24, 0, None, True)
+    assert g.max_abs == pytest.approx(float(np.abs(cand.astype(np.float64) - ref).max()), abs=1e-12)
+    bad = flip(cand, ref, [(3, 5), (1, 2), (2, 0)])
+    g = accuracy_gate(ref, bad, min_top1=0.9)
+    assert (g.positions, g.disagreements, g.first_disagreement) == (24, 3, (1, 2))  # C order: (1, 2) first
+    assert g.agreement == pytest.approx(21 / 24, abs=1e-12) and not g.passed      # 0.875 < 0.9
+    assert g.max_abs == pytest.approx(float(np.abs(bad.astype(np.float64) - ref).max()), abs=1e-12)
+    assert g.min_top1 == 0.9
+
+
+@pytest.mark.task("lab01.gate", points=2)
+@given(shape=st.sampled_from([(7, 5), (2, 3, 4), (1, 1, 2), (3, 2, 2, 6)]), seed=st.integers(0, 2**16),
+       data=st.data())
+def test_property_disagreements_are_the_flipped_positions(shape, seed, data):
+    ref = logits(shape, seed)
+    lead = shape[:-1]
+    every = [tuple(int(i) for i in np.unravel_index(k, lead)) for k in range(int(np.prod(lead)))]
+    flipped = data.draw(st.sets(st.sampled_from(every)), label="flipped")
+    min_top1 = data.draw(st.floats(0.0, 1.0), label="min_top1")
+    g = accuracy_gate(ref, flip(close(ref, seed + 1), ref, flipped), min_top1=min_top1)
+    n, k = len(every), len(flipped)
+    assert (g.positions, g.disagreements) == (n, k)
+    assert g.first_disagreement == (min(flipped) if flipped else None)
+    assert g.agreement == pytest.approx((n - k) / n, abs=1e-12)
+    if abs((n - k) / n - min_top1) > 1e-9:  # away from the boundary (its own test below): any formula decides alike
+        assert g.passed == ((n - k) / n >= min_top1)
+
+
+@pytest.mark.task("lab01.gate", points=1)
+def test_the_threshold_is_inclusive():
+    ref = logits((8, 5), seed=3)
+    two = flip(close(ref, 4), ref, [(1,), (6,)])            # 6 of 8 agree: 0.75, exact in binary
+    assert accuracy_gate(ref, two, min_top1=0.75).passed
+    assert not accuracy_gate(ref, flip(two, ref, [(0,)]), min_top1=0.75).passed   # 5 of 8
+    assert accuracy_gate(ref, two, min_top1=0.0).passed and not accuracy_gate(ref, two, min_top1=1.0).passed
+
+
+@pytest.mark.task("lab01.gate", points=1)
+@pytest.mark.parametrize("dtype", [bool, np.int64, np.float32])
+def test_masked_positions_do_not_count(dtype):
+    ref = logits((2, 5, 7), seed=5)
+    bad = flip(close(ref, 6), ref, [(0, 4), (1, 3), (1, 4)])
+    mask = np.ones((2, 5), dtype=dtype)
+    mask[0, 4] = mask[1, 4] = 0                              # padding at the end of both rows
+    g = accuracy_gate(ref, bad, min_top1=0.9, mask=mask)
+    assert (g.positions, g.disagreements, g.first_disagreement) == (8, 1, (1, 3))
+    assert g.agreement == 7 / 8 and not g.passed
+    # the flipped padding is out of max_abs too: only the kept positions' differences count
+    kept = np.abs(bad.astype(np.float64) - ref)[mask.astype(bool)]
+    assert g.max_abs == pytest.approx(float(kept.max()), abs=1e-12)
+
+
+@pytest.mark.task("lab01.gate", points=1)
+@pytest.mark.parametrize("spoil", [np.nan, np.inf])
+def test_a_non_finite_candidate_logit_never_agrees(spoil):
+    ref = logits((3, 6), seed=7)
+    cand = close(ref, 8)
+    top = int(ref[1].argmax())
+    cand[1, top] = spoil                                     # argmax may still point at the right token
+    g = accuracy_gate(ref, cand, min_top1=0.5)
+    assert (g.disagreements, g.first_disagreement, g.max_abs) == (1, (1,), float("inf"))
+    assert g.agreement == pytest.approx(2 / 3, abs=1e-12) and g.passed
+
+
+@pytest.mark.task("lab01.gate", points=1)
+def test_bad_input_is_a_one_line_user_error():
+    ref = logits((2, 3, 4), seed=9)
+    nan_ref = ref.copy()
+    nan_ref[0, 0, 0] = np.nan
+    cases = [
+        (ref, ref[:, :2], {}),                               # shapes differ
+        (ref, ref, {"mask": np.ones((2, 4))}),               # mask is not the leading shape (2, 3)
+        (ref, ref, {"mask": np.zeros((2, 3))}),              # nothing to count
+        (ref, ref, {"min_top1": 1.5}), (ref, ref, {"min_top1": -0.1}),
+        (nan_ref, ref, {}),                                  # a reference that is not finite
+        (np.zeros((3, 0), np.float32), np.zeros((3, 0), np.float32), {}),  # no vocabulary
+    ]
+    for r, c, kw in cases:
+        with pytest.raises(UserError) as err:
+            accuracy_gate(r, c, **{"min_top1": 0.5, **kw})
+        assert "\n" not in str(err.value), kw

@@ -1,0 +1,214 @@
+"""Graded tests of Task 4.2 (``lab04.coverage``): ``coverage.report`` and ``Coverage.summary``.
+
+Through the public contract only (the docstrings of ``lab04_npu.coverage``): every report comes from a
+real QNN session (HTP backend, fp16) on a small hand-made graph, through the given ``coverage(model)``,
+and is checked against what ONNX Runtime itself compiled, read without the log: the **EP-context
+model** of the same graph and settings (``ep.context_enable=1``: each QNN partition becomes one
+``com.microsoft.EPContext`` node whose inputs and outputs are the tensors crossing its boundary; every
+node left on the CPU stays in the file under its own name). FLOPs are counted by hand from the shapes
+(2 per multiply-add for MatMul and Conv, 1 per output element otherwise: the convention of
+``lab04_npu/graphfacts.py``). Percentages are compared to the stated rounding (2 or 3 decimals).
+
+Run: ``pytest --task lab04.coverage``.
+"""
+from __future__ import annotations
+
+import functools
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from lab04_npu import qnn
+from lab04_npu.coverage import coverage, report
+from lab04_npu.qnnlog import base_name
+
+pytestmark = pytest.mark.lab04
+
+FP16 = {"precision": "fp16"}
+RNG = np.random.default_rng(3)
+REASON_ERF = "Operators of type `Erf` are not supported by QNN EP"  # QNN EP 2.7.0's wording
+
+
+def _const(name: str, value) -> onnx.TensorProto:
+    return numpy_helper.from_array(np.asarray(value, dtype=np.float32), name)
+
+
+def _model(nodes, inits, in_shape, out_shape) -> onnx.ModelProto:
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, in_shape)],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, out_shape)], inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    return m
+
+
+def _node(op, ins, out, **attrs):
+    return helper.make_node(op, ins, [out], name=out, **attrs)  # each node is named like its output
+
+
+GRAPHS = {
+    # MatMul (QNN) -> Erf (CPU) -> Relu, Add (QNN) -> Erf (CPU) -> Sigmoid (QNN): three partitions
+    "refused_between": lambda: _model(
+        [_node("MatMul", ["x", "W"], "mm"), _node("Erf", ["mm"], "erf"), _node("Relu", ["erf"], "relu"),
+         _node("Add", ["relu", "B"], "add"), _node("Erf", ["add"], "erf2"), _node("Sigmoid", ["erf2"], "y")],
+        [_const("W", RNG.standard_normal((8, 8))), _const("B", RNG.standard_normal(8))], [4, 8], [4, 8]),
+    # all supported: one partition
+    "supported": lambda: _model(
+        [_node("MatMul", ["x", "W"], "mm"), _node("Add", ["mm", "B"], "add"), _node("Relu", ["add"], "y")],
+        [_const("W", RNG.standard_normal((8, 16))), _const("B", RNG.standard_normal(16))], [4, 8], [4, 16]),
+    # nothing QNN takes: ORT places every node on the CPU, no partition
+    "refused_only": lambda: _model([_node("Erf", ["x"], "erf"), _node("Erf", ["erf"], "y")], [], [4, 8], [4, 8]),
+    # Conv: ORT's layout pass renames it (conv_token_N) and adds Transposes; the one after the CPU's Erf
+    # is a partition of its own that holds no node of the file
+    "conv": lambda: _model(
+        [_node("Conv", ["x", "Wc"], "conv", pads=[1, 1, 1, 1]), _node("Relu", ["conv"], "relu"),
+         _node("Erf", ["relu"], "y")], [_const("Wc", RNG.standard_normal((4, 3, 3, 3)))], [1, 3, 8, 8], [1, 4, 8, 8]),
+    # exact GELU as (x * (1 + erf(x / sqrt 2))) * 0.5: QNN's GeluFusion takes the five nodes as one unit
+    "gelu": lambda: _model(
+        [_node("Mul", ["x", "inv_sqrt2"], "scaled"), _node("Erf", ["scaled"], "erf"),
+         _node("Add", ["erf", "one"], "add"), _node("Mul", ["x", "add"], "mul"), _node("Mul", ["mul", "half"], "y")],
+        [_const("inv_sqrt2", 1 / np.sqrt(2)), _const("one", 1.0), _const("half", 0.5)], [4, 8], [4, 8]),
+}
+
+
+@functools.cache
+def graph(name: str) -> onnx.ModelProto:
+    return GRAPHS[name]()
+
+
+@functools.cache
+def compiled(name: str) -> dict:
+    """What ORT compiled, read from the EP-context model: ``cpu`` (names of the file's nodes kept on
+    the CPU) and ``partitions`` (``[(inputs, outputs)]`` of each EPContext node)."""
+    model = graph(name)
+    with tempfile.TemporaryDirectory(prefix="lab04ctx.") as tmp:
+        out = Path(tmp) / "ctx.onnx"
+        qnn.qnn_session(model, config={"ep.context_enable": "1", "ep.context_file_path": str(out),
+                                       "ep.context_embed_mode": "1"}, **FP16)
+        if not out.is_file():  # ORT writes no context model when QNN took nothing
+            return {"cpu": {n.name for n in model.graph.node}, "partitions": []}
+        ctx = onnx.load(str(out))
+    names = {n.name for n in model.graph.node}
+    return {"cpu": {base_name(n.name) for n in ctx.graph.node if n.op_type != "EPContext"} & names,
+            "partitions": [(list(n.input), list(n.output)) for n in ctx.graph.node if n.op_type == "EPContext"]}
+
+
+@functools.cache
+def cov(name: str):
+    return coverage(graph(name), **FP16)
+
+
+def rows(name: str) -> dict[str, dict]:
+    return {r["name"]: r for r in cov(name).nodes}
+
+
+@pytest.mark.task("lab04.coverage", points=1)
+@pytest.mark.parametrize("name", sorted(GRAPHS))
+def test_placement_is_what_ort_compiled(name):
+    got = rows(name)
+    truth = compiled(name)
+    assert [r["name"] for r in cov(name).nodes] == [n.name for n in graph(name).graph.node]
+    assert [r["index"] for r in cov(name).nodes] == list(range(len(graph(name).graph.node)))
+    assert {n for n, r in got.items() if r["placement"] == "CPU"} == truth["cpu"]
+    assert {n for n, r in got.items() if r["placement"] == "QNN"} == set(got) - truth["cpu"]
+    assert all(r["op"] == n.op_type for r, n in zip(cov(name).nodes, graph(name).graph.node))
+
+
+@pytest.mark.task("lab04.coverage", points=1)
+@pytest.mark.parametrize("name", sorted(GRAPHS))
+def test_partitions_and_boundaries_are_what_ort_compiled(name):
+    c = cov(name)
+    s = c.summary(name)
+    truth = compiled(name)
+    assert s["partitions"] == len(truth["partitions"])
+    want = sorted([("in", t) for ins, _ in truth["partitions"] for t in ins]
+                  + [("out", t) for _, outs in truth["partitions"] for t in outs])
+    assert sorted((b["direction"], b["tensor"]) for b in c.boundaries) == want
+    assert s["boundary_tensors"] == len(want)
+    # every QNN row names a partition, and a QNN node writing a partition's output is in that partition
+    # (conv: the file's Erf writes y, but in the compiled graph ORT's Transpose after it does)
+    by = rows(name)
+    assert all(r["partition"] in range(s["partitions"]) for r in by.values() if r["placement"] == "QNN")
+    assert all(r["partition"] is None for r in by.values() if r["placement"] == "CPU")
+    writer = {n.output[0]: n.name for n in graph(name).graph.node}
+    for b in c.boundaries:
+        if b["direction"] == "out" and by.get(writer.get(b["tensor"]), {}).get("placement") == "QNN":
+            assert by[writer[b["tensor"]]]["partition"] == b["partition"], b
+
+
+@pytest.mark.task("lab04.coverage", points=2)
+def test_verdicts_units_and_qnns_reasons():
+    by = rows("refused_between")
+    for name in ("erf", "erf2"):
+        assert by[name]["validation"] == "FAILED" and REASON_ERF in by[name]["reason"], by[name]
+        assert by[name]["unit"] == "OrtNodeUnit (Erf)"
+    for name in ("mm", "relu", "add", "y"):
+        assert by[name]["validation"] == "PASSED" and by[name]["reason"] == "", by[name]
+    assert by["mm"]["unit"] == "OrtNodeUnit (MatMul)"
+    s = cov("refused_between").summary("m")
+    assert s["cpu_ops"] == "Erf x2" and s["first_reason"] == by["erf"]["reason"]
+    gelu = rows("gelu")
+    assert {r["unit"] for r in gelu.values()} == {"GeluFusion (Erf)"}
+    assert {r["validation"] for r in gelu.values()} == {"PASSED"}
+    s = cov("gelu").summary("g")
+    assert s["cpu_ops"] == "-" and s["first_reason"] == "-"
+
+
+@pytest.mark.task("lab04.coverage", points=3)
+def test_flops_per_node_and_coverage_in_nodes_and_flops():
+    # refused_between: MatMul 4x8 @ 8x8 = 2*4*8*8; five elementwise nodes of 4*8 elements each
+    by = rows("refused_between")
+    assert by["mm"]["flops"] == 512 and all(by[n]["flops"] == 32 for n in ("erf", "relu", "add", "erf2", "y"))
+    s = cov("refused_between").summary("m")
+    total, on = 512 + 5 * 32, 512 + 3 * 32
+    assert (s["model"], s["nodes"], s["nodes_on_qnn"]) == ("m", 6, 4)
+    assert s["coverage_nodes_pct"] == pytest.approx(100 * 4 / 6, abs=0.006)
+    assert s["coverage_flops_pct"] == pytest.approx(100 * on / total, abs=6e-4)
+    assert s["gflops"] == pytest.approx(total / 1e9, abs=6e-5)
+    # conv: 2 * (1*4*8*8 outputs) * (3 in-channels * 3 * 3); Relu and Erf 1*4*8*8 each
+    by = rows("conv")
+    conv = 2 * 256 * 27
+    assert (by["conv"]["flops"], by["relu"]["flops"], by["y"]["flops"]) == (conv, 256, 256)
+    s = cov("conv").summary("c")
+    assert s["coverage_flops_pct"] == pytest.approx(100 * (conv + 256) / (conv + 512), abs=6e-4)
+    assert s["coverage_nodes_pct"] == pytest.approx(100 * 2 / 3, abs=0.006)
+    s = cov("supported").summary("s")
+    assert (s["coverage_nodes_pct"], s["coverage_flops_pct"]) == (100.0, 100.0)
+
+
+@pytest.mark.task("lab04.coverage", points=2)
+def test_a_graph_qnn_takes_nothing_of():
+    c = cov("refused_only")
+    assert [(r["placement"], r["partition"], r["validation"]) for r in c.nodes] == [("CPU", None, "FAILED")] * 2
+    s = c.summary("r")
+    assert (s["nodes"], s["nodes_on_qnn"], s["coverage_nodes_pct"], s["coverage_flops_pct"]) == (2, 0, 0.0, 0.0)
+    assert (s["partitions"], s["boundary_tensors"], s["boundary_mib"], s["cpu_ops"]) == (0, 0, 0.0, "Erf x2")
+    assert REASON_ERF in s["first_reason"]
+
+
+@pytest.mark.task("lab04.coverage", points=2)
+def test_boundary_rows_say_what_is_on_the_other_side():
+    c = cov("refused_between")
+    b = {(r["direction"], r["tensor"]): r for r in c.boundaries}
+    assert b[("in", "x")]["other_side"] == "graph input" and b[("out", "y")]["other_side"] == "graph output"
+    assert b[("out", "mm")]["other_side"] == "CPU erf" and b[("in", "erf")]["other_side"] == "CPU erf"
+    assert b[("out", "add")]["other_side"] == "CPU erf2" and b[("in", "erf2")]["other_side"] == "CPU erf2"
+    assert {(r["shape"], r["dtype"], r["bytes"]) for r in c.boundaries} == {("4x8", "float32", 128)}  # 32 floats
+    assert c.summary("m")["boundary_mib"] == round(6 * 128 / 2**20, 3)
+
+
+@pytest.mark.task("lab04.coverage", points=1)
+def test_report_of_a_log_without_qnn_lines():
+    """No session needed: a log in which ORT placed nothing on the QNN EP (here: an empty one) puts
+    every node on the CPU, none validated, none in a partition."""
+    model = graph("refused_between")
+    c = report(model, "")
+    assert [(r["name"], r["placement"], r["partition"], r["validation"], r["unit"], r["reason"]) for r in c.nodes] == \
+        [(n.name, "CPU", None, "not logged", "-", "") for n in model.graph.node]
+    assert [r["flops"] for r in c.nodes] == [512] + [32] * 5
+    s = c.summary("empty log")
+    assert (s["nodes_on_qnn"], s["partitions"], s["boundary_tensors"], s["first_reason"]) == (0, 0, 0, "-")
+    assert s["cpu_ops"] == "Erf x2, MatMul x1, Relu x1, Add x1, Sigmoid x1"

@@ -1,0 +1,182 @@
+"""Graded tests of Task 4.1 (``lab04.static``): ``qnn.fix_dims``, the static shapes QNN's HTP needs.
+
+Through the public contract only (the docstring of ``lab04_npu.qnn.fix_dims``), against references that
+do not go through it:
+
+* the expected shapes come from the *same graph built with numbers* instead of dim names, run through
+  ONNX shape inference (``onnx.shape_inference.infer_shapes``, strict mode);
+* ``onnx.checker.check_model(full_check=True)`` accepts the result (full_check re-runs strict shape
+  inference, so a declared output shape that contradicts the graph fails it);
+* ONNX Runtime's CPU EP runs it at the fixed shape with outputs *bitwise* equal to the dynamic model's
+  (the same nodes and kernels at optimizations off: fixing a dim changes no arithmetic) and refuses
+  any other input shape (ORT checks feeds against the declared dims);
+* the QNN EP (HTP backend, fp16) compiles and runs it; its outputs agree with ORT's CPU EP within
+  2 % of each output's scale (41 fp16 roundings, u = 2^-11; measured below 0.2 %).
+
+Run: ``pytest --task lab04.static``.
+"""
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from common.errors import UserError
+from common.gates import compare
+from lab04_npu import qnn
+
+pytestmark = pytest.mark.lab04
+
+RNG = np.random.default_rng(7)
+W = RNG.standard_normal((8, 8)).astype(np.float32) / 3
+FP16_ATOL = 2e-2  # of each output's scale: see the module docstring
+
+
+def token_model(batch="batch", seq="sequence", cat="cat_len") -> onnx.ModelProto:
+    """``y = MatMul(x, W) * mask``, ``z = Concat(x, x, axis=1)``: x float32 [batch, seq, 8], mask [batch, seq, 1].
+
+    Dims are names (the dynamic model) or numbers (the test's reference); ``z``'s axis 1 has a name of
+    its own (``cat``, as an exporter writes for a computed dim) that only shape inference can resolve.
+    """
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [batch, seq, 8])
+    mask = helper.make_tensor_value_info("mask", TensorProto.FLOAT, [batch, seq, 1])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [batch, seq, 8])
+    z = helper.make_tensor_value_info("z", TensorProto.FLOAT, [batch, cat, 8])
+    nodes = [helper.make_node("MatMul", ["x", "W"], ["h"], name="mm"),
+             helper.make_node("Mul", ["h", "mask"], ["y"], name="masked"),
+             helper.make_node("Concat", ["x", "x"], ["z"], name="cat", axis=1)]
+    g = helper.make_graph(nodes, "tokens", [x, mask], [y, z], [numpy_helper.from_array(W, "W")])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    return m
+
+
+def dims_of(vi: onnx.ValueInfoProto) -> list:
+    return [d.dim_value if d.HasField("dim_value") else d.dim_param for d in vi.type.tensor_type.shape.dim]
+
+
+def shapes(model: onnx.ModelProto) -> dict[str, list]:
+    g = model.graph
+    return {vi.name: dims_of(vi) for vi in list(g.input) + list(g.output)}
+
+
+def inferred_shapes(batch: int, seq: int) -> dict[str, list]:
+    """The reference: the graph built with numbers, outputs as ONNX shape inference gives them."""
+    numeric = token_model(batch, seq, cat="unknown")
+    for o in numeric.graph.output:
+        o.type.tensor_type.ClearField("shape")
+    inferred = onnx.shape_inference.infer_shapes(numeric, strict_mode=True)
+    return shapes(inferred)
+
+
+def feeds(batch: int, seq: int) -> dict[str, np.ndarray]:
+    return {"x": RNG.standard_normal((batch, seq, 8)).astype(np.float32),
+            "mask": (RNG.random((batch, seq, 1)) > 0.3).astype(np.float32)}
+
+
+def cpu_run(model: onnx.ModelProto, feed: dict) -> dict[str, np.ndarray]:
+    so = ort.SessionOptions()
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    sess = ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
+    return dict(zip([o.name for o in sess.get_outputs()], sess.run(None, feed)))
+
+
+@pytest.mark.task("lab04.static", points=1)
+@pytest.mark.parametrize("batch, seq", [(1, 16), (3, 5)])
+def test_inputs_and_outputs_get_the_numbers_shape_inference_gives(batch, seq):
+    dynamic = token_model()
+    before = dynamic.SerializeToString()
+    fixed = qnn.fix_dims(dynamic, {"batch": batch, "sequence": seq})
+    assert dynamic.SerializeToString() == before, "fix_dims modified its input"
+    # z's 'cat_len' was never named in dims: only shape inference knows it is 2 * seq
+    assert shapes(fixed) == inferred_shapes(batch, seq) == {
+        "x": [batch, seq, 8], "mask": [batch, seq, 1], "y": [batch, seq, 8], "z": [batch, 2 * seq, 8]}
+    assert qnn.dynamic_inputs(fixed) == {}
+
+
+@pytest.mark.task("lab04.static", points=1)
+def test_only_the_named_dims_change_and_the_graph_stays():
+    dynamic = token_model()
+    fixed = qnn.fix_dims(dynamic, {"batch": 2, "sequence": 4})
+    assert [(n.op_type, list(n.input), list(n.output)) for n in fixed.graph.node] == \
+        [(n.op_type, list(n.input), list(n.output)) for n in dynamic.graph.node]
+    assert [numpy_helper.to_array(t).tobytes() for t in fixed.graph.initializer] == [W.tobytes()]
+    assert [(o.domain, o.version) for o in fixed.opset_import] == [(o.domain, o.version) for o in dynamic.opset_import]
+    # a dim fixed by name elsewhere: value_info entries follow too, the static 8 stays
+    vi = helper.make_tensor_value_info("h", TensorProto.FLOAT, ["batch", "sequence", 8])
+    dynamic.graph.value_info.append(vi)
+    fixed = qnn.fix_dims(dynamic, {"batch": 2, "sequence": 4})
+    assert [dims_of(v) for v in fixed.graph.value_info if v.name == "h"] == [[2, 4, 8]]
+
+
+@pytest.mark.task("lab04.static", points=2)
+def test_checker_accepts_it_and_ort_runs_it_only_at_the_fixed_shape():
+    dynamic = token_model()
+    fixed = qnn.fix_dims(dynamic, {"batch": 2, "sequence": 6})
+    onnx.checker.check_model(fixed, full_check=True)
+    feed = feeds(2, 6)
+    want, got = cpu_run(dynamic, feed), cpu_run(fixed, feed)
+    assert compare(want, got, atol=0.0).passed  # same nodes, same kernels: bitwise
+    with pytest.raises(Exception, match="(?i)invalid|dimension|shape"):
+        cpu_run(fixed, feeds(2, 7))  # the file now says sequence = 6
+
+
+@pytest.mark.task("lab04.static", points=2)
+def test_the_qnn_ep_compiles_and_runs_the_fixed_model():
+    dynamic = token_model()
+    with pytest.raises(UserError):  # the given session refuses the dynamic file (check_static)
+        qnn.qnn_session(dynamic)
+    fixed = qnn.fix_dims(dynamic, {"batch": 1, "sequence": 8})
+    feed = feeds(1, 8)
+    got = qnn.qnn_session(fixed, precision="fp16").run(feed)
+    assert compare(cpu_run(dynamic, feed), got, atol=FP16_ATOL, scale_atol_by_ref=True).passed
+
+
+@pytest.mark.task("lab04.static", points=1)
+def test_a_torchscript_export_with_exporter_named_output_dims(tmp_path):
+    """A real export (the course's TorchScript exporter): y's computed axis gets a name the exporter
+    makes up; after fixing batch and sequence every input and output is static and ORT agrees."""
+    import torch
+
+    from common.models import ModelBundle
+    from common.onnx_utils import export_torchscript
+
+    class Twice(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            torch.manual_seed(0)
+            self.fc = torch.nn.Linear(8, 4)
+
+        def forward(self, x):
+            return self.fc(torch.cat([x, x], dim=1))
+
+    net = Twice().eval()
+    bundle = ModelBundle(name="twice", model=net, inputs={"x": torch.randn(2, 3, 8)}, output_names=["y"],
+                         dynamic_axes={"x": {0: "batch", 1: "sequence"}, "y": {0: "batch"}})
+    dynamic = onnx.load(str(export_torchscript(bundle, tmp_path / "twice.onnx")))
+    assert isinstance(dims_of(dynamic.graph.output[0])[1], str)  # the exporter named the computed axis
+    fixed = qnn.fix_dims(dynamic, {"batch": 1, "sequence": 5})
+    assert shapes(fixed) == {"x": [1, 5, 8], "y": [1, 10, 4]}
+    x = torch.randn(1, 5, 8)
+    with torch.no_grad():
+        want = net(x).numpy()
+    # ORT vs PyTorch, float32: an 8-term dot product plus bias, both sides rounding once per term
+    # (|y| < 4): 1e-5 is ~20 ulp at 4
+    assert compare({"y": want}, cpu_run(fixed, {"x": x.numpy()}), atol=1e-5).passed
+
+
+@pytest.mark.task("lab04.static", points=2)
+def test_bad_names_values_and_leftover_dims_are_one_line_user_errors():
+    dynamic = token_model()
+    with pytest.raises(UserError) as err:
+        qnn.fix_dims(dynamic, {"batch": 1, "seq": 8})
+    assert "'seq'" in str(err.value) and "sequence" in str(err.value) and "\n" not in str(err.value)
+    for bad in (0, -2):
+        with pytest.raises(UserError, match=f"{bad}"):
+            qnn.fix_dims(dynamic, {"batch": bad, "sequence": 8})
+    with pytest.raises(UserError) as err:  # sequence left symbolic: the input is named with the fix
+        qnn.fix_dims(dynamic, {"batch": 1})
+    msg = str(err.value)
+    assert "'x'" in msg and "--fix-dims" in msg and "sequence" in msg and "\n" not in msg
