@@ -17,8 +17,8 @@ pytestmark = pytest.mark.lab02
 
 
 @pytest.mark.slow
-def test_one_arm_is_tuned_built_gated_and_timed_in_the_model(resnet_small_im_im, tmp_path):
-    res = method_study.study(resnet_small_im_im, "resnet50", top_k=1, trials=3, arms=["NHWC + rewrite"],
+def test_one_arm_is_tuned_built_gated_and_timed_in_the_model(resnet_small_im, tmp_path):
+    res = method_study.study(resnet_small_im, "resnet50", top_k=1, trials=3, arms=["NHWC + rewrite"],
                              work_root=tmp_path, progress=False)
     (row,) = res["rows"]
     assert row["arm"] == "NHWC + rewrite" and "conv2d" in row["task"] and row["trials"] >= 3
@@ -30,8 +30,8 @@ def test_one_arm_is_tuned_built_gated_and_timed_in_the_model(resnet_small_im_im,
     assert len(ys) == row["trials"]  # one point per committed record, in commit order
 
 
-def test_unknown_model_or_arm_is_one_line(resnet_small_im_im):
+def test_unknown_model_or_arm_is_one_line(resnet_small_im):
     with pytest.raises(UserError, match="no method study for 'llama_tiny'"):
-        method_study.study(resnet_small_im_im, "llama_tiny", top_k=1, trials=1)
+        method_study.study(resnet_small_im, "llama_tiny", top_k=1, trials=1)
     with pytest.raises(UserError, match="unknown arm"):
-        method_study.study(resnet_small_im_im, "resnet50", top_k=1, trials=1, arms=["NCHW16c"])
+        method_study.study(resnet_small_im, "resnet50", top_k=1, trials=1, arms=["NCHW16c"])

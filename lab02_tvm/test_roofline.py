@@ -18,6 +18,7 @@ from tvm import relax
 
 from lab02_tvm.measure import roofline
 from lab02_tvm.measure.profile import kernel_infos, profile_vm
+from lab02_tvm.tuning.longrun import lost_ms_by_kernel
 from lab02_tvm.tuning.tasks import fuse_for_tasks
 from lab02_tvm.build import host_target
 
@@ -137,12 +138,12 @@ def test_lost_ms_by_kernel_reads_one_build_and_says_what_is_wrong(tmp_path):
     path.write_text(json.dumps({"rows": [{"build": "untuned", "kernel": "k", "lost_ms": 9.0},
                                          {"build": "tuned", "kernel": "k", "lost_ms": 2.5},
                                          {"build": "tuned", "kernel": "j", "lost_ms": 0.5}]}))
-    assert roofline.lost_ms_by_kernel(path) == {"k": 2.5, "j": 0.5}
-    assert roofline.lost_ms_by_kernel(path, "untuned") == {"k": 9.0}
+    assert lost_ms_by_kernel(path) == {"k": 2.5, "j": 0.5}
+    assert lost_ms_by_kernel(path, "untuned") == {"k": 9.0}
     with pytest.raises(UserError, match="no 'other' rows"):
-        roofline.lost_ms_by_kernel(path, "other")
+        lost_ms_by_kernel(path, "other")
     with pytest.raises(UserError, match="run python -m lab02_tvm.pipeline --only roofline first"):
-        roofline.lost_ms_by_kernel(tmp_path / "missing.json")
+        lost_ms_by_kernel(tmp_path / "missing.json")
     (tmp_path / "bad.json").write_text("{trunc")
     with pytest.raises(UserError, match="not a readable results table"):
-        roofline.lost_ms_by_kernel(tmp_path / "bad.json")
+        lost_ms_by_kernel(tmp_path / "bad.json")

@@ -1,4 +1,4 @@
-"""Tests of lab02_tvm.tuning.search_space: the template is a valid schedule, and both spaces (template and
+"""Tests of lab02_tvm.schedule.search_space: the template is a valid schedule, and both spaces (template and
 MetaSchedule's generated one) tuned with the same tiny budget give kernels that match NumPy.
 
 Kernel: ``D = relu(A @ B + bias)``, fp32, 64 x 64 x 64, as a TE PrimFunc. Reference: NumPy in
@@ -13,7 +13,7 @@ import tvm
 from tvm import s_tir, te
 
 from common.errors import UserError
-from lab02_tvm.tuning import search_space as ss
+from lab02_tvm.schedule import search_space as ss
 from lab02_tvm.build import host_target
 from lab02_tvm.schedule.manual import build_kernel, kernel_args, run_kernel
 

@@ -17,7 +17,6 @@ table is sorted by it (where the time goes that the machine would not force).
 """
 from __future__ import annotations
 
-import os
 
 import numpy as np
 
@@ -168,21 +167,3 @@ def _md(rows: list[dict]) -> str:
     return rows_to_markdown(rows)
 
 
-
-
-def lost_ms_by_kernel(path: str | os.PathLike, build: str = "tuned") -> dict[str, float]:
-    """``{kernel: ms above the roof}`` of one build from a roofline table (``roofline_<model>.json``).
-
-    Raises:
-        UserError: the file is missing, does not parse, or has no row of ``build``.
-    """
-    from common.results import read_table
-    hint = "run python -m lab02_tvm.pipeline --only roofline first"
-    try:
-        rows = read_table(path)["rows"]
-    except UserError as exc:
-        raise UserError(f"{exc}: {hint}") from None
-    out = {r["kernel"]: float(r["lost_ms"]) for r in rows if r.get("build") == build}
-    if not out:
-        raise UserError(f"{path} has no '{build}' rows: {hint}")
-    return out

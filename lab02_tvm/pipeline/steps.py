@@ -342,8 +342,8 @@ def layout(s: Settings, p: Products) -> None:
 
 def search_spaces(s: Settings, p: Products) -> None:
     """Step 14: AutoTVM-style template vs MetaSchedule's generated space on the hottest kernel, same
-    budget — :func:`lab02_tvm.tuning.search_space.hottest_kernel_spaces`."""
-    from ..tuning.search_space import hottest_kernel_spaces
+    budget — :func:`lab02_tvm.schedule.search_space.hottest_kernel_spaces`."""
+    from ..schedule.search_space import hottest_kernel_spaces
     name = "resnet50" if "resnet50" in p.ims else next(iter(p.ims))
     res = hottest_kernel_spaces(p.bound(name), s.target, model=name, trials=s.space_trials,
                                 name="search_space_quick" if s.quick else "search_space")

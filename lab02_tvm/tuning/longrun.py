@@ -14,12 +14,14 @@ work; ``TVM_BIND_THREADS=0`` keeps TVM from pinning its thread)::
 from __future__ import annotations
 
 import datetime
+import os
 import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
 from common.errors import UserError, run_cli
+from common.results import read_table
 
 from ..models import MODELS
 from .database import RECORDS, prune
@@ -169,7 +171,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         cost = None
         if args.deep_by_roofline:
             from common.results import results_dir
-            from ..measure.roofline import lost_ms_by_kernel
             cost = lost_ms_by_kernel(results_dir("lab02") / f"roofline_{name}.json")
         info = tune_records(name, trials[name], minutes[name], command=command, deep_top_k=args.deep_top_k,
                             only_missing=args.only_missing, deep_share=args.deep_share, deep_cost=cost,
@@ -181,3 +182,20 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 if __name__ == "__main__":
     raise SystemExit(run_cli(main))
+
+
+def lost_ms_by_kernel(path: str | os.PathLike, build: str = "tuned") -> dict[str, float]:
+    """``{kernel: ms above the roof}`` of one build from a roofline table (``roofline_<model>.json``).
+
+    Raises:
+        UserError: the file is missing, does not parse, or has no row of ``build``.
+    """
+    hint = "run python -m lab02_tvm.pipeline --only roofline first"
+    try:
+        rows = read_table(path)["rows"]
+    except UserError as exc:
+        raise UserError(f"{exc}: {hint}") from None
+    out = {r["kernel"]: float(r["lost_ms"]) for r in rows if r.get("build") == build}
+    if not out:
+        raise UserError(f"{path} has no '{build}' rows: {hint}")
+    return out

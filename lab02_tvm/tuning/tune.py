@@ -242,7 +242,7 @@ def tune(mod: tvm.IRModule, target: Any, work_dir: str | os.PathLike, *, max_tri
             kernel a pass changed: its workload is new; a task whose candidates all failed to run
             has records and is not retried); the report still lists every task.
         deep_cost: with ``deep_by_time``, rank the deep phase's tasks by this ``{task name: cost}``
-            instead of weight x best ms in the database (e.g. :func:`lab02_tvm.measure.roofline.lost_ms_by_kernel`:
+            instead of weight x best ms in the database (e.g. :func:`lab02_tvm.tuning.longrun.lost_ms_by_kernel`:
             ms each kernel loses against the roof in the model, timed alone on a quiet core).
     Returns:
         A :class:`TuneReport`. The database is in ``work_dir``; ``tuning_summary.json`` there keeps

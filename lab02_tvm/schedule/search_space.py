@@ -176,10 +176,10 @@ def tune_space(prim_mod, target, space: str, trials: int, *, seed: int = 0, work
     """
     from tvm.s_tir import meta_schedule as ms
 
-    from .apply import query_tuned_primfunc
-    from .harness import cpu_tensor_intrinsics, make_builder, make_runner, quiet_ms_console, tuning_environment
-    from .tasks import as_target
-    from .tune import TRIALS_PER_ITER, search_strategy
+    from ..tuning.apply import query_tuned_primfunc
+    from ..tuning.harness import cpu_tensor_intrinsics, make_builder, make_runner, quiet_ms_console, tuning_environment
+    from ..tuning.tasks import as_target
+    from ..tuning.tune import TRIALS_PER_ITER, search_strategy
     if space not in SPACES:
         raise UserError(f"unknown space {space!r}; choose from {', '.join(SPACES)}")
     if trials < 1:
@@ -239,7 +239,7 @@ def compare_spaces(prim_mod, target, *, trials: int, flops: float | None = None,
     from common.roof import rate_columns
     from common.timing import interleaved, tvm_threads
 
-    from ..schedule.manual import build_kernel, kernel_args, run_kernel
+    from .manual import build_kernel, kernel_args, run_kernel
 
     flops = float(estimate_tir_flops(prim_mod)) if flops is None else flops
     results = {sp: tune_space(prim_mod, target, sp, trials, seed=seed, progress=progress) for sp in SPACES}
@@ -320,7 +320,7 @@ def hottest_kernel_spaces(mod, target, *, model: str, trials: int, name: str = "
     from common.results import save_plot, write_table
     from common.timing import environment
 
-    from .tasks import extract_tasks
+    from ..tuning.tasks import extract_tasks
     info = extract_tasks(mod, target)[0]
     res = compare_spaces(info.task.dispatched[0], target, trials=trials, flops=info.flops, progress=progress)
     rows = [{"model": model, "kernel": info.name, "mflop": round(info.flops / 1e6, 2), **r} for r in res["rows"]]
