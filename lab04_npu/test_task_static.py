@@ -179,4 +179,4 @@ def test_bad_names_values_and_leftover_dims_are_one_line_user_errors():
     with pytest.raises(UserError) as err:  # sequence left symbolic: the input is named with the fix
         qnn.fix_dims(dynamic, {"batch": 1})
     msg = str(err.value)
-    assert "'x'" in msg and "--fix-dims" in msg and "sequence" in msg and "\n" not in msg
+    assert "'x'" in msg and qnn.FIX_DIMS_OPTION in msg and "sequence" in msg and "\n" not in msg
