@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from onnx import TensorProto, helper, numpy_helper
 
 from common.errors import UserError, run_cli
-from common.testing import dangling_model, make_model, tensor, value_info
+from common.testing import make_model, tensor, value_info
 from lab01_onnx.tools import memplan, whatran
 from lab01_onnx.tools.memplan import Step, lifetimes, plan_memory, plan_onnx, reorder
 
@@ -216,12 +216,10 @@ def test_memplan_cli_bad_inputs_exit_2(tmp_path, results_dir, capsys):
 
 
 @pytest.mark.parametrize("tool", ["memplan", "whatran"])
-def test_tools_reject_a_model_failing_the_checker(tool, tmp_path, results_dir, capsys):
-    bad = tmp_path / "bad.onnx"
-    onnx.save(dangling_model(), str(bad))
+def test_tools_reject_a_model_failing_the_checker(tool, dangling_onnx, results_dir, capsys):
     with pytest.raises(onnx.checker.ValidationError):  # the premise: the checker rejects it too
-        onnx.checker.check_model(dangling_model())
-    argv = [str(bad)] if tool == "memplan" else [str(bad), str(bad)]
+        onnx.checker.check_model(str(dangling_onnx))
+    argv = [str(dangling_onnx)] if tool == "memplan" else [str(dangling_onnx), str(dangling_onnx)]
     assert run_cli({"memplan": memplan.main, "whatran": whatran.main}[tool], argv) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "not a valid ONNX graph" in err[0] and "'missing'" in err[0]
@@ -554,16 +552,15 @@ def _fused_stages_match_pytorch(folder, fusions):
                 np.testing.assert_allclose(got[k], ref[k], rtol=0, atol=atol, err_msg=f"{name} {stage} {k}")
 
 
-def test_customop_runs_only_with_a_kernel_or_a_function(results_dir):
+def test_customop_runs_only_with_a_kernel_or_a_function(results_dir, llama_tiny):
     """LLaMA-tiny with RMSNorm as one ai.onnx.contrib node: plain ORT refuses it with the
     'is not a registered function/op' error; with the onnxruntime-extensions Python kernel, or
     with a model-local function body, it matches PyTorch's original model within 1e-4."""
-    from common.models import build_llama_tiny
     from lab01_onnx.tools import customop
 
     assert run_cli(customop.main, []) == 0
     model = onnx.load(str(results_dir / "lab01" / "llama_tiny_customop.onnx"))
-    n_norms = 2 * build_llama_tiny().meta["config"]["num_hidden_layers"] + 1
+    n_norms = 2 * llama_tiny.meta["config"]["num_hidden_layers"] + 1
     ops = [(n.domain, n.op_type) for n in model.graph.node]
     assert ops.count((customop.DOMAIN, customop.OP)) == n_norms
     assert ("", "ReduceMean") not in ops  # RMSNorm was not decomposed by the exporter
@@ -578,7 +575,7 @@ def test_customop_runs_only_with_a_kernel_or_a_function(results_dir):
     # LLaMA-tiny (LlamaRMSNorm, not the custom op), max abs 1e-4 on the logits
     ids = np.random.default_rng(3).integers(0, 512, (1, 7)).astype(np.int64)
     feeds = {"input_ids": ids, "attention_mask": np.ones_like(ids)}
-    reference = build_llama_tiny(batch=2, seq=16).run(feeds)["logits"]
+    reference = llama_tiny.run(feeds)["logits"]
     got = customop.run_with_python_kernel(results_dir / "lab01" / "llama_tiny_customop.onnx", feeds)["logits"]
     assert got.shape == (1, 7, 512)
     np.testing.assert_allclose(got, reference, rtol=0, atol=1e-4)
