@@ -7,7 +7,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: roof optional-debs cross-toolchain setup run test lab01 lab01-tools lab02 lab03 lab04 debugging gpu-export gpu-run clean-venv student grade summary
+.PHONY: roof optional-debs cross-toolchain setup run test lab01 lab01-tools lab02 lab03 lab04 debugging gpu-export gpu-run clean-venv student grade summary autograder classroom
 
 # Reinstalls when pyproject.toml or requirements.lock changed, or when a required package went missing
 # (the check the test suite runs at start-up: common.errors.missing_required).
@@ -103,7 +103,7 @@ test: setup optional-debs
 # `make grade SUB=<folder> [OUT=build/grade]` grades a submission into OUT/<lab>/results.json (Gradescope)
 # and results.md. The release gate is part of `make test`; `$(PY) -m common.course gate --all` stubs every task.
 student: setup
-	$(PY) -m common.course student --out $(or $(OUT),build/student)
+	$(PY) -m common.course student --out $(or $(OUT),build/student) --classroom
 
 grade: setup
 	@test -n "$(SUB)" || { echo "error: make grade needs SUB=<folder of a submission> (e.g. SUB=build/student)" >&2; exit 2; }
@@ -114,6 +114,14 @@ grade: setup
 summary: setup
 	@test -n "$(REPORTS)" || { echo "error: make summary needs REPORTS=<results.json files or grade folders>" >&2; exit 2; }
 	$(PY) -m common.grading summary $(REPORTS) --out $(or $(OUT),build/summary)
+
+# `make autograder [OUT=build/autograder] [LAB=lab01]`: Gradescope's autograder.zip (setup.sh, run_autograder, the reference).
+autograder: setup
+	$(PY) -m common.course autograder --out $(or $(OUT),build/autograder) $(if $(LAB),--lab $(LAB))
+
+# `make classroom [OUT=build/classroom]`: GitHub Classroom's .github/workflows/classroom.yml (also in the handout: make student).
+classroom: setup
+	$(PY) -m common.course classroom --out $(or $(OUT),build/classroom)
 
 clean-venv:
 	rm -rf $(VENV)

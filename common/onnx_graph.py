@@ -19,7 +19,8 @@ Scoping rules (ONNX IR spec, onnx/docs/IR.md, https://onnx.ai/onnx/repo-docs/IR.
 :class:`GraphIndex` indexes one graph's nodes by *position* (``graph.node[pos]``), never by
 ``id()`` of a protobuf wrapper (Python may reuse that memory). :func:`outer_reads`,
 :func:`subgraph_reads`, :func:`subgraph_defs` and :func:`node_reads` are the per-node pieces.
-:func:`value_dims`, :func:`static_shape` and :func:`tensor_nbytes` read a value's declared type.
+:func:`value_dims`, :func:`dim_labels`, :func:`static_shape` and :func:`tensor_nbytes` read a value's
+declared type (:mod:`common.onnx_dims` fixes symbolic dims, :mod:`common.onnx_skeleton` infers shapes).
 
 Names are value names (``str``); positions are ``int`` indices into ``graph.node``. Nothing here
 modifies a proto or raises on a malformed graph: a name read but defined nowhere is simply a
@@ -35,7 +36,7 @@ import numpy as np
 import onnx
 
 __all__ = ["subgraphs", "graph_defs", "OuterRead", "outer_reads", "subgraph_reads", "subgraph_defs",
-           "node_reads", "GraphIndex", "value_dims", "static_shape", "tensor_nbytes"]
+           "node_reads", "GraphIndex", "value_dims", "dim_labels", "static_shape", "tensor_nbytes"]
 
 
 def subgraphs(node: onnx.NodeProto) -> Iterator[onnx.GraphProto]:
@@ -200,6 +201,14 @@ def value_dims(vi: onnx.ValueInfoProto) -> list[int | None] | None:
     if not vi.type.HasField("tensor_type") or not t.HasField("shape"):
         return None
     return [d.dim_value if d.HasField("dim_value") else None for d in t.shape.dim]
+
+
+def dim_labels(vi: onnx.ValueInfoProto) -> list[int | str]:
+    """Declared dims of a value as they read: the ``dim_value`` (an int), the ``dim_param`` (a
+    ``str`` such as ``"batch"``) or ``"?"`` for an unset dim, one entry per axis. ``[]`` when ``vi``
+    declares no shape (rank unknown) or is not a dense tensor, as for a scalar (IR spec "Static
+    tensor shapes")."""
+    return [d.dim_value if d.HasField("dim_value") else (d.dim_param or "?") for d in vi.type.tensor_type.shape.dim]
 
 
 def static_shape(vi: onnx.ValueInfoProto) -> tuple[int, ...] | None:

@@ -13,21 +13,16 @@ import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-from common.onnx_graph import (GraphIndex, graph_defs, node_reads, outer_reads, static_shape, subgraph_defs,
+from common.onnx_graph import (GraphIndex, dim_labels, graph_defs, node_reads, outer_reads, static_shape, subgraph_defs,
                                subgraph_reads, subgraphs, tensor_nbytes, value_dims)
+from common.testing import make_model, value_info
 
 F, I64, B = TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL
 
 
 def vi(name: str, elem=F, shape=(2,)):
-    return helper.make_tensor_value_info(name, elem, None if shape is None else list(shape))
-
-
-def model_of(nodes, inputs, outputs, inits=()) -> onnx.ModelProto:
-    m = helper.make_model(helper.make_graph(nodes, "g", inputs, outputs, list(inits)),
-                          opset_imports=[helper.make_opsetid("", 17)])
-    m.ir_version = 8
-    return m
+    """:func:`common.testing.value_info`, by default a float32 vector of 2."""
+    return value_info(name, elem, shape)
 
 
 def checked(model: onnx.ModelProto) -> onnx.ModelProto:
@@ -41,7 +36,7 @@ def chain() -> onnx.ModelProto:
     """a = Relu(x); b = Mul(a, a); y = Add(b, x); Dropout's optional mask output omitted."""
     nodes = [helper.make_node("Relu", ["x"], ["a"]), helper.make_node("Mul", ["a", "a"], ["b"]),
              helper.make_node("Dropout", ["b"], ["d", ""]), helper.make_node("Add", ["d", "x"], ["y"])]
-    return model_of(nodes, [vi("x")], [vi("y"), vi("a")])
+    return make_model(nodes, [vi("x")], [vi("y"), vi("a")], check=False)
 
 
 def test_producers_and_consumers_by_position():
@@ -65,8 +60,8 @@ def test_uses_count_input_slots_and_graph_outputs():
 def test_initializers_dense_and_sparse_are_definitions():
     sparse = helper.make_sparse_tensor(numpy_helper.from_array(np.ones(1, np.float32), "sp"),
                                        numpy_helper.from_array(np.zeros(1, np.int64), "sp_i"), [2])
-    g = model_of([helper.make_node("Add", ["w", "sp"], ["y"])], [], [vi("y")],
-                 [numpy_helper.from_array(np.ones(2, np.float32), "w")]).graph
+    g = make_model([helper.make_node("Add", ["w", "sp"], ["y"])], [], [vi("y")], {"w": np.ones(2, np.float32)},
+                   check=False).graph
     g.sparse_initializer.append(sparse)
     idx = GraphIndex(g)
     assert idx.initializers == {"w", "sp"} and idx.defines("sp")
@@ -100,8 +95,8 @@ def nested(depth: int, read: str = "a") -> onnx.ModelProto:
                                   body=loop_body(holder, "w"))
     if depth == 3:
         holder = if_node(helper.make_graph([holder], "then", [], [vi("loop_out")]), "h")
-    return model_of([helper.make_node("Relu", ["x"], ["a"]), holder], [vi("x"), vi("c", B, []), vi("n", I64, [])],
-                    [vi("h")])
+    return make_model([helper.make_node("Relu", ["x"], ["a"]), holder], [vi("x"), vi("c", B, []), vi("n", I64, [])],
+                      [vi("h")], check=False)
 
 
 @pytest.mark.parametrize("depth", [1, 2, 3])
@@ -164,8 +159,8 @@ def test_a_body_input_shadows_an_outer_name():
     # the Loop body's carried input is named a, like the main graph's a: reads of it are the body's own
     body = helper.make_graph([helper.make_node("Neg", ["a"], ["a2"]), helper.make_node("Identity", ["cond"], ["cond2"])],
                              "body", [vi("i", I64, []), vi("cond", B, []), vi("a")], [vi("cond2", B, []), vi("a2")])
-    model = model_of([helper.make_node("Relu", ["x"], ["a"]), helper.make_node("Loop", ["n", "", "a"], ["h"], body=body)],
-                     [vi("x"), vi("n", I64, [])], [vi("h")])
+    model = make_model([helper.make_node("Relu", ["x"], ["a"]), helper.make_node("Loop", ["n", "", "a"], ["h"], body=body)],
+                       [vi("x"), vi("n", I64, [])], [vi("h")], check=False)
     idx = GraphIndex(checked(model).graph)
     assert "a" not in idx.outer and idx.uses["a"] == 1  # the Loop's own input slot only
 
@@ -177,7 +172,7 @@ def test_graphs_attributes_are_scanned_each():
     assert node.attribute[0].type == onnx.AttributeProto.GRAPHS
     assert [g.name for g in subgraphs(node)] == ["b0", "b1"]
     assert [(r.name, r.proto.output[0], r.depth) for r in outer_reads(node)] == [("a", "n0", 1), ("a", "n1", 1)]
-    idx = GraphIndex(model_of([helper.make_node("Relu", ["x"], ["a"]), node], [vi("x")], [vi("o")]).graph)
+    idx = GraphIndex(make_model([helper.make_node("Relu", ["x"], ["a"]), node], [vi("x")], [vi("o")], check=False).graph)
     assert idx.uses["a"] == 2 and idx.local_defs == {1: {"n0", "n1"}}
 
 
@@ -189,16 +184,17 @@ def test_a_node_without_subgraphs_has_no_outer_reads():
 
 # ---- value types: dims, static shapes, bytes ----------------------------------------------------------
 
-def test_value_dims_and_static_shape():
+def test_value_dims_dim_labels_and_static_shape():
     sym = helper.make_tensor_value_info("s", F, ["batch", 3])
     unset = helper.make_tensor_value_info("u", F, [None, 3])
     seq = helper.make_tensor_sequence_value_info("q", F, [2])
     neg = vi("n", F, (2, 3))
     neg.type.tensor_type.shape.dim[0].dim_value = -1
-    cases = [(vi("t", F, (2, 3)), [2, 3], (2, 3)), (vi("scalar", F, ()), [], ()), (sym, [None, 3], None),
-             (unset, [None, 3], None), (vi("r", F, None), None, None), (seq, None, None), (neg, [-1, 3], None)]
-    for v, dims, shape in cases:
-        assert (value_dims(v), static_shape(v)) == (dims, shape), v.name
+    cases = [(vi("t", F, (2, 3)), [2, 3], [2, 3], (2, 3)), (vi("scalar", F, ()), [], [], ()),
+             (sym, [None, 3], ["batch", 3], None), (unset, [None, 3], ["?", 3], None), (vi("r", F, None), None, [], None),
+             (seq, None, [], None), (neg, [-1, 3], [-1, 3], None)]
+    for v, dims, labels, shape in cases:
+        assert (value_dims(v), dim_labels(v), static_shape(v)) == (dims, labels, shape), v.name
 
 
 @pytest.mark.parametrize("elem,shape,nbytes", [(TensorProto.FLOAT, (2, 3), 24), (TensorProto.FLOAT16, (4,), 8),

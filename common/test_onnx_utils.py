@@ -11,17 +11,14 @@ from onnx import TensorProto, helper
 from common import onnx_utils as ou
 from common.errors import UserError
 from common.models import ModelBundle
+from common.testing import dangling_model, make_model
 
 F = TensorProto.FLOAT
 
 
 def _relu(opset: int = 17, extra=()) -> onnx.ModelProto:
-    nodes = [*extra, helper.make_node("Relu", ["x"], ["y"])]
-    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", F, [2])],
-                              [helper.make_tensor_value_info("y", F, [2])])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset), helper.make_opsetid("com.x", 1)])
-    model.ir_version = 8
-    return model
+    return make_model([*extra, helper.make_node("Relu", ["x"], ["y"])], [("x", F, [2])], [("y", F, [2])],
+                      opset=opset, domains={"com.x": 1}, check=False)
 
 
 def test_graph_facts():
@@ -43,9 +40,7 @@ def test_load_model_one_line_errors(tmp_path):
         with pytest.raises(UserError, match=expected) as exc:
             ou.load_model(path)
         assert "\n" not in str(exc.value)
-    dangling = helper.make_model(helper.make_graph([helper.make_node("Relu", ["missing"], ["y"])], "g", [],
-                                                   [helper.make_tensor_value_info("y", F, [1])]))
-    path = ou.save_model(dangling, tmp_path / "dangling.onnx")
+    path = ou.save_model(dangling_model(), tmp_path / "dangling.onnx")
     assert ou.load_model(path).graph.node  # loads: the data-flow check is asked for
     with pytest.raises(UserError, match="not a valid ONNX graph: node 0 .* reads 'missing'"):
         ou.load_model(path, dataflow=True)
@@ -74,10 +69,8 @@ def test_ort_level_names_map_to_their_graph_optimization_level(name, attr):
 
 def test_ort_levels_differ_in_what_they_rewrite(tmp_path):
     # DISABLE_ALL saves the graph as written; BASIC removes an Identity.
-    src = ou.save_model(helper.make_model(helper.make_graph(
-        [helper.make_node("Identity", ["x"], ["t"]), helper.make_node("Relu", ["t"], ["y"])], "g",
-        [helper.make_tensor_value_info("x", F, [2])], [helper.make_tensor_value_info("y", F, [2])]),
-        opset_imports=[helper.make_opsetid("", 17)], ir_version=8), tmp_path / "m.onnx")
+    src = ou.save_model(make_model([helper.make_node("Identity", ["x"], ["t"]), helper.make_node("Relu", ["t"], ["y"])],
+                                   [("x", F, [2])], [("y", F, [2])]), tmp_path / "m.onnx")
     assert ou.op_counts(ou.ort_optimize(src, tmp_path / "off.onnx", "DISABLE_ALL")) == {"Identity": 1, "Relu": 1}
     assert ou.op_counts(ou.ort_optimize(src, tmp_path / "basic.onnx", "BASIC")) == {"Relu": 1}
     with pytest.raises(UserError, match="unknown ORT optimization level 'FAST'"):

@@ -44,6 +44,7 @@ import numpy as np
 import onnx
 
 from common.errors import UserError
+from common.onnx_graph import GraphIndex
 from common.results import atomic_write
 
 NOT_FINITE = sys.float_info.max
@@ -147,8 +148,7 @@ def per_node_max_abs(model_a: onnx.ModelProto, model_b: onnx.ModelProto, feeds: 
     from common.onnx_utils import ort_run, ort_session
 
     div = _lab01_divergence()
-    shared = _node_outputs(model_a) & _node_outputs(model_b)
-    if not shared:
+    if not shared_tensors(model_a, model_b):
         raise UserError("the two graphs have no tensor name in common: nothing to compare "
                         "(give two stages of the same model)")
     va = ort_run(ort_session(div.expose_intermediates(model_a)), feeds)
@@ -166,8 +166,10 @@ def per_node_max_abs(model_a: onnx.ModelProto, model_b: onnx.ModelProto, feeds: 
     return rows
 
 
-def _node_outputs(model: onnx.ModelProto) -> set[str]:
-    return {o for n in model.graph.node for o in n.output if o}
+def shared_tensors(model_a: onnx.ModelProto, model_b: onnx.ModelProto) -> set[str]:
+    """Names of the values a node of ``model_a`` and a node of ``model_b`` both write (main graphs):
+    what two stages of one model can be compared on."""
+    return GraphIndex(model_a.graph).producer.keys() & GraphIndex(model_b.graph).producer.keys()
 
 
 def divergence_overlay(rows: Sequence[dict], ids: NodeIds, model_b: onnx.ModelProto, atol: float) -> dict:
@@ -210,23 +212,22 @@ def graph_diff(model_a: onnx.ModelProto, model_b: onnx.ModelProto) -> tuple[dict
     Raises:
         UserError: no output tensor name is shared (two unrelated graphs).
     """
-    prod_a = {o: n for n in model_a.graph.node for o in n.output if o}
-    prod_b = {o: n for n in model_b.graph.node for o in n.output if o}
-    if not set(prod_a) & set(prod_b):
+    idx_a, idx_b = GraphIndex(model_a.graph), GraphIndex(model_b.graph)
+    if not idx_a.producer.keys() & idx_b.producer.keys():
         raise UserError("the two graphs have no tensor name in common: nothing to diff "
                         "(give two stages of the same model)")
 
-    def classify(nodes, other, missing):
+    def classify(nodes, other: GraphIndex, missing):
         status = {}
         for i, n in enumerate(nodes):
-            match = [other[o] for o in n.output if o in other]
+            match = [other.nodes[other.producer[o]] for o in n.output if o in other.producer]
             if not match:
                 status[i] = missing
             else:
                 status[i] = "kept" if all(_signature(m) == _signature(n) for m in match) else "changed"
         return status
 
-    return classify(model_a.graph.node, prod_b, "removed"), classify(model_b.graph.node, prod_a, "added")
+    return classify(idx_a.nodes, idx_b, "removed"), classify(idx_b.nodes, idx_a, "added")
 
 
 def graph_diff_overlays(model_a: onnx.ModelProto, ids_a: NodeIds, model_b: onnx.ModelProto, ids_b: NodeIds
@@ -270,9 +271,9 @@ def memory_overlays(model: onnx.ModelProto, ids: NodeIds, dims: Mapping[str, int
     plan, steps = report.plans["given"], report.steps["given"]
     sizes = {lt.name: lt.nbytes for lt in plan.lives}
     written, live = {}, {}
-    by_out = {o: n for n in model.graph.node for o in n.output if o}
+    idx = GraphIndex(model.graph)
     for k, st in enumerate(steps):
-        node = next((by_out[o] for o in st.outputs if o in by_out), None)
+        node = next((idx.nodes[idx.producer[o]] for o in st.outputs if o in idx.producer), None)
         nid = ids.node_id(node) if node is not None else None
         if nid is None:
             continue

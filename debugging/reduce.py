@@ -39,6 +39,7 @@ from pathlib import Path
 
 from common.cli import parser, step
 from common.errors import UserError, run_cli
+from common.onnx_dims import add_dims_argument
 
 from . import reduce_demos
 from .reducer import (FP16_TOL, ORT_TOL, Reduction, reduce_divergence, reduce_to_folder,  # noqa: F401 (API)
@@ -54,7 +55,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--out", help="repro folder (default results/debugging/repro_<name>)")
     p.add_argument("--backend", default="onnxruntime-noopt", help="backend of the search (see debugging.replay)")
     p.add_argument("--confirm", help="backend of the final check (default: onnxruntime for ORT searches)")
-    p.add_argument("--dims", default="batch=1,sequence=8", help="sizes of symbolic dims for random inputs")
+    add_dims_argument(p, "batch=1,sequence=8", "sizes of symbolic dims for the random inputs")
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args(argv)
     if args.demo:
@@ -66,17 +67,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise UserError("give REFERENCE.onnx [CANDIDATE.onnx] or --demo NAME")
     from lab01_onnx.divergence import make_feeds
 
-    from .viewer import _parse_dims, load_onnx
+    from .overlays import shared_tensors
+    from .viewer import load_onnx
 
     ref = load_onnx(args.reference)
     cand = load_onnx(args.candidate) if args.candidate else ref
-    if not ({o for n in ref.graph.node for o in n.output} & {o for n in cand.graph.node for o in n.output}):
+    if not shared_tensors(ref, cand):
         raise UserError("the two graphs have no tensor name in common: nothing to compare")
-    dims = _parse_dims([d for d in args.dims.split(",") if d])
     tol = FP16_TOL if args.backend.startswith("tvm-fp16") else ORT_TOL
     confirm = args.confirm or ("onnxruntime" if args.backend.startswith("onnxruntime") else None)
     out = Path(args.out) if args.out else results_dir("debugging") / f"repro_{Path(args.candidate or args.reference).stem}"
-    red = reduce_to_folder(ref, cand, make_feeds(ref, dims, args.seed), out, backend=args.backend, tol=tol,
+    red = reduce_to_folder(ref, cand, make_feeds(ref, args.dims, args.seed), out, backend=args.backend, tol=tol,
                            confirm=confirm)
     step(1, "reduce", report_line(red, out))
     return 0

@@ -17,6 +17,7 @@ import numpy as np
 import onnx
 from onnx import helper
 
+from common.onnx_graph import node_reads
 
 from .replay import get_backend, write_repro
 
@@ -52,7 +53,7 @@ def subgraph(model: onnx.ModelProto, keep: Sequence[int], values: Mapping[str, n
     nodes = [model.graph.node[i] for i in sorted(keep)]
     produced = [o for n in nodes for o in n.output if o]
     inits = {t.name: t for t in model.graph.initializer}
-    reads = list(dict.fromkeys(i for n in nodes for i in n.input if i))
+    reads = list(dict.fromkeys(i for n in nodes for i in node_reads(n)))  # outer-scope reads of If/Loop bodies too
     ins = [i for i in reads if i not in produced and i not in inits]
     if any(i not in values for i in ins):
         return None

@@ -1,7 +1,8 @@
 """Reducer + replay: a divergence shrinks to the node that causes it, the repro replays on its own.
 
-Known cases built here (debugging.reduce_demos): a 42-node Add/Tanh chain broken by Lab 01's wrong
-rewrite (its Neg dropped), and a 14-node graph around one long fp16 dot product (TVM).
+Known cases (debugging.reduce_demos): a 42-node Add/Tanh chain broken by Lab 01's wrong rewrite (its Neg
+dropped; the ``deep_chain`` fixture of debugging/conftest.py), and a 14-node graph around one long fp16 dot
+product (TVM).
 """
 from __future__ import annotations
 
@@ -17,16 +18,6 @@ from debugging import reduce as rd
 from debugging import reduce_demos, replay
 
 
-@pytest.fixture
-def broken_chain():
-    from lab01_onnx.divergence import wrong_rewrite_neg_as_identity
-
-    ref = reduce_demos.chain_with_neg(20, 20)
-    cand, removed = wrong_rewrite_neg_as_identity(ref)
-    x = np.random.default_rng(0).standard_normal((2, 8)).astype(np.float32)
-    return ref, cand, {"x": x}
-
-
 def _chain_value_after_neg(x: np.ndarray) -> np.ndarray:
     """NumPy: ten (x + 0.5 -> tanh) pairs, Neg, then the first Add 0.5 after it (the Neg's consumer)."""
     t = x.astype(np.float64)
@@ -35,8 +26,8 @@ def _chain_value_after_neg(x: np.ndarray) -> np.ndarray:
     return -t + 0.5
 
 
-def test_wrong_rewrite_reduces_to_the_rewired_consumer(broken_chain, tmp_path, capsys):
-    ref, cand, feeds = broken_chain
+def test_wrong_rewrite_reduces_to_the_rewired_consumer(deep_chain, tmp_path, capsys):
+    ref, cand, feeds = deep_chain
     red = rd.reduce_to_folder(ref, cand, feeds, tmp_path / "repro", backend="onnxruntime-noopt", tol=rd.ORT_TOL,
                               confirm="onnxruntime")
     assert red.nodes_before == 41 and red.nodes_after == 1  # 41x smaller
@@ -58,8 +49,8 @@ def test_wrong_rewrite_reduces_to_the_rewired_consumer(broken_chain, tmp_path, c
     assert "gate failed" in capsys.readouterr().err
 
 
-def test_correct_model_reduces_to_no_divergence(broken_chain, tmp_path, capsys):
-    ref, _, feeds = broken_chain
+def test_correct_model_reduces_to_no_divergence(deep_chain, tmp_path, capsys):
+    ref, _, feeds = deep_chain
     red = rd.reduce_to_folder(ref, ref, feeds, tmp_path / "none", backend="onnxruntime-noopt", tol=rd.ORT_TOL)
     assert red.keep is None and red.evaluations == 1 and not (tmp_path / "none").exists()
     onnx.save(ref, str(tmp_path / "ok.onnx"))
@@ -86,11 +77,11 @@ def test_fp16_accumulation_reduces_to_the_long_dot_and_the_fix_agrees(tmp_path):
 
 
 @pytest.mark.parametrize("case", ["missing_folder", "missing_pb", "not_onnx"])
-def test_bad_input_one_line_exit_2(case, tmp_path, capsys, broken_chain):
+def test_bad_input_one_line_exit_2(case, tmp_path, capsys, deep_chain):
     if case == "missing_folder":
         rc = run_cli(replay.main, [str(tmp_path / "absent")])
     elif case == "missing_pb":
-        ref, cand, feeds = broken_chain
+        ref, cand, feeds = deep_chain
         rd.reduce_to_folder(ref, cand, feeds, tmp_path / "r", backend="onnxruntime-noopt", tol=rd.ORT_TOL)
         (tmp_path / "r" / "test_data_set_0" / "input_0.pb").unlink()
         capsys.readouterr()  # the search's progress bar

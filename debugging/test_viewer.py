@@ -1,7 +1,7 @@
 """Model Explorer viewer: overlays carry the labs' numbers under the adapter's node ids; the page renders.
 
-Tiny ONNX graphs built here (a Neg feeding a chain, one node unnamed so the adapter's own naming is
-exercised); the candidate is Lab 01's deliberately wrong rewrite (Neg dropped as if an Identity).
+Tiny ONNX graphs from debugging/conftest.py (a Neg feeding a chain, one node unnamed so the adapter's own
+naming is exercised); the candidate is Lab 01's deliberately wrong rewrite (Neg dropped as if an Identity).
 """
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ import socket
 import numpy as np
 import onnx
 import pytest
-from onnx import TensorProto, helper
 
 from common.errors import run_cli
 from debugging import overlays as ov
@@ -21,59 +20,33 @@ from debugging.browser import Browser, find_chromium
 ATOL = 1e-4
 
 
-def _chain(path, graph_name="g", prefix=""):
-    """x[2,3]: Abs(x) -> a; Neg(x) -> Relu -> r; (unnamed) Add(r, a) -> Mul(2) -> y."""
-    n = [helper.make_node("Abs", ["x"], [f"{prefix}a"], name=f"{prefix}abs0"),
-         helper.make_node("Neg", ["x"], [f"{prefix}neg"], name=f"{prefix}neg0"),
-         helper.make_node("Relu", [f"{prefix}neg"], [f"{prefix}r"], name=f"{prefix}relu0"),
-         helper.make_node("Add", [f"{prefix}r", f"{prefix}a"], [f"{prefix}s"]),
-         helper.make_node("Mul", [f"{prefix}s", "two"], ["y"], name=f"{prefix}mul0")]
-    g = helper.make_graph(n, graph_name, [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
-                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])],
-                          initializer=[helper.make_tensor("two", TensorProto.FLOAT, [], [2.0])])
-    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
-    onnx.save(model, str(path))
-    return model
-
-
-@pytest.fixture
-def stages(tmp_path):
-    from lab01_onnx.divergence import wrong_rewrite_neg_as_identity
-
-    a = _chain(tmp_path / "before.onnx")
-    b, removed = wrong_rewrite_neg_as_identity(a)
-    onnx.save(b, str(tmp_path / "after.onnx"))
-    return {"a": a, "b": b, "a_path": tmp_path / "before.onnx", "b_path": tmp_path / "after.onnx",
-            "removed": removed, "dir": tmp_path}
-
-
-def test_node_ids_are_the_adapters(stages):
-    ids = ov.onnx_node_ids(stages["a_path"])
+def test_node_ids_are_the_adapters(chain_stages):
+    ids = ov.onnx_node_ids(chain_stages["a_path"])
     assert ids.graph == "g"
     # named nodes keep their names; the unnamed Add gets onnx-ir NameFixPass's "node"
-    assert {ids.node_id(n) for n in stages["a"].graph.node} == {"abs0", "neg0", "relu0", "node", "mul0"}
+    assert {ids.node_id(n) for n in chain_stages["a"].graph.node} == {"abs0", "neg0", "relu0", "node", "mul0"}
     assert "[value] x" in ids.node_ids and "[value] y" in ids.node_ids
 
 
-def test_divergence_overlay_matches_the_divergence_finder(stages, results_dir):
+def test_divergence_overlay_matches_the_divergence_finder(chain_stages, results_dir):
     from lab01_onnx.divergence import make_feeds, onnx_divergence
 
     out = results_dir / "debugging"
-    rc = run_cli(viewer.main, [str(stages["b_path"]), "--reference", str(stages["a_path"]), "--write-only",
+    rc = run_cli(viewer.main, [str(chain_stages["b_path"]), "--reference", str(chain_stages["a_path"]), "--write-only",
                                "--out", str(out), "--atol", str(ATOL)])
     assert rc == 0
     data = json.loads((out / "after.divergence.json").read_text())["g"]
-    div = onnx_divergence(stages["a"], stages["b"], make_feeds(stages["a"], {}, 0), atol=ATOL)
+    div = onnx_divergence(chain_stages["a"], chain_stages["b"], make_feeds(chain_stages["a"], {}, 0), atol=ATOL)
     assert div is not None and div.node == "relu0"
     assert data["results"][div.node]["value"] == pytest.approx(div.max_abs, rel=1e-6)  # JSON round trip: exact
     assert data["results"][div.node]["bgColor"] == ov.DARK_RED
     assert data["results"]["abs0"]["value"] == 0.0  # before the fault, on another branch: exact
     # independent check of the number: relu(-x) (reference) vs relu(x) (the Neg dropped) on the same feed
-    x = make_feeds(stages["a"], {}, 0)["x"].astype(np.float64)
+    x = make_feeds(chain_stages["a"], {}, 0)["x"].astype(np.float64)
     # Relu, Neg and a difference with one zero side round nothing, on any CPU: exact up to a float32 cast
     assert div.max_abs == pytest.approx(np.abs(np.maximum(x, 0) - np.maximum(-x, 0)).max(), rel=1e-6)
     assert [t["value"] for t in data["thresholds"]][0] == ATOL
-    ids = ov.onnx_node_ids(stages["b_path"])
+    ids = ov.onnx_node_ids(chain_stages["b_path"])
     assert set(data["results"]) <= set(ids.node_ids)
     # the graph diff: the Neg is removed from the reference, its consumer changed in the candidate
     diff_a = json.loads((out / "before.diff.json").read_text())["g"]["results"]
@@ -82,9 +55,9 @@ def test_divergence_overlay_matches_the_divergence_finder(stages, results_dir):
     assert diff_b["relu0"]["value"] == "changed" and "neg0" not in diff_b
 
 
-def test_memory_overlay_bytes(stages):
-    ids = ov.onnx_node_ids(stages["a_path"])
-    written, live, summary = ov.memory_overlays(stages["a"], ids)
+def test_memory_overlay_bytes(chain_stages):
+    ids = ov.onnx_node_ids(chain_stages["a_path"])
+    written, live, summary = ov.memory_overlays(chain_stages["a"], ids)
     # every intermediate is float32 [2, 3] = 24 bytes; y is a graph output (kept live to the end)
     assert {k: v["value"] for k, v in written["results"].items()} == {"abs0": 24, "neg0": 24, "relu0": 24, "node": 24,
                                                                       "mul0": 24}
@@ -105,34 +78,34 @@ def test_mlir_overlay_from_the_builtin_adapter(tmp_path):
 
 
 @pytest.mark.parametrize("case", ["not_onnx", "no_common_tensors", "port_in_use", "missing", "mlir_tensor_dialect"])
-def test_bad_input_one_line_nonzero(case, stages, capsys, results_dir):
-    args = [str(stages["b_path"]), "--write-only", "--out", str(results_dir)]
+def test_bad_input_one_line_nonzero(case, chain_stages, make_chain, capsys, results_dir):
+    args = [str(chain_stages["b_path"]), "--write-only", "--out", str(results_dir)]
     sock = None
     if case == "not_onnx":
-        bad = stages["dir"] / "notes.onnx"
+        bad = chain_stages["dir"] / "notes.onnx"
         bad.write_text("this is not a protobuf")
         args[0] = str(bad)
     elif case == "no_common_tensors":
-        other = _chain(stages["dir"] / "other.onnx", prefix="o_")
-        args += ["--reference", str(stages["dir"] / "other.onnx")]
+        other = make_chain(prefix="o_")
+        args += ["--reference", str(chain_stages["dir"] / "other.onnx")]
         # the only shared names are x and y (graph input/output): no node output in common but y
         for n in other.graph.node:
             if "y" in n.output:
                 n.output[0] = "o_y"
         other.graph.output[0].name = "o_y"
-        onnx.save(other, str(stages["dir"] / "other.onnx"))
+        onnx.save(other, str(chain_stages["dir"] / "other.onnx"))
     elif case == "port_in_use":
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         sock.bind((viewer.HOST, 0))
         sock.listen(1)
-        args = [str(stages["b_path"]), "--port", str(sock.getsockname()[1])]
+        args = [str(chain_stages["b_path"]), "--port", str(sock.getsockname()[1])]
     elif case == "mlir_tensor_dialect":  # a dialect the adapter lacks (its generic form would crash it)
-        src = stages["dir"] / "t.mlir"
+        src = chain_stages["dir"] / "t.mlir"
         src.write_text("func.func @f() -> tensor<2xf32> {\n  %0 = tensor.empty() : tensor<2xf32>\n"
                        "  return %0 : tensor<2xf32>\n}\n")
         args[0] = str(src)
     else:
-        args[0] = str(stages["dir"] / "absent.onnx")
+        args[0] = str(chain_stages["dir"] / "absent.onnx")
     try:
         rc = run_cli(viewer.main, args)
     finally:
@@ -147,14 +120,14 @@ def test_bad_input_one_line_nonzero(case, stages, capsys, results_dir):
 
 
 @pytest.mark.skipif(find_chromium() is None, reason="no chromium on PATH (apt-get install chromium; make chromium)")
-def test_page_renders_graph_and_overlay_in_headless_chromium(stages, results_dir):
+def test_page_renders_graph_and_overlay_in_headless_chromium(chain_stages, results_dir):
     from PIL import Image
 
     out = results_dir / "debugging"
-    assert run_cli(viewer.main, [str(stages["b_path"]), "--reference", str(stages["a_path"]), "--write-only",
+    assert run_cli(viewer.main, [str(chain_stages["b_path"]), "--reference", str(chain_stages["a_path"]), "--write-only",
                                  "--out", str(out)]) == 0
     overlay = out / "after.divergence.json"
-    proc, url = viewer.spawn([str(stages["b_path"]), "--overlay", str(overlay), "--port", str(viewer.free_port()),
+    proc, url = viewer.spawn([str(chain_stages["b_path"]), "--overlay", str(overlay), "--port", str(viewer.free_port()),
                               "--out", str(out)])
     try:
         assert url.startswith(f"http://{viewer.HOST}:")

@@ -4,7 +4,7 @@ Usage::
 
     python -m debugging.viewer MODEL.onnx [--overlay FILE.json ...] [--port N]
     python -m debugging.viewer CANDIDATE.onnx --reference STAGE_BEFORE.onnx   # max |diff| + removed/added
-    python -m debugging.viewer MODEL.onnx --memory --dim batch=1 --dim sequence=32  # bytes, bytes live
+    python -m debugging.viewer MODEL.onnx --memory --dims batch=1,sequence=32   # bytes, bytes live
     python -m debugging.viewer results/lab03/torch_mlp_tosa.mlir               # MLIR: bytes per op
     python -m debugging.viewer ... --write-only     # write the overlays, serve nothing
     python -m debugging.viewer ... --check          # serve, open in headless chromium, check, exit
@@ -34,12 +34,15 @@ from pathlib import Path
 
 from common.cli import parser, step
 from common.errors import GateFailed, UserError, run_cli
+from common.onnx_dims import add_dims_argument, parse_dims
 from common.results import atomic_write, results_dir
 
 from . import overlays as ov
 
 PROG = "python -m debugging.viewer"
 HOST = "127.0.0.1"
+#: sizes of the symbolic dims of the random inputs and the memory plan, unless ``--dims`` says otherwise
+DEFAULT_DIMS = "batch=1,sequence=8"
 MLIR_EXTS = (".mlir", ".mlirbc")
 #: dialects registered in ai_edge_model_explorer_adapter 0.2.1's MLIR parser (its "Available dialects" error line)
 ADAPTER_DIALECTS = ("arith", "builtin", "check", "chlo", "func", "scf", "sdy", "shape", "stablehlo", "tf", "tfl",
@@ -67,12 +70,6 @@ def load_onnx(path: str | os.PathLike):
     model = load_model(path)
     check_model(model, str(path))
     return model
-
-
-def _parse_dims(items: Sequence[str]) -> dict[str, int]:
-    from lab01_onnx.tools.memplan import parse_dims
-
-    return parse_dims(items)
 
 
 def generic_mlir(path: Path, out_dir: Path) -> Path:
@@ -276,8 +273,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--reference", metavar="A.onnx",
                    help="an earlier stage of the same model: per-node max |diff| and removed/added nodes")
     p.add_argument("--memory", action="store_true", help="bytes written and bytes live per node (Lab 01's planner)")
-    p.add_argument("--dim", action="append", default=[], metavar="NAME=INT",
-                   help="size of a dynamic axis (default batch=1, sequence=8)")
+    add_dims_argument(p, help=f"sizes of dynamic axes, over the defaults {DEFAULT_DIMS}")
     p.add_argument("--atol", type=float, default=1e-4, help="divergence tolerance (default 1e-4)")
     p.add_argument("--seed", type=int, default=0, help="seed of the random inputs for --reference")
     p.add_argument("--port", type=int, default=0, help="loopback port (default 0: a free one)")
@@ -296,7 +292,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     out_dir = Path(args.out) if args.out else results_dir("debugging")
     out_dir.mkdir(parents=True, exist_ok=True)
     extra = [_overlay_arg(f) for f in args.overlay]
-    dims = {"batch": 1, "sequence": 8, **_parse_dims(args.dim)}
+    dims = {**parse_dims(DEFAULT_DIMS), **args.dims}
     if model.suffix in MLIR_EXTS:
         if args.reference or args.memory:
             raise UserError("--reference and --memory work on ONNX files; for MLIR the overlay is bytes per op")

@@ -33,6 +33,8 @@ from onnx import helper
 from common import cli
 from common.errors import UserError, run_cli
 from common.gates import GateError, GateReport, diff_stats
+from common.onnx_dims import add_dims_argument, concrete_shape
+from common.onnx_skeleton import infer_shapes
 from common.onnx_utils import check_model, load_model, ort_run, ort_session, print_ir
 
 
@@ -57,8 +59,9 @@ class Divergence:
 
 
 def expose_intermediates(model: onnx.ModelProto) -> onnx.ModelProto:
-    """A copy of ``model`` whose every main-graph tensor with a known element type is a graph output."""
-    inferred = onnx.shape_inference.infer_shapes(model, strict_mode=False)
+    """A copy of ``model`` whose every main-graph tensor with a known element type is a graph output
+    (types from :func:`common.onnx_skeleton.infer_shapes`, which does not copy the weights)."""
+    inferred = infer_shapes(model)
     types = {v.name: v.type for v in list(inferred.graph.value_info) + list(inferred.graph.output)}
     out = onnx.ModelProto()
     out.CopyFrom(model)
@@ -72,13 +75,10 @@ def expose_intermediates(model: onnx.ModelProto) -> onnx.ModelProto:
     return out
 
 
-def _dims(value_info, dims: Mapping[str, int]) -> list[int]:
-    return [d.dim_value if d.HasField("dim_value") else dims.get(d.dim_param, 3) for d in value_info.type.tensor_type.shape.dim]
-
-
 def make_feeds(model: onnx.ModelProto, dims: Mapping[str, int] | None = None, seed: int = 0) -> dict[str, np.ndarray]:
     """Deterministic inputs for every graph input: floats ~ N(0, 1), integers in [1, 8) (valid token ids
-    and a non-zero attention mask), booleans True. Symbolic dims come from ``dims`` (default 3)."""
+    and a non-zero attention mask), booleans True. Symbolic dims come from ``dims`` (by ``dim_param`` or
+    ``input:axis``; default 3: :func:`common.onnx_dims.concrete_shape`)."""
     rng = np.random.default_rng(seed)
     inits = {t.name for t in model.graph.initializer}
     feeds = {}
@@ -86,7 +86,7 @@ def make_feeds(model: onnx.ModelProto, dims: Mapping[str, int] | None = None, se
         if vi.name in inits:
             continue
         dtype = helper.tensor_dtype_to_np_dtype(vi.type.tensor_type.elem_type)
-        shape = _dims(vi, dims or {})
+        shape = concrete_shape(vi, dims or {}, 3)
         if np.issubdtype(dtype, np.floating):
             feeds[vi.name] = rng.standard_normal(shape).astype(dtype)
         elif dtype == np.bool_:
@@ -201,13 +201,6 @@ def wrong_rewrite_neg_as_identity(model: onnx.ModelProto) -> tuple[onnx.ModelPro
     return out, neg.name
 
 
-def _parse_dims(text: str) -> dict[str, int]:
-    try:
-        return {k.strip(): int(v) for k, v in (item.split("=") for item in text.split(",") if item.strip())}
-    except ValueError as exc:
-        raise UserError(f"--dims {text!r}: expected name=int pairs such as batch=2,sequence=8") from exc
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     p = cli.parser("python -m lab01_onnx.divergence", __doc__)
     p.add_argument("a", help="reference model (.onnx), or with --torch a common.models name (llama_tiny)")
@@ -215,7 +208,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--torch", action="store_true", help="A is a PyTorch model name from common.models")
     p.add_argument("--atol", type=float, default=1e-4, help="absolute tolerance (default 1e-4)")
     p.add_argument("--rtol", type=float, default=0.0, help="relative tolerance (default 0)")
-    p.add_argument("--dims", default="batch=2,sequence=8", help="values of symbolic dims (default batch=2,sequence=8)")
+    add_dims_argument(p, "batch=2,sequence=8", "sizes of symbolic dims (the random inputs; --torch: the model's size)")
     p.add_argument("--inputs", help=".npz file of named inputs (default: deterministic random inputs)")
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args(argv)
@@ -224,7 +217,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.torch:
         from common.models import build_model
 
-        dims = _parse_dims(args.dims)
+        dims = args.dims
         size = {"batch": dims.get("batch", 2)}
         if args.a != "resnet50":  # the image models take no sequence length
             size["seq"] = dims.get("sequence", 8)
@@ -240,7 +233,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 raise UserError(f"--inputs {args.inputs}: no such file")
             feeds = dict(np.load(args.inputs))
         else:
-            feeds = make_feeds(model_a, _parse_dims(args.dims), args.seed)
+            feeds = make_feeds(model_a, args.dims, args.seed)
         div = onnx_divergence(model_a, model_b, feeds, args.atol, args.rtol)
     if div is None:
         cli.step(1, "divergence", f"none beyond atol={args.atol} rtol={args.rtol}: the models agree on this input")

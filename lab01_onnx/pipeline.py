@@ -32,6 +32,7 @@ import onnx
 from common import budget, cli
 from common.errors import UserError, run_cli
 from common.gates import GateChain, structural
+from common.onnx_graph import GraphIndex, dim_labels
 from common.onnx_utils import (DYNAMO_OPSET, ORT_LEVELS, TORCHSCRIPT_OPSET, check_dynamo_opset, check_model,
                                check_torchscript_opset, export_dynamo, export_torchscript, load_model, op_counts,
                                ort_run, ort_session, print_ir, save_model)
@@ -124,7 +125,7 @@ def export(ctx: Ctx) -> None:
         ctx.models[kind] = load_model(path)
         ctx.show_ir(f"{kind} export", ctx.models[kind])
         for vi in ctx.models[kind].graph.input:
-            dims = [d.dim_param or d.dim_value for d in vi.type.tensor_type.shape.dim]
+            dims = dim_labels(vi)
             gate(not any(isinstance(d, int) for d in dims[:2]), f"{kind} export",
                  f"{kind} export made an axis of {vi.name} static: {dims}")
 
@@ -390,8 +391,9 @@ def bisect(ctx: Ctx) -> None:
     path = save_model(faulty, ctx.out / "llama_tiny_faulty.onnx")
     ctx.show_ir("faulty (Neg removed)", faulty)
     div = divergence.onnx_divergence(opt, faulty, ctx.feeds[0], atol=ATOL)
-    neg_out = next(n.output[0] for n in opt.graph.node if n.name == removed)
-    consumers = {n.name for n in opt.graph.node if neg_out in n.input}
+    idx = GraphIndex(opt.graph)
+    neg_out = next(n.output[0] for n in idx.nodes if n.name == removed)
+    consumers = {idx.nodes[p].name for p in idx.readers.get(neg_out, ())}
     cli.step(8, "bisect", f"wrong rewrite dropped {removed!r} -> {path.name}; " + (div.line() if div else "no divergence found"))
     ctx.tables["bisect"] = [{"fault": f"Neg {removed} treated as Identity", "first_divergent_node": div and div.node,
                              "op_type": div and div.op_type, "max_abs": div and div.max_abs,

@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import onnx
 
+from common.onnx_graph import GraphIndex
 from common.onnx_utils import op_counts
 from common.results import save_plot
 
@@ -35,46 +36,45 @@ def plot_op_counts(stages: dict[str, onnx.ModelProto]) -> Path:
 
 
 def _region(model: onnx.ModelProto, center: set[str], hops: int = 2) -> list[onnx.NodeProto]:
-    prod = {o: n for n in model.graph.node for o in n.output}
-    cons = collections.defaultdict(list)
-    for n in model.graph.node:
-        for i in n.input:
-            cons[i].append(n)
+    """The nodes named in ``center`` and those within ``hops`` producer/reader edges of them."""
+    idx = GraphIndex(model.graph)
     names = set(center)
     for _ in range(hops):
         nxt = set(names)
-        for n in model.graph.node:
+        for n in idx.nodes:
             if n.name in names:
-                nxt.update(prod[i].name for i in n.input if i in prod)
-                nxt.update(c.name for o in n.output for c in cons[o])
+                nxt.update(idx.nodes[idx.producer[i]].name for i in n.input if i in idx.producer)
+                nxt.update(idx.nodes[r].name for o in n.output for r in idx.readers.get(o, ()))
         names = nxt
     return [n for n in model.graph.node if n.name in names]
 
 
 def _draw(ax, nodes: list[onnx.NodeProto], inits: set[str], title: str, removed: set[str]) -> None:
-    prod = {o: n.name for n in nodes for o in n.output}
-    depth = {}
-    for n in nodes:
-        depth[n.name] = 1 + max([depth[prod[i]] for i in n.input if i in prod] or [0])
+    sub = onnx.GraphProto()
+    sub.node.extend(nodes)
+    producer = GraphIndex(sub).producer  # value -> position in ``nodes``
+    depth: dict[int, int] = {}
+    for k, n in enumerate(nodes):
+        depth[k] = 1 + max([depth[producer[i]] for i in n.input if i in producer] or [0])
     by_depth = collections.defaultdict(list)
-    for n in nodes:
-        by_depth[depth[n.name]].append(n)
+    for k in range(len(nodes)):
+        by_depth[depth[k]].append(k)
     pos = {}
-    for d, ns in by_depth.items():
-        for k, n in enumerate(ns):
-            pos[n.name] = (k - (len(ns) - 1) / 2, -d)
-    for n in nodes:
+    for d, ks in by_depth.items():
+        for j, k in enumerate(ks):
+            pos[k] = (j - (len(ks) - 1) / 2, -d)
+    for k, n in enumerate(nodes):
         for i in n.input:
-            if i in prod:
-                (x0, y0), (x1, y1) = pos[prod[i]], pos[n.name]
+            if i in producer:
+                (x0, y0), (x1, y1) = pos[producer[i]], pos[k]
                 ax.annotate("", (x1, y1 + 0.15), (x0, y0 - 0.15), arrowprops=dict(arrowstyle="->", color="0.5"))
             elif i in inits:  # an initializer input: a green box just above its reader
-                x1, y1 = pos[n.name]
+                x1, y1 = pos[k]
                 ax.annotate("", (x1, y1 + 0.15), (x1 + 0.3, y1 + 0.55), arrowprops=dict(arrowstyle="->", color="tab:green"))
                 ax.text(x1 + 0.3, y1 + 0.62, "initializer", ha="center", fontsize=6, color="white",
                         bbox=dict(boxstyle="round", fc="tab:green", ec="none"))
-    for n in nodes:
-        x, y = pos[n.name]
+    for k, n in enumerate(nodes):
+        x, y = pos[k]
         color = "tab:red" if n.name in removed else "tab:blue"
         ax.text(x, y, n.op_type, ha="center", va="center", fontsize=7, color="white",
                 bbox=dict(boxstyle="round", fc=color, ec="none"))

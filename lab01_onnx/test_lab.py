@@ -561,12 +561,11 @@ def test_manager_on_generated_graph_keeps_three_nodes_per_block():
 # ------------------------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def exported(tmp_path_factory):
-    from common.models import build_llama_tiny
+def exported(tmp_path_factory, llama_tiny):
     from common.onnx_utils import export_torchscript, save_model
 
     folder = tmp_path_factory.mktemp("lab01_export")
-    bundle = build_llama_tiny(batch=2, seq=16)
+    bundle = llama_tiny
     raw_path = export_torchscript(bundle, folder / "llama_tiny.onnx")
     raw = onnx.load(str(raw_path))
     opt, report = run_passes(raw)
@@ -643,12 +642,11 @@ def test_passes_on_a_second_real_export_bert(tmp_path):
     gate(bundle.run(feeds), _ort(out, feeds), atol=1e-4, rtol=0)
 
 
-def test_dynamo_export_is_dynamic_and_matches(tmp_path):
+def test_dynamo_export_is_dynamic_and_matches(tmp_path, llama_tiny):
     from common.gates import gate
-    from common.models import build_llama_tiny
     from common.onnx_utils import export_dynamo
 
-    bundle = build_llama_tiny(batch=2, seq=16)
+    bundle = llama_tiny
     path = export_dynamo(bundle, tmp_path / "llama_tiny_dynamo.onnx")
     model = onnx.load(str(path))
     onnx.checker.check_model(model, full_check=True)
@@ -727,7 +725,7 @@ def _cli(module_main, argv, capsys):
     return rc, err
 
 
-def test_cli_bad_inputs_give_one_line_and_nonzero_exit(tmp_path, capsys, results_dir):
+def test_cli_bad_inputs_give_one_line_and_nonzero_exit(tmp_path, capsys, results_dir, dangling_onnx):
     from lab01_onnx import divergence, pipeline
 
     text = tmp_path / "notes.onnx"
@@ -735,11 +733,7 @@ def test_cli_bad_inputs_give_one_line_and_nonzero_exit(tmp_path, capsys, results
     rc, err = _cli(divergence.main, [str(text), str(text)], capsys)
     assert rc == 2 and len(err) == 1 and "is not an ONNX model" in err[0]
 
-    broken = helper.make_model(helper.make_graph([helper.make_node("Relu", ["missing"], ["y"])], "g", [],
-                                                 [helper.make_tensor_value_info("y", F, [1])]))
-    path = tmp_path / "broken.onnx"
-    onnx.save(broken, str(path))
-    rc, err = _cli(divergence.main, [str(path), str(path)], capsys)
+    rc, err = _cli(divergence.main, [str(dangling_onnx), str(dangling_onnx)], capsys)
     assert rc == 2 and len(err) == 1 and "fails onnx.checker" in err[0]
 
     rc, err = _cli(pipeline.main, ["--opset", "99", "--skip-dynamo"], capsys)

@@ -18,7 +18,7 @@ from onnx.reference import ReferenceEvaluator
 from common.errors import UserError
 from lab01_onnx.passes import DefUseIndex, eliminate_identity, fold_constant_gather, fuse_consecutive_reshapes
 from lab01_onnx.passes.shapes import Shapes, exact_initializer_outputs, reshape_dims, static_shapes
-from common.testing import ints, make_model, rnd
+from common.testing import AS_DECLARED, ints, make_model, rnd
 from lab01_onnx.testing import apply
 
 pytestmark = pytest.mark.lab01
@@ -30,10 +30,7 @@ F, I64, B = TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL
 def reference_reshape_dims(xd, s, allowzero=0):
     """Output dims of ``Reshape(x, s)`` as onnx.reference computes them on a real tensor of dims ``xd``."""
     node = helper.make_node("Reshape", ["x", "s"], ["y"], allowzero=allowzero)
-    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", F, None),
-                                            helper.make_tensor_value_info("s", I64, None)],
-                              [helper.make_tensor_value_info("y", F, None)])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model = make_model([node], [("x", F, None), ("s", I64, None)], [("y", F, None)], **AS_DECLARED)
     y = ReferenceEvaluator(model).run(None, {"x": np.zeros(xd, np.float32), "s": np.asarray(s, np.int64)})[0]
     return list(y.shape)
 
@@ -87,9 +84,8 @@ def chain_model(shapes, allowzero=0):
     for i, s in enumerate(shapes, 1):
         nodes += [ints(f"s{i}", s), helper.make_node("Reshape", [prev, f"s{i}"], [f"r{i}"], **attrs)]
         prev = f"r{i}"
-    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", F, [2, 3, 4])],
-                              [helper.make_tensor_value_info(f"r{i}", F, None) for i in range(1, len(shapes) + 1)])
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    return make_model(nodes, [("x", F, [2, 3, 4])], [(f"r{i}", F, None) for i in range(1, len(shapes) + 1)],
+                      **AS_DECLARED)
 
 
 def actual_dims(model):
@@ -129,10 +125,7 @@ def test_through_reshapes_honours_allowzero():
 def test_through_reshapes_stops_at_a_runtime_shape():
     nodes = [helper.make_node("Reshape", ["x", "t"], ["r1"]), ints("s2", [0, 2, -1]),
              helper.make_node("Reshape", ["r1", "s2"], ["r2"])]
-    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", F, [2, 3, 4]),
-                                           helper.make_tensor_value_info("t", I64, [2])],
-                              [helper.make_tensor_value_info("r2", F, None)])
-    idx = DefUseIndex(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]))
+    idx = DefUseIndex(make_model(nodes, [("x", F, [2, 3, 4]), ("t", I64, [2])], [("r2", F, None)], **AS_DECLARED))
     assert KnownShapes({"x": [2, 3, 4], "r1": [6, None]}).through_reshapes("r2", idx) == [6, 2, None]
     assert KnownShapes({"x": [2, 3, 4]}).through_reshapes("r2", idx) == [None, 2, None]
 
@@ -164,11 +157,8 @@ def nested_model():
     nodes = [helper.make_node("Identity", ["x"], ["a"]),
              helper.make_node("If", ["c"], ["o1"], then_branch=then_g, else_branch=else_g),
              helper.make_node("Loop", ["n", "", "x"], ["o2"], body=body)]
-    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", F, [2]),
-                                           helper.make_tensor_value_info("c", B, []),
-                                           helper.make_tensor_value_info("n", I64, [])],
-                              [helper.make_tensor_value_info("o1", F, [2]), helper.make_tensor_value_info("o2", F, [2])])
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    return make_model(nodes, [("x", F, [2]), ("c", B, []), ("n", I64, [])], [("o1", F, [2]), ("o2", F, [2])],
+                      **AS_DECLARED)
 
 
 def test_index_counts_every_outer_scope_read_once():
@@ -351,41 +341,34 @@ def test_malformed_identity_is_left_alone(inputs, outputs):
 
 # ---- static_shapes / exact_initializer_outputs ----------------------------------------------------------
 
-def graph_model(nodes, inputs, outputs, inits=()):
-    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info(*i) for i in inputs],
-                              [helper.make_tensor_value_info(*o) for o in outputs],
-                              initializer=[numpy_helper.from_array(v, k) for k, v in inits])
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-
-
 def test_static_shapes_propagate_shape_values():
     # m = Reshape(x, Concat(Shape(x)[0:1], [-1])): known only with data propagation
     nodes = [helper.make_node("Shape", ["x"], ["sx"], end=1), ints("minus1", [-1]),
              helper.make_node("Concat", ["sx", "minus1"], ["s"], axis=0), helper.make_node("Reshape", ["x", "s"], ["m"])]
-    assert static_shapes(graph_model(nodes, [("x", F, [2, 3, 4])], [("m", F, None)]))["m"] == [2, 12]
+    assert static_shapes(make_model(nodes, [("x", F, [2, 3, 4])], [("m", F, None)], **AS_DECLARED))["m"] == [2, 12]
 
 
 def test_static_shapes_survive_a_node_whose_inference_fails():
     # Sqrt of int32 breaks the type check and Reshape(-1, -1) the shape rule: the other dims are still known
     nodes = [helper.make_node("Sqrt", ["k"], ["q"]), ints("s", [-1, -1]), helper.make_node("Reshape", ["x", "s"], ["r"]),
              helper.make_node("Relu", ["x"], ["a"])]
-    model = graph_model(nodes, [("k", TensorProto.INT32, [2]), ("x", F, [2, 3])],
-                        [("q", TensorProto.INT32, None), ("r", F, None), ("a", F, None)])
+    model = make_model(nodes, [("k", TensorProto.INT32, [2]), ("x", F, [2, 3])],
+                       [("q", TensorProto.INT32, None), ("r", F, None), ("a", F, None)], **AS_DECLARED)
     assert static_shapes(model)["a"] == [2, 3]
 
 
 def test_static_shapes_of_unshaped_values_initializers_and_symbols():
     nodes = [helper.make_node("Relu", ["u"], ["ru"]), helper.make_node("Add", ["x", "w"], ["y"])]
-    model = graph_model(nodes, [("u", F, None), ("x", F, ["N", 3])], [("ru", F, None), ("y", F, None)],
-                        inits=[("w", np.ones((1, 3), np.float32))])
+    model = make_model(nodes, [("u", F, None), ("x", F, ["N", 3])], [("ru", F, None), ("y", F, None)],
+                       inits=[("w", np.ones((1, 3), np.float32))], **AS_DECLARED)
     dims = static_shapes(model)
     assert dims["u"] is None and dims["ru"] is None  # rank unknown: present, None
     assert dims["x"] == [None, 3] and dims["y"] == [None, 3] and dims["w"] == [1, 3]
 
 
 def test_exact_initializer_outputs_declares_the_initializer_type():
-    model = graph_model([helper.make_node("Relu", ["x"], ["r"])], [("x", F, [2])],
-                        [("r", F, None), ("c", I64, ["a", "b"])], inits=[("c", np.ones((1, 2), np.int64))])
+    model = make_model([helper.make_node("Relu", ["x"], ["r"])], [("x", F, [2])],
+                       [("r", F, None), ("c", I64, ["a", "b"])], inits=[("c", np.ones((1, 2), np.int64))], **AS_DECLARED)
     before = model.SerializeToString()
     fixed = exact_initializer_outputs(model)
     assert model.SerializeToString() == before  # the caller's model is untouched
@@ -394,10 +377,10 @@ def test_exact_initializer_outputs_declares_the_initializer_type():
 
 
 def test_exact_initializer_outputs_leaves_exact_and_overridable_outputs():
-    exact = graph_model([], [], [("c", I64, [1, 2])], inits=[("c", np.ones((1, 2), np.int64))])
+    exact = make_model([], [], [("c", I64, [1, 2])], inits=[("c", np.ones((1, 2), np.int64))], **AS_DECLARED)
     assert exact_initializer_outputs(exact) is exact
-    overridable = graph_model([], [("c", I64, ["a", "b"])], [("c", I64, ["a", "b"])],
-                              inits=[("c", np.ones((1, 2), np.int64))])
+    overridable = make_model([], [("c", I64, ["a", "b"])], [("c", I64, ["a", "b"])],
+                             inits=[("c", np.ones((1, 2), np.int64))], **AS_DECLARED)
     assert exact_initializer_outputs(overridable) is overridable  # a graph input: a caller may feed another value
 
 
@@ -499,10 +482,7 @@ def one_reshape(data, shape, shape_dtype=np.int64):
     """r = Reshape(data, shape) over graph inputs y (no shape) and x (float[2, 3, 4])."""
     nodes = [helper.make_node("Constant", [], ["s"], value=numpy_helper.from_array(np.asarray(shape, shape_dtype))),
              helper.make_node("Reshape", [data, "s"], ["r"])]
-    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("y", F, None),
-                                           helper.make_tensor_value_info("x", F, [2, 3, 4])],
-                              [helper.make_tensor_value_info("r", F, None)])
-    return DefUseIndex(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]))
+    return DefUseIndex(make_model(nodes, [("y", F, None), ("x", F, [2, 3, 4])], [("r", F, None)], **AS_DECLARED))
 
 
 def test_through_reshapes_starts_from_partly_known_dims_of_a_non_reshape():
@@ -521,16 +501,14 @@ def test_through_reshapes_keeps_inferred_dims_where_the_chain_is_invalid(data, s
 
 
 def test_through_reshapes_of_a_reshape_with_one_input():
-    graph = helper.make_graph([helper.make_node("Reshape", ["x"], ["r"])], "g",
-                              [helper.make_tensor_value_info("x", F, [2, 3, 4])], [helper.make_tensor_value_info("r", F, None)])
-    idx = DefUseIndex(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]))
+    idx = DefUseIndex(make_model([helper.make_node("Reshape", ["x"], ["r"])], [("x", F, [2, 3, 4])], [("r", F, None)],
+                                 **AS_DECLARED))
     assert KnownShapes({"x": [2, 3, 4]}).through_reshapes("r", idx) is None
 
 
 def test_through_reshapes_stops_on_a_cycle():
     nodes = [ints("s", [6, 4]), helper.make_node("Reshape", ["b", "s"], ["a"]), helper.make_node("Reshape", ["a", "s"], ["b"])]
-    graph = helper.make_graph(nodes, "g", [], [helper.make_tensor_value_info("b", F, None)])
-    idx = DefUseIndex(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]))
+    idx = DefUseIndex(make_model(nodes, [], [("b", F, None)], **AS_DECLARED))
     assert KnownShapes({}).through_reshapes("b", idx) == [6, 4]
 
 
@@ -553,9 +531,8 @@ def test_index_scans_graphs_attributes():
     node = helper.make_node("Multi", ["x"], ["o"], domain="custom.test")
     node.attribute.append(helper.make_attribute("bodies", bodies))
     assert node.attribute[0].type == onnx.AttributeProto.GRAPHS
-    graph = helper.make_graph([helper.make_node("Relu", ["x"], ["a"]), node], "g",
-                              [helper.make_tensor_value_info("x", F, [2])], [helper.make_tensor_value_info("o", F, [2])])
-    idx = DefUseIndex(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]))
+    idx = DefUseIndex(make_model([helper.make_node("Relu", ["x"], ["a"]), node], [("x", F, [2])], [("o", F, [2])],
+                                 **AS_DECLARED))
     assert idx.uses["a"] == 2 and idx.local_defs[1] == {"n0", "n1"}
 
 
@@ -630,9 +607,9 @@ def test_below_the_minimum_opset_the_model_comes_back_unchanged():
 
 
 def test_a_rule_without_a_minimum_runs_on_a_model_without_a_default_import():
-    graph = helper.make_graph([helper.make_node("Identity", ["x"], ["t"]), helper.make_node("Neg", ["t"], ["y"])], "g",
-                              [helper.make_tensor_value_info("x", F, [2])], [helper.make_tensor_value_info("y", F, [2])])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("custom.test", 1)])
+    model = make_model([helper.make_node("Identity", ["x"], ["t"]), helper.make_node("Neg", ["t"], ["y"])],
+                       [("x", F, [2])], [("y", F, [2])], domains={"custom.test": 1}, **AS_DECLARED)
+    del model.opset_import[0]  # the default domain's import: the model imports custom.test only
     assert eliminate_identity(model).rewrites == 1
 
 

@@ -29,9 +29,9 @@ import onnx.parser
 import pytest
 from onnx import TensorProto as T
 from onnx import helper as h
-from onnx import numpy_helper as nh
 
 from common.budget import pick
+from common.testing import AS_DECLARED, make_model
 from lab01_onnx import passes
 from lab01_onnx.passes import core
 from lab01_onnx.proof import conformance as conf
@@ -236,13 +236,6 @@ def rename_outputs(model: onnx.ModelProto) -> passes.PassResult:
     return passes.PassResult(m, len(identities))
 
 
-def _model(nodes, inputs, outputs, inits=(), opset=18):
-    g = h.make_graph(nodes, "g", inputs, outputs, list(inits))
-    m = h.make_model(g, opset_imports=[h.make_opsetid("", opset)])
-    m.ir_version = 8
-    return m
-
-
 def _check(fn, model, feeds):
     """Outcome of ``fn`` on ``model`` with the harness, ORT as the runtime."""
     assert contract.checker_error(model, full_check=True) is None
@@ -253,12 +246,9 @@ def _check(fn, model, feeds):
 def _zero_copy_chain():
     """``Reshape(Reshape(x[2,3,4], [6,4]), [0,-1])``: the 0 copies 6 (middle), not 2 (x)."""
     x = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
-    m = _model([h.make_node("Reshape", ["x", "s1"], ["mid"]),
-                h.make_node("Reshape", ["mid", "s2"], ["y"])],
-               [h.make_tensor_value_info("x", T.FLOAT, [2, 3, 4])],
-               [h.make_tensor_value_info("y", T.FLOAT, [None, None])],
-               [nh.from_array(np.array([6, 4], np.int64), "s1"),
-                nh.from_array(np.array([0, -1], np.int64), "s2")])
+    m = make_model([h.make_node("Reshape", ["x", "s1"], ["mid"]), h.make_node("Reshape", ["mid", "s2"], ["y"])],
+                   [("x", T.FLOAT, [2, 3, 4])], [("y", T.FLOAT, [None, None])],
+                   {"s1": np.array([6, 4], np.int64), "s2": np.array([0, -1], np.int64)}, opset=18, **AS_DECLARED)
     return m, {"x": x}
 
 
@@ -269,9 +259,8 @@ def test_harness_catches_wrong_reshape_fusion():
 
 
 def test_harness_catches_renamed_graph_output():
-    m = _model([h.make_node("Neg", ["x"], ["t"]), h.make_node("Identity", ["t"], ["y"])],
-               [h.make_tensor_value_info("x", T.FLOAT, [3])],
-               [h.make_tensor_value_info("y", T.FLOAT, [3])])
+    m = make_model([h.make_node("Neg", ["x"], ["t"]), h.make_node("Identity", ["t"], ["y"])],
+                   [("x", T.FLOAT, [3])], [("y", T.FLOAT, [3])], opset=18, **AS_DECLARED)
     out = _check(rename_outputs, m, {"x": np.ones(3, np.float32)})
     assert out.status == "interface_changed" and "'y' renamed to 't'" in out.detail, out
 

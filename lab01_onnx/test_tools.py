@@ -7,6 +7,7 @@ the right answer is known. Run: ``pytest lab01_onnx/test_tools.py -k memplan``.
 """
 from __future__ import annotations
 
+import functools
 import json
 import math
 
@@ -18,6 +19,7 @@ from hypothesis import strategies as st
 from onnx import TensorProto, helper, numpy_helper
 
 from common.errors import UserError, run_cli
+from common.testing import make_model, tensor, value_info
 from lab01_onnx.tools import memplan, whatran
 from lab01_onnx.tools.memplan import Step, lifetimes, plan_memory, plan_onnx, reorder
 
@@ -26,19 +28,8 @@ pytestmark = pytest.mark.lab01
 F = TensorProto.FLOAT
 
 
-def _model(nodes, inputs, outputs, initializers=(), opset=17, value_info=()):
-    g = helper.make_graph(nodes, "g", inputs, outputs, initializer=list(initializers), value_info=list(value_info))
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
-    m.ir_version = 8
-    return m
-
-
-def _vi(name, shape, elem=F):
-    return helper.make_tensor_value_info(name, elem, shape)
-
-
-def _init(name, arr):
-    return numpy_helper.from_array(np.asarray(arr), name)
+#: the tools take graphs as given: built with the one test builder, unchecked, outputs as declared
+_model = functools.partial(make_model, check=False, infer_outputs=False)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -144,7 +135,7 @@ def _dynamic_relu_add_model():
     """X[N,4] float32 -> Relu -> r -> Add(r, r) -> s -> Mul(s, X) -> Y (graph output)."""
     nodes = [helper.make_node("Relu", ["X"], ["r"]), helper.make_node("Add", ["r", "r"], ["s"]),
              helper.make_node("Mul", ["s", "X"], ["Y"])]
-    return _model(nodes, [_vi("X", ["N", 4])], [_vi("Y", ["N", 4])])
+    return _model(nodes, [("X", F, ["N", 4])], [("Y", F, ["N", 4])])
 
 
 def test_memplan_onnx_graph_by_hand():
@@ -171,15 +162,15 @@ def test_memplan_resolves_shape_chains():
              helper.make_node("Unsqueeze", ["b", "ax0"], ["b1"]),
              helper.make_node("Concat", ["b1", "two_four"], ["new_shape"], axis=0),
              helper.make_node("Reshape", ["X", "new_shape"], ["Y"])]
-    m = _model(nodes, [_vi("X", ["B", 8])], [_vi("Y", None)],
-               [_init("zero", np.array(0, np.int64)), _init("ax0", np.array([0], np.int64)),
-                _init("two_four", np.array([2, 4], np.int64))])
+    m = _model(nodes, [("X", F, ["B", 8])], [("Y", F, None)],
+               [tensor("zero", np.array(0, np.int64)), tensor("ax0", np.array([0], np.int64)),
+                tensor("two_four", np.array([2, 4], np.int64))])
     p = plan_onnx(m, {"B": 5}, orders=("given",)).plans["given"]
     assert {lt.name: lt.nbytes for lt in p.lives}["Y"] == 160
 
 
 def test_memplan_dynamic_dim_without_size_is_one_clear_line():
-    with pytest.raises(UserError, match=r"--dim N=N") as exc:
+    with pytest.raises(UserError, match=r"--dims N=N") as exc:
         plan_onnx(_dynamic_relu_add_model(), {})
     assert "\n" not in str(exc.value)
 
@@ -196,7 +187,7 @@ def test_memplan_missing_shapes_is_one_clear_line():
 def test_memplan_unknown_op_shapes_is_one_clear_line():
     """A custom-domain op without a schema leaves its output unshaped: named in one line."""
     nodes = [helper.make_node("Mystery", ["X"], ["m"], domain="my.domain"), helper.make_node("Relu", ["m"], ["Y"])]
-    m = _model(nodes, [_vi("X", [2, 2])], [_vi("Y", None)])
+    m = _model(nodes, [("X", F, [2, 2])], [("Y", F, None)])
     m.opset_import.append(helper.make_opsetid("my.domain", 1))
     with pytest.raises(UserError, match="no static shape.*'m' \\(Mystery\\)"):
         plan_onnx(m, {})
@@ -213,30 +204,22 @@ def test_memplan_cli_bad_inputs_exit_2(tmp_path, results_dir, capsys):
     good = tmp_path / "m.onnx"
     onnx.save(_dynamic_relu_add_model(), str(good))
     assert run_cli(memplan.main, [str(good)]) == 2
-    assert "--dim N=N" in capsys.readouterr().err
-    assert run_cli(memplan.main, [str(good), "--dim", "N=zero"]) == 2
+    assert "--dims N=N" in capsys.readouterr().err
+    assert run_cli(memplan.main, [str(good), "--dims", "N=zero"]) == 2
     assert "positive integer" in capsys.readouterr().err
     assert run_cli(memplan.main, [str(tmp_path)]) == 2
     assert "is a directory" in capsys.readouterr().err
     truncated = tmp_path / "truncated.onnx"
     truncated.write_bytes(good.read_bytes()[:-5])
-    assert run_cli(memplan.main, [str(truncated), "--dim", "N=2"]) == 2
+    assert run_cli(memplan.main, [str(truncated), "--dims", "N=2"]) == 2
     assert "not an ONNX model" in capsys.readouterr().err
 
 
-def _dangling_input_model():
-    """Fails onnx.checker: Relu reads a value nothing defines."""
-    return helper.make_model(helper.make_graph([helper.make_node("Relu", ["missing"], ["y"])], "g", [],
-                                               [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])]))
-
-
 @pytest.mark.parametrize("tool", ["memplan", "whatran"])
-def test_tools_reject_a_model_failing_the_checker(tool, tmp_path, results_dir, capsys):
-    bad = tmp_path / "bad.onnx"
-    onnx.save(_dangling_input_model(), str(bad))
+def test_tools_reject_a_model_failing_the_checker(tool, dangling_onnx, results_dir, capsys):
     with pytest.raises(onnx.checker.ValidationError):  # the premise: the checker rejects it too
-        onnx.checker.check_model(_dangling_input_model())
-    argv = [str(bad)] if tool == "memplan" else [str(bad), str(bad)]
+        onnx.checker.check_model(str(dangling_onnx))
+    argv = [str(dangling_onnx)] if tool == "memplan" else [str(dangling_onnx), str(dangling_onnx)]
     assert run_cli({"memplan": memplan.main, "whatran": whatran.main}[tool], argv) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "not a valid ONNX graph" in err[0] and "'missing'" in err[0]
@@ -245,7 +228,7 @@ def test_tools_reject_a_model_failing_the_checker(tool, tmp_path, results_dir, c
 def test_memplan_cli_writes_table(tmp_path, results_dir):
     good = tmp_path / "m.onnx"
     onnx.save(_dynamic_relu_add_model(), str(good))
-    assert run_cli(memplan.main, [str(good), "--dim", "N=3"]) == 0
+    assert run_cli(memplan.main, [str(good), "--dims", "N=3"]) == 0
     doc = json.loads((results_dir / "lab01" / "memplan_m.json").read_text())
     given_row = next(r for r in doc["rows"] if r["order"] == "given")
     assert (given_row["naive_bytes"], given_row["planned_bytes"], given_row["lower_bound_bytes"]) == (144, 96, 96)
@@ -277,9 +260,9 @@ def _gather_reshape_identity_model():
         helper.make_node("Relu", ["x3"], ["Y"]),
         helper.make_node("Neg", ["X"], ["dead"]),                                   # dead
     ]
-    inits = [_init("table", np.array([[2, 6], [3, 4]], np.int64)), _init("idx", np.array(1, np.int64)),
-             _init("s1", np.array([12], np.int64))]
-    return _model(nodes, [_vi("X", [2, 6])], [_vi("Y", [3, 4])], inits)
+    inits = [tensor("table", np.array([[2, 6], [3, 4]], np.int64)), tensor("idx", np.array(1, np.int64)),
+             tensor("s1", np.array([12], np.int64))]
+    return _model(nodes, [("X", F, [2, 6])], [("Y", F, [3, 4])], inits)
 
 
 def test_whatran_lab01_fold_constant_gather_is_constant_folding():
@@ -307,8 +290,8 @@ def test_whatran_lab01_eliminate_identity_is_noop_elimination():
 def test_whatran_lab01_fuse_reshapes_is_vertical_fusion():
     from lab01_onnx.passes import fuse_consecutive_reshapes
     before = _model([helper.make_node("Reshape", ["X", "s1"], ["x1"]), helper.make_node("Reshape", ["x1", "s2"], ["x2"]),
-                     helper.make_node("Relu", ["x2"], ["Y"])], [_vi("X", [2, 6])], [_vi("Y", [3, 4])],
-                    [_init("s1", np.array([12], np.int64)), _init("s2", np.array([3, 4], np.int64))])
+                     helper.make_node("Relu", ["x2"], ["Y"])], [("X", F, [2, 6])], [("Y", F, [3, 4])],
+                    [tensor("s1", np.array([12], np.int64)), tensor("s2", np.array([3, 4], np.int64))])
     after = fuse_consecutive_reshapes(before).model
     assert len(after.graph.node) == len(before.graph.node) - 1
     fp, kinds = _kinds(before, after)
@@ -329,10 +312,10 @@ def _conv_bn_model():
     nodes = [helper.make_node("Conv", ["X", "W"], ["c"], pads=[1, 1, 1, 1]),
              helper.make_node("BatchNormalization", ["c", "g", "b", "m", "v"], ["bn"]),
              helper.make_node("Relu", ["bn"], ["Y"])]
-    inits = [_init("W", rng.standard_normal((4, 3, 3, 3)).astype(np.float32)),
-             _init("g", rng.uniform(0.5, 1.5, 4).astype(np.float32)), _init("b", rng.standard_normal(4).astype(np.float32)),
-             _init("m", rng.standard_normal(4).astype(np.float32)), _init("v", rng.uniform(0.5, 1.5, 4).astype(np.float32))]
-    return _model(nodes, [_vi("X", [1, 3, 8, 8])], [_vi("Y", [1, 4, 8, 8])], inits)
+    inits = [tensor("W", rng.standard_normal((4, 3, 3, 3)).astype(np.float32)),
+             tensor("g", rng.uniform(0.5, 1.5, 4).astype(np.float32)), tensor("b", rng.standard_normal(4).astype(np.float32)),
+             tensor("m", rng.standard_normal(4).astype(np.float32)), tensor("v", rng.uniform(0.5, 1.5, 4).astype(np.float32))]
+    return _model(nodes, [("X", F, [1, 3, 8, 8])], [("Y", F, [1, 4, 8, 8])], inits)
 
 
 def test_whatran_onnxoptimizer_fuse_bn_is_vertical_fusion():
@@ -357,7 +340,7 @@ def test_whatran_ort_basic_conv_bn_and_cse(tmp_path):
     m = _conv_bn_model()
     m.graph.node.extend([helper.make_node("Sigmoid", ["X"], ["s1"]), helper.make_node("Sigmoid", ["X"], ["s2"]),
                          helper.make_node("Add", ["s1", "s2"], ["Z"])])
-    m.graph.output.append(_vi("Z", [1, 3, 8, 8]))
+    m.graph.output.append(value_info("Z", F, [1, 3, 8, 8]))
     after = ort_optimize(_save(tmp_path, m, "m.onnx"), tmp_path / "basic.onnx", "BASIC")
     fp, kinds = _kinds(m, after)
     assert {"vertical fusion", "CSE"} <= kinds
@@ -371,9 +354,9 @@ def _gelu_model():
     nodes = [helper.make_node("Div", ["X", "sqrt2"], ["d"]), helper.make_node("Erf", ["d"], ["e"]),
              helper.make_node("Add", ["e", "one"], ["a"]), helper.make_node("Mul", ["X", "a"], ["m"]),
              helper.make_node("Mul", ["m", "half"], ["Y"])]
-    inits = [_init("sqrt2", np.array(np.sqrt(2.0), np.float32)), _init("one", np.array(1.0, np.float32)),
-             _init("half", np.array(0.5, np.float32))]
-    return _model(nodes, [_vi("X", [2, 16])], [_vi("Y", [2, 16])], inits)
+    inits = [tensor("sqrt2", np.array(np.sqrt(2.0), np.float32)), tensor("one", np.array(1.0, np.float32)),
+             tensor("half", np.array(0.5, np.float32))]
+    return _model(nodes, [("X", F, [2, 16])], [("Y", F, [2, 16])], inits)
 
 
 def test_whatran_ort_extended_gelu_is_vertical_fusion(tmp_path):
@@ -400,8 +383,8 @@ def test_whatran_onnxsim_constant_subgraph_is_constant_folding():
 
     nodes = [helper.make_node("Transpose", ["Wt"], ["W"], perm=[1, 0]), helper.make_node("Mul", ["W", "two"], ["W2"]),
              helper.make_node("MatMul", ["X", "W2"], ["Y"])]
-    m = _model(nodes, [_vi("X", [2, 3])], [_vi("Y", [2, 4])],
-               [_init("Wt", np.arange(12, dtype=np.float32).reshape(4, 3)), _init("two", np.array(2.0, np.float32))])
+    m = _model(nodes, [("X", F, [2, 3])], [("Y", F, [2, 4])],
+               [tensor("Wt", np.arange(12, dtype=np.float32).reshape(4, 3)), tensor("two", np.array(2.0, np.float32))])
     after, ok = onnxsim.simplify(m)
     assert ok
     fp, kinds = _kinds(m, after)
@@ -416,12 +399,12 @@ def _horizontal_pair():
     wq, wk = rng.standard_normal((2, 8, 4)).astype(np.float32)
     before = _model([helper.make_node("MatMul", ["X", "Wq"], ["q"]), helper.make_node("MatMul", ["X", "Wk"], ["k"]),
                      helper.make_node("Add", ["q", "k"], ["Y"])],
-                    [_vi("X", [2, 8])], [_vi("Y", [2, 4])], [_init("Wq", wq), _init("Wk", wk)])
+                    [("X", F, [2, 8])], [("Y", F, [2, 4])], [tensor("Wq", wq), tensor("Wk", wk)])
     after = _model([helper.make_node("MatMul", ["X", "Wqk"], ["qk"]),
                     helper.make_node("Split", ["qk", "sizes"], ["q", "k"], axis=1),
                     helper.make_node("Add", ["q", "k"], ["Y"])],
-                   [_vi("X", [2, 8])], [_vi("Y", [2, 4])],
-                   [_init("Wqk", np.concatenate([wq, wk], axis=1)), _init("sizes", np.array([4, 4], np.int64))])
+                   [("X", F, [2, 8])], [("Y", F, [2, 4])],
+                   [tensor("Wqk", np.concatenate([wq, wk], axis=1)), tensor("sizes", np.array([4, 4], np.int64))])
     return before, after
 
 
@@ -444,11 +427,11 @@ def test_whatran_hand_written_horizontal_fusion():
 
 def test_whatran_hand_written_layout_change():
     """Relu run in NHWC: Transposes inserted at both boundaries."""
-    before = _model([helper.make_node("Relu", ["X"], ["Y"])], [_vi("X", [1, 3, 4, 4])], [_vi("Y", [1, 3, 4, 4])])
+    before = _model([helper.make_node("Relu", ["X"], ["Y"])], [("X", F, [1, 3, 4, 4])], [("Y", F, [1, 3, 4, 4])])
     after = _model([helper.make_node("Transpose", ["X"], ["x_nhwc"], perm=[0, 2, 3, 1]),
                     helper.make_node("Relu", ["x_nhwc"], ["y_nhwc"]),
                     helper.make_node("Transpose", ["y_nhwc"], ["Y"], perm=[0, 3, 1, 2])],
-                   [_vi("X", [1, 3, 4, 4])], [_vi("Y", [1, 3, 4, 4])])
+                   [("X", F, [1, 3, 4, 4])], [("Y", F, [1, 3, 4, 4])])
     fp, kinds = _kinds(before, after)
     assert kinds == {"layout change"}
     f = fp.get("layout change")
@@ -569,16 +552,15 @@ def _fused_stages_match_pytorch(folder, fusions):
                 np.testing.assert_allclose(got[k], ref[k], rtol=0, atol=atol, err_msg=f"{name} {stage} {k}")
 
 
-def test_customop_runs_only_with_a_kernel_or_a_function(results_dir):
+def test_customop_runs_only_with_a_kernel_or_a_function(results_dir, llama_tiny):
     """LLaMA-tiny with RMSNorm as one ai.onnx.contrib node: plain ORT refuses it with the
     'is not a registered function/op' error; with the onnxruntime-extensions Python kernel, or
     with a model-local function body, it matches PyTorch's original model within 1e-4."""
-    from common.models import build_llama_tiny
     from lab01_onnx.tools import customop
 
     assert run_cli(customop.main, []) == 0
     model = onnx.load(str(results_dir / "lab01" / "llama_tiny_customop.onnx"))
-    n_norms = 2 * build_llama_tiny().meta["config"]["num_hidden_layers"] + 1
+    n_norms = 2 * llama_tiny.meta["config"]["num_hidden_layers"] + 1
     ops = [(n.domain, n.op_type) for n in model.graph.node]
     assert ops.count((customop.DOMAIN, customop.OP)) == n_norms
     assert ("", "ReduceMean") not in ops  # RMSNorm was not decomposed by the exporter
@@ -593,7 +575,7 @@ def test_customop_runs_only_with_a_kernel_or_a_function(results_dir):
     # LLaMA-tiny (LlamaRMSNorm, not the custom op), max abs 1e-4 on the logits
     ids = np.random.default_rng(3).integers(0, 512, (1, 7)).astype(np.int64)
     feeds = {"input_ids": ids, "attention_mask": np.ones_like(ids)}
-    reference = build_llama_tiny(batch=2, seq=16).run(feeds)["logits"]
+    reference = llama_tiny.run(feeds)["logits"]
     got = customop.run_with_python_kernel(results_dir / "lab01" / "llama_tiny_customop.onnx", feeds)["logits"]
     assert got.shape == (1, 7, 512)
     np.testing.assert_allclose(got, reference, rtol=0, atol=1e-4)
@@ -606,7 +588,7 @@ def test_whatran_onnxsim_zero_bias_add_is_noop_not_fusion():
     w = np.random.default_rng(4).standard_normal((4, 4)).astype(np.float32)
     m = _model([helper.make_node("MatMul", ["X", "W"], ["mm"]), helper.make_node("Add", ["bias", "mm"], ["biased"]),
                 helper.make_node("Relu", ["biased"], ["Y"])],
-               [_vi("X", [2, 4])], [_vi("Y", [2, 4])], [_init("W", w), _init("bias", np.zeros(4, np.float32))])
+               [("X", F, [2, 4])], [("Y", F, [2, 4])], [tensor("W", w), tensor("bias", np.zeros(4, np.float32))])
     after, ok = onnxsim.simplify(m)
     assert ok and len(after.graph.node) == 2
     fp, kinds = _kinds(m, after)

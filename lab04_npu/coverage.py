@@ -39,8 +39,8 @@ from dataclasses import dataclass, field
 
 import onnx
 
-from common.onnx_graph import GraphIndex
-from lab04_npu.graphfacts import name_nodes, nbytes, node_flops, tensor_types
+from common.onnx_graph import GraphIndex, tensor_nbytes
+from lab04_npu.graphfacts import name_nodes, node_flops, tensor_types
 from lab04_npu.qnnlog import QnnLog, base_name, parse
 
 EP = "QNNExecutionProvider"
@@ -179,7 +179,7 @@ def _boundaries(model: onnx.ModelProto, log: QnnLog, place: dict[str, str], part
                 rows.append({"partition": k, "direction": direction, "tensor": t,
                              "shape": "x".join(map(str, shape)) if shape else "?",
                              "dtype": onnx.helper.tensor_dtype_to_np_dtype(et).name if et else "?",
-                             "bytes": nbytes(shape, et), "other_side": "; ".join(dict.fromkeys(other)) or "-"})
+                             "bytes": tensor_nbytes(et, shape) if shape is not None and et else None, "other_side": "; ".join(dict.fromkeys(other)) or "-"})
     return rows
 
 
@@ -272,17 +272,18 @@ def main(argv=None) -> int:
     from common.onnx_utils import load_model, ort_optimize, save_model
     from common.results import write_table
     from lab04_npu.pipeline import naming_stubs
-    from lab04_npu.qnn import FIX_DIMS_OPTION, PRECISIONS, check_static, fix_dims, parse_dims
+    from common.onnx_dims import add_dims_argument
+    from lab04_npu.qnn import FIX_DIMS_OPTION, PRECISIONS, check_static, fix_dims
 
     p = cli.parser("python -m lab04_npu.coverage", __doc__)
     p.add_argument("model", help="an .onnx file")
-    p.add_argument(FIX_DIMS_OPTION, default="", help="fix symbolic dims first, e.g. batch=1,sequence=128")
+    add_dims_argument(p, help="fix these symbolic dims first (qnn.fix_dims)", option=FIX_DIMS_OPTION)
     p.add_argument("--precision", choices=PRECISIONS, default="fp16", help="HTP float precision (default fp16)")
     args = p.parse_args(argv)
     model = load_model(args.model)
     with naming_stubs("coverage"):
-        if args.fix_dims:
-            model = fix_dims(model, parse_dims(args.fix_dims))
+        if args.dims:
+            model = fix_dims(model, args.dims)
         check_static(model)
         with tempfile.TemporaryDirectory(prefix="lab04cov.") as tmp:
             src = save_model(model, Path(tmp) / "static.onnx")

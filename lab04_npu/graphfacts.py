@@ -1,4 +1,4 @@
-"""Static facts about a static-shape ONNX graph: unique node names, tensor shapes and bytes, FLOPs per node.
+"""Static facts about a static-shape ONNX graph: unique node names, tensor shapes, FLOPs per node.
 
 FLOPs (a multiply-add counts 2, the convention of d2l and MLPerf):
 
@@ -16,7 +16,8 @@ from __future__ import annotations
 import numpy as np
 import onnx
 
-from common.onnx_graph import static_shape, tensor_nbytes
+from common.onnx_graph import static_shape
+from common.onnx_skeleton import infer_shapes, skeleton  # qnn.fix_dims (Task 4.1) takes skeleton from here
 
 DATA_MOVEMENT = frozenset({"Reshape", "Transpose", "Gather", "Concat", "Slice", "Cast", "Shape", "Unsqueeze",
                            "Squeeze", "Flatten", "Expand", "Identity", "Split", "Constant", "ConstantOfShape",
@@ -46,7 +47,8 @@ def name_nodes(model: onnx.ModelProto) -> onnx.ModelProto:
 def tensor_types(model: onnx.ModelProto) -> dict[str, tuple[tuple[int, ...] | None, int]]:
     """``{tensor name: (static shape or None, ONNX elem_type)}`` from shape inference, inputs,
     outputs and initializers. Large initializers are passed to shape inference as typed graph
-    inputs (their values do not decide any shape), so a 400 MB model is not serialized for it."""
+    inputs (their values do not decide any shape, :mod:`common.onnx_skeleton`), so a 400 MB model is
+    not serialized for it."""
     light = skeleton(model)
     for node in light.graph.node:  # contrib ops ONNX cannot infer; these keep their input's shape and type
         if node.domain == "com.microsoft" and node.op_type in SHAPE_PRESERVING_CONTRIB:
@@ -54,7 +56,7 @@ def tensor_types(model: onnx.ModelProto) -> dict[str, tuple[tuple[int, ...] | No
             del node.input[1:]
             del node.attribute[:]
     try:
-        inferred = onnx.shape_inference.infer_shapes(light, strict_mode=False, data_prop=True)
+        inferred = infer_shapes(light, data_prop=True)
     except Exception:  # contrib ops without inference functions: keep what the file states
         inferred = model
     out: dict[str, tuple[tuple[int, ...] | None, int]] = {}
@@ -64,32 +66,6 @@ def tensor_types(model: onnx.ModelProto) -> dict[str, tuple[tuple[int, ...] | No
     for init in g.initializer:
         out[init.name] = (tuple(init.dims), init.data_type)
     return out
-
-
-def skeleton(model: onnx.ModelProto, max_elements: int = 64) -> onnx.ModelProto:
-    """``model`` without its large initializers: each becomes a typed graph input (same name, dtype,
-    shape). Shape inference and the checker then see the same types without copying the weights."""
-    out = onnx.ModelProto()
-    graph = onnx.GraphProto()
-    for f in ("node", "input", "output", "value_info"):
-        getattr(graph, f).extend(getattr(model.graph, f))
-    graph.name = model.graph.name
-    inputs = {i.name for i in model.graph.input}
-    for init in model.graph.initializer:
-        if int(np.prod(init.dims, dtype=np.int64)) <= max_elements:
-            graph.initializer.append(init)
-        elif init.name not in inputs:
-            graph.input.append(onnx.helper.make_tensor_value_info(init.name, init.data_type, list(init.dims)))
-    for f in ("ir_version", "producer_name"):
-        setattr(out, f, getattr(model, f))
-    out.opset_import.extend(model.opset_import)
-    out.graph.CopyFrom(graph)
-    return out
-
-
-def nbytes(shape: tuple[int, ...] | None, elem_type: int) -> int | None:
-    """Bytes of a dense tensor (None when the shape or type is unknown)."""
-    return None if shape is None or not elem_type else tensor_nbytes(elem_type, shape)
 
 
 def _attr(node: onnx.NodeProto, name: str, default):

@@ -64,7 +64,7 @@ def prepared(ctx: Ctx, name: str):
 
     if name not in ctx.models:
         t0 = time.perf_counter()
-        dims = ctx.args.fix_dims if ctx.args.fix_dims and name != "resnet50" else None
+        dims = ctx.args.dims if ctx.args.dims and name != "resnet50" else None
         base = ctx.models.get(VARIANTS.get(name, ""))  # a variant reuses its base model's build
         static = build_static(name, ctx.work, small=ctx.args.quick, dims=dims, bundle=base[0].bundle if base else None)
         folded, path = fold_for_qnn(static, ctx.work)
@@ -280,7 +280,8 @@ def write_tables(ctx: Ctx) -> None:
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    from lab04_npu.qnn import FIX_DIMS_OPTION, PRECISIONS, parse_dims
+    from common.onnx_dims import add_dims_argument
+    from lab04_npu.qnn import FIX_DIMS_OPTION, PRECISIONS
 
     p = cli.parser("python -m lab04_npu.pipeline", __doc__, steps=STEPS,
                    quick="test-size models (2-layer BERT, 1-block ResNet, short sequences): about a minute")
@@ -288,13 +289,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                    help="HTP float precision (default fp16; see lab04_npu/qnn.py for why fp32 is not the default)")
     p.add_argument("--soc-model", default=None, help="QNN soc_model (default 43 = SM8550 for fp16)")
     p.add_argument("--htp-arch", default=None, help="QNN htp_arch (default 73 for fp16)")
-    p.add_argument(FIX_DIMS_OPTION, default="", type=str,
-                   help="override the static dims of the token models, e.g. batch=1,sequence=64")
+    add_dims_argument(p, help="override the static dims of the token models", option=FIX_DIMS_OPTION)
     p.add_argument("--calibration", type=int, default=16, help="calibration sequences for QDQ (default 16)")
     p.add_argument("--max-rel", type=float, default=0.1,
                    help="int16 QDQ gate: logits max abs error / max |logit| on the HTP (default 0.1)")
     args = p.parse_args(argv)
-    args.fix_dims = parse_dims(args.fix_dims) if args.fix_dims else {}
     cli.positive("--calibration", args.calibration)
     return args
 

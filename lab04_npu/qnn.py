@@ -39,6 +39,8 @@ from dataclasses import dataclass, field
 import onnx
 
 from common.errors import UserError, require
+from common.onnx_dims import dynamic_inputs
+from common.onnx_graph import dim_labels as _dims  # noqa: F401 (Task 4.1's fix_dims reads dims with it)
 
 EP = "QNNExecutionProvider"
 PIP_NAME = "onnxruntime-qnn"
@@ -46,6 +48,8 @@ PIP_NAME = "onnxruntime-qnn"
 #: Hexagon v73 (QNN's own message names 43 <-> SM8550; "SM8550" is accepted as well).
 DEFAULT_SOC, DEFAULT_ARCH = "43", "73"
 PRECISIONS = ("fp32", "fp16")
+#: The option that takes the sizes of symbolic dims (:func:`common.onnx_dims.add_dims_argument`):
+#: ``--fix-dims`` while Task 4.1's sheet (lab04_npu/tasks.toml) names it so; then the common ``--dims``.
 FIX_DIMS_OPTION = "--fix-dims"
 
 
@@ -129,22 +133,12 @@ def capture_fd(fd: int = 2) -> Iterator[Captured]:
 # static shapes
 # ------------------------------------------------------------------------------------------------
 
-def _dims(vi: onnx.ValueInfoProto) -> list[int | str]:
-    return [d.dim_value if d.HasField("dim_value") else (d.dim_param or "?") for d in vi.type.tensor_type.shape.dim]
-
-
-def dynamic_inputs(model: onnx.ModelProto) -> dict[str, list[int | str]]:
-    """``{input name: dims}`` for every graph input (not an initializer) with a non-numeric dim."""
-    inits = {t.name for t in model.graph.initializer}
-    return {vi.name: _dims(vi) for vi in model.graph.input
-            if vi.name not in inits and any(not isinstance(d, int) or d <= 0 for d in _dims(vi))}
-
-
 def check_static(model: onnx.ModelProto, option: str = FIX_DIMS_OPTION) -> None:
     """Raise a one-line :class:`UserError` naming the first input with a dynamic dim and the fix.
 
     QNN's HTP graph preparer compiles for fixed shapes (an NPU binary has its buffers laid out at
-    compile time), so a symbolic ``batch``/``sequence`` must be fixed first.
+    compile time), so a symbolic ``batch``/``sequence`` must be fixed first. Dynamic inputs are
+    :func:`common.onnx_dims.dynamic_inputs` (an axis that is not a number >= 0).
     """
     dyn = dynamic_inputs(model)
     if dyn:
@@ -207,21 +201,6 @@ def fix_dims(model: onnx.ModelProto, dims: Mapping[str, int]) -> onnx.ModelProto
     check_static(out)
     return out
     ### END SOLUTION
-
-
-def parse_dims(text: str) -> dict[str, int]:
-    """``"batch=1,sequence=32"`` -> ``{"batch": 1, "sequence": 32}``.
-
-    Raises:
-        UserError: malformed entry.
-    """
-    out = {}
-    for item in filter(None, (s.strip() for s in text.split(","))):
-        name, sep, value = item.partition("=")
-        if not sep or not value.strip().lstrip("-").isdigit():
-            raise UserError(f"{FIX_DIMS_OPTION}: expected name=int[,name=int...], got {item!r}")
-        out[name.strip()] = int(value)
-    return out
 
 
 # ------------------------------------------------------------------------------------------------

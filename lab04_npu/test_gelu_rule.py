@@ -21,54 +21,23 @@ from __future__ import annotations
 import numpy as np
 import onnx
 import pytest
-from onnx import TensorProto, helper, numpy_helper
+from onnx import TensorProto, helper
 from onnx.reference import ReferenceEvaluator
 
+from common.testing import AS_DECLARED, make_model, tensor
 from lab01_onnx.proof import contract
 from lab01_onnx.proof.conformance import run_reference_side
 from lab04_npu.gelu_pass import ATOL, MS_DOMAIN, fuse_erf_gelu, fuse_gelu_at
+from lab04_npu.testing import const, gelu_chain, gelu_constants
 
 F, I64, B = TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL
 SHAPE = [3, 5]
 RNG = np.random.default_rng(7)
 
 
-def _scalar(name: str, value: float) -> onnx.TensorProto:
-    return numpy_helper.from_array(np.asarray(value, np.float32), name)
-
-
-def _constants() -> list[onnx.TensorProto]:
-    return [_scalar("sqrt2", np.sqrt(2)), _scalar("inv_sqrt2", 1 / np.sqrt(2)), _scalar("one", 1.0),
-            _scalar("half", 0.5), _scalar("two", 2.0)]
-
-
-def gelu_chain(x: str, tag: str, spelling: str = "jax") -> tuple[list[onnx.NodeProto], str]:
-    """Nodes of one exact Erf-GELU of ``x`` and its output name; intermediates are ``s<tag>``,
-    ``e<tag>``, ``a<tag>``, ``p<tag>`` (the inner product) and the result ``g<tag>``.
-
-    ``jax``: ``(x * (erf(x / sqrt2) + 1)) / 2`` (pattern B); ``A``: ``(x * 0.5) * (1 + erf(x *
-    1/sqrt2))``; ``C``: ``x * ((erf(x / sqrt2) + 1) * 0.5)``.
-    """
-    s, e, a, p, g = (f"{v}{tag}" for v in "seapg")
-    if spelling == "jax":
-        return [helper.make_node("Div", [x, "sqrt2"], [s]), helper.make_node("Erf", [s], [e], name=f"erf{tag}"),
-                helper.make_node("Add", [e, "one"], [a]), helper.make_node("Mul", [x, a], [p]),
-                helper.make_node("Div", [p, "two"], [g])], g
-    if spelling == "A":
-        return [helper.make_node("Mul", [x, "half"], [p]), helper.make_node("Mul", ["inv_sqrt2", x], [s]),
-                helper.make_node("Erf", [s], [e]), helper.make_node("Add", ["one", e], [a]),
-                helper.make_node("Mul", [p, a], [g])], g
-    assert spelling == "C"
-    return [helper.make_node("Div", [x, "sqrt2"], [s]), helper.make_node("Erf", [s], [e]),
-            helper.make_node("Add", [e, "one"], [a]), helper.make_node("Mul", [a, "half"], [p]),
-            helper.make_node("Mul", [x, p], [g])], g
-
-
 def _model(nodes, inputs, outputs, inits=()) -> onnx.ModelProto:
-    graph = helper.make_graph(nodes, "g", inputs, outputs, [*_constants(), *inits])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    model.ir_version = 8
-    return model
+    """The GELU constants plus ``inits`` as initializers, opset 17, as declared."""
+    return make_model(nodes, inputs, outputs, [*gelu_constants(), *inits], **AS_DECLARED)
 
 
 def plain_model(spelling: str = "jax") -> onnx.ModelProto:
@@ -128,7 +97,7 @@ def nested_model(read: str, depth: int) -> onnx.ModelProto:
     nodes = c0 + c1 + [holder, helper.make_node("Add", [g0, g1], ["y"])]
     return _model(nodes, [helper.make_tensor_value_info("x", F, SHAPE), helper.make_tensor_value_info("flag", B, [])],
                   [helper.make_tensor_value_info("y", F, SHAPE), helper.make_tensor_value_info("z", F, SHAPE)],
-                  inits=[numpy_helper.from_array(np.asarray(2, np.int64), "trips")])
+                  inits=[tensor("trips", 2, np.int64)])
 
 
 def _feeds(flag: bool = True) -> dict[str, np.ndarray]:
@@ -193,7 +162,7 @@ def test_constants_as_constant_nodes_and_shared_constants():
     # two chains share the scalar initializers, the second reads them through Constant nodes
     c0, g0 = gelu_chain("x", "0")
     c1, g1 = gelu_chain("x", "1", "A")
-    consts = [helper.make_node("Constant", [], [n], value=_scalar(n, v))
+    consts = [helper.make_node("Constant", [], [n], value=const(n, v))
               for n, v in (("half_c", 0.5), ("inv_c", 1 / np.sqrt(2)), ("one_c", 1.0))]
     for node in c1:
         node.input[:] = [{"half": "half_c", "inv_sqrt2": "inv_c", "one": "one_c"}.get(t, t) for t in node.input]
@@ -217,7 +186,7 @@ def test_preconditions_refuse_the_fusion():
     m.graph.output[0].type.tensor_type.shape.ClearField("dim")
     for t in m.graph.initializer:
         if t.name == "sqrt2":
-            t.CopyFrom(numpy_helper.from_array(np.full([1], np.sqrt(2), np.float32), "sqrt2"))
+            t.CopyFrom(const("sqrt2", np.full([1], np.sqrt(2))))
     assert fuse_erf_gelu(m).rewrites == 0
     # an intermediate that is also a graph output must stay
     m = plain_model()

@@ -14,58 +14,38 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 from common.errors import MissingDependency, UserError
+from common.onnx_dims import concrete_shape
 from lab04_npu import qnn
 from lab04_npu.coverage import coverage
 from lab04_npu.gelu_pass import MS_DOMAIN, fuse_erf_gelu, prove
 from lab04_npu.qnnlog import parse
+from lab04_npu.testing import const, gelu_chain, gelu_constants, xy_model
 
 RNG = np.random.default_rng(0)
 FP16 = {"precision": "fp16"}
 
 
-def _const(name: str, value) -> onnx.TensorProto:
-    return numpy_helper.from_array(np.asarray(value, dtype=np.float32), name)
-
-
-def _model(nodes, inits, shape=(4, 8), out_shape=None, dims=None) -> onnx.ModelProto:
-    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, list(dims or shape))
-    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, list(out_shape or dims or shape))
-    g = helper.make_graph(nodes, "g", [x], [y], inits)
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
-    m.ir_version = 8
-    return m
-
-
 def supported_and_refused() -> onnx.ModelProto:
     """MatMul -> Add -> Relu (QNN supports) -> Erf (QNN refuses)."""
-    w, b = _const("W", RNG.standard_normal((8, 8))), _const("B", RNG.standard_normal(8))
-    return _model([helper.make_node("MatMul", ["x", "W"], ["m"], name="mm"),
-                   helper.make_node("Add", ["m", "B"], ["a"], name="add"),
-                   helper.make_node("Relu", ["a"], ["r"], name="relu"),
-                   helper.make_node("Erf", ["r"], ["y"], name="erf")], [w, b])
+    w, b = const("W", RNG.standard_normal((8, 8))), const("B", RNG.standard_normal(8))
+    return xy_model([helper.make_node("MatMul", ["x", "W"], ["m"], name="mm"),
+                     helper.make_node("Add", ["m", "B"], ["a"], name="add"),
+                     helper.make_node("Relu", ["a"], ["r"], name="relu"),
+                     helper.make_node("Erf", ["r"], ["y"], name="erf")], [w, b])
 
 
 def jax_gelu_mlp(spelling: str = "jax") -> onnx.ModelProto:
     """MatMul -> exact GELU in primitive ops -> MatMul. ``spelling``: ``jax`` (x * (erf(x/sqrt2)+1) / 2,
     QNN refuses its Erf), ``a`` ((x*0.5) * (1+erf(x*(1/sqrt2))))."""
-    inits = [_const("W1", RNG.standard_normal((8, 16)) / 3), _const("W2", RNG.standard_normal((16, 8)) / 3),
-             _const("sqrt2", np.sqrt(2)), _const("inv_sqrt2", 1 / np.sqrt(2)), _const("one", 1.0),
-             _const("half", 0.5), _const("two", 2.0)]
-    n = [helper.make_node("MatMul", ["x", "W1"], ["h"], name="fc1")]
-    if spelling == "jax":
-        n += [helper.make_node("Div", ["h", "sqrt2"], ["s"], name="div"), helper.make_node("Erf", ["s"], ["e"], name="erf"),
-              helper.make_node("Add", ["e", "one"], ["a"], name="add"), helper.make_node("Mul", ["h", "a"], ["p"], name="mul"),
-              helper.make_node("Div", ["p", "two"], ["g"], name="div2")]
-    else:
-        n += [helper.make_node("Mul", ["h", "half"], ["hh"], name="mul_half"),
-              helper.make_node("Mul", ["inv_sqrt2", "h"], ["s"], name="scale"), helper.make_node("Erf", ["s"], ["e"], name="erf"),
-              helper.make_node("Add", ["one", "e"], ["a"], name="add"), helper.make_node("Mul", ["hh", "a"], ["g"], name="mul")]
-    n.append(helper.make_node("MatMul", ["g", "W2"], ["y"], name="fc2"))
-    return _model(n, inits)
+    inits = [const("W1", RNG.standard_normal((8, 16)) / 3), const("W2", RNG.standard_normal((16, 8)) / 3),
+             *gelu_constants()]
+    gelu, g = gelu_chain("h", "", "jax" if spelling == "jax" else "A")
+    return xy_model([helper.make_node("MatMul", ["x", "W1"], ["h"], name="fc1"), *gelu,
+                     helper.make_node("MatMul", [g, "W2"], ["y"], name="fc2")], inits)
 
 
 def _feeds(model: onnx.ModelProto) -> dict:
-    shape = [d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim]
+    shape = concrete_shape(model.graph.input[0], {}, 1)
     return {"x": RNG.standard_normal(shape).astype(np.float32)}
 
 
@@ -151,7 +131,7 @@ def test_gelu_pass_other_spelling_and_its_preconditions():
     wrong = jax_gelu_mlp("a")
     for t in wrong.graph.initializer:
         if t.name == "inv_sqrt2":
-            t.CopyFrom(_const("inv_sqrt2", 0.7))
+            t.CopyFrom(const("inv_sqrt2", 0.7))
     assert fuse_erf_gelu(wrong).rewrites == 0
     # idempotent and pure
     before = model.SerializeToString()
@@ -231,14 +211,11 @@ def test_dynamic_shape_names_the_input_and_the_fix_dims_option():
     with pytest.raises(UserError) as err:
         qnn.qnn_session(model, **FP16)
     msg = str(err.value)
-    assert "'x'" in msg and "--fix-dims batch=1" in msg and "\n" not in msg
+    assert "'x'" in msg and f"{qnn.FIX_DIMS_OPTION} batch=1" in msg and "\n" not in msg
     fixed = qnn.fix_dims(model, {"batch": 4})
     assert qnn.dynamic_inputs(fixed) == {}
     with pytest.raises(UserError, match="no symbolic dim 'sequence'"):
         qnn.fix_dims(model, {"sequence": 8})
-    assert qnn.parse_dims("batch=1, sequence=32") == {"batch": 1, "sequence": 32}
-    with pytest.raises(UserError, match="name=int"):
-        qnn.parse_dims("batch")
 
 
 def test_coverage_cli_on_a_dynamic_file(tmp_path, results_dir, capsys):
@@ -252,8 +229,8 @@ def test_coverage_cli_on_a_dynamic_file(tmp_path, results_dir, capsys):
     path = save_model(model, tmp_path / "dyn.onnx")
     assert run_cli(cov_mod.main, [str(path)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "input 'x'" in err[0] and "--fix-dims batch=1" in err[0]
-    assert run_cli(cov_mod.main, [str(path), "--fix-dims", "batch=4"]) == 0
+    assert len(err) == 1 and "input 'x'" in err[0] and f"{qnn.FIX_DIMS_OPTION} batch=1" in err[0]
+    assert run_cli(cov_mod.main, [str(path), qnn.FIX_DIMS_OPTION, "batch=4"]) == 0
     out = capsys.readouterr().out
     assert "2/3 nodes on QNN" in out and "CPU  Erf" in out  # ORT folded MatMul + Add into one Gemm
     assert (results_dir / "lab04" / "coverage_dyn_nodes.csv").is_file()
@@ -296,7 +273,7 @@ def test_qdq_for_qnn_per_layer_on_the_htp(tmp_path):
     assert first_out_of_tolerance([{**rows[0], "within": False}])["node"] == rows[0]["node"]
     # the -FLT_MAX mask fill is clamped; other initializers untouched
     masked = jax_gelu_mlp("a")
-    masked.graph.initializer.append(_const("mask", [0.0, np.finfo(np.float32).min]))
+    masked.graph.initializer.append(const("mask", [0.0, np.finfo(np.float32).min]))
     clamped, n = clamp_mask_fill(masked)
     assert n == 1 and numpy_helper.to_array(clamped.graph.initializer[-1]).tolist() == [0.0, -1e4]
 
@@ -317,5 +294,6 @@ def test_pipeline_bad_fix_dims_is_a_usage_error(capsys):
     from common.errors import run_cli
     from lab04_npu import pipeline
 
-    assert run_cli(pipeline.main, ["--fix-dims", "batch"]) == 2
-    assert "name=int" in capsys.readouterr().err
+    assert run_cli(pipeline.main, [qnn.FIX_DIMS_OPTION, "batch"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"argument {qnn.FIX_DIMS_OPTION}: 'batch' is not NAME=SIZE" in err[0]

@@ -20,11 +20,12 @@ from pathlib import Path
 import numpy as np
 import onnx
 import pytest
-from onnx import TensorProto, helper, numpy_helper
+from onnx import helper
 
 from lab04_npu import qnn
 from lab04_npu.coverage import coverage, report
 from lab04_npu.qnnlog import base_name
+from lab04_npu.testing import const, xy_model
 
 pytestmark = pytest.mark.lab04
 
@@ -33,44 +34,32 @@ RNG = np.random.default_rng(3)
 REASON_ERF = "Operators of type `Erf` are not supported by QNN EP"  # QNN EP 2.7.0's wording
 
 
-def _const(name: str, value) -> onnx.TensorProto:
-    return numpy_helper.from_array(np.asarray(value, dtype=np.float32), name)
-
-
-def _model(nodes, inits, in_shape, out_shape) -> onnx.ModelProto:
-    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, in_shape)],
-                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, out_shape)], inits)
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
-    m.ir_version = 8
-    return m
-
-
 def _node(op, ins, out, **attrs):
     return helper.make_node(op, ins, [out], name=out, **attrs)  # each node is named like its output
 
 
 GRAPHS = {
     # MatMul (QNN) -> Erf (CPU) -> Relu, Add (QNN) -> Erf (CPU) -> Sigmoid (QNN): three partitions
-    "refused_between": lambda: _model(
+    "refused_between": lambda: xy_model(
         [_node("MatMul", ["x", "W"], "mm"), _node("Erf", ["mm"], "erf"), _node("Relu", ["erf"], "relu"),
          _node("Add", ["relu", "B"], "add"), _node("Erf", ["add"], "erf2"), _node("Sigmoid", ["erf2"], "y")],
-        [_const("W", RNG.standard_normal((8, 8))), _const("B", RNG.standard_normal(8))], [4, 8], [4, 8]),
+        [const("W", RNG.standard_normal((8, 8))), const("B", RNG.standard_normal(8))], [4, 8], [4, 8]),
     # all supported: one partition
-    "supported": lambda: _model(
+    "supported": lambda: xy_model(
         [_node("MatMul", ["x", "W"], "mm"), _node("Add", ["mm", "B"], "add"), _node("Relu", ["add"], "y")],
-        [_const("W", RNG.standard_normal((8, 16))), _const("B", RNG.standard_normal(16))], [4, 8], [4, 16]),
+        [const("W", RNG.standard_normal((8, 16))), const("B", RNG.standard_normal(16))], [4, 8], [4, 16]),
     # nothing QNN takes: ORT places every node on the CPU, no partition
-    "refused_only": lambda: _model([_node("Erf", ["x"], "erf"), _node("Erf", ["erf"], "y")], [], [4, 8], [4, 8]),
+    "refused_only": lambda: xy_model([_node("Erf", ["x"], "erf"), _node("Erf", ["erf"], "y")], [], [4, 8], [4, 8]),
     # Conv: ORT's layout pass renames it (conv_token_N) and adds Transposes; the one after the CPU's Erf
     # is a partition of its own that holds no node of the file
-    "conv": lambda: _model(
+    "conv": lambda: xy_model(
         [_node("Conv", ["x", "Wc"], "conv", pads=[1, 1, 1, 1]), _node("Relu", ["conv"], "relu"),
-         _node("Erf", ["relu"], "y")], [_const("Wc", RNG.standard_normal((4, 3, 3, 3)))], [1, 3, 8, 8], [1, 4, 8, 8]),
+         _node("Erf", ["relu"], "y")], [const("Wc", RNG.standard_normal((4, 3, 3, 3)))], [1, 3, 8, 8], [1, 4, 8, 8]),
     # exact GELU as (x * (1 + erf(x / sqrt 2))) * 0.5: QNN's GeluFusion takes the five nodes as one unit
-    "gelu": lambda: _model(
+    "gelu": lambda: xy_model(
         [_node("Mul", ["x", "inv_sqrt2"], "scaled"), _node("Erf", ["scaled"], "erf"),
          _node("Add", ["erf", "one"], "add"), _node("Mul", ["x", "add"], "mul"), _node("Mul", ["mul", "half"], "y")],
-        [_const("inv_sqrt2", 1 / np.sqrt(2)), _const("one", 1.0), _const("half", 0.5)], [4, 8], [4, 8]),
+        [const("inv_sqrt2", 1 / np.sqrt(2)), const("one", 1.0), const("half", 0.5)], [4, 8], [4, 8]),
 }
 
 

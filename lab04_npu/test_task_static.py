@@ -24,6 +24,7 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 from common.errors import UserError
+from common.testing import AS_DECLARED, make_model
 from common.gates import compare
 from lab04_npu import qnn
 
@@ -31,6 +32,7 @@ pytestmark = pytest.mark.lab04
 
 RNG = np.random.default_rng(7)
 W = RNG.standard_normal((8, 8)).astype(np.float32) / 3
+F = TensorProto.FLOAT
 FP16_ATOL = 2e-2  # of each output's scale: see the module docstring
 
 
@@ -40,17 +42,11 @@ def token_model(batch="batch", seq="sequence", cat="cat_len") -> onnx.ModelProto
     Dims are names (the dynamic model) or numbers (the test's reference); ``z``'s axis 1 has a name of
     its own (``cat``, as an exporter writes for a computed dim) that only shape inference can resolve.
     """
-    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [batch, seq, 8])
-    mask = helper.make_tensor_value_info("mask", TensorProto.FLOAT, [batch, seq, 1])
-    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [batch, seq, 8])
-    z = helper.make_tensor_value_info("z", TensorProto.FLOAT, [batch, cat, 8])
     nodes = [helper.make_node("MatMul", ["x", "W"], ["h"], name="mm"),
              helper.make_node("Mul", ["h", "mask"], ["y"], name="masked"),
              helper.make_node("Concat", ["x", "x"], ["z"], name="cat", axis=1)]
-    g = helper.make_graph(nodes, "tokens", [x, mask], [y, z], [numpy_helper.from_array(W, "W")])
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
-    m.ir_version = 8
-    return m
+    return make_model(nodes, [("x", F, [batch, seq, 8]), ("mask", F, [batch, seq, 1])],
+                      [("y", F, [batch, seq, 8]), ("z", F, [batch, cat, 8])], {"W": W}, name="tokens", **AS_DECLARED)
 
 
 def dims_of(vi: onnx.ValueInfoProto) -> list:
@@ -179,4 +175,4 @@ def test_bad_names_values_and_leftover_dims_are_one_line_user_errors():
     with pytest.raises(UserError) as err:  # sequence left symbolic: the input is named with the fix
         qnn.fix_dims(dynamic, {"batch": 1})
     msg = str(err.value)
-    assert "'x'" in msg and "--fix-dims" in msg and "sequence" in msg and "\n" not in msg
+    assert "'x'" in msg and qnn.FIX_DIMS_OPTION in msg and "sequence" in msg and "\n" not in msg

@@ -16,8 +16,11 @@ tasks are; graded tests carry ``@pytest.mark.task("<task-id>", points=N)``. Modu
   that a failed property's report (the shrunk case, expected vs actual) reaches the grade report;
 - :mod:`~common.course.gate`: the release gate (handout, reference, one task stubbed at a time,
   known-wrong submissions in ``common/course/wrong/``);
-- :mod:`~common.course.summary`: the instructor's view of a class: many grade reports in one table.
+- :mod:`~common.course.summary`: the instructor's view of a class: many grade reports in one table;
+- :mod:`~common.course.autograder`: Gradescope's ``autograder.zip`` (``setup.sh``, ``run_autograder`` calling the
+  grader, the reference without ``results/`` and ``data/``);
+- :mod:`~common.course.classroom`: GitHub Classroom's workflow for the handout, one step per task.
 
-Commands: ``python -m common.course {sheet,student,grade,gate}`` (see :mod:`common.course.__main__`) and
-``python -m common.grading summary REPORT... [--out DIR]`` (see :mod:`common.grading`).
+Commands: ``python -m common.course {sheet,student,grade,gate,autograder,classroom}`` (see
+:mod:`common.course.__main__`) and ``python -m common.grading summary REPORT... [--out DIR]`` (see :mod:`common.grading`).
 """

@@ -1,9 +1,11 @@
 """``python -m common.course``: the course edition's commands.
 
     python -m common.course sheet [--check]                 write every lab's TASKS.md (--check: exit 1 if stale)
-    python -m common.course student [--out build/student]   the student handout (make student)
+    python -m common.course student [--out build/student] [--classroom]   the student handout (make student)
     python -m common.course grade SUB [--out build/grade] [--lab lab01] [--task 1.3] [--timeout 120]   (make grade)
     python -m common.course gate [--all] [--json FILE]      the release gate (the suite runs it without --all)
+    python -m common.course autograder [--out build/autograder] [--lab lab01] [--timeout 120]   Gradescope's autograder.zip
+    python -m common.course classroom [--out build/classroom] [--timeout 120] [--minutes 10]   GitHub Classroom's workflow
 
 ``--root DIR`` (before the command) names another reference tree than this checkout.
 
@@ -32,6 +34,8 @@ def main(argv=None) -> int:
     s.add_argument("--check", action="store_true", help="write nothing; exit 1 if a sheet is stale")
     s = sub.add_parser("student", help="write the student handout (a fresh git repository)")
     s.add_argument("--out", default="build/student", help="where (default build/student)")
+    s.add_argument("--classroom", action="store_true",
+                   help="also write the GitHub Classroom workflow (.github/workflows/classroom.yml) into it")
     s = sub.add_parser("grade", help="grade a submission folder")
     s.add_argument("sub", help="the submission: a folder laid out like the handout")
     s.add_argument("--out", default="build/grade", help="where results.json and results.md go (default build/grade)")
@@ -41,8 +45,34 @@ def main(argv=None) -> int:
     s = sub.add_parser("gate", help="the release gate: handout, reference, stubs, wrong submissions")
     s.add_argument("--all", action="store_true", help="stub every task one at a time (the suite does one lab)")
     s.add_argument("--json", help="also write the gate's findings as JSON here")
+    s = sub.add_parser("autograder", help="write the Gradescope autograder bundle (autograder.zip)")
+    s.add_argument("--out", default="build/autograder", help="the folder of autograder.zip (default build/autograder)")
+    s.add_argument("--lab", action="append", help="grade only this lab (lab01 or lab01_onnx); repeatable; default all")
+    s.add_argument("--timeout", type=int, default=120, help="seconds per graded test (default 120)")
+    s = sub.add_parser("classroom", help="write the GitHub Classroom workflow (.github/workflows/classroom.yml)")
+    s.add_argument("--out", default="build/classroom", help="the folder that gets .github/ (default build/classroom)")
+    s.add_argument("--timeout", type=int, default=120, help="seconds per graded test (default 120)")
+    s.add_argument("--minutes", type=int, default=10, help="minutes per task step (default 10)")
     args = p.parse_args(argv)
     root = Path(args.root)
+    if args.cmd == "autograder":
+        from common.cli import positive
+
+        from . import autograder
+        positive("--timeout", args.timeout)
+        b = autograder.write(root, args.out, labs=args.lab, timeout_s=args.timeout)
+        print(f"autograder: {b.path} ({len(b.entries)} files; grades {', '.join(b.labs)}; {args.timeout} s per test)")
+        return 0
+    if args.cmd == "classroom":
+        from common.cli import positive
+
+        from . import classroom
+        positive("--timeout", args.timeout)
+        positive("--minutes", args.minutes)
+        course = load_course(root)
+        path = classroom.write(course, args.out, timeout_s=args.timeout, step_minutes=args.minutes)
+        print(f"classroom: {path} ({len(course.tasks)} task steps, {sum(t.points for t in course.tasks.values())} points)")
+        return 0
     if args.cmd == "sheet":
         from . import sheet
         course = load_course(root)
@@ -57,7 +87,11 @@ def main(argv=None) -> int:
     if args.cmd == "student":
         from . import release
         t0 = time.perf_counter()
-        h = release.build(root, args.out)
+        extra = None
+        if args.classroom:
+            from . import classroom
+            extra = {classroom.WORKFLOW: classroom.workflow(load_course(root)).encode()}
+        h = release.build(root, args.out, extra=extra)
         stubs = ", ".join(f"{k} ({v})" for k, v in sorted(h.stubs.items()))
         print(f"handout: {h.out} ({h.files} files, one commit; {time.perf_counter() - t0:.1f} s)")
         print(f"stubbed solution blocks: {stubs}; hidden-test blocks dropped: {h.hidden_blocks}; "

@@ -142,6 +142,7 @@ class LabGrade:
     run: Run | None
     ignored: list[str]
     seconds: float = 0.0
+    timeout_s: int | None = None
 
     @property
     def score(self) -> int:
@@ -251,7 +252,7 @@ def grade_lab(course: Course, lab: Lab, tree: Path, *, runner: Callable[..., Run
             g.notes.append(f"the test run ended early (exit status {run.rc}"
                            + (", time limit" if run.timed_out else "") + "): tests that did not report score 0")
         g.score = min(g.score, g.task.points)
-    return LabGrade(lab, list(grades.values()), run, ignored, run.seconds)
+    return LabGrade(lab, list(grades.values()), run, ignored, run.seconds, timeout_s)
 
 
 def results_json(g: LabGrade) -> dict:
@@ -265,7 +266,8 @@ def results_json(g: LabGrade) -> dict:
         summary.append("Ignored (not part of the grade): " + "; ".join(g.ignored))
     return {"score": g.score, "execution_time": round(g.seconds, 1), "output": "\n".join(summary),
             "output_format": "text", "visibility": "visible", "stdout_visibility": "hidden",
-            "extra_data": {"lab": g.lab.dir, "hypothesis_seed": HYPOTHESIS_SEED, "ignored": g.ignored,
+            "extra_data": {"lab": g.lab.dir, "hypothesis_seed": HYPOTHESIS_SEED, "timeout_s": g.timeout_s,
+                           "ignored": g.ignored,
                            "run_exit_status": g.run.rc if g.run else None},
             "tests": tests}
 

@@ -12,6 +12,8 @@ a fresh git repository with one commit and no history at ``--out``:
   A file whose stubbed text leaves an import or a local unused gets a last line
   ``# ruff: noqa: F401`` (or ``F841``) so the handout's linter stays clean.
 
+``--classroom`` also writes the GitHub Classroom workflow (:mod:`common.course.classroom`) into the handout.
+
 ``--out`` is replaced only when it is a handout this command wrote (its one commit says so);
 otherwise the command refuses. Errors (one line, exit 2: :class:`~common.errors.UserError`): a bad
 ``tasks.toml``, a bad marker, a solution block of a task in a file the task does not list, a task
@@ -251,8 +253,11 @@ def write_tree(course: Course, files: dict[str, bytes], dest: Path) -> None:
             p.chmod(0o755)
 
 
-def build(root: str | Path, out: str | Path, *, git: bool = True) -> Handout:
+def build(root: str | Path, out: str | Path, *, git: bool = True, extra: dict[str, bytes] | None = None) -> Handout:
     """Write the handout of the reference at ``root`` to ``out`` (see the module docstring).
+
+    ``extra``: more files (``{relative path: bytes}``, e.g. the GitHub Classroom workflow of
+    :mod:`common.course.classroom`) written into the handout before its commit.
 
     Raises:
         UserError: a check failed, or ``out`` exists and is not a handout this command wrote.
@@ -266,6 +271,10 @@ def build(root: str | Path, out: str | Path, *, git: bool = True) -> Handout:
     files = source_files(course.root)
     scan = check(course, files)
     tree = plan(course, scan, files)
+    for rel, data in (extra or {}).items():
+        if rel in tree:
+            raise UserError(f"{rel}: the reference has this file already; the handout cannot add its own")
+        tree[rel] = data
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:

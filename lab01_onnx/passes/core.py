@@ -24,7 +24,7 @@ import onnx
 from onnx import numpy_helper
 
 from common.errors import UserError
-from common.onnx_graph import GraphIndex
+from common.onnx_graph import GraphIndex, graph_defs
 from common.onnx_utils import DEFAULT_DOMAINS, opset
 
 from .shapes import Shapes
@@ -218,7 +218,7 @@ class DefUseIndex:
             del g.initializer[:]
             g.initializer.extend(kept_t)
         g.initializer.extend(t for t in self.new_inits if t.name not in self.removed_inits)
-        live = {o for n in g.node for o in n.output} | {i.name for i in g.input} | {t.name for t in g.initializer}
+        live = graph_defs(g)
         if any(v.name not in live for v in g.value_info):
             kept_v = [v for v in g.value_info if v.name in live]
             del g.value_info[:]

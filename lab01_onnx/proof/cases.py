@@ -26,7 +26,8 @@ import onnx
 from onnx import numpy_helper
 
 from common.errors import UserError
-from common.onnx_graph import subgraphs
+from common.onnx_dims import concrete_shape
+from common.onnx_graph import GraphIndex, subgraphs
 
 
 @dataclasses.dataclass
@@ -109,9 +110,8 @@ def node_cases() -> list[Case]:
 
 def _dummy_value(vi: onnx.ValueInfoProto, rng: np.random.Generator) -> np.ndarray:
     """Seeded random input for a declared tensor input (symbolic dims become 1)."""
-    tt = vi.type.tensor_type
-    shape = [d.dim_value if d.HasField("dim_value") else 1 for d in tt.shape.dim]
-    dtype = onnx.helper.tensor_dtype_to_np_dtype(tt.elem_type)
+    shape = concrete_shape(vi, {}, 1)
+    dtype = onnx.helper.tensor_dtype_to_np_dtype(vi.type.tensor_type.elem_type)
     if np.issubdtype(dtype, np.floating):
         return rng.standard_normal(shape).astype(dtype)
     return rng.integers(0, 4, size=shape).astype(dtype)
@@ -188,12 +188,12 @@ def pattern_count(model: onnx.ModelProto) -> int:
     """Main-graph instances of what the passes rewrite: Reshape fed by Reshape, Identity, and
     Gather whose indices are constant and whose data is constant or a Shape."""
     g = model.graph
-    producer = {o: n for n in g.node for o in n.output}
+    idx = GraphIndex(g)
     consts = {t.name for t in g.initializer} | {n.output[0] for n in g.node
                                                if n.op_type == "Constant" and n.output}
 
     def made_by(name: str, op: str) -> bool:
-        return name in producer and producer[name].op_type == op
+        return name in idx.producer and idx.nodes[idx.producer[name]].op_type == op
 
     count = 0
     for n in g.node:

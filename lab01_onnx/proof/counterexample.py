@@ -39,6 +39,7 @@ import numpy as np
 import onnx
 
 from common.course.feedback import Counterexample
+from common.onnx_graph import GraphIndex
 
 from . import contract
 
@@ -162,7 +163,7 @@ def divergence_lines(a: onnx.ModelProto, b: onnx.ModelProto, feeds: Mapping[str,
         out = ["First diverging node: none; every tensor both graphs compute agrees (the difference is in the "
                "graph's structure or interface, not its values)"]
     else:
-        pos = next((i for i, n in enumerate(b.graph.node) if div.output in n.output), None)
+        pos = GraphIndex(b.graph).producer.get(div.output)
         label = repr(div.node) if div.node else "unnamed"
         out = [f"First diverging node (lab01_onnx.divergence, exact): {div.op_type} ({label}, node {pos} of the "
                f"result), output {div.output!r}: max abs {div.max_abs:.3g}, shapes {list(div.shape_a)} vs "
@@ -178,8 +179,8 @@ def _folded_lines(a: onnx.ModelProto, b: onnx.ModelProto, feeds: Mapping[str, An
     from common.onnx_utils import ort_run, ort_session
     from lab01_onnx.divergence import expose_intermediates
 
-    producers = {o: n for n in a.graph.node for o in n.output}
-    folded = [t for t in b.graph.initializer if t.name in producers]
+    idx = GraphIndex(a.graph)
+    folded = [t for t in b.graph.initializer if t.name in idx.producer]
     if not folded:
         return []
     try:
@@ -192,7 +193,7 @@ def _folded_lines(a: onnx.ModelProto, b: onnx.ModelProto, feeds: Mapping[str, An
         if want is not None and (got.shape != want.shape or got.dtype != want.dtype
                                  or not np.array_equal(got, want, equal_nan=got.dtype.kind == "f")):
             out.append(f"Folded value that differs: initializer {t.name!r} of the result: {value_text(got)}; the "
-                       f"input graph's {producers[t.name].op_type} computes {value_text(want)} there")
+                       f"input graph's {idx.nodes[idx.producer[t.name]].op_type} computes {value_text(want)} there")
     return out
 
 

@@ -3,11 +3,11 @@
 Run::
 
     python -m lab01_onnx.tools.memplan                                  # LLaMA-tiny, ResNet-50, BERT-base
-    python -m lab01_onnx.tools.memplan MODEL.onnx --dim batch=1 --dim sequence=128
+    python -m lab01_onnx.tools.memplan MODEL.onnx --dims batch=1,sequence=128
 
 What it computes (all sizes in bytes, steps are node indices in execution order):
 
-1. **Static shapes.** Every dynamic input axis gets a size from ``--dim`` (by its ``dim_param``
+1. **Static shapes.** Every dynamic input axis gets a size from ``--dims`` (by its ``dim_param``
    name, e.g. ``sequence=128``, or by ``input:axis``, e.g. ``input_ids:1=128``); ONNX shape
    inference (with data propagation, so ``Shape -> Gather -> Concat -> Reshape`` chains resolve)
    then gives every intermediate tensor a static shape; ONNX Runtime's symbolic shape inference is
@@ -42,7 +42,6 @@ The core (:class:`Step`, :func:`lifetimes`, :func:`best_fit_plan`, :func:`greedy
 """
 from __future__ import annotations
 
-import copy
 import heapq
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
@@ -55,7 +54,9 @@ import onnx
 from common.cli import parser, step
 from common.errors import UserError, run_cli
 
+from common.onnx_dims import DIMS_OPTION, add_dims_argument, fix_dims
 from common.onnx_graph import node_reads, static_shape, tensor_nbytes
+from common.onnx_skeleton import infer_shapes
 from common.onnx_utils import export_torchscript, load_model, op_key, print_ir
 
 LAB = "lab01"
@@ -291,25 +292,6 @@ def reorder(steps: Sequence[Step], strategy: str, sizes: Mapping[str, int] | Non
 # ONNX adapter
 
 
-def parse_dims(items: Sequence[str]) -> dict[str, int]:
-    """``["batch=1", "input_ids:1=128"]`` -> ``{"batch": 1, "input_ids:1": 128}``.
-
-    Raises:
-        UserError: an item is not ``NAME=POSITIVE_INT``.
-    """
-    dims = {}
-    for item in items:
-        key, sep, val = item.partition("=")
-        try:
-            n = int(val)
-        except ValueError:
-            n = 0
-        if not sep or not key or n <= 0:
-            raise UserError(f"--dim {item!r}: expected NAME=SIZE with SIZE a positive integer, e.g. --dim sequence=128")
-        dims[key.strip()] = n
-    return dims
-
-
 def onnx_steps(model: onnx.ModelProto) -> list[Step]:
     """The main graph's nodes as :class:`Step` s, in file order (ONNX requires topological order)."""
     steps = []
@@ -319,63 +301,40 @@ def onnx_steps(model: onnx.ModelProto) -> list[Step]:
     return steps
 
 
-def fix_input_dims(model: onnx.ModelProto, dims: Mapping[str, int]) -> onnx.ModelProto:
-    """A copy of ``model`` whose graph inputs/outputs have static dims, value_info cleared.
-
-    Raises:
-        UserError: a dynamic input axis has no size in ``dims`` (the message names the flag to add).
-    """
-    m = copy.deepcopy(model)
-    inits = {i.name for i in m.graph.initializer}
-    missing = []
-    for vi, is_input in [(v, True) for v in m.graph.input if v.name not in inits] + [(v, False) for v in m.graph.output]:
-        if not vi.type.HasField("tensor_type"):
-            continue
-        if not vi.type.tensor_type.HasField("shape"):
-            if is_input:
-                raise UserError(f"input {vi.name!r} has no shape in the model; its rank is unknown, so sizes cannot be planned (re-export with input shapes)")
-            continue
-        for axis, d in enumerate(vi.type.tensor_type.shape.dim):
-            if d.HasField("dim_value") and d.dim_value > 0:
-                continue
-            key = next((k for k in (d.dim_param, f"{vi.name}:{axis}") if k and k in dims), None)
-            if key is not None:
-                d.Clear()
-                d.dim_value = dims[key]
-            elif is_input:
-                missing.append(f"{vi.name}:{axis}" + (f" ({d.dim_param!r})" if d.dim_param else ""))
-            else:
-                d.Clear()
-    if missing:
-        first = missing[0]
-        hint = first.split("(")[-1].strip("')") if "(" in first else first.split(" ")[0]
-        raise UserError(f"dynamic input axis {first} has no size: pass --dim {hint}=N for each of {', '.join(missing)}")
-    del m.graph.value_info[:]
-    return m
-
-
 def _static_shape(vi: onnx.ValueInfoProto) -> tuple[int, ...] | None:
     """:func:`common.onnx_graph.static_shape`, when the element type is known too."""
     return static_shape(vi) if vi.type.tensor_type.elem_type else None
 
 
 def infer_static_shapes(model: onnx.ModelProto, dims: Mapping[str, int]) -> onnx.ModelProto:
-    """``model`` with static input dims and inferred value_info (ONNX, then ORT symbolic fallback)."""
-    m = fix_input_dims(model, dims)
+    """A copy of ``model`` with static input dims (:func:`common.onnx_dims.fix_dims`) and the
+    ``value_info`` shape inference gives every intermediate tensor from them: ONNX's, with data
+    propagation, on the weight-less skeleton (:func:`common.onnx_skeleton.infer_shapes`), then ORT's
+    symbolic shape inference where ONNX's leaves a tensor without a static shape.
+
+    Raises:
+        UserError: a dynamic input axis without a size in ``dims``, an input declaring no shape, or a
+            model ONNX shape inference rejects.
+    """
+    m = fix_dims(model, dims)
+    del m.graph.value_info[:]  # the file's intermediate types: derived again from the fixed inputs
     try:
-        m = onnx.shape_inference.infer_shapes(m, check_type=False, strict_mode=False, data_prop=True)
+        inferred = infer_shapes(m, data_prop=True)
     except Exception as exc:  # inconsistent model
         raise UserError(f"ONNX shape inference failed: {str(exc).splitlines()[0]}") from None
     produced = [t for n in m.graph.node for t in n.output if t]
-    vis = {v.name: v for v in list(m.graph.value_info) + list(m.graph.output)}
+    vis = {v.name: v for v in list(inferred.graph.value_info) + list(inferred.graph.output)}
     if any(t not in vis or _static_shape(vis[t]) is None for t in produced):
         try:
             from onnxruntime.tools.symbolic_shape_infer import SymbolicShapeInference
-            m2 = SymbolicShapeInference.infer_shapes(m, auto_merge=True)
+            m2 = SymbolicShapeInference.infer_shapes(inferred, auto_merge=True)
             if m2 is not None:
-                m = m2
+                inferred = m2
         except Exception:  # the ORT helper is best effort; missing shapes are reported below
             pass
+    m.graph.value_info.extend(inferred.graph.value_info)
+    for o, io in zip(m.graph.output, inferred.graph.output):
+        o.CopyFrom(io)
     return m
 
 
@@ -400,7 +359,7 @@ def static_tensor_sizes(model: onnx.ModelProto) -> tuple[dict[str, int], dict[st
             info[t] = (shape, onnx.helper.tensor_dtype_to_np_dtype(elem).name)
     if missing:
         raise UserError(f"{len(missing)} intermediate tensor(s) have no static shape after shape inference "
-                        f"(first: {', '.join(missing[:3])}); give --dim for every dynamic axis, or simplify "
+                        f"(first: {', '.join(missing[:3])}); give {DIMS_OPTION} for every dynamic axis, or simplify "
                         f"the model first (python -m onnxsim IN OUT)")
     return sizes, info
 
@@ -526,10 +485,9 @@ def _default_models() -> dict[str, tuple[onnx.ModelProto, dict]]:
 def main(argv: Sequence[str] | None = None) -> int:
     ap = parser("python -m lab01_onnx.tools.memplan", __doc__)
     ap.add_argument("model", nargs="?", help="an .onnx file (default: export LLaMA-tiny, ResNet-50, BERT-base)")
-    ap.add_argument("--dim", action="append", default=[], metavar="NAME=SIZE",
-                    help="size of a dynamic axis, by dim_param (sequence=128) or input:axis (input_ids:1=128)")
+    add_dims_argument(ap, help="sizes of the dynamic axes (sequence=128 or input_ids:1=128)")
     args = ap.parse_args(argv)
-    dims = parse_dims(args.dim)
+    dims = args.dims
 
     from common.results import write_table
     from common.timing import environment

@@ -47,6 +47,7 @@ from common.cli import parser, step, want_ir
 from common.errors import UserError, require, run_cli
 
 from common.onnx_graph import GraphIndex, node_reads, static_shape
+from common.onnx_skeleton import infer_shapes
 from common.onnx_utils import DEFAULT_DOMAINS, export_torchscript, load_model, op_key, ort_optimize, print_ir
 
 LAB = "lab01"
@@ -99,7 +100,7 @@ class _Graph:
         value_info: list = []
         if infer:
             try:
-                value_info = list(onnx.shape_inference.infer_shapes(_skeleton(model), strict_mode=False).graph.value_info)
+                value_info = list(infer_shapes(model).graph.value_info)
             except Exception:  # shape facts are optional evidence
                 pass
         g = model.graph
@@ -154,26 +155,6 @@ class _Graph:
     def node_label(self, i: int) -> str:
         n = self.nodes[i]
         return f"{op_key(n)} '{n.name or n.output[0]}'"
-
-
-def _skeleton(model: onnx.ModelProto, max_bytes: int = 4096) -> onnx.ModelProto:
-    """``model`` without the data of large initializers (declared as typed inputs instead), so
-    shape inference does not copy hundreds of MB of weights; small ones (shapes, axes) stay."""
-    g = onnx.GraphProto(name=model.graph.name)
-    g.node.extend(model.graph.node)
-    g.input.extend(model.graph.input)
-    g.output.extend(model.graph.output)
-    g.value_info.extend(model.graph.value_info)
-    declared = {i.name for i in g.input}
-    for t in model.graph.initializer:
-        if t.ByteSize() <= max_bytes:
-            g.initializer.append(t)
-        elif t.name not in declared:
-            g.input.append(onnx.helper.make_tensor_value_info(t.name, t.data_type, list(t.dims)))
-    m = onnx.helper.make_model(g, opset_imports=list(model.opset_import))
-    m.ir_version = max(model.ir_version, 4)
-    m.functions.extend(model.functions)
-    return m
 
 
 def _sig(n: onnx.NodeProto) -> tuple:

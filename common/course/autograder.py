@@ -1,0 +1,396 @@
+"""The Gradescope autograder bundle: ``python -m common.course autograder --out DIR`` writes ``DIR/autograder.zip``.
+
+It follows Gradescope's autograder specification (https://gradescope-autograders.readthedocs.io/en/latest/specs/):
+the zip holds at its root
+
+- ``setup.sh``: run once, as root, when Gradescope builds the autograder's Docker image (Ubuntu; pick the
+  22.04 base image, whose archive has Python 3.11). It installs Python (the version ``pyproject.toml``'s
+  ``requires-python`` names, from Ubuntu's archive when the image has none) and the project into ``/autograder/source/.venv`` the way ``make setup`` does:
+  ``pip install -c requirements.lock -e .`` from PyPI, plus PyTorch's CPU wheel index when the lock pins a
+  ``+cpu`` build (:data:`TORCH_CPU_INDEX`: those wheels exist nowhere else), then the project's own
+  required-packages check;
+- ``run_autograder``: run for every submission (working directory ``/autograder``; Gradescope unzips the
+  bundle into ``/autograder/source`` and puts the student's files in ``/autograder/submission``). It copies the
+  submission into a work folder laid out like the handout (:func:`layout`), runs the same grader as
+  ``make grade`` (``python -m common.course grade``: the per-test timeout and ``--hypothesis-seed=0`` of
+  :mod:`common.course.grade`) on the bundle's labs, and merges the per-lab ``results.json`` into
+  ``/autograder/results/results.json`` (:func:`merge`), written atomically (:func:`common.results.atomic_write`).
+  Nothing downloads while it runs (Hugging Face offline, pip without an index). Every path has an environment
+  override so the script runs outside Gradescope: ``AUTOGRADER_ROOT`` (default ``/autograder``), and
+  ``AUTOGRADER_SOURCE``, ``AUTOGRADER_SUBMISSION``, ``AUTOGRADER_RESULTS``, ``AUTOGRADER_PYTHON`` (default
+  ``<source>/.venv/bin/python``);
+- the reference's tree: its files as :func:`common.course.release.source_files` lists them (solutions and hidden
+  tests included: the grader needs them; this zip goes to Gradescope, never to a student), without what the
+  grader never reads (:data:`LEFT_OUT`: ``results/``, ``data/``, the known-wrong submissions and the course's own
+  tests), without caches or ``.git``, and without what ``--out`` holds or an earlier ``autograder.zip``.
+
+``--lab`` (repeatable; default: every lab with tasks) picks the labs ``run_autograder`` grades; ``--timeout`` the
+seconds per graded test (default :data:`common.course.grade.DEFAULT_TIMEOUT_S`). The zip is deterministic (sorted
+entries, a fixed date, mode 755 for the two scripts and the reference's executables, 644 otherwise). A submission
+is found (:func:`layout`) where the handout puts its files, in a folder up to three levels below (a zip of the
+repository), or, for a file uploaded alone (Gradescope's drag and drop drops the folders), by its name when
+exactly one student file has that name. The grader stops a lab's run after ``max(600, 20 * timeout)`` seconds;
+Gradescope's own autograder timeout (a setting of the assignment) should leave room for every lab's.
+
+``run_autograder`` also calls this module: ``python -m common.course.autograder layout SUB --out DIR`` and
+``python -m common.course.autograder results GRADE_DIR --out results.json --lab L... [--exit-status N --log F]``.
+When a lab's ``results.json`` is missing (the grader stopped: a bad course, a crash), the merged file still lists
+every task of it at 0 with the grader's last lines, so Gradescope shows why.
+
+Errors (:class:`~common.errors.UserError`, one ``error:`` line, exit 2): a bad course or a reference without
+solutions, an unknown lab, an ``--out`` that is a file or cannot be written, a reference file that is named like
+one of the two scripts.
+"""
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import shutil
+import stat
+import sys
+import tomllib
+import zipfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from common.errors import UserError
+from common.results import atomic_write
+
+from . import release
+from .grade import DEFAULT_TIMEOUT_S, HYPOTHESIS_SEED, NOT_COPIED
+from .tasks import Course, Lab, load_course
+
+SPEC = "https://gradescope-autograders.readthedocs.io/en/latest/specs/"
+ZIP_NAME = "autograder.zip"
+SETUP, RUN = "setup.sh", "run_autograder"
+#: Prefixes of the reference that stay out of the bundle: the grader never reads them.
+LEFT_OUT = NOT_COPIED + release.INSTRUCTOR_ONLY
+#: The only index beyond PyPI that ``setup.sh`` may use: PyTorch's CPU wheels, when the lock pins ``torch==X+cpu``.
+TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
+#: Folders a submission's copy leaves out (never graded) and folders :func:`layout` does not search.
+_NOT_SUBMITTED = release.SKIP_DIRS | release.CACHE_PARTS | {"__MACOSX"}
+_DATE = (1980, 1, 1, 0, 0, 0)
+
+SETUP_SH = """\
+#!/usr/bin/env bash
+# Gradescope's setup.sh for {project}: written by `python -m common.course autograder`, regenerate it, do not edit.
+# Spec: {spec}
+# Runs once, as root, when Gradescope builds the autograder image (Ubuntu 22.04: its archive has Python {python}):
+# Python {python} and the project's packages, pinned by requirements.lock (as `make setup` installs them), into
+# <source>/.venv. Grading downloads nothing later.
+set -euo pipefail
+SOURCE="${{AUTOGRADER_SOURCE:-${{AUTOGRADER_ROOT:-/autograder}}/source}}"
+if ! command -v python{python} >/dev/null 2>&1; then
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python{python} python{python}-venv
+fi
+python{python} -m venv "$SOURCE/.venv"
+PY="$SOURCE/.venv/bin/python"
+"$PY" -m pip install -q --upgrade pip
+"$PY" -m pip install -q {pip_args}-c "$SOURCE/requirements.lock" -e "$SOURCE"
+cd "$SOURCE"
+"$PY" -c "import sys; from common.errors import missing_required as m, required_distributions as r; \\
+miss = m(r()); print('setup: missing ' + ', '.join(miss) if miss else 'setup ok'); sys.exit(bool(miss))"
+"""
+
+RUN_AUTOGRADER = """\
+#!/usr/bin/env bash
+# Gradescope's run_autograder for {project}: written by `python -m common.course autograder`, regenerate it, do not edit.
+# Spec: {spec}
+# Grades /autograder/submission with `python -m common.course grade` (labs: {labs_text}; {timeout} s per graded
+# test, --hypothesis-seed={seed}) and writes /autograder/results/results.json. Paths: AUTOGRADER_ROOT (default
+# /autograder), AUTOGRADER_SOURCE, AUTOGRADER_SUBMISSION, AUTOGRADER_RESULTS, AUTOGRADER_PYTHON.
+set -uo pipefail
+ROOT="${{AUTOGRADER_ROOT:-/autograder}}"
+SOURCE="${{AUTOGRADER_SOURCE:-$ROOT/source}}"
+SUBMISSION="${{AUTOGRADER_SUBMISSION:-$ROOT/submission}}"
+RESULTS="${{AUTOGRADER_RESULTS:-$ROOT/results}}"
+PY="${{AUTOGRADER_PYTHON:-$SOURCE/.venv/bin/python}}"
+LABS=({labs})
+TIMEOUT={timeout}
+# nothing downloads while grading
+export HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 TRANSFORMERS_OFFLINE=1 PIP_NO_INDEX=1 MPLBACKEND=Agg
+export PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$SOURCE${{PYTHONPATH:+:$PYTHONPATH}}"
+WORK="$(mktemp -d "${{TMPDIR:-/tmp}}/autograder.XXXXXX")"
+trap 'rm -rf "$WORK"' EXIT
+lab_args=()
+for lab in "${{LABS[@]}}"; do lab_args+=(--lab "$lab"); done
+cd "$SOURCE" || exit 1
+"$PY" -m common.course.autograder --root "$SOURCE" layout "$SUBMISSION" --out "$WORK/submission"
+"$PY" -m common.course --root "$SOURCE" grade "$WORK/submission" --out "$WORK/grade" --timeout "$TIMEOUT" \\
+  "${{lab_args[@]}}" > "$WORK/grade.log" 2>&1
+rc=$?
+cat "$WORK/grade.log"
+"$PY" -m common.course.autograder --root "$SOURCE" results "$WORK/grade" --out "$RESULTS/results.json" \\
+  --exit-status "$rc" --log "$WORK/grade.log" --timeout "$TIMEOUT" "${{lab_args[@]}}"
+"""
+
+
+def python_version(root: Path) -> str:
+    """``X.Y`` of ``requires-python = ">=X.Y..."`` in ``root/pyproject.toml`` (``3`` when it names none)."""
+    path = Path(root) / "pyproject.toml"
+    spec = tomllib.loads(path.read_text()).get("project", {}).get("requires-python", "") if path.is_file() else ""
+    m = re.search(r">=\s*(\d+\.\d+)", spec)
+    return m.group(1) if m else "3"
+
+
+def extra_index_urls(root: Path) -> list[str]:
+    """Indexes beyond PyPI that ``requirements.lock`` needs: :data:`TORCH_CPU_INDEX` for a ``torch==X+cpu`` pin."""
+    lock = Path(root) / "requirements.lock"
+    text = lock.read_text() if lock.is_file() else ""
+    return [TORCH_CPU_INDEX] if re.search(r"^torch==\S+\+cpu\s*$", text, re.M) else []
+
+
+def pip_index_args(root: Path) -> str:
+    """``--extra-index-url URL `` per :func:`extra_index_urls` (one string, each option followed by a space)."""
+    return "".join(f"--extra-index-url {u} " for u in extra_index_urls(root))
+
+
+def bundle_files(course: Course, out: Path | None = None) -> list[str]:
+    """The reference files that go into the bundle (sorted): see the module docstring."""
+    out = out.resolve() if out is not None else None
+    keep = []
+    for rel in release.source_files(course.root):
+        parts = Path(rel).parts
+        if rel.startswith(LEFT_OUT) or release.is_binary_result(rel) or rel.endswith((".pyc", ".pyo")):
+            continue
+        if any(p in release.CACHE_PARTS or p == ".git" or p.endswith(".egg-info") for p in parts):
+            continue
+        if Path(rel).name == ZIP_NAME or out is not None and (course.root / rel).resolve().is_relative_to(out):
+            continue  # a bundle written inside the tree, or what --out holds
+        keep.append(rel)
+    for name in (SETUP, RUN):
+        if name in keep:
+            raise UserError(f"the reference has its own {name}: the bundle writes one at the zip's root; rename it")
+    return keep
+
+
+def scripts(course: Course, labs: Sequence[Lab], timeout_s: int = DEFAULT_TIMEOUT_S) -> dict[str, str]:
+    """``{"setup.sh": text, "run_autograder": text}`` for ``labs`` (see the module docstring)."""
+    project = course.root.name
+    pyproject = course.root / "pyproject.toml"
+    if pyproject.is_file():
+        project = tomllib.loads(pyproject.read_text()).get("project", {}).get("name", project)
+    fill = {"project": project, "spec": SPEC, "python": python_version(course.root), "timeout": timeout_s,
+            "pip_args": pip_index_args(course.root), "seed": HYPOTHESIS_SEED,
+            "labs": " ".join(lab.dir for lab in labs), "labs_text": ", ".join(lab.dir for lab in labs)}
+    return {SETUP: SETUP_SH.format(**fill), RUN: RUN_AUTOGRADER.format(**fill)}
+
+
+def _entry(name: str, mode: int) -> zipfile.ZipInfo:
+    info = zipfile.ZipInfo(name, date_time=_DATE)
+    info.compress_type = zipfile.ZIP_DEFLATED
+    info.external_attr = (stat.S_IFREG | mode) << 16
+    return info
+
+
+@dataclass
+class Bundle:
+    """What :func:`write` wrote: the zip, its entries (sorted), the labs it grades."""
+
+    path: Path
+    entries: list[str]
+    labs: list[str]
+
+
+def writable_folder(out: Path, flag: str = "--out") -> Path:
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise UserError(f"{flag} {out} is a file: give a folder")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(f"cannot create {flag} {out}: {exc.strerror or exc}") from None
+    if not os.access(out, os.W_OK | os.X_OK):
+        raise UserError(f"cannot write to {flag} {out}: permission denied")
+    return out
+
+
+def write(root: str | Path, out: str | Path, *, labs: Iterable[str] | None = None,
+          timeout_s: int = DEFAULT_TIMEOUT_S) -> Bundle:
+    """Write ``out/autograder.zip`` for the reference at ``root`` (see the module docstring).
+
+    Raises:
+        UserError: a bad course, a reference without solution blocks, an unknown lab, an unwritable ``out``.
+    """
+    course = load_course(root)
+    chosen = [course.lab(name) for name in labs] if labs else list(course.labs)
+    chosen = list(dict.fromkeys(chosen))
+    out = writable_folder(Path(out))
+    files = bundle_files(course, out)
+    release.check(course, files)  # the grader needs the solutions and hidden tests: refuse a handout
+    texts = scripts(course, chosen, timeout_s)
+    buf = io.BytesIO()
+    entries = sorted([*files, *texts])
+    with zipfile.ZipFile(buf, "w") as zf:
+        for rel in entries:
+            if rel in texts:
+                zf.writestr(_entry(rel, 0o755), texts[rel])
+            else:
+                mode = 0o755 if os.access(course.root / rel, os.X_OK) else 0o644
+                zf.writestr(_entry(rel, mode), (course.root / rel).read_bytes())
+    try:
+        path = atomic_write(out / ZIP_NAME, buf.getvalue())
+    except OSError as exc:
+        raise UserError(f"cannot write {out / ZIP_NAME}: {exc.strerror or exc}") from None
+    return Bundle(path=path, entries=entries, labs=[lab.dir for lab in chosen])
+
+
+def _walk(folder: Path, depth: int | None = None) -> Iterable[Path]:
+    """Files under ``folder`` (sorted, no symlinks), skipping :data:`_NOT_SUBMITTED` folders."""
+    for dirpath, dirnames, filenames in os.walk(folder):
+        here = Path(dirpath)
+        level = len(here.relative_to(folder).parts)
+        dirnames[:] = sorted(d for d in dirnames if d not in _NOT_SUBMITTED and not d.endswith(".egg-info")
+                             and (depth is None or level < depth))
+        for f in sorted(filenames):
+            p = here / f
+            if not p.is_symlink() and p.is_file():
+                yield p
+
+
+def _base(course: Course, sub: Path) -> Path:
+    """The folder of ``sub`` laid out like the handout: the one (``sub`` or a folder at most 3 levels down) that
+    holds the most student files at their handout paths, the shallowest of those, then the first by name;
+    ``sub`` when none holds any."""
+    found = []
+    for dirpath, dirnames, _ in os.walk(sub):
+        here = Path(dirpath)
+        level = len(here.relative_to(sub).parts)
+        dirnames[:] = sorted(d for d in dirnames if d not in _NOT_SUBMITTED and level < 3)
+        n = sum((here / rel).is_file() for rel in course.student_files)
+        if n:
+            found.append((-n, level, here.as_posix(), here))
+    return min(found)[3] if found else sub
+
+
+def layout(course: Course, sub: str | Path, dest: str | Path) -> list[str]:
+    """Copy the submission ``sub`` into ``dest`` laid out like the handout (see the module docstring).
+
+    Returns one line per thing worth telling the instructor (the folder used, a file placed by its name).
+    Raises UserError when ``sub`` is not a folder.
+    """
+    sub, dest = Path(sub), Path(dest)
+    if not sub.is_dir():
+        raise UserError(f"no submission folder {sub}")
+    base = _base(course, sub)
+    notes = [] if base == sub else [f"submission: the handout's layout found in {base.relative_to(sub).as_posix()}/"]
+    dest.mkdir(parents=True, exist_ok=True)
+    for p in _walk(base):
+        rel = p.relative_to(base).as_posix()
+        if rel.startswith(NOT_COPIED):
+            continue
+        (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(p, dest / rel)
+    by_name: dict[str, list[str]] = {}
+    for rel in course.student_files:
+        by_name.setdefault(Path(rel).name, []).append(rel)
+    uploaded: dict[str, list[Path]] = {}
+    for p in _walk(sub, depth=3):
+        uploaded.setdefault(p.name, []).append(p)
+    for rel in course.student_files:
+        if (dest / rel).is_file():
+            continue
+        name = Path(rel).name
+        found = uploaded.get(name, [])
+        if len(by_name[name]) == 1 and len(found) == 1:
+            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(found[0], dest / rel)
+            if found[0].is_relative_to(base):  # moved, not copied: not also listed as a stray file
+                (dest / found[0].relative_to(base)).unlink(missing_ok=True)
+            notes.append(f"submission: {found[0].relative_to(sub).as_posix()} graded as {rel}")
+    return notes
+
+
+def _missing_lab(lab: Lab, rc: int | None, log: str, timeout_s: int) -> dict:
+    """A lab's results when the grader wrote none: every task 0, with the grader's last lines."""
+    tail = "\n".join(log.strip().splitlines()[-5:]) or "(no output)"
+    why = f"not graded: the grader stopped (exit status {rc}) before writing this lab's results:\n{tail}"
+    tests = [{"name": f"{t.number} {t.title} ({t.id})", "number": t.number, "score": 0, "max_score": t.points,
+              "status": "failed", "output": why, "tags": [lab.dir.split("_")[0], t.id], "visibility": "visible",
+              "extra_data": {"task": t.id, "hypothesis_seed": HYPOTHESIS_SEED, "replay": None, "tests": []}}
+             for t in lab.tasks]
+    return {"score": 0, "execution_time": 0.0, "output": f"{lab.title}: 0/{sum(t.points for t in lab.tasks)} "
+            f"points ({why.splitlines()[0]})", "extra_data": {"lab": lab.dir, "hypothesis_seed": HYPOTHESIS_SEED,
+                                                             "timeout_s": timeout_s, "grader_exit_status": rc},
+            "tests": tests}
+
+
+def merge(per_lab: Sequence[dict], *, timeout_s: int = DEFAULT_TIMEOUT_S, exit_status: int | None = None) -> dict:
+    """One Gradescope ``results.json`` object from the per-lab ones (:func:`common.course.grade.results_json`):
+    the scores and times added, the tests in lab order, one output line per lab (the ignored files once)."""
+    lines, ignored = [], None
+    for r in per_lab:
+        head, *rest = (r.get("output") or "").splitlines() or [""]
+        lines.append(head)
+        for ln in rest:
+            if ln.startswith("Ignored") and ignored is None:
+                ignored = ln
+    if ignored:
+        lines.append(ignored)
+    return {"score": sum(r["score"] for r in per_lab),
+            "execution_time": round(sum(r.get("execution_time", 0) for r in per_lab), 1),
+            "output": "\n".join(lines), "output_format": "text", "visibility": "visible",
+            "stdout_visibility": "hidden",
+            "extra_data": {"labs": {r["extra_data"]["lab"]: r["extra_data"] for r in per_lab},
+                           "hypothesis_seed": HYPOTHESIS_SEED, "timeout_s": timeout_s,
+                           "grader_exit_status": exit_status},
+            "tests": [t for r in per_lab for t in r["tests"]]}
+
+
+def collect(course: Course, grade_dir: str | Path, labs: Iterable[str] | None = None, *, exit_status: int | None = None,
+            log: str = "", timeout_s: int = DEFAULT_TIMEOUT_S) -> dict:
+    """The merged results of ``grade_dir/<lab>/results.json`` for ``labs`` (default: all); a lab without its file
+    (or with one that is not JSON) counts as 0 with the grader's last lines (see :func:`_missing_lab`)."""
+    chosen = [course.lab(name) for name in labs] if labs else list(course.labs)
+    per_lab = []
+    for lab in dict.fromkeys(chosen):
+        path = Path(grade_dir) / lab.dir / "results.json"
+        try:
+            per_lab.append(json.loads(path.read_text()))
+        except (OSError, json.JSONDecodeError):
+            per_lab.append(_missing_lab(lab, exit_status, log, timeout_s))
+    return merge(per_lab, timeout_s=timeout_s, exit_status=exit_status)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m common.course.autograder {layout,results}``: the two steps ``run_autograder`` runs itself."""
+    from common.cli import parser, positive
+
+    p = parser("python -m common.course.autograder", __doc__)
+    p.add_argument("--root", default=str(Path(__file__).resolve().parents[2]), help="the reference (the bundle)")
+    sub = p.add_subparsers(dest="cmd", required=True, parser_class=type(p))
+    s = sub.add_parser("layout", help="copy a submission into a folder laid out like the handout")
+    s.add_argument("sub")
+    s.add_argument("--out", required=True)
+    s = sub.add_parser("results", help="merge the grader's per-lab results.json into one for Gradescope")
+    s.add_argument("grade_dir")
+    s.add_argument("--out", required=True)
+    s.add_argument("--lab", action="append")
+    s.add_argument("--exit-status", type=int, default=None)
+    s.add_argument("--log", default=None)
+    s.add_argument("--timeout", type=int, default=DEFAULT_TIMEOUT_S)
+    args = p.parse_args(argv)
+    course = load_course(args.root)
+    if args.cmd == "layout":
+        for line in layout(course, args.sub, args.out):
+            print(line)
+        return 0
+    positive("--timeout", args.timeout)
+    log = Path(args.log).read_text(errors="replace") if args.log and Path(args.log).is_file() else ""
+    data = collect(course, args.grade_dir, args.lab, exit_status=args.exit_status, log=log, timeout_s=args.timeout)
+    try:
+        atomic_write(args.out, json.dumps(data, indent=2) + "\n")
+    except OSError as exc:
+        raise UserError(f"cannot write {args.out}: {exc.strerror or exc}") from None
+    print(f"results: {data['score']}/{sum(t['max_score'] for t in data['tests'])} points ({args.out})")
+    return 0
+
+
+if __name__ == "__main__":
+    from common.errors import run_cli
+
+    sys.exit(run_cli(main))

@@ -1,0 +1,184 @@
+"""Symbolic dims of ONNX models: the one ``--dims`` option, which inputs are dynamic, fixing dims.
+
+ONNX IR spec, "Static tensor shapes" (onnx/docs/IR.md, https://onnx.ai/onnx/repo-docs/IR.html): each
+axis of a declared tensor shape is a ``dim_value`` (a number), a ``dim_param`` (a symbolic name such
+as ``batch``, the same name meaning the same size wherever it occurs in the model) or unset.
+
+* The command line: every tool that needs sizes for symbolic dims takes ``--dims NAME=SIZE[,...]``
+  (:data:`DIMS_OPTION`, e.g. ``--dims batch=1,sequence=128``), parsed by :func:`parse_dims` (the
+  argparse ``type``) and added by :func:`add_dims_argument`. A ``NAME`` is a ``dim_param`` or
+  ``INPUT:AXIS`` (an axis of a graph input, for axes that have no ``dim_param``); each ``SIZE`` is a
+  positive integer.
+* :func:`dynamic_inputs`: the graph inputs that are not static; :func:`concrete_shape`: the numbers a
+  value's shape takes under given sizes (what random inputs are drawn with);
+  :func:`fix_dims`: a copy of a model in which the named dims are numbers.
+
+Dims are ``dict[str, int]`` (``{"batch": 1, "input_ids:1": 128}``). Bad input is one line: a
+:class:`DimsError` (a :class:`~common.errors.UserError`) naming the item and the form it must take.
+"""
+from __future__ import annotations
+
+import argparse
+from collections.abc import Iterator, Mapping
+
+import onnx
+
+from .errors import UserError
+from .onnx_graph import dim_labels, subgraphs
+
+__all__ = ["DIMS_OPTION", "DimsError", "parse_dims", "add_dims_argument", "dynamic_inputs", "concrete_shape",
+           "fix_dims"]
+
+#: The one spelling of the option, in every lab: ``--dims batch=1,sequence=128``.
+DIMS_OPTION = "--dims"
+_FORM = "NAME=SIZE[,NAME=SIZE...] with SIZE a positive integer (e.g. batch=1,sequence=128)"
+
+
+class DimsError(UserError, argparse.ArgumentTypeError):
+    """A malformed ``--dims`` value. A :class:`~common.errors.UserError` (one ``error:`` line from
+    :func:`~common.errors.run_cli`) and an ``argparse.ArgumentTypeError`` (as a parser's ``type``,
+    argparse prefixes the option the user typed: ``argument --dims: ...``)."""
+
+
+def parse_dims(text: str) -> dict[str, int]:
+    """``"batch=1,sequence=128"`` -> ``{"batch": 1, "sequence": 128}``; ``""`` -> ``{}``.
+
+    Items are separated by commas, blanks around names and sizes are ignored. A name is a
+    ``dim_param`` or ``INPUT:AXIS`` (``input_ids:1``, AXIS an integer >= 0).
+
+    Raises:
+        DimsError: an item without ``=``, an empty name, a size that is not an integer > 0, an
+            ``INPUT:AXIS`` name whose axis is not an integer >= 0, or a name given twice.
+    """
+    out: dict[str, int] = {}
+    for item in (s.strip() for s in str(text).split(",")):
+        if not item:
+            continue
+        name, sep, value = (p.strip() for p in item.partition("="))
+        try:
+            size = int(value)
+        except ValueError:
+            size = 0
+        _, colon, axis = name.rpartition(":")
+        if not sep or not name or size <= 0 or (colon and not (axis.isdigit() and name[:-len(axis) - 1])):
+            raise DimsError(f"{item!r} is not NAME=SIZE: expected {_FORM}")
+        if name in out:
+            raise DimsError(f"{name!r} is given twice ({name}={out[name]} and {item}); give each dim once")
+        out[name] = size
+    return out
+
+
+class _Once(argparse.Action):
+    """Store the value; a second occurrence of the option is a usage error (``--dims a=1 --dims b=2``
+    would otherwise keep only the last: all sizes go in one ``--dims a=1,b=2``)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        seen = f"_{self.dest}_given"
+        if getattr(namespace, seen, False):
+            raise argparse.ArgumentError(self, f"given twice; give all sizes in one {self.option_strings[0]} "
+                                               "NAME=SIZE,NAME=SIZE")
+        setattr(namespace, seen, True)
+        setattr(namespace, self.dest, values)
+
+
+def add_dims_argument(p: argparse.ArgumentParser, default: str = "", help: str = "", *,
+                      option: str = DIMS_OPTION) -> argparse.Action:
+    """Add the sizes option to ``p``: ``args.dims`` is the ``dict[str, int]`` of :func:`parse_dims`
+    (``default`` parsed the same way; ``{}`` when empty); giving the option twice is a usage error.
+    ``help`` says what the sizes are for; the form and the default are appended. ``option`` is
+    :data:`DIMS_OPTION` everywhere but in Lab 04, whose task sheet still names ``--fix-dims``
+    (:data:`lab04_npu.qnn.FIX_DIMS_OPTION`)."""
+    tail = f"NAME is a dim_param or INPUT:AXIS; default {default}" if default else "NAME is a dim_param or INPUT:AXIS"
+    return p.add_argument(option, dest="dims", type=parse_dims, default=default, metavar="NAME=SIZE[,...]",
+                          action=_Once, help=f"{help} ({tail})" if help else tail)
+
+
+def dynamic_inputs(model: onnx.ModelProto) -> dict[str, list[int | str]]:
+    """``{input name: dims}`` (:func:`common.onnx_graph.dim_labels`: ints, ``dim_param`` names, ``"?"``
+    for an unset dim) for every main-graph input that is not an initializer and has a dim that is not
+    a number >= 0, in input order. An input declaring no shape at all is not listed (its rank is
+    unknown; nothing here can fix it)."""
+    inits = {t.name for t in model.graph.initializer}
+    out = {}
+    for vi in model.graph.input:
+        labels = dim_labels(vi)
+        if vi.name not in inits and any(not isinstance(d, int) or d < 0 for d in labels):
+            out[vi.name] = labels
+    return out
+
+
+def _size(d: onnx.TensorShapeProto.Dimension, key: str, dims: Mapping[str, int]) -> int | None:
+    """The size ``dims`` gives dim ``d`` (``key`` = its ``INPUT:AXIS`` name): by ``dim_param`` first."""
+    if d.HasField("dim_param") and d.dim_param in dims:
+        return int(dims[d.dim_param])
+    return int(dims[key]) if key in dims else None
+
+
+def concrete_shape(vi: onnx.ValueInfoProto, dims: Mapping[str, int], default: int) -> list[int]:
+    """The numbers a declared tensor shape takes: each ``dim_value`` as declared, a symbolic or unset
+    dim from ``dims`` (by ``dim_param``, else by ``"<vi.name>:<axis>"``), else ``default``. ``[]`` for
+    a value declaring no shape (a scalar is ``[]`` too)."""
+    out = []
+    for axis, d in enumerate(vi.type.tensor_type.shape.dim):
+        size = d.dim_value if d.HasField("dim_value") else _size(d, f"{vi.name}:{axis}", dims)
+        out.append(default if size is None else size)
+    return out
+
+
+def _value_infos(graph: onnx.GraphProto) -> Iterator[onnx.ValueInfoProto]:
+    """Inputs, outputs and ``value_info`` of ``graph`` and of every subgraph in it, any depth."""
+    yield from graph.input
+    yield from graph.output
+    yield from graph.value_info
+    for node in graph.node:
+        for sg in subgraphs(node):
+            yield from _value_infos(sg)
+
+
+def fix_dims(model: onnx.ModelProto, dims: Mapping[str, int], *, require_static: bool = True) -> onnx.ModelProto:
+    """A copy of ``model`` in which the dims ``dims`` names are numbers (``dim_value``).
+
+    * every dim whose ``dim_param`` is a key of ``dims``, wherever it is declared (graph inputs,
+      outputs and ``value_info``, of the main graph and of every subgraph), becomes that number
+      (a ``dim_param`` names one size throughout the model, IR spec "Static tensor shapes");
+    * a main-graph input's axis that is still not a number gets ``dims["<input>:<axis>"]`` when given;
+    * names of ``dims`` the model does not have are ignored (one ``--dims`` serves several models);
+      other dims are left as they are (shape inference derives the rest).
+
+    ``model`` is not modified. Shapes and dtypes of the values are otherwise unchanged.
+
+    Raises:
+        UserError: with ``require_static``, a main-graph input (not an initializer) that declares no
+            shape, or one with an axis still not a number: the message names the first such axis and
+            the ``--dims`` item that fixes it.
+    """
+    out = onnx.ModelProto()
+    out.CopyFrom(model)
+    for vi in _value_infos(out.graph):
+        for d in vi.type.tensor_type.shape.dim:
+            if d.HasField("dim_param") and d.dim_param in dims:
+                d.dim_value = int(dims[d.dim_param])  # the oneof: clears dim_param
+    inits = {t.name for t in out.graph.initializer}
+    missing = []
+    for vi in out.graph.input:
+        if vi.name in inits or not vi.type.HasField("tensor_type"):
+            continue
+        if not vi.type.tensor_type.HasField("shape"):
+            if require_static:
+                raise UserError(f"input {vi.name!r} has no shape, so its rank is unknown and no {DIMS_OPTION} "
+                                "can fix it; re-export the model with input shapes")
+            continue
+        for axis, d in enumerate(vi.type.tensor_type.shape.dim):
+            if d.HasField("dim_value") and d.dim_value >= 0:
+                continue
+            size = _size(d, f"{vi.name}:{axis}", dims)
+            if size is not None:
+                d.dim_value = size
+            else:
+                missing.append((f"{vi.name}:{axis}", d.dim_param))
+    if missing and require_static:
+        where, param = missing[0]
+        listed = ", ".join(f"{w} ({p!r})" if p else w for w, p in missing)
+        raise UserError(f"dynamic input axis {where}{f' ({param!r})' if param else ''} has no size: pass "
+                        f"{DIMS_OPTION} {param or where}=N (dynamic axes without a size: {listed})")
+    return out
