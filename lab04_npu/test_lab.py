@@ -40,6 +40,9 @@ def jax_gelu_mlp(spelling: str = "jax") -> onnx.ModelProto:
     inits = [const("W1", RNG.standard_normal((8, 16)) / 3), const("W2", RNG.standard_normal((16, 8)) / 3),
              *gelu_constants()]
     gelu, g = gelu_chain("h", "", "jax" if spelling == "jax" else "A")
+    names = ["div", "erf", "add", "mul", "div2"] if spelling == "jax" else ["mul_half", "scale", "erf", "add", "mul"]
+    for node, name in zip(gelu, names, strict=True):  # every node named: the per-layer rows are keyed by name
+        node.name = name
     return xy_model([helper.make_node("MatMul", ["x", "W1"], ["h"], name="fc1"), *gelu,
                      helper.make_node("MatMul", [g, "W2"], ["y"], name="fc2")], inits)
 
