@@ -30,6 +30,7 @@ import numpy as np
 import onnx
 
 from common import budget, cli
+from common.course.notimpl import naming_stubs, stubs_as_errors
 from common.errors import UserError, run_cli
 from common.gates import GateChain, structural
 from common.onnx_graph import GraphIndex, dim_labels
@@ -488,51 +489,6 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return args
 
 
-def stub_line(exc: BaseException) -> str | None:
-    """The message of the handout stub (:class:`common.course.notimpl.NotImplementedTask`) behind ``exc``
-    (itself, a cause or context, or folded into its text), or None when no stub was reached."""
-    from common.course.notimpl import NotImplementedTask, task_in
-
-    task = task_in(exc)
-    if task is None:
-        return None
-    seen, todo = set(), [exc]
-    while todo:
-        e = todo.pop()
-        if e is None or id(e) in seen:
-            continue
-        seen.add(id(e))
-        if isinstance(e, NotImplementedTask):
-            return str(e)
-        todo += [e.__cause__, e.__context__]
-    return f"not implemented: task {task} (instructions in lab01_onnx/TASKS.md)"
-
-
-def run_step(fn, ctx: Ctx) -> None:
-    """Run one step; when it reaches a stub of the student handout, note the step on the exception
-    (``add_note``) and let it go on: tests see the stub itself (a "needs task" skip), and
-    :func:`cli_main` turns it into one line."""
-    try:
-        fn(ctx)
-    except Exception as exc:
-        if stub_line(exc) is not None:
-            exc.add_note(f"step {fn.__name__}")
-        raise
-
-
-def cli_main(argv: Sequence[str] | None = None) -> int:
-    """``python -m lab01_onnx.pipeline``: :func:`main`; in the handout, a step that reaches a task not
-    written yet stops with one ``error:`` line (exit 2) naming the step and the task, not a traceback."""
-    try:
-        return main(argv)
-    except Exception as exc:
-        line = stub_line(exc)
-        if line is None:
-            raise
-        step = next((n for n in getattr(exc, "__notes__", ()) if n.startswith("step ")), "a step")
-        raise UserError(f"{step} needs a task you have not written yet: {line}") from exc
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """The seed's steps in order (see the module docstring)."""
     ctx = Ctx(args=parse_args(argv), out=results_dir(LAB))
@@ -542,10 +498,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         steps.append(optimize_bert)
     steps += [validate, latency, scale, quantize, bisect, export_bugs_step, tables]  # 4 .. 10
     for fn in steps:
-        run_step(fn, ctx)
+        with naming_stubs(fn.__name__):
+            fn(ctx)
     cli.step("", "done", f"{time.perf_counter() - t0:.0f} s")
     return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(run_cli(cli_main))
+    raise SystemExit(run_cli(stubs_as_errors(main)))

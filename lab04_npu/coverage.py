@@ -17,9 +17,9 @@ severity 0, reads it (:mod:`lab04_npu.qnnlog`) and maps it onto the graph:
   passed from one partition to the next is counted on both sides: NPU -> host and host -> NPU),
   and each extra partition is one more graph launch: what makes a "95 % covered" model slow.
 
-Command line (any static-shape model; ``--fix-dims`` fixes symbolic dims first)::
+Command line (any static-shape model; ``--dims`` fixes symbolic dims first)::
 
-    python -m lab04_npu.coverage model.onnx [--fix-dims batch=1,sequence=128] [--precision fp16]
+    python -m lab04_npu.coverage model.onnx [--dims batch=1,sequence=128] [--precision fp16]
 
 prints the summary and every node QNN left on the CPU, and writes
 ``results/lab04/coverage_<stem>_{nodes,boundaries}.{md,csv,json}``.
@@ -264,14 +264,14 @@ def coverage(model: onnx.ModelProto, **session_kw) -> Coverage:
 
 
 def main(argv=None) -> int:
-    """``python -m lab04_npu.coverage MODEL [--fix-dims ...]`` (see the module doc)."""
+    """``python -m lab04_npu.coverage MODEL [--dims ...]`` (see the module doc)."""
     import tempfile
     from pathlib import Path
 
     from common import cli
     from common.onnx_utils import load_model, ort_optimize, save_model
     from common.results import write_table
-    from lab04_npu.pipeline import naming_stubs
+    from common.course.notimpl import naming_stubs
     from common.onnx_dims import add_dims_argument
     from lab04_npu.qnn import FIX_DIMS_OPTION, PRECISIONS, check_static, fix_dims
 
@@ -303,6 +303,6 @@ def main(argv=None) -> int:
 
 if __name__ == "__main__":
     from common.errors import run_cli
-    from lab04_npu.pipeline import stubs_as_errors
+    from common.course.notimpl import stubs_as_errors
 
     raise SystemExit(run_cli(stubs_as_errors(main)))

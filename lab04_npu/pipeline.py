@@ -22,7 +22,6 @@ quantization,context}.{md,csv,json} and partitions.png. Timings on this x86 host
 from __future__ import annotations
 
 import argparse
-import contextlib
 import tempfile
 import time
 from collections.abc import Sequence
@@ -32,7 +31,8 @@ from pathlib import Path
 import numpy as np
 
 from common import cli
-from common.errors import GateFailed, UserError, run_cli
+from common.course.notimpl import naming_stubs, stubs_as_errors
+from common.errors import GateFailed, run_cli
 from common.gates import compare
 from common.results import results_dir, save_plot, write_table
 from common.timing import environment
@@ -296,54 +296,6 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     args = p.parse_args(argv)
     cli.positive("--calibration", args.calibration)
     return args
-
-
-def stub_line(exc: BaseException) -> str | None:
-    """The message of the handout stub (:class:`common.course.notimpl.NotImplementedTask`) behind ``exc``
-    (itself, a cause or context, or folded into its text), or None when no stub was reached."""
-    from common.course.notimpl import NotImplementedTask, task_in
-
-    task = task_in(exc)
-    if task is None:
-        return None
-    seen, todo = set(), [exc]
-    while todo:
-        e = todo.pop()
-        if e is None or id(e) in seen:
-            continue
-        seen.add(id(e))
-        if isinstance(e, NotImplementedTask):
-            return str(e)
-        todo += [e.__cause__, e.__context__]
-    return f"not implemented: task {task}"
-
-
-@contextlib.contextmanager
-def naming_stubs(step: str):
-    """When the block reaches a stub of the student handout (this lab's tasks, or Lab 01's passes that
-    build the models), note the step on the exception (``add_note``) and let it go on: tests see the
-    stub itself (a "needs task" skip), :func:`stubs_as_errors` turns it into one line."""
-    try:
-        yield
-    except Exception as exc:
-        if stub_line(exc) is not None:
-            exc.add_note(f"step {step}")
-        raise
-
-
-def stubs_as_errors(main):
-    """``main`` for ``python -m``: in the handout, a task not written yet stops the command with one
-    ``error:`` line (exit 2 through :func:`common.errors.run_cli`) naming the step and the task."""
-    def run(argv=None):
-        try:
-            return main(argv)
-        except Exception as exc:
-            line = stub_line(exc)
-            if line is None:
-                raise
-            step = next((n for n in getattr(exc, "__notes__", ()) if n.startswith("step ")), "a step")
-            raise UserError(f"{step} needs a task you have not written yet: {line}") from exc
-    return run
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 import onnx
 
 from common.errors import UserError, require
-from common.onnx_dims import dynamic_inputs
+from common.onnx_dims import DIMS_OPTION, dynamic_inputs
 from common.onnx_graph import dim_labels as _dims  # noqa: F401 (Task 4.1's fix_dims reads dims with it)
 
 EP = "QNNExecutionProvider"
@@ -48,9 +48,9 @@ PIP_NAME = "onnxruntime-qnn"
 #: Hexagon v73 (QNN's own message names 43 <-> SM8550; "SM8550" is accepted as well).
 DEFAULT_SOC, DEFAULT_ARCH = "43", "73"
 PRECISIONS = ("fp32", "fp16")
-#: The option that takes the sizes of symbolic dims (:func:`common.onnx_dims.add_dims_argument`):
-#: ``--fix-dims`` while Task 4.1's sheet (lab04_npu/tasks.toml) names it so; then the common ``--dims``.
-FIX_DIMS_OPTION = "--fix-dims"
+#: The option that takes the sizes of symbolic dims: the common ``--dims a=1,b=2``
+#: (:data:`common.onnx_dims.DIMS_OPTION`, parsed by :func:`common.onnx_dims.add_dims_argument`).
+FIX_DIMS_OPTION = DIMS_OPTION
 
 
 def require_qnn():
@@ -177,7 +177,7 @@ def fix_dims(model: onnx.ModelProto, dims: Mapping[str, int]) -> onnx.ModelProto
     Raises:
         UserError: a name that is not a ``dim_param`` of the model's graph inputs or outputs (the
             message lists the ones it has), a value that is not > 0, or a graph input left with a
-            dynamic dim (:func:`check_static`'s message: the input and the ``--fix-dims`` fix).
+            dynamic dim (:func:`check_static`'s message: the input and the ``--dims`` fix).
     """
     ### BEGIN SOLUTION lab04.static
     from onnxruntime.tools.onnx_model_utils import fix_output_shapes, make_dim_param_fixed

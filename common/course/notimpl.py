@@ -13,10 +13,15 @@ another exception that wrapped it), then names the function, its file and the in
 
     not implemented: task lab01.reshape (fuse_at in lab01_onnx/passes/reshape.py; instructions in lab01_onnx/TASKS.md)
 
-This module imports nothing of the project, so a stub costs nothing until it runs.
+A lab pipeline run in the handout names the step that reached a stub: :func:`naming_stubs` notes the
+step on the exception and lets it go on (tests see the stub, a "needs task" skip), and
+:func:`stubs_as_errors` turns it into one ``error:`` line for the command line.
+
+This module imports nothing of the project at import time, so a stub costs nothing until it runs.
 """
 from __future__ import annotations
 
+import contextlib
 import re
 import sys
 from pathlib import Path
@@ -92,3 +97,50 @@ def task_in(exc: BaseException | None) -> str | None:
             return m.group(1)
         todo.extend([e.__cause__, e.__context__, *getattr(e, "exceptions", ())])
     return None
+
+
+def stub_line(exc: BaseException) -> str | None:
+    """The message of the handout stub (:class:`NotImplementedTask`) behind ``exc`` (itself, a cause or
+    context, or folded into its text), or ``None`` when no stub was reached."""
+    task = task_in(exc)
+    if task is None:
+        return None
+    seen, todo = set(), [exc]
+    while todo:
+        e = todo.pop()
+        if e is None or id(e) in seen:
+            continue
+        seen.add(id(e))
+        if isinstance(e, NotImplementedTask):
+            return str(e)
+        todo += [e.__cause__, e.__context__]
+    return f"not implemented: task {task}"
+
+
+@contextlib.contextmanager
+def naming_stubs(step: str):
+    """Run a pipeline step: when it reaches a stub, note ``step <name>`` on the exception (``add_note``)
+    and let it go on unchanged (a test sees the stub itself; :func:`stubs_as_errors` makes it one line)."""
+    try:
+        yield
+    except Exception as exc:
+        if stub_line(exc) is not None:
+            exc.add_note(f"step {step}")
+        raise
+
+
+def stubs_as_errors(main):
+    """``main`` for ``python -m``: in the handout, a task not written yet stops the command with one
+    ``error:`` line naming the step and the task (:class:`common.errors.UserError`: exit 2 through
+    :func:`common.errors.run_cli`), not a traceback; any other exception passes through."""
+    def run(argv=None):
+        try:
+            return main(argv)
+        except Exception as exc:
+            line = stub_line(exc)
+            if line is None:
+                raise
+            from common.errors import UserError
+            step = next((n for n in getattr(exc, "__notes__", ()) if n.startswith("step ")), "a step")
+            raise UserError(f"{step} needs a task you have not written yet: {line}") from exc
+    return run

@@ -144,7 +144,7 @@ def _run_autograder(source, tmp_path, files: dict[str, str]) -> tuple[subprocess
 
 def test_run_autograder_scores_the_handout_zero(gradescope, tmp_path):
     course = load_course(PROJECT)
-    rel = "lab02_tvm/tir_pass.py"
+    rel = "lab02_tvm/schedule/tir_pass.py"
     stub = release.handout_text(course, rel, release.check(course))
     run, data = _run_autograder(gradescope, tmp_path, {rel: stub})
     assert run.returncode == 0, run.stdout + run.stderr
@@ -157,10 +157,10 @@ def test_run_autograder_scores_the_handout_zero(gradescope, tmp_path):
 
 
 def test_run_autograder_gives_the_reference_uploaded_alone_full_marks(gradescope, tmp_path):
-    rel = "lab02_tvm/tir_pass.py"
+    rel = "lab02_tvm/schedule/tir_pass.py"
     run, data = _run_autograder(gradescope, tmp_path, {"tir_pass.py": (PROJECT / rel).read_text()})
     assert run.returncode == 0, run.stdout + run.stderr
-    assert "submission: tir_pass.py graded as lab02_tvm/tir_pass.py" in run.stdout
+    assert "submission: tir_pass.py graded as lab02_tvm/schedule/tir_pass.py" in run.stdout
     assert data["score"] == 17 and [t["status"] for t in data["tests"]] == ["passed"]
     assert data["output"] == f"{load_course(PROJECT).lab('lab02').title}: 17/17 points"  # nothing ignored
     assert data["extra_data"]["labs"]["lab02_tvm"]["ignored"] == []
