@@ -82,6 +82,19 @@ def task_in(exc: BaseException | None) -> str | None:
     ``pass_error: NotImplementedTask: not implemented: task ...``); a text that merely quotes the
     sentence (a test's output) is no match. None when there is none.
     """
+    for e in _chain(exc):
+        if isinstance(e, NotImplementedTask):
+            return e.task
+        text = str(e)
+        m = _WHOLE.match(text) or _FOLDED.search(text)
+        if m:
+            return m.group(1)
+    return None
+
+
+def _chain(exc: BaseException | None):
+    """``exc``, then every exception behind it (``__cause__``, ``__context__``, an exception group's
+    members), each once."""
     seen: set[int] = set()
     todo = [exc]
     while todo:
@@ -89,14 +102,8 @@ def task_in(exc: BaseException | None) -> str | None:
         if e is None or id(e) in seen:
             continue
         seen.add(id(e))
-        if isinstance(e, NotImplementedTask):
-            return e.task
-        text = str(e)
-        m = _WHOLE.match(text) or _FOLDED.search(text)
-        if m:
-            return m.group(1)
+        yield e
         todo.extend([e.__cause__, e.__context__, *getattr(e, "exceptions", ())])
-    return None
 
 
 def stub_line(exc: BaseException) -> str | None:
@@ -105,16 +112,7 @@ def stub_line(exc: BaseException) -> str | None:
     task = task_in(exc)
     if task is None:
         return None
-    seen, todo = set(), [exc]
-    while todo:
-        e = todo.pop()
-        if e is None or id(e) in seen:
-            continue
-        seen.add(id(e))
-        if isinstance(e, NotImplementedTask):
-            return str(e)
-        todo += [e.__cause__, e.__context__]
-    return f"not implemented: task {task}"
+    return next((str(e) for e in _chain(exc) if isinstance(e, NotImplementedTask)), f"not implemented: task {task}")
 
 
 @contextlib.contextmanager
