@@ -31,12 +31,20 @@ EM_AARCH64 = 183
 def elf_machine(data: bytes) -> tuple[int, str]:
     """``(e_machine, name)`` from the first bytes of an ELF file.
 
+    The ELF header (System V ABI, ch. 4) starts with ``e_ident``: bytes 0-3 the magic ``\\x7fELF``,
+    byte 4 ``EI_CLASS`` (1: ELF32, 2: ELF64), byte 5 ``EI_DATA`` (1: little-endian, 2: big-endian).
+    Then ``e_type`` (bytes 16-17) and ``e_machine`` (bytes 18-19, an unsigned 16-bit integer in the
+    byte order of ``EI_DATA``) at the same offsets in both classes. ``name`` is :data:`EM_NAMES`'s
+    entry, ``"unknown(<e_machine>)"`` for any other value.
+
     Args:
         data: at least the first 20 bytes of the file.
 
     Raises:
-        ValueError: not an ELF file (magic ``\\x7fELF`` missing) or truncated header.
+        ValueError: not an ELF file (magic ``\\x7fELF`` missing), truncated header (under 20 bytes),
+            or an ``EI_DATA`` byte other than 1 or 2.
     """
+    ### BEGIN SOLUTION lab02.cross
     if len(data) < 20 or data[:4] != b"\x7fELF":
         raise ValueError("not an ELF file (missing \\x7fELF magic)")
     endian = {1: "<", 2: ">"}.get(data[5])
@@ -44,6 +52,7 @@ def elf_machine(data: bytes) -> tuple[int, str]:
         raise ValueError(f"bad ELF EI_DATA byte {data[5]}")
     (machine,) = struct.unpack(endian + "H", data[18:20])
     return machine, EM_NAMES.get(machine, f"unknown({machine})")
+    ### END SOLUTION
 
 
 def elf_machines_in(path: str | Path) -> dict[str, str]:
@@ -99,7 +108,8 @@ def cross_compile(mod, out_dir: str | Path, name: str, *, target: dict | None = 
         cross_cc: cross compiler driver looked up on ``PATH`` (``None``: skip the ``.so``).
 
     Raises:
-        AssertionError: an exported object is not AArch64.
+        AssertionError: no ELF object was found, or one is not AArch64 (the check of Task 2.3,
+            ``lab02.cross``: the message lists ``machines``); the artefacts stay on disk.
     """
     import time
 
@@ -134,6 +144,8 @@ def cross_compile(mod, out_dir: str | Path, name: str, *, target: dict | None = 
                 if cross_cc else "cross linking disabled: tar of objects only")
     res = CrossResult(tar_path=tar_path, so_path=so_path, note=note, machines=machines, build_s=build_s,
                       tar_bytes=tar_path.stat().st_size, so_bytes=so_path.stat().st_size if so_path else 0)
+    ### BEGIN SOLUTION lab02.cross
     if not res.all_aarch64:
         raise AssertionError(f"cross-compiled objects are not all AArch64: {machines}")
+    ### END SOLUTION
     return res

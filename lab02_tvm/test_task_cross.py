@@ -1,0 +1,98 @@
+"""Graded tests of Task 2.3 (``lab02.cross``): the ELF check of the AArch64 cross build.
+
+``elf_machine`` against ELF headers packed here with ``struct`` (ELF32 and ELF64, both byte orders,
+laid out per the System V ABI's ELF header: ``e_ident``, then ``e_type``, ``e_machine``, ...), against
+a real shared library of this host, and ``cross_compile`` on a tiny Relax module: the tar it writes
+holds AArch64 objects only, and a build for the host's x86-64 is refused. No lab pass runs here (the
+module is built with ``relax.BlockBuilder``), so this task is graded on its own.
+
+Run: ``pytest --task lab02.cross`` (or ``pytest lab02_tvm/test_task_cross.py``).
+"""
+from __future__ import annotations
+
+import platform
+import struct
+import tarfile
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.lab02
+
+tvm = pytest.importorskip("tvm")
+
+
+def elf_header(machine: int, *, bits: int = 64, endian: str = "<", e_type: int = 1) -> bytes:
+    """A complete ELF header (52 or 64 bytes) for ``machine`` (``e_type`` 1 = relocatable object)."""
+    ident = b"\x7fELF" + bytes([1 if bits == 32 else 2, 1 if endian == "<" else 2, 1]) + bytes(9)
+    if bits == 64:  # e_type e_machine e_version e_entry e_phoff e_shoff e_flags e_ehsize ... e_shstrndx
+        return struct.pack(endian + "16sHHIQQQIHHHHHH", ident, e_type, machine, 1, 0, 0, 0, 0, 64, 56, 0, 64, 0, 0)
+    return struct.pack(endian + "16sHHIIIIIHHHHHH", ident, e_type, machine, 1, 0, 0, 0, 0, 52, 32, 0, 40, 0, 0)
+
+
+@pytest.mark.task("lab02.cross", points=1)
+@pytest.mark.parametrize("machine, bits, endian, name", [
+    (62, 64, "<", "x86-64"), (183, 64, "<", "AArch64"), (243, 64, "<", "RISC-V"),
+    (183, 64, ">", "AArch64"), (40, 32, "<", "ARM")],
+    ids=["x86-64", "aarch64", "riscv64", "aarch64-big-endian", "arm32"])
+def test_elf_machine_reads_e_machine(machine, bits, endian, name):
+    from lab02_tvm.targets.cross import elf_machine
+    hdr = elf_header(machine, bits=bits, endian=endian)
+    assert elf_machine(hdr) == (machine, name)
+    assert elf_machine(hdr[:20]) == (machine, name)  # 20 bytes are enough
+
+
+@pytest.mark.task("lab02.cross", points=1)
+def test_elf_machine_unknown_machine_and_bad_headers():
+    from lab02_tvm.targets.cross import elf_machine
+    assert elf_machine(elf_header(0x1234, e_type=3)) == (0x1234, f"unknown({0x1234})")
+    assert elf_machine(elf_header(0x3412, endian=">", e_type=2)) == (0x3412, f"unknown({0x3412})")
+    good = elf_header(183)
+    for bad in (b"MZ" + bytes(62), good[:19], b"", good[:5] + b"\x00" + good[6:], good[:5] + b"\x03" + good[6:]):
+        with pytest.raises(ValueError):
+            elf_machine(bad)
+
+
+@pytest.mark.task("lab02.cross", points=1)
+def test_elf_machine_on_a_real_library_of_this_host():
+    from lab02_tvm.targets.cross import elf_machine
+    expected = {"x86_64": (62, "x86-64"), "aarch64": (183, "AArch64")}.get(platform.machine())
+    if expected is None:
+        pytest.skip(f"no expected ELF machine for host {platform.machine()}")
+    lib = next(Path(tvm.__file__).parent.rglob("*.so"))
+    assert elf_machine(lib.read_bytes()[:64]) == expected
+
+
+def _tiny_module():
+    from tvm import relax
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", relax.TensorType((4, 16), "float32"))
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            y = bb.emit(relax.op.nn.relu(relax.op.add(x, x)))
+            gv = bb.emit_output(y)
+        bb.emit_func_output(gv)
+    return bb.get()
+
+
+@pytest.mark.task("lab02.cross", points=2)
+def test_cross_compile_writes_a_tar_of_aarch64_objects(tmp_path):
+    from lab02_tvm.targets.cross import cross_compile
+    res = cross_compile(_tiny_module(), tmp_path, "tiny", cross_cc=None)
+    assert res.tar_path.exists() and res.so_path is None and res.all_aarch64 and res.machines
+    with tarfile.open(res.tar_path) as tar:  # every object in the tar, read here independently
+        heads = [tar.extractfile(m).read(20) for m in tar.getmembers() if m.isfile()]
+    heads = [h for h in heads if h[:4] == b"\x7fELF"]
+    assert heads and all(struct.unpack("<H" if h[5] == 1 else ">H", h[18:20])[0] == 183 for h in heads)
+    assert len(res.machines) == len(heads)
+
+
+@pytest.mark.task("lab02.cross", points=1)
+def test_cross_compile_refuses_objects_for_another_machine(tmp_path):
+    from lab02_tvm.targets.cross import cross_compile
+    if platform.machine() != "x86_64":
+        pytest.skip("builds for x86-64, which must be refused")
+    with pytest.raises(AssertionError, match="x86-64"):
+        cross_compile(_tiny_module(), tmp_path, "host", target={"kind": "llvm", "mtriple": "x86_64-linux-gnu"},
+                      cross_cc=None)
+    assert (tmp_path / "host.tar").exists()  # the artefact stays, the check refuses it

@@ -1,0 +1,168 @@
+"""Graded tests of Task 2.2 (``lab02.passes``): the Relax pass sequence of step 3.
+
+Through the pass list's contract (``standard_passes``: ``(name, factory, what)`` entries, the
+graph-level ones named as in ``GRAPH_LEVEL`` and run before ``LegalizeOps`` →
+``AnnotateTIROpPattern`` → ``FuseOps`` → ``FuseTIR``) and what the lab does with it
+(``run_standard_passes``, ``tuning_module``): every stage is well formed, the final module is fused
+(fewer PrimFuncs and ``call_tir`` than right after LegalizeOps), BatchNorm is decomposed, and the fused
+module built with ``tvm.compile`` computes what PyTorch computes. Another valid order of the
+graph-level passes passes too. The models are two tiny PyTorch modules (an MLP with GELU and
+LayerNorm, a conv + BatchNorm + ReLU), imported here with ``torch.export`` and the Relax front end.
+
+Tolerance: ``atol = rtol = 1e-4`` in float32. TVM's fused kernels sum the 3x3x3 = 27-term convolution
+and the 32/64-term matmuls in another order than PyTorch and evaluate erf with their own polynomial,
+which moves results by a few float32 ulps (~1e-6 on values of order 1); 1e-4 leaves two orders of
+magnitude of margin and still catches a wrong kernel (a dropped bias, an unnormalised BatchNorm).
+
+Run: ``pytest --task lab02.passes`` (or ``pytest lab02_tvm/test_task_passes.py``).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.lab02
+
+tvm = pytest.importorskip("tvm")
+torch = pytest.importorskip("torch")
+
+ATOL = RTOL = 1e-4
+LOWERING = ("LegalizeOps", "AnnotateTIROpPattern", "FuseOps", "FuseTIR")
+
+
+class _MLP(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1, self.fc2 = torch.nn.Linear(32, 64), torch.nn.Linear(64, 32)
+        self.norm = torch.nn.LayerNorm(32)
+
+    def forward(self, x):
+        return self.norm(self.fc2(torch.nn.functional.gelu(self.fc1(x))) + x)
+
+
+class _ConvBN(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv, self.bn = torch.nn.Conv2d(3, 8, 3, padding=1), torch.nn.BatchNorm2d(8)
+        g = torch.Generator().manual_seed(1)
+        with torch.no_grad():  # running statistics far from (0, 1): an undecomposed or dropped BN shows
+            self.bn.running_mean.copy_(torch.randn(8, generator=g))
+            self.bn.running_var.copy_(torch.rand(8, generator=g) + 0.5)
+            self.bn.weight.copy_(torch.rand(8, generator=g) + 0.5)
+            self.bn.bias.copy_(torch.randn(8, generator=g))
+
+    def forward(self, x):
+        return torch.relu(self.bn(self.conv(x)))
+
+
+def _import(model, x: np.ndarray):
+    """``ImportedModel`` of ``model`` (eval) on input ``x``, as ``graph.frontend.import_torch`` makes it."""
+    from tvm import relax
+    from tvm.relax.frontend.torch import from_exported_program
+
+    from lab02_tvm.graph.frontend import ImportedModel
+    torch.manual_seed(0)
+    model = model.eval()
+    with torch.no_grad():
+        ep = torch.export.export(model, (torch.from_numpy(x),))
+        ref = model(torch.from_numpy(x)).numpy()
+    mod = from_exported_program(ep, keep_params_as_input=True, unwrap_unit_return_tuple=True)
+    mod, params = relax.frontend.detach_params(mod)
+    return ImportedModel(name=type(model).__name__, mod=mod, params=list(params.get("main", [])),
+                         inputs={"x": x}, output_names=["y"], reference={"y": ref}, reference_name="pytorch",
+                         import_s=0.0)
+
+
+@pytest.fixture(scope="module")
+def mlp():
+    torch.manual_seed(0)
+    return _import(_MLP(), np.random.default_rng(0).standard_normal((4, 32), dtype=np.float32))
+
+
+@pytest.fixture(scope="module")
+def conv_bn():
+    torch.manual_seed(0)
+    return _import(_ConvBN(), np.random.default_rng(1).standard_normal((1, 3, 8, 8), dtype=np.float32))
+
+
+def _run(mod, args):
+    from tvm import relax
+    ex = tvm.compile(mod, target="llvm")
+    vm = relax.VirtualMachine(ex, tvm.cpu())
+    out = vm["main"](*args)
+    return out.numpy() if hasattr(out, "numpy") else out[0].numpy()
+
+
+def _rows(pr) -> dict[str, dict]:
+    return {r["stage"]: r for r in pr.rows}
+
+
+@pytest.mark.task("lab02.passes", points=1)
+def test_pass_list_contract():
+    from lab02_tvm.graph.passes import GRAPH_LEVEL, standard_passes
+    steps = standard_passes()
+    names = [s[0] for s in steps]
+    assert all(len(s) == 3 and isinstance(s[0], str) and callable(s[1]) and isinstance(s[2], str) for s in steps)
+    assert all(isinstance(f(), tvm.ir.transform.Pass) for _, f, _ in steps)
+    assert set(GRAPH_LEVEL) <= set(names) and set(LOWERING) <= set(names), names
+    assert len(names) == len(set(names)), f"a stage name is used twice: {names}"
+    pos = [names.index(n) for n in LOWERING]
+    assert pos == sorted(pos), f"lowering and fusion out of order: {names}"
+    assert max(names.index(n) for n in GRAPH_LEVEL) < pos[0], f"a graph-level pass runs after LegalizeOps: {names}"
+
+
+@pytest.mark.task("lab02.passes", points=3)
+def test_every_stage_is_well_formed_and_the_module_ends_fused(mlp):
+    from lab02_tvm.graph.passes import run_standard_passes
+    from lab02_tvm.graph.struct_info import module_counts
+    pr = run_standard_passes(mlp.mod)
+    rows = _rows(pr)
+    assert all(r["well_formed"] for r in pr.rows)
+    assert rows["imported"]["call_tir"] == 0
+    legal, final = rows["LegalizeOps"], pr.rows[-1]
+    assert legal["call_tir"] == legal["main_calls"] > 0, "after LegalizeOps main calls only TIR kernels"
+    assert final["tir_primfuncs"] < legal["tir_primfuncs"], "not fused: as many PrimFuncs as after LegalizeOps"
+    assert final["call_tir"] < legal["call_tir"], "not fused: as many call_tir as after LegalizeOps"
+    assert final["relax_functions"] == 1 and final["call_tir"] == final["main_calls"], \
+        "fused groups left as Relax functions (FuseTIR?)"
+    assert module_counts(pr.fused_mod) == {k: final[k] for k in module_counts(pr.fused_mod)}
+    # the graph-level module is still unfused Relax operators (what MetaSchedule tunes)
+    assert pr.graph_mod is not None and module_counts(pr.graph_mod)["call_tir"] == 0
+
+
+@pytest.mark.task("lab02.passes", points=2)
+def test_fused_mlp_built_matches_pytorch(mlp):
+    from lab02_tvm.graph.passes import run_standard_passes
+    pr = run_standard_passes(mlp.mod)
+    got = _run(pr.fused_mod, mlp.vm_args())
+    np.testing.assert_allclose(got, mlp.reference["y"], rtol=RTOL, atol=ATOL)
+
+
+@pytest.mark.task("lab02.passes", points=2)
+def test_batchnorm_is_decomposed_and_the_fused_conv_bn_matches_pytorch(conv_bn):
+    from lab02_tvm.graph.passes import run_standard_passes
+    from lab02_tvm.graph.struct_info import relax_op_counts
+    assert relax_op_counts(conv_bn.mod)["relax.nn.batch_norm"] == 1
+    pr = run_standard_passes(conv_bn.mod)
+    assert all(r["well_formed"] for r in pr.rows)
+    assert relax_op_counts(pr.graph_mod)["relax.nn.batch_norm"] == 0, "batch_norm left in the graph-level module"
+    assert pr.rows[-1]["tir_primfuncs"] < _rows(pr)["LegalizeOps"]["tir_primfuncs"]
+    got = _run(pr.fused_mod, conv_bn.vm_args())
+    np.testing.assert_allclose(got, conv_bn.reference["y"], rtol=RTOL, atol=ATOL)
+
+
+@pytest.mark.task("lab02.passes", points=2)
+def test_tuning_module_uses_the_graph_level_passes(conv_bn, mlp):
+    from tvm import relax
+
+    from lab02_tvm.graph.passes import tuning_module
+    from lab02_tvm.graph.struct_info import module_counts, relax_op_counts
+    for im in (conv_bn, mlp):
+        mod = tuning_module(im)
+        assert relax.analysis.check_well_formed(mod)
+        ops = relax_op_counts(mod)  # unfused: the heavy operators are still Relax ops (fast_gelu's kernel aside)
+        assert ops["relax.nn.batch_norm"] == 0 and ops["relax.nn.conv2d"] + ops["relax.matmul"] > 0, ops
+        assert module_counts(mod)["relax_functions"] == 1
+        assert len(mod["main"].params) == len(im.inputs), "weights not bound"
+        got = _run(mod, im.vm_args(with_params=False))
+        np.testing.assert_allclose(got, im.reference["y"], rtol=RTOL, atol=ATOL)
