@@ -99,8 +99,11 @@ def test_a_lab_the_grader_did_not_write_is_listed_at_zero_with_the_reason(tmp_pa
     course = load_course(PROJECT)
     data = autograder.collect(course, tmp_path, ["lab02"], exit_status=2, log="x\nerror: no lab files\n", timeout_s=60)
     assert set(data) == TOP and data["score"] == 0 and data["extra_data"]["grader_exit_status"] == 2
-    (t,) = data["tests"]
-    assert (t["number"], t["score"], t["max_score"], t["status"]) == ("2.1", 0, 17, "failed")
+    by = {t["number"]: t for t in data["tests"]}
+    assert set(by) == {task.number for task in course.lab("lab02").tasks}  # every task of the lab, at 0
+    t = by["2.1"]
+    assert (t["score"], t["max_score"], t["status"]) == (0, 17, "failed")
+    assert all(x["score"] == 0 and x["status"] == "failed" for x in by.values())
     assert "the grader stopped (exit status 2)" in t["output"] and t["output"].endswith("error: no lab files")
 
 
@@ -150,8 +153,9 @@ def test_run_autograder_scores_the_handout_zero(gradescope, tmp_path):
     assert run.returncode == 0, run.stdout + run.stderr
     assert set(data) == TOP and data["score"] == 0 and data["extra_data"]["timeout_s"] == 60
     assert data["extra_data"]["labs"]["lab02_tvm"]["hypothesis_seed"] == 0
-    (t,) = data["tests"]
+    t = next(t for t in data["tests"] if t["number"] == "2.1")  # the other Lab 02 files are absent: stubs too
     assert (t["name"], t["score"], t["max_score"]) == ("2.1 Plan the reduction-loop interchange (lab02.reorder)", 0, 17)
+    assert all(x["score"] == 0 for x in data["tests"])
     outcomes = {x["outcome"] for x in t["extra_data"]["tests"]}
     assert outcomes == {"not_implemented"} and "not implemented yet" in t["output"]
 
@@ -161,6 +165,10 @@ def test_run_autograder_gives_the_reference_uploaded_alone_full_marks(gradescope
     run, data = _run_autograder(gradescope, tmp_path, {"tir_pass.py": (PROJECT / rel).read_text()})
     assert run.returncode == 0, run.stdout + run.stderr
     assert "submission: tir_pass.py graded as lab02_tvm/schedule/tir_pass.py" in run.stdout
-    assert data["score"] == 17 and [t["status"] for t in data["tests"]] == ["passed"]
-    assert data["output"] == f"{load_course(PROJECT).lab('lab02').title}: 17/17 points"  # nothing ignored
+    lab = load_course(PROJECT).lab("lab02")
+    total = sum(task.points for task in lab.tasks)
+    by = {t["number"]: t["status"] for t in data["tests"]}
+    assert data["score"] == 17 and by["2.1"] == "passed"  # the one file uploaded; the other tasks stay stubs
+    assert all(s == "failed" for n, s in by.items() if n != "2.1")
+    assert data["output"] == f"{lab.title}: 17/{total} points"  # nothing ignored
     assert data["extra_data"]["labs"]["lab02_tvm"]["ignored"] == []
