@@ -30,6 +30,8 @@ class TunedBuild:
         absent: kernels the database has no workload for (never tuned), and
         failed_only: kernels whose every recorded candidate failed to run (e.g. an embedding
             gather measured with random out-of-range indices): no schedule to take.
+        fused: the fused module the database was applied to (:func:`fuse_for_tasks`), unscheduled: its
+            PrimFuncs give each kernel's FLOPs and bytes (the roofline).
     """
 
     executable: Any
@@ -38,6 +40,7 @@ class TunedBuild:
     missing: list[str]
     absent: list[str] = field(default_factory=list)
     failed_only: list[str] = field(default_factory=list)
+    fused: Any = field(default=None, repr=False)
 
     def line(self) -> str:
         """``"28/28 kernels from the database"`` (+ the missing names, at most 4, and why)."""
@@ -112,7 +115,7 @@ def build_from_database(mod: tvm.IRModule, target: Any, work_dir: str | os.PathL
     lower = tvm.transform.Sequential([*rp.dataflow_lower_passes(target), *rp.finalize_passes(target)])
     with target, tvm.transform.PassContext(opt_level=3):
         ex = relax.build(applied, target=target, relax_pipeline=lower)
-    return TunedBuild(ex, len(done) + len(todo), len(done), sorted(todo), sorted(absent), sorted(failed_only))
+    return TunedBuild(ex, len(done) + len(todo), len(done), sorted(todo), sorted(absent), sorted(failed_only), fused)
 
 
 

@@ -65,7 +65,6 @@ def serve(name: str, im, bound, choice, *, trials: int, top_up: bool, tune_minut
     from . import records
     from .apply import build_from_database
     from .database import kernel_table
-    from .tasks import fuse_for_tasks
     from .tune import tune
     mod, build_target, rewrite = choice.method.module(bound), choice.build_target, choice.method.layout_rewrite
     work, topped, report = choice.work_dir, bool(choice.shipped and top_up), None
@@ -100,7 +99,7 @@ def serve(name: str, im, bound, choice, *, trials: int, top_up: bool, tune_minut
             "how_line": report.line() if report else (f"no tuning: {shipped_trials} trials in {shipped_min:.0f} min "
                                                       f"behind the {choice.how} records"),
             "method": str(choice.method), "build_target": build_target.get("mcpu", "generic"),
-            "fused": fuse_for_tasks(mod, build_target, rewrite), "kernel_rows": rows,
+            "fused": built.fused, "kernel_rows": rows,
             "kernel_meta": {**{k: v for k, v in meta.items() if k != "trials_per_task"}, "target": build_target,
                             "peak_gflops": peak,
                             "kernels_at_70pct_peak": sum(1 for r in rows if (r["pct_peak"] or 0) >= 70)}}
