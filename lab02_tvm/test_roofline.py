@@ -147,3 +147,21 @@ def test_lost_ms_by_kernel_reads_one_build_and_says_what_is_wrong(tmp_path):
     (tmp_path / "bad.json").write_text("{trunc")
     with pytest.raises(UserError, match="not a readable results table"):
         lost_ms_by_kernel(tmp_path / "bad.json")
+
+
+def test_longrun_cli_ranks_by_roofline_or_says_which_step_to_run_first(tmp_path):
+    """``python -m lab02_tvm.tuning.longrun tune --deep-by-roofline`` with no roofline table: exit 2, one line.
+
+    Run as ``-m`` (the module is ``__main__``), so every function ``main`` calls must be defined before it runs.
+    """
+    import os
+    import subprocess
+    import sys
+    env = {**os.environ, "MLC_RESULTS_DIR": str(tmp_path / "results")}
+    r = subprocess.run([sys.executable, "-m", "lab02_tvm.tuning.longrun", "tune", "--model", "bert", "--trials", "1",
+                        "--minutes", "1", "--deep-by-roofline", "--root", str(tmp_path / "records")],
+                       capture_output=True, text=True, env=env, timeout=300)
+    errs = [ln for ln in r.stderr.splitlines() if ln.startswith("error:")]
+    assert r.returncode == 2 and len(errs) == 1, r.stderr[-2000:]
+    assert "roofline_bert.json" in errs[0] and "--only roofline first" in errs[0]
+    assert not (tmp_path / "records").exists(), "nothing is tuned or written"

@@ -127,6 +127,24 @@ def tune_records(model: str, trials: int, minutes: float, *, command: str, root:
 
 
 
+def lost_ms_by_kernel(path: str | os.PathLike, build: str = "tuned") -> dict[str, float]:
+    """``{kernel: ms above the roof}`` of one build from a roofline table (``roofline_<model>.json``).
+
+    Raises:
+        UserError: the file is missing, does not parse, or has no row of ``build``.
+    """
+    hint = "run python -m lab02_tvm.pipeline --only roofline first"
+    try:
+        rows = read_table(path)["rows"]
+    except UserError as exc:
+        raise UserError(f"{exc}: {hint}") from None
+    out = {r["kernel"]: float(r["lost_ms"]) for r in rows if r.get("build") == build}
+    if not out:
+        raise UserError(f"{path} has no '{build}' rows: {hint}")
+    return out
+
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """``tune`` (the long run, then prune + provenance) or ``prune`` (shipped folders in place)."""
     from common.cli import parser
@@ -182,20 +200,3 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 if __name__ == "__main__":
     raise SystemExit(run_cli(main))
-
-
-def lost_ms_by_kernel(path: str | os.PathLike, build: str = "tuned") -> dict[str, float]:
-    """``{kernel: ms above the roof}`` of one build from a roofline table (``roofline_<model>.json``).
-
-    Raises:
-        UserError: the file is missing, does not parse, or has no row of ``build``.
-    """
-    hint = "run python -m lab02_tvm.pipeline --only roofline first"
-    try:
-        rows = read_table(path)["rows"]
-    except UserError as exc:
-        raise UserError(f"{exc}: {hint}") from None
-    out = {r["kernel"]: float(r["lost_ms"]) for r in rows if r.get("build") == build}
-    if not out:
-        raise UserError(f"{path} has no '{build}' rows: {hint}")
-    return out
