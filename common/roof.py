@@ -49,12 +49,14 @@ SGEMM_N = 1024
 STREAM_BYTES = 128 << 20  # per array; >> a 32 MiB L3
 #: FP32 FMA issue per cycle, in vectors of the *widest ISA the CPU reports*, by LLVM CPU name.
 #: Sources: Agner Fog's instruction tables; AMD/Intel optimization manuals. Zen 1 splits 256-bit
-#: FMAs into two 128-bit halves; Zen 4 runs 512-bit FMAs on its two 256-bit pipes (1 per cycle).
+#: FMAs into two 128-bit halves; Zen 4 runs 512-bit FMAs on its two 256-bit pipes (1 per cycle);
+#: Intel's client cores with AVX-512 (Ice Lake, Tiger Lake, Rocket Lake) have one 512-bit FMA unit.
 FMA_PORTS = {
     "znver1": 1, "znver2": 2, "znver3": 2, "znver4": 1, "znver5": 2,
     "haswell": 2, "broadwell": 2, "skylake": 2, "alderlake": 2, "raptorlake": 2,
     "skylake-avx512": 2, "cascadelake": 2, "cooperlake": 2, "icelake-server": 2,
     "sapphirerapids": 2, "emeraldrapids": 2, "graniterapids": 2,
+    "icelake-client": 1, "tigerlake": 1, "rocketlake": 1,
 }
 
 
