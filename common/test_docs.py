@@ -6,8 +6,8 @@ repo) show must be true of the code and of the committed results tables.
   every ``pytest`` command's paths exist; every ``make <target>`` is a target of the Makefile
   (parsed, never run: ``make -n`` still runs the ``$(MAKE)`` line of ``setup``);
 - every path, ``module.function`` and ``CONSTANT`` named in backticks exists where the text says
-  (:mod:`common.docs` resolves them without importing; its ``PATH_ALLOWLIST`` says why the few
-  exceptions are not repo paths);
+  (:mod:`common.docs.paths` and :mod:`common.docs.names` resolve them without importing; the former's
+  ``PATH_ALLOWLIST`` says why the few exceptions are not repo paths);
 - every figure and table span (``<!--fig ...-->``) shows what the committed results table says
   (``python -m common.docs`` rewrites them).
 """
@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from common import docs
+from common.docs import figures, names, paths, shown
 from common.errors import UserError
 
 REPO = docs.REPO
@@ -45,7 +46,7 @@ def test_the_docs_are_found():
 
 # --------------------------------------------------------------------------- commands
 
-ALL_COMMANDS = [c for d in DOCS for c in docs.commands(d)]
+ALL_COMMANDS = [c for d in DOCS for c in shown.commands(d)]
 
 
 def _help(key: tuple[str, str | None]) -> tuple[int, str]:
@@ -60,7 +61,7 @@ def _help(key: tuple[str, str | None]) -> tuple[int, str]:
 
 
 def test_every_command_shown_answers_help_and_knows_its_flags():
-    keys: dict[tuple[str, str | None], list[docs.Command]] = {}
+    keys: dict[tuple[str, str | None], list[shown.Command]] = {}
     for c in ALL_COMMANDS:
         if c.kind in ("module", "pytest"):
             keys.setdefault((c.name, c.sub), []).append(c)
@@ -70,14 +71,14 @@ def test_every_command_shown_answers_help_and_knows_its_flags():
     bad = []
     for (mod, sub), cmds in keys.items():
         rc, out = helps[(mod, sub)]
-        shown = f"python -m {mod}{' ' + sub if sub else ''} --help"
+        helped = f"python -m {mod}{' ' + sub if sub else ''} --help"
         if rc != 0:
-            bad.append(f"{shown} exits {rc}: {out.strip()[-300:]}\n    shown in {cmds[0].source}")
+            bad.append(f"{helped} exits {rc}: {out.strip()[-300:]}\n    shown in {cmds[0].source}")
             continue
         for c in cmds:
             missing = sorted({f for f in c.flags if "<" not in f and not re.search(rf"{re.escape(f)}(?![\w-])", out)})
             if missing:
-                bad.append(f"{c.source}: {shown} has no option {', '.join(missing)}")
+                bad.append(f"{c.source}: {helped} has no option {', '.join(missing)}")
     assert not bad, "\n".join(bad)
 
 
@@ -88,17 +89,17 @@ def test_every_pytest_path_shown_exists():
 
 
 def test_every_make_target_shown_exists():
-    targets = docs.make_targets()
+    targets = shown.make_targets()
     assert {"run", "test", "setup"} <= targets
-    shown = [c for c in ALL_COMMANDS if c.kind == "make"]
-    assert len({c.name for c in shown}) >= 8
-    bad = [f"{c.source}: no target {c.name!r} in the Makefile" for c in shown if c.name not in targets]
+    makes = [c for c in ALL_COMMANDS if c.kind == "make"]
+    assert len({c.name for c in makes}) >= 8
+    bad = [f"{c.source}: no target {c.name!r} in the Makefile" for c in makes if c.name not in targets]
     assert not bad, "\n".join(bad)
 
 
 def test_make_targets_parser(tmp_path):
     mk = "A := 1\n.PHONY: x y\nx: y\n\t@echo $(A)\ny:\n\tmake -n x\n$(STAMP): a b\nz-w: ; true\nB ?= 2\n"
-    targets = docs.make_targets(_write("Makefile", mk, tmp_path))
+    targets = shown.make_targets(_write("Makefile", mk, tmp_path))
     assert targets >= {"x", "y", "z-w"} and not targets & {"A", "B", ".PHONY", "PHONY"}
 
 
@@ -107,7 +108,7 @@ def test_command_parser(tmp_path):
                 "CI=true .venv/bin/python -m lab02_tvm.tuning.longrun tune --model bert \\\n   --trials 4   # a comment\n"
                 "pytest lab01_onnx/test_lab.py -k reshape --hypothesis-seed=3\nmake test\n```\n\n"
                 "and `python -m common.roof` and `python -m lab01_onnx.tools.memplan [MODEL.onnx --dim batch=1]`.\n", tmp_path)
-    got = {(c.kind, c.name, c.sub, c.flags, c.args) for c in docs.commands(md, md.parent)}
+    got = {(c.kind, c.name, c.sub, c.flags, c.args) for c in shown.commands(md, md.parent)}
     assert ("module", "lab02_tvm.tuning.longrun", "tune", ("--model", "--trials"), ("tune", "--model", "bert", "--trials", "4")
             ) in got
     assert ("pytest", "pytest", None, ("--hypothesis-seed",), ("lab01_onnx/test_lab.py",)) in got
@@ -120,8 +121,8 @@ def test_command_parser(tmp_path):
 
 def _named(doc: Path):
     text = doc.read_text(encoding="utf-8")
-    for span in docs.inline_code(text):
-        c = docs.classify(span)
+    for span in shown.inline_code(text):
+        c = shown.classify(span)
         if c:
             yield c
 
@@ -130,9 +131,9 @@ def test_every_path_named_exists():
     bad, checked = [], 0
     for d in DOCS:
         for kind, name in _named(d):
-            if kind == "path" and docs.path_to_check(name, d):
+            if kind == "path" and paths.path_to_check(name, d):
                 checked += 1
-                if not docs.resolve_path(name, d):
+                if not paths.resolve_path(name, d):
                     bad.append(f"{_rel(d)}: `{name}` does not exist")
     assert checked >= 100, checked
     assert not bad, "\n".join(bad)
@@ -143,7 +144,7 @@ def test_every_module_function_named_exists():
     for d in DOCS:
         for kind, name in _named(d):
             if kind == "dotted":
-                ok = docs.resolve_dotted(name, d)
+                ok = names.resolve_dotted(name, d)
                 checked += ok is not None
                 if ok is False:
                     bad.append(f"{_rel(d)}: `{name}` is not a name of the project")
@@ -156,10 +157,10 @@ def test_every_constant_named_exists_where_the_text_says():
     for d in DOCS:
         text = d.read_text(encoding="utf-8")
         bad += [f"{_rel(d)}: `{name}` is neither defined nor read by the project's code"
-                for kind, name in _named(d) if kind == "constant" and not docs.constant_known(name)]
-        for const, file in docs.constants_in_files(text):
+                for kind, name in _named(d) if kind == "constant" and not names.constant_known(name)]
+        for const, file in shown.constants_in_files(text):
             cands = [d.parent / file, REPO / file, *d.parent.rglob(Path(file).name)]
-            if not any(docs.defined_in(const, p) for p in cands):
+            if not any(names.defined_in(const, p) for p in cands):
                 bad.append(f"{_rel(d)}: says `{const}` is in `{file}`, which does not define it")
     assert not bad, "\n".join(bad)
 
@@ -167,9 +168,9 @@ def test_every_constant_named_exists_where_the_text_says():
 def test_layout_trees_name_existing_files_and_every_test_file():
     bad = []
     for d in DOCS:
-        names = docs.layout_py_names(d.read_text(encoding="utf-8"))
-        bad += [f"{_rel(d)}: layout names {n}, which does not exist" for n in names if not docs.resolve_path(n, d)]
-        tests = {n for n in names if n.startswith("test_") and (d.parent / n).is_file()}
+        listed = shown.layout_py_names(d.read_text(encoding="utf-8"))
+        bad += [f"{_rel(d)}: layout names {n}, which does not exist" for n in listed if not paths.resolve_path(n, d)]
+        tests = {n for n in listed if n.startswith("test_") and (d.parent / n).is_file()}
         if tests:  # a tree that lists the folder's test files lists them all
             bad += [f"{_rel(d)}: layout lists {sorted(tests)} but not {p.name}"
                     for p in sorted(d.parent.glob("test_*.py")) if p.name not in tests]
@@ -178,41 +179,41 @@ def test_layout_trees_name_existing_files_and_every_test_file():
 
 def test_the_name_checks_catch_drift(tmp_path):
     doc = REPO / "lab02_tvm" / "README.md"
-    assert docs.resolve_dotted("lab02_tvm.models.MODELS", doc) is True
-    assert docs.resolve_dotted("records.choose", doc) is True
-    assert docs.resolve_dotted("records.chose", doc) is False
-    assert docs.resolve_dotted("lab02_tvm.models.MODEL", doc) is False
-    assert docs.resolve_dotted("tvm.compile", doc) is None  # external
+    assert names.resolve_dotted("lab02_tvm.models.MODELS", doc) is True
+    assert names.resolve_dotted("records.choose", doc) is True
+    assert names.resolve_dotted("records.chose", doc) is False
+    assert names.resolve_dotted("lab02_tvm.models.MODEL", doc) is False
+    assert names.resolve_dotted("tvm.compile", doc) is None  # external
     lab01 = REPO / "lab01_onnx" / "README.md"
-    assert docs.resolve_dotted("passes.run_passes", lab01) is True  # re-exported by passes/__init__.py
-    assert docs.resolve_dotted("pipeline.export", lab01) is True
-    assert docs.resolve_dotted("pipeline.exprt", lab01) is False
-    assert docs.resolve_dotted("tosa.matmul", REPO / "lab03_mlir" / "README.md") is None  # an MLIR op
-    assert docs.resolve_path("passes/core.py", lab01) and not docs.resolve_path("passes/kore.py", lab01)
-    assert docs.resolve_path("results/<lab>/<name>.md", REPO / "README.md")
-    assert docs.resolve_path("results/lab01/{accuracy,passes}.{md,csv,json}", lab01)
-    assert not docs.resolve_path("results/lab01/{accuracy,pases}.md", lab01)
-    assert docs.path_to_check("lab01_onnx/nothing.py", lab01) and not docs.path_to_check("layers.0/self_attn/Neg", lab01)
-    assert not docs.path_to_check("results/lab01/llama_tiny.onnx", lab01)  # git-ignored output
-    assert docs.defined_in("MODELS", REPO / "lab02_tvm" / "models.py")
-    assert not docs.defined_in("MODELS", REPO / "lab02_tvm" / "pipeline" / "settings.py")  # only imported there
-    assert docs.constants_in_files("are `A_B` and `C_D` in `config.py` (x)") == [("A_B", "config.py"),
+    assert names.resolve_dotted("passes.run_passes", lab01) is True  # re-exported by passes/__init__.py
+    assert names.resolve_dotted("pipeline.export", lab01) is True
+    assert names.resolve_dotted("pipeline.exprt", lab01) is False
+    assert names.resolve_dotted("tosa.matmul", REPO / "lab03_mlir" / "README.md") is None  # an MLIR op
+    assert paths.resolve_path("passes/core.py", lab01) and not paths.resolve_path("passes/kore.py", lab01)
+    assert paths.resolve_path("results/<lab>/<name>.md", REPO / "README.md")
+    assert paths.resolve_path("results/lab01/{accuracy,passes}.{md,csv,json}", lab01)
+    assert not paths.resolve_path("results/lab01/{accuracy,pases}.md", lab01)
+    assert paths.path_to_check("lab01_onnx/nothing.py", lab01) and not paths.path_to_check("layers.0/self_attn/Neg", lab01)
+    assert not paths.path_to_check("results/lab01/llama_tiny.onnx", lab01)  # git-ignored output
+    assert names.defined_in("MODELS", REPO / "lab02_tvm" / "models.py")
+    assert not names.defined_in("MODELS", REPO / "lab02_tvm" / "pipeline" / "settings.py")  # only imported there
+    assert shown.constants_in_files("are `A_B` and `C_D` in `config.py` (x)") == [("A_B", "config.py"),
                                                                                 ("C_D", "config.py")]
-    assert docs.constant_known("MLC_RESULTS_DIR") and not docs.constant_known("MLC_NO_SUCH_VARIABLE")
-    assert [docs.classify(s) for s in ("common/cli.py", "common.cli.step()", "DEFAULT_TRIALS", "make run", "ONNX")] == [
+    assert names.constant_known("MLC_RESULTS_DIR") and not names.constant_known("MLC_NO_SUCH_VARIABLE")
+    assert [shown.classify(s) for s in ("common/cli.py", "common.cli.step()", "DEFAULT_TRIALS", "make run", "ONNX")] == [
         ("path", "common/cli.py"), ("dotted", "common.cli.step"), ("constant", "DEFAULT_TRIALS"), None, None]
 
 
 # --------------------------------------------------------------------------- figures from the tables
 
 def test_figures_in_the_docs_match_the_committed_tables():
-    stale = docs.stale(DOCS)
+    stale = figures.stale(DOCS)
     assert not stale, "\n".join(s.line() for s in stale) + "\nrun: python -m common.docs"
 
 
 def test_lab01_quotes_its_int8_and_ort_figures_from_the_tables():
     text = (REPO / "lab01_onnx" / "README.md").read_text(encoding="utf-8")
-    specs = [spec for kind, spec, _ in docs.spans(text) if kind == "fig"]
+    specs = [spec for kind, spec, _ in figures.spans(text) if kind == "fig"]
     for needle in ("lab01/quantization[model=int8*].top1_agreement", "lab01/quantization[model=int8*].max_abs_logit_diff",
                    "lab01/latency[batch=1;seq=128;backend=ort_cpu].speedup_vs_eager", "*ORT ALL*].nodes"):
         assert any(needle in s for s in specs), needle
@@ -233,40 +234,40 @@ def _results(tmp_path: Path) -> Path:
 
 
 def test_figure_specs(tmp_path):
-    docs._table.cache_clear()
+    figures._table.cache_clear()
     r = _results(tmp_path)
-    assert docs.figure("lab01/q[model=int8*].top1|.1%", r) == "94.3%"
-    assert docs.figure("lab01/q[model=int8 QDQ, per-channel].ms", r) == "2.1"
-    assert docs.figure("lab01/q[0].model", r) == "fp32"
-    assert docs.figure("lab01/q.err max|.1e", r) == "2.5e-6"
-    assert docs.figure("lab01/q.n sum", r) == "7" and docs.figure("lab01/q.n list", r) == "3, 4"
-    assert docs.figure("lab01/q[model=*].n count", r) == "2" and docs.figure("lab01/q.ms last|.2f", r) == "2.10"
+    assert figures.figure("lab01/q[model=int8*].top1|.1%", r) == "94.3%"
+    assert figures.figure("lab01/q[model=int8 QDQ, per-channel].ms", r) == "2.1"
+    assert figures.figure("lab01/q[0].model", r) == "fp32"
+    assert figures.figure("lab01/q.err max|.1e", r) == "2.5e-6"
+    assert figures.figure("lab01/q.n sum", r) == "7" and figures.figure("lab01/q.n list", r) == "3, 4"
+    assert figures.figure("lab01/q[model=*].n count", r) == "2" and figures.figure("lab01/q.ms last|.2f", r) == "2.10"
     for bad, msg in (("lab01/q.top1", "2 rows match"), ("lab01/q[model=bf16].top1", "no row"),
                      ("lab01/q[model=fp32].nope", "no column"), ("lab01/nope.x", "not a readable results table"),
                      ("lab01/q.model max", "needs numbers"), ("lab01/q.n median", "unknown aggregate"),
                      ("lab01/q[kind=x].n", "no column 'kind'"), ("lab01/q[9].n", "no row 9"), ("q", "is not")):
         with pytest.raises(UserError, match=msg):
-            docs.figure(bad, r)
+            figures.figure(bad, r)
 
 
 def test_render_stale_and_update(tmp_path):
-    docs._table.cache_clear()
+    figures._table.cache_clear()
     r = _results(tmp_path / "results")
     md = _write("README.md", "INT8 keeps <!--fig lab01/q[model=int8*].top1|.1%-->95.5%<!--/fig--> of it.\n\n"
                 "<!--table lab01/q cols=model,ms-->\n<!--/table-->\n", tmp_path)
-    [fig, table] = docs.stale([md], r)
+    [fig, table] = figures.stale([md], r)
     assert (fig.kind, fig.shown, fig.table_says) == ("fig", "95.5%", "94.3%") and table.kind == "table"
     assert "shows '95.5%', the table says '94.3%'" in fig.line()
-    assert docs.update([md], r) == [md] and docs.stale([md], r) == []
+    assert figures.update([md], r) == [md] and figures.stale([md], r) == []
     text = md.read_text()
     assert "<!--fig lab01/q[model=int8*].top1|.1%-->94.3%<!--/fig-->" in text
     assert "| model | ms |\n|---|---|\n| fp32 | 2.5 |\n| int8 QDQ, per-channel | 2.1 |\n" in text
-    assert docs.render(text, r) == text  # idempotent
-    assert docs.update([md], r) == []
+    assert figures.render(text, r) == text  # idempotent
+    assert figures.update([md], r) == []
 
 
 def test_docs_cli_check(tmp_path):
-    docs._table.cache_clear()
+    figures._table.cache_clear()
     r = _results(tmp_path / "results")
     md = _write("README.md", "<!--fig lab01/q[0].n-->9<!--/fig-->\n", tmp_path)
     argv = [sys.executable, "-m", "common.docs", "--check", "--results", str(r), str(md)]
