@@ -265,9 +265,9 @@ def memory_overlays(model: onnx.ModelProto, ids: NodeIds, dims: Mapping[str, int
     Raises:
         UserError: dynamic axes without sizes (pass ``dims``) or shapes that cannot be inferred.
     """
-    from lab01_onnx.tools import memplan
+    from lab01_onnx.tools.onnx_plan import plan_onnx
 
-    report = memplan.plan_onnx(model, dims or {}, orders=("given",))
+    report = plan_onnx(model, dims or {}, orders=("given",))
     plan, steps = report.plans["given"], report.steps["given"]
     sizes = {lt.name: lt.nbytes for lt in plan.lives}
     written, live = {}, {}

@@ -21,7 +21,9 @@ from onnx import TensorProto, helper, numpy_helper
 from common.errors import UserError, run_cli
 from common.testing import make_model, tensor, value_info
 from lab01_onnx.tools import memplan, whatran
-from lab01_onnx.tools.memplan import Step, lifetimes, plan_memory, plan_onnx, reorder
+from lab01_onnx.tools.fingerprint import fingerprint
+from lab01_onnx.tools.onnx_plan import plan_onnx, tensor_rows
+from lab01_onnx.tools.planning import ORDERS, Step, lifetimes, plan_memory, reorder
 
 pytestmark = pytest.mark.lab01
 
@@ -104,7 +106,7 @@ def _random_dags(draw):
 
 
 @settings(max_examples=60, deadline=None)
-@given(_random_dags(), st.sampled_from(memplan.ORDERS))
+@given(_random_dags(), st.sampled_from(ORDERS))
 def test_memplan_plan_is_valid_and_bounded(dag, strategy):
     """Any plan: lower bound <= planned <= naive; tensors sharing a buffer never overlap in time;
     in the offset plan, tensors alive at the same time never overlap in address."""
@@ -147,7 +149,7 @@ def test_memplan_onnx_graph_by_hand():
     p = rep.plans["given"]
     assert {lt.name: lt.nbytes for lt in p.lives} == {"r": 48, "s": 48, "Y": 48}
     assert (p.naive_bytes, p.planned_bytes, p.lower_bound_bytes, p.offset_plan_bytes) == (144, 96, 96, 96)
-    rows = memplan.tensor_rows(rep)
+    rows = tensor_rows(rep)
     assert [(r["tensor"], r["first_step"], r["last_step"]) for r in rows] == [("r", 0, 1), ("s", 1, 2), ("Y", 2, 2)]
 
 
@@ -240,7 +242,7 @@ def test_memplan_cli_writes_table(tmp_path, results_dir):
 
 
 def _kinds(before, after):
-    fp = whatran.fingerprint(before, after)
+    fp = fingerprint(before, after)
     return fp, fp.kinds()
 
 

@@ -15,7 +15,7 @@ Steps, one function each, each followed by its numeric gate against PyTorch:
    EXTENDED, ALL), each optimized graph saved with ``SessionOptions.optimized_model_filepath``
    and run again as saved (``DISABLE_ALL``) for the gate.
 4. :func:`find_fusions` -- the op-type diff of every stage against the raw export, and the
-   fingerprint of :mod:`lab01_onnx.tools.whatran`: where Conv+BatchNormalization became one Conv, and
+   fingerprint of :mod:`lab01_onnx.tools.fingerprint` (whatran): where Conv+BatchNormalization became one Conv, and
    where the exact GELU subgraph ``x * 0.5 * (1 + erf(x / sqrt(2)))`` (Div, Erf, Add, Mul, Mul)
    became ``com.microsoft.Gelu`` / ``BiasGelu``.
 
@@ -40,7 +40,7 @@ from common.cli import parser, step
 from common.errors import UserError, require, run_cli
 from common.onnx_utils import ORT_LEVELS, export_torchscript, load_model, op_counts, ort_optimize, ort_run, print_ir, save_model
 
-from .whatran import fingerprint, pattern_of
+from .fingerprint import fingerprint, pattern_of
 
 LAB = "lab01"
 ATOL = 1e-5  # times max|reference| per output (scale_atol_by_ref): fp32 reassociation in fused kernels
