@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from common.errors import GateFailed, UserError, run_cli
 from common.gates import gate
-from lab03_mlir import builder, lowering, spirv, spirv_vulkan
+from lab03_mlir import builder, lowering, spirv, spirv_lowering, spirv_vulkan
 
 pytestmark = pytest.mark.lab03
 
@@ -35,9 +35,9 @@ def op_names(module) -> set[str]:
     return names
 
 
-@pytest.fixture(scope="module", params=spirv.SCHEDULES)
+@pytest.fixture(scope="module", params=spirv_lowering.SCHEDULES)
 def build64(request):
-    return spirv.lower_to_spirv(64, 64, 64, schedule=request.param)
+    return spirv_lowering.lower_to_spirv(64, 64, 64, schedule=request.param)
 
 
 def stage_ir(build, name: str) -> str:
@@ -46,7 +46,7 @@ def stage_ir(build, name: str) -> str:
 
 @pytest.fixture(scope="module")
 def lavapipe():
-    reason = spirv.vulkan_reason()
+    reason = spirv_vulkan.vulkan_reason()
     if reason:
         pytest.skip(f"no Vulkan run: {reason}")
 
@@ -64,7 +64,7 @@ def test_lowers_to_spirv_kernels_and_host_launches(build64):
     assert {"spirv.module", "spirv.func", "spirv.EntryPoint", "spirv.ExecutionMode"} <= names
     assert "gpu.launch" not in names  # outlined: only the host's gpu.launch_func remain
     assert "gpu.launch_func" in names
-    for spv in spirv.spirv_modules(build64.module).values():  # kernels: nothing but spirv ops
+    for spv in spirv_lowering.spirv_modules(build64.module).values():  # kernels: nothing but spirv ops
         assert {n.split(".")[0] for n in op_names(spv)} == {"spirv"}
     text = stage_ir(build64, "spirv")
     assert '"LocalSize", 8, 8, 1' in text and "StorageBuffer" in text
@@ -75,7 +75,7 @@ def test_lowers_to_spirv_kernels_and_host_launches(build64):
 
 def test_loops_schedule_fuses_the_fill_into_the_matmul_two_kernels():
     """scf-parallel-loop-fusion: fill + matmul -> one loop nest; bias + ReLU stays a second kernel."""
-    build = spirv.lower_to_spirv(64, 64, 64, schedule="loops")
+    build = spirv_lowering.lower_to_spirv(64, 64, 64, schedule="loops")
     par = lowering.as_module(stage_ir(build, "parallel"))
     assert lowering.loop_nest_depths(par, "scf.parallel") == [2, 2]  # tiles x points, twice
     plan = build.plan
@@ -87,7 +87,7 @@ def test_loops_schedule_fuses_the_fill_into_the_matmul_two_kernels():
 
 
 def test_fused_schedule_is_one_kernel_with_a_private_accumulator():
-    build = spirv.lower_to_spirv(64, 64, 64, schedule="fused")
+    build = spirv_lowering.lower_to_spirv(64, 64, 64, schedule="fused")
     assert "scf.forall" in stage_ir(build, "tile_fuse") and "linalg.matmul" in stage_ir(build, "tile_fuse")
     private = stage_ir(build, "private")
     assert "memref.alloca() {alignment = 64 : i64} : memref<1x1xf32, 6>" in private and "memref.alloc(" not in private
@@ -97,11 +97,11 @@ def test_fused_schedule_is_one_kernel_with_a_private_accumulator():
     assert "Function>" in stage_ir(build, "spirv")
 
 
-@pytest.mark.parametrize("schedule", spirv.SCHEDULES)
+@pytest.mark.parametrize("schedule", spirv_lowering.SCHEDULES)
 @pytest.mark.parametrize("m,n,k,tile", [(30, 20, 10, 8), (5, 17, 3, 4), (1, 1, 1, 8)])
 def test_launch_grid_covers_the_output(m, n, k, tile, schedule):
     """Workgroups = ceil(n / tile) along x (columns: innermost-first), ceil(m / tile) along y."""
-    build = spirv.lower_to_spirv(m, n, k, tile=tile, schedule=schedule)
+    build = spirv_lowering.lower_to_spirv(m, n, k, tile=tile, schedule=schedule)
     for launch in build.plan.launches:
         assert launch.grid == (-(-n // tile), -(-m // tile), 1)
         assert launch.block == (tile, tile, 1)
@@ -118,28 +118,28 @@ def test_serialize_rejects_a_bad_module(tmp_path):
     with lowering.ir.Context():
         op = lowering.ir.Module.parse("func.func @f() { return }").operation
         with pytest.raises(UserError, match="serialize-spirv failed"):
-            spirv.serialize(op, tmp_path / "x.spv")
+            spirv_lowering.serialize(op, tmp_path / "x.spv")
 
 
 def test_host_plan_and_abi_refuse_what_they_cannot_express():
     with lowering.ir.Context():
         tensors = lowering.ir.Module.parse(str(builder.build_matmul_bias_relu(4, 4, 4)))
         with pytest.raises(UserError, match="bufferize first"):
-            spirv.host_plan(tensors)
+            spirv_lowering.host_plan(tensors)
         host = lowering.as_module(lowering.lower(builder.build_matmul_bias_relu(4, 4, 4)).ir("bufferize"))
         with pytest.raises(UserError, match="host op linalg.fill is not supported"):
-            spirv.host_plan(host)  # linalg left on the host: nothing was mapped to the GPU
+            spirv_lowering.host_plan(host)  # linalg left on the host: nothing was mapped to the GPU
         kernel = lowering.ir.Module.parse(
             "module attributes {gpu.container_module} { gpu.module @k { gpu.func @f() kernel { gpu.return } } }")
         with pytest.raises(UserError, match="no known_block_size"):
-            spirv.attach_spirv_abi(kernel)
+            spirv_lowering.attach_spirv_abi(kernel)
 
 
 @pytest.mark.parametrize("kw", [dict(m=0, n=4, k=4), dict(m=4, n=4, k=4, tile=0), dict(m=4, n=4, k=4, tile=64),
                                 dict(m=4, n=4, k=4, schedule="magic")])
 def test_bad_sizes_are_user_errors(kw):
     with pytest.raises(UserError):
-        spirv.lower_to_spirv(**kw)
+        spirv_lowering.lower_to_spirv(**kw)
 
 
 # --------------------------------------------------------------------------- spirv-val
@@ -169,7 +169,7 @@ def test_spirv_val_missing_is_a_skip_reason(monkeypatch, tmp_path):
 
 def test_lavapipe_matches_numpy_at_1e5(build64, lavapipe):
     inputs = builder.random_inputs(64, 64, 64, seed=0)
-    res = spirv.run_launches(build64.plan, build64.binaries, inputs, repeats=1)
+    res = spirv_vulkan.run_launches(build64.plan, build64.binaries, inputs, repeats=1)
     a, b, bias = (x.astype(np.float64) for x in inputs)
     gate({"y": np.maximum(a @ b + bias, 0.0)}, {"y": res.output}, atol=ATOL, check_dtype=False)  # float64 ref
     gate({"y": spirv.sequential_reference(*inputs)}, {"y": res.output}, atol=ATOL)
@@ -178,20 +178,20 @@ def test_lavapipe_matches_numpy_at_1e5(build64, lavapipe):
 
 @settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(m=st.integers(1, 19), n=st.integers(1, 19), k=st.integers(1, 9), tile=st.sampled_from([4, 8]),
-       schedule=st.sampled_from(spirv.SCHEDULES))
+       schedule=st.sampled_from(spirv_lowering.SCHEDULES))
 def test_lavapipe_known_answer_on_integer_inputs(lavapipe, m, n, k, tile, schedule):
     """Small integers: every product and sum is exact in float32, so any order gives the same bits;
     shapes that do not divide the tile exercise the border guards."""
     rng = np.random.default_rng(m * 1000 + n * 10 + k)
     a, b, bias = (rng.integers(-3, 4, s).astype(np.float32) for s in ((m, k), (k, n), (n,)))
-    build = spirv.lower_to_spirv(m, n, k, tile=tile, schedule=schedule)
-    out = spirv.run_launches(build.plan, build.binaries, [a, b, bias], repeats=1).output
+    build = spirv_lowering.lower_to_spirv(m, n, k, tile=tile, schedule=schedule)
+    out = spirv_vulkan.run_launches(build.plan, build.binaries, [a, b, bias], repeats=1).output
     np.testing.assert_array_equal(out, np.maximum(a.astype(np.int64) @ b + bias, 0).astype(np.float32))
 
 
 def test_run_launches_checks_input_shapes(build64, lavapipe):
     with pytest.raises(UserError, match="do not match"):
-        spirv.run_launches(build64.plan, build64.binaries, builder.random_inputs(8, 8, 8), repeats=1)
+        spirv_vulkan.run_launches(build64.plan, build64.binaries, builder.random_inputs(8, 8, 8), repeats=1)
 
 
 # --------------------------------------------------------------------------- step + CLI
@@ -212,7 +212,7 @@ def test_without_a_vulkan_loader_the_run_skips_with_the_reason(monkeypatch, resu
     row = spirv.run_step(results_dir / "lab03", m=4, n=4, k=4, schedule="loops")
     assert row["vulkan_device"] == "skipped: no Vulkan loader (test)"
     with pytest.raises(UserError, match="no Vulkan loader"):
-        spirv.run_launches(spirv.HostPlan(), {}, [])
+        spirv_vulkan.run_launches(spirv_vulkan.HostPlan(), {}, [])
 
 
 def test_without_a_vulkan_driver_the_reason_is_one_line(monkeypatch):
@@ -220,7 +220,7 @@ def test_without_a_vulkan_driver_the_reason_is_one_line(monkeypatch):
         pytest.skip("no Vulkan loader")
     monkeypatch.setenv("VK_ICD_FILENAMES", "/nonexistent/icd.json")  # the loader finds no driver
     monkeypatch.setenv("VK_DRIVER_FILES", "/nonexistent/icd.json")
-    reason = spirv.vulkan_reason()
+    reason = spirv_vulkan.vulkan_reason()
     assert reason and "\n" not in reason and "mesa-vulkan-drivers" in reason
 
 
