@@ -16,6 +16,12 @@ NumPy array without copying).
 
 Both check the inputs against the ``lab03.abi`` attribute that :func:`lab03_mlir.lowering.lower`
 leaves on the function (shapes, dtypes, count) and raise :class:`UserError` *before* compiling.
+
+:func:`memref_descriptor` (Task 3.3, ``lab03.jit``) builds the descriptor of *any* NumPy array, views
+included, without copying: :meth:`EngineKernel.call_views` passes arrays that way to a function whose
+memref arguments have a strided layout. ``prepare``/``__call__`` copy the inputs to contiguous arrays
+instead (the identity-layout functions ``lower`` makes assume row-major strides) and describe them with
+the given fast path ``_descriptor``.
 """
 from __future__ import annotations
 
@@ -194,6 +200,86 @@ def _descriptor(a: np.ndarray):
     return d
 
 
+def descriptor_type(ndim: int, dtype) -> type:
+    """The ctypes Structure of a rank-``ndim`` memref descriptor of ``dtype`` elements (one class per
+    rank and dtype): fields ``allocated`` (``c_longlong``), ``aligned`` (``POINTER(element)``),
+    ``offset`` (``c_longlong``), ``shape`` and ``strides`` (``c_longlong * ndim``)."""
+    if ndim < 1:
+        raise UserError("a ranked memref descriptor here has rank >= 1; got a 0-d array")
+    try:
+        return _descriptor_class(ndim, np.dtype(dtype))[0]
+    except (TypeError, ValueError, NotImplementedError) as exc:
+        raise UserError(f"no ctypes type for dtype {np.dtype(dtype)}: {exc}") from None
+
+
+def memref_descriptor(a: np.ndarray):
+    """The ranked memref descriptor of the NumPy array ``a`` (rank >= 1), pointing into ``a``'s own
+    memory: nothing is copied, so a view (a transpose, a slice with steps, a reversed axis, a
+    broadcast) is passed as it lies in memory.
+
+    The descriptor (MLIR docs "LLVM IR Target", "Ranked MemRef Types"; the C interface of
+    ``llvm.emit_c_interface``) is an instance of ``descriptor_type(a.ndim, a.dtype)`` with:
+
+    - ``allocated``: the address the buffer was allocated at, as an integer; here the same address
+      as ``aligned`` (NumPy owns the memory; MLIR never frees an argument it did not allocate);
+    - ``aligned``: a pointer into ``a``'s memory, at or before its first element ``a[0, ..., 0]``;
+    - ``offset``: how many *elements* from ``aligned`` to ``a[0, ..., 0]`` (``>= 0``);
+    - ``shape``: the sizes, ``a.shape``;
+    - ``strides``: per axis, how many *elements* apart two neighbours along it lie (NumPy's
+      ``a.strides`` are in bytes; they may be negative or 0).
+
+    Element ``a[i0, ..., ir]`` is then at ``aligned + offset + sum(i_d * strides[d])`` elements.
+
+    Raises:
+        UserError: ``a`` is 0-d, or a stride is not a whole number of elements (a field of a
+            structured array, a byte-offset view).
+    """
+    a = np.asarray(a)
+    cls = descriptor_type(a.ndim, a.dtype)
+    ### BEGIN SOLUTION lab03.jit
+    item = a.itemsize
+    if any(st % item for st in a.strides):
+        raise UserError(f"strides {a.strides} (bytes) are not whole numbers of {item}-byte elements")
+    strides = [st // item for st in a.strides]
+    # the lowest address the array reaches: the first element moved back along every reversed axis
+    low = a.ctypes.data + sum(st * (n - 1) * item for st, n in zip(strides, a.shape) if st < 0 and n > 0)
+    d = cls()
+    d.allocated = low
+    d.aligned = ctypes.cast(low, type(d.aligned))
+    d.offset = (a.ctypes.data - low) // item
+    d.shape = (ctypes.c_longlong * a.ndim)(*a.shape)
+    d.strides = (ctypes.c_longlong * a.ndim)(*strides)
+    return d
+    ### END SOLUTION
+
+
+def _addressed_bytes(desc, a: np.ndarray) -> tuple[int, int]:
+    """``[low, high)``: the bytes the descriptor addresses for ``a``'s shape (read from its fields)."""
+    item = a.itemsize
+    aligned = ctypes.cast(desc.aligned, ctypes.c_void_p).value or 0
+    first = aligned + desc.offset * item
+    shape, strides = list(desc.shape), list(desc.strides)
+    low = first + sum(s * (n - 1) * item for s, n in zip(strides, shape) if s < 0)
+    high = first + sum(s * (n - 1) * item for s, n in zip(strides, shape) if s > 0) + item
+    return low, high
+
+
+def check_descriptor(desc, a: np.ndarray, what: str = "the array") -> None:
+    """Raise :class:`UserError` unless ``desc`` describes ``a``'s sizes and addresses no byte outside
+    ``a``'s memory (``numpy.lib.array_utils.byte_bounds``): checked before native code reads it."""
+    from numpy.lib.array_utils import byte_bounds
+
+    if a.size == 0:
+        return
+    if list(desc.shape) != list(a.shape):
+        raise UserError(f"the descriptor of {what} has sizes {list(desc.shape)}, the array's shape is {list(a.shape)}")
+    low, high = _addressed_bytes(desc, a)
+    lo, hi = byte_bounds(a)
+    if low < lo or high > hi:
+        raise UserError(f"the descriptor of {what} addresses bytes [{low:#x}, {high:#x}) outside the array's "
+                        f"memory [{lo:#x}, {hi:#x}): not calling native code with it")
+
+
 class _Kernel:
     """Shared argument handling: contiguous inputs, allocated outputs, kept-alive descriptors."""
 
@@ -220,6 +306,37 @@ class _Kernel:
         call, outputs = self.prepare(inputs, output_shapes, output_dtypes)
         call()
         return outputs
+
+    def call_views(self, arrays: Sequence[np.ndarray]) -> None:
+        """Run the function once on ``arrays`` themselves, inputs then outputs in argument order:
+        each is passed by :func:`memref_descriptor`, so a view is read, and an output view written,
+        in place; nothing is copied or allocated.
+
+        For functions whose memref arguments have a strided layout
+        (``memref<?x?xf32, strided<[?, ?], offset: ?>>``): an identity-layout argument (what
+        ``lower`` makes of a tensor) is read as if the array were row-major, which is why
+        :meth:`prepare` copies to contiguous arrays instead. Every descriptor is checked with
+        :func:`check_descriptor` before the call.
+
+        Raises:
+            UserError: wrong count, rank or dtype for the ABI, or a descriptor that does not fit its array.
+        """
+        arrays = list(arrays)
+        if self.abi is not None:
+            if len(arrays) != len(self.abi):
+                raise UserError(f"the function takes {len(self.abi)} memref arguments "
+                                f"({', '.join(map(str, self.abi))}); got {len(arrays)} arrays")
+            for i, (spec, a) in enumerate(zip(self.abi, arrays)):
+                if not spec.matches(a):
+                    raise UserError(f"argument {i} has shape {list(a.shape)} dtype {a.dtype}, the function expects {spec}")
+        descs = []
+        for i, a in enumerate(arrays):
+            d = memref_descriptor(a)
+            check_descriptor(d, a, f"argument {i}")
+            descs.append(d)
+        call = self._bind(descs)
+        call._keep = (arrays, descs)
+        call()
 
 
 class EngineKernel(_Kernel):

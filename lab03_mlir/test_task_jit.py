@@ -1,0 +1,164 @@
+"""Graded tests of Task 3.3 (``lab03.jit``): the ranked memref descriptor of a NumPy array.
+
+Through the public contract only (``jit.memref_descriptor`` and its docstring; ``EngineKernel.call_views``
+of the given kit): the fields against what NumPy itself says of the array (its data pointer, shape and
+byte strides), on several shapes and dtypes, contiguous and not (transposed, stepped, reversed,
+broadcast, offset views); then native code reading and writing *through* the descriptor: small kernels
+whose memref arguments have a strided layout, lowered by the lab's stages and JIT-compiled, copy and add
+views, compared with NumPy. A copy and one float32 addition per element round exactly as NumPy's do, so
+the comparison is bitwise (no tolerance). ``aligned`` may point at the first element (``offset`` 0) or
+below it (``offset`` > 0): both are correct descriptors and both pass.
+
+Run: ``pytest --task lab03.jit``.
+"""
+from __future__ import annotations
+
+import ctypes
+import functools
+
+import numpy as np
+import pytest
+
+from common.errors import UserError
+from lab03_mlir import jit, lowering
+
+pytestmark = pytest.mark.lab03
+
+
+def fields(d) -> dict:
+    return {"allocated": int(d.allocated), "aligned": ctypes.cast(d.aligned, ctypes.c_void_p).value or 0,
+            "offset": int(d.offset), "shape": list(d.shape), "strides": list(d.strides)}
+
+
+def check_fields(a: np.ndarray) -> None:
+    d = jit.memref_descriptor(a)
+    assert [name for name, _ in type(d)._fields_] == ["allocated", "aligned", "offset", "shape", "strides"]
+    f = fields(d)
+    assert f["shape"] == list(a.shape)
+    assert f["strides"] == [s // a.itemsize for s in a.strides]  # elements, not bytes
+    assert f["offset"] >= 0
+    assert f["aligned"] + f["offset"] * a.itemsize == a.ctypes.data  # aligned + offset is a[0, ..., 0]
+    assert f["allocated"] == f["aligned"]
+
+
+BASE = np.arange(4 * 6 * 5, dtype=np.float32).reshape(4, 6, 5)
+VIEWS = {
+    "transposed": lambda: BASE[0].T,
+    "stepped": lambda: BASE[1, ::2, 1::2],
+    "reversed": lambda: BASE[2, ::-1, :],
+    "reversed-both": lambda: BASE[3, ::-2, ::-1],
+    "fortran": lambda: np.asfortranarray(BASE[1]),
+    "broadcast": lambda: np.broadcast_to(BASE[0, 0], (3, 5)),
+    "offset": lambda: BASE[1, 2:, 3:],
+}
+
+
+@pytest.mark.task("lab03.jit", points=1)
+@pytest.mark.parametrize("shape, dtype", [((7,), np.float32), ((3, 5), np.float32), ((2, 3, 4), np.float32),
+                                          ((4, 6), np.float64), ((5,), np.int32)])
+def test_contiguous_array_fields(shape, dtype):
+    check_fields(np.arange(int(np.prod(shape)), dtype=dtype).reshape(shape))
+
+
+@pytest.mark.task("lab03.jit", points=1)
+@pytest.mark.parametrize("view", list(VIEWS))
+def test_view_fields(view):
+    check_fields(VIEWS[view]())
+
+
+@pytest.mark.task("lab03.jit", points=1)
+def test_stride_that_is_no_whole_element_is_refused():
+    packed = np.zeros(6, dtype=[("x", "<f4"), ("tag", "u1")])  # 5-byte records: field x has stride 5
+    with pytest.raises(UserError):
+        jit.memref_descriptor(packed["x"])
+
+
+STRIDED = "memref<{dims}x{t}, strided<[{strides}], offset: ?>>"
+
+
+def _type(rank: int, t: str) -> str:
+    return STRIDED.format(dims="x".join(["?"] * rank), t=t, strides=", ".join(["?"] * rank))
+
+
+@functools.cache
+def copy_kernel(t: str) -> jit.EngineKernel:
+    """``out[i, j] = a[i, j]`` over ``a``'s sizes; both arguments strided with dynamic offset."""
+    mt = _type(2, t)
+    text = f"""
+func.func @copy(%a: {mt}, %out: {mt}) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %m = memref.dim %a, %c0 : {mt}
+  %n = memref.dim %a, %c1 : {mt}
+  affine.for %i = 0 to %m {{
+    affine.for %j = 0 to %n {{
+      %v = affine.load %a[%i, %j] : {mt}
+      affine.store %v, %out[%i, %j] : {mt}
+    }}
+  }}
+  return
+}}"""
+    return jit.EngineKernel(lowering.lower(text, stages=lowering.STAGES[2:]).module, "copy")
+
+
+@functools.cache
+def add3_kernel() -> jit.EngineKernel:
+    """``out[i, j, k] = a[i, j, k] + b[i, j, k]`` (rank 3, float32, strided arguments)."""
+    mt = _type(3, "f32")
+    text = f"""
+func.func @add(%a: {mt}, %b: {mt}, %out: {mt}) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %p = memref.dim %a, %c0 : {mt}
+  %m = memref.dim %a, %c1 : {mt}
+  %n = memref.dim %a, %c2 : {mt}
+  affine.for %i = 0 to %p {{
+    affine.for %j = 0 to %m {{
+      affine.for %k = 0 to %n {{
+        %x = affine.load %a[%i, %j, %k] : {mt}
+        %y = affine.load %b[%i, %j, %k] : {mt}
+        %s = arith.addf %x, %y : f32
+        affine.store %s, %out[%i, %j, %k] : {mt}
+      }}
+    }}
+  }}
+  return
+}}"""
+    return jit.EngineKernel(lowering.lower(text, stages=lowering.STAGES[2:]).module, "add")
+
+
+@pytest.mark.task("lab03.jit", points=1)
+@pytest.mark.parametrize("view", ["transposed", "stepped", "reversed-both", "broadcast", "offset"])
+def test_native_copy_reads_a_view_like_numpy(view):
+    a = VIEWS[view]()
+    out = np.full(a.shape, -1.0, np.float32)
+    copy_kernel("f32").call_views([a, out])
+    np.testing.assert_array_equal(out, a)
+
+
+@pytest.mark.task("lab03.jit", points=1)
+@pytest.mark.parametrize("shape", [(1, 9), (5, 3), (8, 8)])
+def test_native_copy_writes_into_a_view(shape):
+    """float64, several shapes: the output is a stepped, reversed window of a larger array."""
+    rng = np.random.default_rng(sum(shape))
+    a = rng.standard_normal((shape[1], shape[0])).T  # a transposed input
+    big = np.zeros((2 * shape[0] + 1, 3 * shape[1]), np.float64)
+    out = big[1::2, ::-3]
+    copy_kernel("f64").call_views([a, out])
+    np.testing.assert_array_equal(out, a)
+    untouched = np.ones(big.shape, bool)
+    untouched[1::2, ::-3] = False
+    assert not big[untouched].any()  # nothing written outside the view
+
+
+@pytest.mark.task("lab03.jit", points=1)
+def test_native_add_of_rank3_views():
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((6, 5, 8)).astype(np.float32)
+    a = x[::2, 1:, ::-2]                        # stepped, offset, reversed
+    b = np.transpose(x, (2, 1, 0))[::-2, 1:, ::2].transpose(2, 1, 0)  # the same shape, other strides
+    assert a.shape == b.shape
+    out = np.empty(a.shape[::-1], np.float32).T  # a Fortran-ordered output
+    add3_kernel().call_views([a, b, out])
+    np.testing.assert_array_equal(out, a + b)
