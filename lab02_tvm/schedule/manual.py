@@ -17,7 +17,9 @@ The kernel is the model's hottest: the MetaSchedule task with the largest weight
 5. ``parallel`` the fused outer loops;
 6. ``decompose_reduction`` to hoist the zero-initialisation out of the reduction.
 
-:func:`loop_nest` prints the loop structure after each primitive (``-v``). All three versions
+:func:`tile_and_reorder` does steps 1-2 (Task 2.4, ``lab02.manual``); :func:`manual_schedule` picks the
+loops and factors, calls it, and does steps 3-6. :func:`loop_nest` prints the loop structure after each
+primitive (``-v``). All three versions
 are built for the same target, checked against the naive one (same inputs, ``rtol = 1e-4``,
 ``atol = 1e-4 * max|naive|``) and timed interleaved at 1 thread in one process.
 """
@@ -44,7 +46,7 @@ from ..tuning.tasks import TaskInfo, as_target, extract_tasks
 from ..tuning.tune import tune_tasks_plan
 from .tir_pass import loop_nest
 
-__all__ = ["ManualSchedule", "manual_schedule", "loop_nest", "kernel_args", "build_kernel", "run_kernel",
+__all__ = ["ManualSchedule", "manual_schedule", "tile_and_reorder", "loop_nest", "kernel_args", "build_kernel", "run_kernel",
            "run_three_point", "vector_lanes"]
 
 #: Tolerances of the numeric check of manual/tuned against naive (fp32, reordered sums).
@@ -141,6 +143,50 @@ def _inline_epilogues(sch: s_tir.Schedule, producer: Any) -> list[str]:
         names.append(name)
 
 
+def tile_and_reorder(sch: s_tir.Schedule, spatial: list, reduction: list, *, vec: int,
+                     block_loop: int | None, reg_block: int,
+                     step: Callable[[str], None] | None = None) -> tuple[list, list]:
+    """Steps 1-2 of the module docstring: tile the output into a register tile and move the reduction
+    loops between the outer loops and that tile.
+
+    Args:
+        sch: the schedule; ``spatial`` / ``reduction``: the anchor block's loops (``sch.get_loops``), one
+            per iterator, spatial ones and reduction ones each outermost first.
+        vec: the vector width: split the innermost spatial loop ``spatial[-1]`` (extent ``E``) into
+            ``[E // vec, vec]`` (``vec`` divides ``E``).
+        block_loop: index into ``spatial`` of the register-block loop (never the last one), or ``None``;
+            when not ``None`` and ``reg_block > 1``, split that loop (extent ``B``) into
+            ``[B // reg_block, reg_block]`` (``reg_block`` divides ``B``).
+        step: when given, call ``step(name)`` after each primitive, ``name`` starting with the primitive
+            (``split(...)``, ``reorder(...)``): it records the loop nest (and the tests' checks run there).
+
+    Returns:
+        ``(outer, inner)``: ``outer`` the loops above the reduction after the reorder, outermost first:
+        the spatial loops with the register-block loop replaced by its outer half, then the vector loop's
+        outer half last (``outer[-1]``: where the cache write goes, and all of ``outer`` is fused and run in
+        parallel); ``inner`` the register tile below the reduction: ``[block inner, vector inner]``, or
+        ``[vector inner]`` without a register block. The block's loop order is then
+        ``*outer, *reduction, *inner``.
+    """
+    note = step or (lambda name: None)
+    ### BEGIN SOLUTION lab02.manual
+    name, extent = sch.get(spatial[-1]).loop_var, int(sch.get(spatial[-1]).extent)
+    v_o, v_i = sch.split(spatial[-1], factors=[None, vec])
+    note(f"split({name}, [{extent // vec}, {vec}])")
+    outer = list(spatial[:-1])
+    inner = [v_i]
+    if block_loop is not None and reg_block > 1:
+        name, extent = sch.get(spatial[block_loop]).loop_var, int(sch.get(spatial[block_loop]).extent)
+        b_o, b_i = sch.split(spatial[block_loop], factors=[None, reg_block])
+        outer[block_loop] = b_o
+        inner = [b_i, v_i]
+        note(f"split({name}, [{extent // reg_block}, {reg_block}])")
+    sch.reorder(*outer, v_o, *reduction, *inner)
+    note("reorder(outer spatial, reduction, register tile)")
+    return [*outer, v_o], inner
+    ### END SOLUTION
+
+
 def manual_schedule(prim_mod: tvm.IRModule, target: Any, *, reg_block: int = 8,
                     verbose: bool = False,
                     check: Callable[[str, tvm.IRModule], None] | None = None) -> ManualSchedule:
@@ -197,19 +243,10 @@ def manual_schedule(prim_mod: tvm.IRModule, target: Any, *, reg_block: int = 8,
                      "vector_loop": str(sch.get(spatial[-1]).loop_var),
                      "block_loop": None if blk_i is None else str(sch.get(spatial[blk_i]).loop_var)}
 
-    # 1. tile: vector loop and register block
-    v_o, v_i = sch.split(spatial[-1], factors=[None, vec])
-    step(f"split({result.params['vector_loop']}, [{extents[-1] // vec}, {vec}])")
-    outer = list(spatial[:-1])
-    inner = [v_i]
-    if blk_i is not None and rb > 1:
-        b_o, b_i = sch.split(spatial[blk_i], factors=[None, rb])
-        outer[blk_i] = b_o
-        inner = [b_i, v_i]
-        step(f"split({result.params['block_loop']}, [{extents[blk_i] // rb}, {rb}])")
-    # 2. reorder: outer spatial | reduction | register tile
-    sch.reorder(*outer, v_o, *reduce_, *inner)
-    step("reorder(outer spatial, reduction, register tile)")
+    # 1-2. tile (vector loop, register block) and reorder: outer spatial | reduction | register tile
+    outer, inner = tile_and_reorder(sch, spatial, reduce_, vec=vec, block_loop=blk_i, reg_block=rb, step=step)
+    v_o, v_i = outer[-1], inner[-1]
+    outer = outer[:-1]
     # 3. cache write: accumulate in a local tile, write back once per tile
     wb = sch.cache_write(block, 0, "local")
     sch.reverse_compute_at(wb, v_o, preserve_unit_loops=True)

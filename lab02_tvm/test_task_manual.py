@@ -1,0 +1,114 @@
+"""Graded tests of Task 2.4 (``lab02.manual``): tile and reorder, steps 1-2 of the manual schedule.
+
+Through the public contract only (``tile_and_reorder`` and its docstring, ``manual_schedule``; the module
+docstring of ``lab02_tvm/schedule/manual.py``): on small TE matmuls (built here with ``te.create_prim_func``,
+no model, no lab pass), the block's loops after the call, read with ``sch.get_loops`` as (extent, kind)
+pairs, are the stated order ``*outer, *reduction, *inner`` with the stated split extents; the returned
+handles are those loops; and the whole ``manual_schedule`` built with ``tvm.compile`` matches NumPy and
+ends vectorised, unrolled and parallel as its docstring says. Loop names are not compared.
+
+Tolerance of the numeric check: float32 sums of K = 64 products, reassociated by the tile (and by the
+vector lanes) against NumPy's float64 sum: ``rtol = 1e-5``, ``atol = 1e-5 * max|ref|``.
+
+Run: ``pytest --task lab02.manual`` (or ``pytest lab02_tvm/test_task_manual.py``).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import tvm
+
+pytestmark = pytest.mark.lab02
+
+RTOL = 1e-5
+
+
+def matmul(m: int, k: int, n: int, batch: int | None = None):
+    from tvm import te, topi
+    if batch is None:
+        A = te.placeholder((m, k), name="A")
+        B = te.placeholder((k, n), name="B")
+        return tvm.IRModule({"main": te.create_prim_func([A, B, topi.matmul(A, B)])})
+    X = te.placeholder((batch, m, k), name="X")
+    Y = te.placeholder((batch, k, n), name="Y")
+    return tvm.IRModule({"main": te.create_prim_func([X, Y, topi.nn.batch_matmul(X, Y, transpose_b=False)])})
+
+
+def block_loops(mod):
+    """(schedule, block, spatial loops, reduction loops) of the one block of ``mod`` (the matmul)."""
+    from tvm import s_tir
+    sch = s_tir.Schedule(mod)
+    (block,) = sch.get_child_blocks(sch.get_sblock("root"))
+    kinds = [int(iv.iter_type) for iv in sch.get(block).iter_vars]  # 0 spatial, 2 reduction
+    loops = sch.get_loops(block)
+    return sch, block, [lp for lp, k in zip(loops, kinds) if k == 0], [lp for lp, k in zip(loops, kinds) if k == 2]
+
+
+def extents(sch, loops) -> list[int]:
+    return [int(sch.get(lp).extent) for lp in loops]
+
+
+def same_loops(sch, a, b) -> bool:
+    return len(a) == len(b) and all(sch.get(x).same_as(sch.get(y)) for x, y in zip(a, b))
+
+
+@pytest.mark.task("lab02.manual", points=3)
+@pytest.mark.parametrize("m, k, n, vec, rb", [(16, 32, 24, 8, 4), (12, 8, 32, 16, 3)])
+def test_matmul_tile_order_and_extents(m, k, n, vec, rb):
+    from lab02_tvm.schedule.manual import tile_and_reorder
+    sch, block, spatial, reduction = block_loops(matmul(m, k, n))
+    outer, inner = tile_and_reorder(sch, spatial, reduction, vec=vec, block_loop=0, reg_block=rb)
+    loops = sch.get_loops(block)
+    assert extents(sch, loops) == [m // rb, n // vec, k, rb, vec]
+    assert same_loops(sch, loops, [*outer, *reduction, *inner])
+    assert extents(sch, outer) == [m // rb, n // vec] and extents(sch, inner) == [rb, vec]
+
+
+@pytest.mark.task("lab02.manual", points=2)
+@pytest.mark.parametrize("block_loop, rb", [(None, 4), (0, 1)], ids=["no-block-loop", "reg-block-1"])
+def test_without_a_register_block_only_the_vector_loop_splits(block_loop, rb):
+    from lab02_tvm.schedule.manual import tile_and_reorder
+    sch, block, spatial, reduction = block_loops(matmul(8, 16, 32))
+    outer, inner = tile_and_reorder(sch, spatial, reduction, vec=8, block_loop=block_loop, reg_block=rb)
+    loops = sch.get_loops(block)
+    assert extents(sch, loops) == [8, 4, 16, 8]
+    assert same_loops(sch, loops, [*outer, *reduction, *inner]) and len(inner) == 1
+
+
+@pytest.mark.task("lab02.manual", points=2)
+def test_batch_matmul_blocks_the_chosen_loop():
+    from lab02_tvm.schedule.manual import tile_and_reorder
+    sch, block, spatial, reduction = block_loops(matmul(12, 10, 16, batch=2))
+    outer, inner = tile_and_reorder(sch, spatial, reduction, vec=4, block_loop=1, reg_block=6)
+    loops = sch.get_loops(block)
+    assert extents(sch, loops) == [2, 2, 4, 10, 6, 4]
+    assert same_loops(sch, loops, [*outer, *reduction, *inner])
+    assert extents(sch, outer) == [2, 2, 4] and extents(sch, inner) == [6, 4]
+
+
+@pytest.mark.task("lab02.manual", points=1)
+def test_each_primitive_is_reported():
+    from lab02_tvm.schedule.manual import tile_and_reorder
+    sch, _, spatial, reduction = block_loops(matmul(16, 8, 16))
+    names: list[str] = []
+    tile_and_reorder(sch, spatial, reduction, vec=8, block_loop=0, reg_block=4, step=names.append)
+    assert [n.split("(")[0] for n in names] == ["split", "split", "reorder"]
+
+
+@pytest.mark.task("lab02.manual", points=4)
+def test_manual_schedule_matches_numpy_and_is_vectorised_and_parallel():
+    from lab02_tvm.schedule.manual import manual_schedule
+    m, k, n = 32, 64, 48
+    target = tvm.target.Target("llvm")
+    result = manual_schedule(matmul(m, k, n), target, reg_block=4)
+    script = result.sch.mod.script()
+    assert "T.vectorized" in script and "T.parallel" in script and "T.unroll" in script
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float32)
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    lib = tvm.compile(result.sch.mod, target=target)
+    dev = tvm.cpu()
+    out = tvm.runtime.tensor(np.zeros((m, n), np.float32), dev)
+    lib["main"](tvm.runtime.tensor(a, dev), tvm.runtime.tensor(b, dev), out)
+    np.testing.assert_allclose(out.numpy(), ref, rtol=RTOL, atol=RTOL * float(np.abs(ref).max()))
