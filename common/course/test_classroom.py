@@ -11,6 +11,7 @@ import shlex
 import subprocess
 
 import pytest
+import yaml
 
 from common.course import classroom, release
 from common.course.fixtures import PROJECT, make_course, run_course, run_pytest_in
@@ -23,7 +24,6 @@ def course():
 
 
 def test_the_workflow_has_one_step_per_task_with_its_points(course, tmp_path):
-    yaml = pytest.importorskip("yaml")
     run = run_course("classroom", "--out", str(tmp_path))
     assert run.returncode == 0, run.stderr
     text = (tmp_path / classroom.WORKFLOW).read_text()
