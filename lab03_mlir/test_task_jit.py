@@ -1,6 +1,6 @@
 """Graded tests of Task 3.3 (``lab03.jit``): the ranked memref descriptor of a NumPy array.
 
-Through the public contract only (``jit.memref_descriptor`` and its docstring; ``EngineKernel.call_views``
+Through the public contract only (``memref.memref_descriptor`` and its docstring; ``EngineKernel.call_views``
 of the given kit): the fields against what NumPy itself says of the array (its data pointer, shape and
 byte strides), on several shapes and dtypes, contiguous and not (transposed, stepped, reversed,
 broadcast, offset views); then native code reading and writing *through* the descriptor: small kernels
@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from common.errors import UserError
-from lab03_mlir import jit, lowering
+from lab03_mlir import jit, lowering, memref
 
 pytestmark = pytest.mark.lab03
 
@@ -31,7 +31,7 @@ def fields(d) -> dict:
 
 
 def check_fields(a: np.ndarray) -> None:
-    d = jit.memref_descriptor(a)
+    d = memref.memref_descriptor(a)
     assert [name for name, _ in type(d)._fields_] == ["allocated", "aligned", "offset", "shape", "strides"]
     f = fields(d)
     assert f["shape"] == list(a.shape)
@@ -70,7 +70,7 @@ def test_view_fields(view):
 def test_stride_that_is_no_whole_element_is_refused():
     packed = np.zeros(6, dtype=[("x", "<f4"), ("tag", "u1")])  # 5-byte records: field x has stride 5
     with pytest.raises(UserError):
-        jit.memref_descriptor(packed["x"])
+        memref.memref_descriptor(packed["x"])
 
 
 STRIDED = "memref<{dims}x{t}, strided<[{strides}], offset: ?>>"
