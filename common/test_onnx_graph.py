@@ -40,7 +40,9 @@ def chain() -> onnx.ModelProto:
 
 
 def test_producers_and_consumers_by_position():
-    idx = GraphIndex(checked(chain()).graph)
+    g = checked(chain()).graph
+    idx = GraphIndex(g)
+    assert idx.graph is g and idx.nodes == list(g.node)
     assert idx.producer == {"a": 0, "b": 1, "d": 2, "y": 3}  # the omitted output "" is no value
     assert idx.consumers["a"] == [(1, 0), (1, 1)]  # Mul(a, a): both input slots
     assert idx.consumers["x"] == [(0, 0), (3, 1)]
@@ -192,7 +194,8 @@ def test_value_dims_dim_labels_and_static_shape():
     neg.type.tensor_type.shape.dim[0].dim_value = -1
     cases = [(vi("t", F, (2, 3)), [2, 3], [2, 3], (2, 3)), (vi("scalar", F, ()), [], [], ()),
              (sym, [None, 3], ["batch", 3], None), (unset, [None, 3], ["?", 3], None), (vi("r", F, None), None, [], None),
-             (seq, None, [], None), (neg, [-1, 3], [-1, 3], None)]
+             (seq, None, [], None), (neg, [-1, 3], [-1, 3], None),
+             (vi("z", F, (0, 3)), [0, 3], [0, 3], (0, 3))]  # a zero-size dim is static (an empty tensor)
     for v, dims, labels, shape in cases:
         assert (value_dims(v), dim_labels(v), static_shape(v)) == (dims, labels, shape), v.name
 
