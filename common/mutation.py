@@ -94,7 +94,7 @@ TARGETS: dict[str, Target] = {t.name: t for t in (
            ("common", "lab01_onnx"),
            ("lab01_onnx/test_lab.py", "lab01_onnx/test_passes_conformance.py", "lab01_onnx/test_pass_mutants.py",
             "common/test_onnx_graph.py"),
-           " and ".join(f"not {w}" for w in _LAB01_SLOW), ("lab01_onnx/test_pass_mutants.py",)),
+           " and ".join(f"not {w}" for w in _LAB01_SLOW), ("lab01_onnx/test_pass_mutants.py", "common/test_onnx_graph.py")),
     Target("unroll", ("lab03_mlir/unroll.py",), ("common", "lab03_mlir"),
            ("lab03_mlir/test_lab.py", "lab03_mlir/test_unroll_mutants.py"), "unroll or loop_structure or trip_count or short_loop",
            ("lab03_mlir/test_unroll_mutants.py",)),
