@@ -197,7 +197,7 @@ def write_peers(rows: list[dict], *, name: str = "peers", roof: dict | None = No
     roof = roof if roof is not None else roof_mod.cached_roof()
     env = environment(threads=1, roof=None if roof is None else
                       {k: roof.get(k) for k in ("peak_gflops", "sgemm_gflops", "bandwidth_gbs", "date")},
-                      machine_note="shared 2-core machine (another engineer's tuning run on the other core)")
+                      machine_note="shared 2-core machine; timings at 1 thread")
     notes = ("One interleaved run per model at 1 thread (PyTorch, ONNX Runtime and TVM intra-op threads 1). "
              "vs_eager = eager median / peer median (> 1 is faster). GFLOP/s from FlopCounterMode's count "
              "(matmul/conv/attention, 2 FLOP per multiply-add) over the median; pct_peak against the measured "
