@@ -254,3 +254,16 @@ def test_chain_table_has_no_trailing_newline():
     chain = gates.GateChain("torch", [1.0], atol=0.0)
     chain.check("s", [1.0])
     assert chain.to_markdown() == chain.to_markdown().strip() and chain.to_markdown().startswith("| reference |")
+
+
+# ---- structural: a gate without numbers ----------------------------------------------------------
+
+def test_structural_gate_passes_silently_and_fails_with_its_stage_line_and_rows():
+    assert gates.structural("fusion", None, [{"stage": "fusion", "ops": 3}]) is None
+    rows = [{"stage": "legal", "prim_funcs": 99}, {"stage": "fused", "prim_funcs": 99}]
+    with pytest.raises(gates.GateError) as ei:
+        gates.structural("fusion", "FuseOps/FuseTIR fused nothing", iter(rows))
+    rep = ei.value.report
+    assert (rep.stage, rep.rows, rep.first_failure) == ("fusion", rows, "FuseOps/FuseTIR fused nothing")
+    assert str(ei.value).splitlines()[0] == "stage 'fusion': FuseOps/FuseTIR fused nothing"
+    assert "prim_funcs" in str(ei.value) and "99" in str(ei.value)  # the table is printed with it
