@@ -215,13 +215,8 @@ class _Kernel:
             UserError: wrong count, rank or dtype for the ABI, or a descriptor that does not fit its array.
         """
         arrays = list(arrays)
-        if self.abi is not None:
-            if len(arrays) != len(self.abi):
-                raise UserError(f"the function takes {len(self.abi)} memref arguments "
-                                f"({', '.join(map(str, self.abi))}); got {len(arrays)} arrays")
-            for i, (spec, a) in enumerate(zip(self.abi, arrays)):
-                if not spec.matches(a):
-                    raise UserError(f"argument {i} has shape {list(a.shape)} dtype {a.dtype}, the function expects {spec}")
+        if self.abi is not None:  # every argument given, none allocated: all checked like inputs
+            plan_arguments(self.abi, arrays, n_outputs=0)
         descs = []
         for i, a in enumerate(arrays):
             d = memref_descriptor(a)
