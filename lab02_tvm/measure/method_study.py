@@ -31,7 +31,7 @@ from pathlib import Path
 from common.errors import UserError
 
 from .. import LAB
-from ..tuning.method import Method
+from ..tuning.method import PREPACKED, Method
 
 
 #: ``{model: {arm: (Method, extra graph pass or None)}}`` and the kind of kernel each studies.
@@ -41,8 +41,6 @@ ARMS = {
     "bert": {"plain": (Method("NCHW", False), None), "rewrite": (Method("NCHW", True), None)},
 }
 KIND = {"resnet50": "conv2d", "bert": "matmul"}
-#: ``SplitLayoutRewritePreproc`` renames a kernel whose weights it repacks ``<task>_prepacked``.
-PREPACKED = "_prepacked"
 
 
 def arm_module(base, method: Method, extra=None):

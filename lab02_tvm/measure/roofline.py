@@ -22,6 +22,7 @@ import numpy as np
 
 from common.errors import UserError
 
+from ..tuning.method import task_of_kernel
 from .profile import KernelInfo, kernel_infos, profile_vm
 
 from .. import LAB
@@ -41,7 +42,7 @@ def kernel_rows(profile: dict, infos: dict[str, KernelInfo], roof: dict, *, labe
 
     rows = []
     for name, k in profile["kernels"].items():
-        info = infos.get(name) or infos.get(name.removesuffix("_prepacked"))  # weight layout rewrite's name
+        info = infos.get(name) or infos.get(task_of_kernel(name))  # weight layout rewrite's name
         flops = (info.flops if info and np.isfinite(info.flops) else 0.0) * k["calls"]
         nbytes = (info.nbytes if info and info.nbytes else k["arg_bytes"]) * k["calls"]
         ms = k["ms"]

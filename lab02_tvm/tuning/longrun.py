@@ -25,7 +25,7 @@ from common.results import read_table
 
 from ..models import MODELS
 from .database import RECORDS, prune
-from .method import FIELD, Method
+from .method import FIELD, Method, task_of_kernel
 from .records import (LOG_ROOT, SHIPPED_ROOT, earlier_runs, read_provenance, rel, shipped_dir, target_key,
                       write_provenance)
 
@@ -128,7 +128,11 @@ def tune_records(model: str, trials: int, minutes: float, *, command: str, root:
 
 
 def lost_ms_by_kernel(path: str | os.PathLike, build: str = "tuned") -> dict[str, float]:
-    """``{kernel: ms above the roof}`` of one build from a roofline table (``roofline_<model>.json``).
+    """``{task: ms above the roof}`` of one build from a roofline table (``roofline_<model>.json``).
+
+    A kernel the weight layout rewrite renamed (``<task>_prepacked``) counts for its task
+    (:func:`~lab02_tvm.tuning.method.task_of_kernel`): the plan ranks tasks, and the tuned build's hot
+    kernels are exactly the renamed ones.
 
     Raises:
         UserError: the file is missing, does not parse, or has no row of ``build``.
@@ -138,7 +142,11 @@ def lost_ms_by_kernel(path: str | os.PathLike, build: str = "tuned") -> dict[str
         rows = read_table(path)["rows"]
     except UserError as exc:
         raise UserError(f"{exc}: {hint}") from None
-    out = {r["kernel"]: float(r["lost_ms"]) for r in rows if r.get("build") == build}
+    out: dict[str, float] = {}
+    for r in rows:
+        if r.get("build") == build:
+            task = task_of_kernel(r["kernel"])
+            out[task] = out.get(task, 0.0) + float(r["lost_ms"])
     if not out:
         raise UserError(f"{path} has no '{build}' rows: {hint}")
     return out

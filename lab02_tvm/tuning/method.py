@@ -26,6 +26,13 @@ from dataclasses import asdict, dataclass
 from common.errors import UserError
 
 LAYOUTS = ("NCHW", "NHWC")
+#: ``SplitLayoutRewritePreproc`` renames a kernel whose weights it repacks ``<task>_prepacked``.
+PREPACKED = "_prepacked"
+
+
+def task_of_kernel(kernel: str) -> str:
+    """The tuning task a built kernel comes from: its name without the weight layout rewrite's suffix."""
+    return kernel.removesuffix(PREPACKED)
 
 
 @dataclass(frozen=True)
