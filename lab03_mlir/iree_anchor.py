@@ -87,21 +87,25 @@ def iree_compile(text: str, out_path: Path, *, tool: str | None = None) -> float
 class IreeModule:
     """A compiled ``.vmfb`` loaded with ``iree.runtime`` on the :data:`IREE_DRIVER` driver.
 
-    ``IreeModule(path)(x)`` calls the module's ``forward`` with a float32 array and returns the
-    float32 result copied to a numpy array.
+    ``IreeModule(path)(x, ...)`` calls the module's function ``func`` (default ``forward``, the
+    torch-mlir blocks' name) with NumPy arrays and returns its one result copied to a NumPy array.
 
     Raises:
         MissingDependency: iree-base-runtime is not installed.
+        UserError: the module has no function ``func``.
     """
 
-    def __init__(self, vmfb: Path):
+    def __init__(self, vmfb: Path, func: str = FUNC_NAME):
         rt = require("iree.runtime", "iree-base-runtime", "the IREE anchor")
         self.path = Path(vmfb)
         self._module = rt.load_vm_flatbuffer_file(str(self.path), driver=IREE_DRIVER)
-        self._fn = self._module[FUNC_NAME]
+        try:
+            self._fn = self._module[func]
+        except (KeyError, AttributeError, RuntimeError):
+            raise UserError(f"{self.path.name} has no function @{func}") from None
 
-    def __call__(self, x: np.ndarray) -> np.ndarray:
-        return np.asarray(self._fn(x).to_host())
+    def __call__(self, *args: np.ndarray) -> np.ndarray:
+        return np.asarray(self._fn(*args).to_host())
 
 
 def latency_ladder(block: TorchBlock, candidates: dict[str, Callable[[np.ndarray], np.ndarray]], *,

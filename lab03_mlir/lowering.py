@@ -4,16 +4,14 @@ Each stage is one readable pass-pipeline string (the style of upstream MLIR's Py
 tests), run with ``PassManager.parse(...).run(module)``:
 
 =============  ====================================================================================
-bufferize      tensors -> memrefs. ``one-shot-bufferize`` (MLIR's bufferization since LLVM 16;
-               LLVM 17's ``linalg-bufferize``/``func-bufferize``/``tensor-bufferize`` are gone)
-               with function boundaries and identity layouts; ``buffer-results-to-out-params
-               {modify-public-functions hoist-static-allocs}`` turns the returned memref into a
-               caller-owned last argument and writes the result straight into it (without it the
-               C interface returns a descriptor that the caller never reads, and the call
-               "succeeds" with wrong numbers); the ownership-based deallocation pipeline
-               (``buffer-deallocation-pipeline``) frees the temporaries.
-affine         ``convert-linalg-to-affine-loops``: every linalg op becomes a perfect
-               ``affine.for`` nest (3 deep for the matmul, 2 for fill and the bias + ReLU).
+bufferize      tensors -> memrefs (Task 3.4, :func:`lab03_mlir.bufferization.bufferize_pipeline`):
+               identity layouts at function boundaries, every returned tensor a caller-owned last
+               argument written in place (without it the C interface returns a descriptor that the
+               caller never reads, and the call "succeeds" with wrong numbers), every temporary
+               freed. Its rules are in :mod:`lab03_mlir.bufferization`.
+affine         linalg -> ``affine.for`` loops (Task 3.4, :func:`lab03_mlir.bufferization.affine_pipeline`):
+               every linalg op becomes a perfect ``affine.for`` nest (3 deep for the matmul, 2 for
+               fill and the bias + ReLU).
 unroll         (optional, ``unroll.with_unroll(STAGES, F)``) the Python pass
                :class:`~lab03_mlir.unroll.AffineLoopUnroll`: a stage whose "pipeline" is a
                callable that adds passes to the ``PassManager`` instead of a string.
@@ -29,6 +27,10 @@ Before the stages every public ``func.func`` gets ``llvm.emit_c_interface`` (a
 ``_mlir_ciface_<name>`` wrapper taking pointers to memref descriptors), and, after bufferization,
 an ``lab03.abi`` attribute recording its memref argument types so that :mod:`lab03_mlir.jit` can
 check input shapes and dtypes before calling native code.
+
+The two stages of Task 3.4 are :class:`LazyPipeline`\ s: the pipeline text comes from its function
+when a stage runs, not when this module is imported, so a handout whose task is not written yet
+imports, and only lowering through those stages reports the task.
 
 Sources: MLIR docs "Bufferization" (one-shot bufferize, buffer deallocation) and
 "Pass infrastructure"; ``mlir/test/Integration/Dialect/Linalg/CPU`` pipelines.
@@ -49,19 +51,41 @@ from mlir.passmanager import PassManager
 from common.errors import UserError
 from common.results import atomic_write
 
+from . import bufferization
+
 ABI_ATTR = "lab03.abi"
 #: Number of results a function had before bufferization (they become its last memref arguments).
 RESULTS_ATTR = "lab03.num_results"
 
-BUFFERIZE = (
-    "builtin.module("
-    "one-shot-bufferize{bufferize-function-boundaries "
-    "function-boundary-type-conversion=identity-layout-map}, "
-    "buffer-results-to-out-params{modify-public-functions hoist-static-allocs}, "
-    "buffer-deallocation-pipeline, "
-    "canonicalize, cse)"
-)
-LINALG_TO_AFFINE = "builtin.module(func.func(convert-linalg-to-affine-loops))"
+
+
+@dataclass(frozen=True)
+class LazyPipeline:
+    """A stage's pass pipeline that a function writes: ``text()`` calls it when the stage runs.
+
+    ``str()`` is the text too (what :class:`StageRecord` keeps); calling it with a ``PassManager``
+    adds the passes, like any callable stage.
+    """
+
+    build: Callable[[], str]
+
+    def text(self) -> str:
+        """The pipeline text (raises what ``build`` raises; a non-string is a ``UserError``)."""
+        text = self.build()
+        if not isinstance(text, str):
+            raise UserError(f"{self.build.__qualname__}() must return a pass-pipeline string, "
+                            f"got {type(text).__name__}")
+        return text
+
+    def __str__(self) -> str:
+        return self.text()
+
+    def __call__(self, pm: PassManager) -> None:
+        pm.add(self.text())
+
+
+BUFFERIZE = LazyPipeline(bufferization.bufferize_pipeline)
+LINALG_TO_AFFINE = LazyPipeline(bufferization.affine_pipeline)
 AFFINE_TO_SCF = "builtin.module(lower-affine)"
 SCF_TO_CF = "builtin.module(convert-scf-to-cf)"
 TO_LLVM = (
@@ -79,8 +103,8 @@ TOSA_TO_LINALG = (
 #: (e.g. a pass written in Python, :meth:`lab03_mlir.unroll.AffineLoopUnroll.add_to`).
 Passes = str | Callable[[PassManager], None]
 
-#: The default ordered stages ``[(name, pass pipeline)]`` from linalg on tensors to LLVM.
-STAGES: list[tuple[str, str]] = [
+#: The default ordered stages ``[(name, passes)]`` from linalg on tensors to LLVM.
+STAGES: list[tuple[str, Passes]] = [
     ("bufferize", BUFFERIZE),
     ("affine", LINALG_TO_AFFINE),
     ("scf", AFFINE_TO_SCF),
@@ -309,6 +333,8 @@ def describe(passes: Passes) -> str:
     """The text recorded for a stage: the pipeline string, or ``str()`` of the callable's owner."""
     if isinstance(passes, str):
         return passes
+    if isinstance(passes, LazyPipeline):
+        return passes.text()
     return str(getattr(passes, "__self__", passes))
 
 
@@ -326,6 +352,8 @@ def check_stages(stages: Sequence[tuple[str, Passes]]) -> list[tuple[str, Passes
 
 
 def _pass_manager(name: str, passes: Passes, ctx: ir.Context) -> PassManager:
+    if isinstance(passes, LazyPipeline):
+        passes = passes.text()
     if isinstance(passes, str):
         return parse_pipeline(passes, ctx, name)
     pm = PassManager("builtin.module", context=ctx)

@@ -1,0 +1,231 @@
+"""Graded tests of Task 3.4 (``lab03.lower``): the ``bufferize`` and ``affine`` stages of step 3.
+
+Through the public contract only (the rules in the docstring of ``lab03_mlir/bufferization.py``,
+checked on the IR :func:`lab03_mlir.lowering.lower` keeps after each stage), on kernels written here as
+linalg on tensors (not built by Task 3.1, so this task is graded on its own):
+
+- after ``bufferize``: no tensor type anywhere, public arguments memrefs of the identity layout, the
+  results turned into the last arguments, every ``memref.alloc`` matched by a ``memref.dealloc``;
+- after ``affine``: no linalg op, ``affine.for`` nests over ``affine.load``/``affine.store`` with one
+  loop per iteration dimension;
+- the whole pipeline (the given ``scf``, ``cf`` and ``llvm`` stages after them), JIT-compiled: each
+  kernel computes what NumPy computes, bitwise. Every input is a multiple of 1/16 in [-8, 8], so every
+  product and every sum of up to a few hundred of them is exact in float32 in any order: any loop order,
+  tiling or fusion a correct pipeline picks gives the same bits.
+
+Run: ``pytest --task lab03.lower``.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from mlir import ir
+
+from lab03_mlir import jit, lowering
+
+pytestmark = pytest.mark.lab03
+
+MATMUL_BIAS_RELU = """
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+func.func @matmul_bias_relu(%a: tensor<6x4xf32>, %b: tensor<4x5xf32>, %bias: tensor<5xf32>) -> tensor<6x5xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<6x5xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<6x5xf32>) -> tensor<6x5xf32>
+  %mm = linalg.matmul ins(%a, %b : tensor<6x4xf32>, tensor<4x5xf32>) outs(%z : tensor<6x5xf32>) -> tensor<6x5xf32>
+  %r = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%mm, %bias : tensor<6x5xf32>, tensor<5xf32>) outs(%e : tensor<6x5xf32>) {
+  ^bb0(%x: f32, %c: f32, %o: f32):
+    %s = arith.addf %x, %c : f32
+    %m = arith.maximumf %s, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<6x5xf32>
+  return %r : tensor<6x5xf32>
+}
+"""
+
+#: A temporary: the first product is read by the second while the output is written.
+CHAINED_MATMULS = """
+func.func @chain(%a: tensor<3x4xf32>, %b: tensor<4x5xf32>, %c: tensor<5x2xf32>) -> tensor<3x2xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<3x5xf32>
+  %z1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<3x5xf32>) -> tensor<3x5xf32>
+  %t = linalg.matmul ins(%a, %b : tensor<3x4xf32>, tensor<4x5xf32>) outs(%z1 : tensor<3x5xf32>) -> tensor<3x5xf32>
+  %e2 = tensor.empty() : tensor<3x2xf32>
+  %z2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<3x2xf32>) -> tensor<3x2xf32>
+  %o = linalg.matmul ins(%t, %c : tensor<3x5xf32>, tensor<5x2xf32>) outs(%z2 : tensor<3x2xf32>) -> tensor<3x2xf32>
+  return %o : tensor<3x2xf32>
+}
+"""
+
+#: Two results: both become out-parameters, in order.
+TWO_RESULTS = """
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#rows = affine_map<(d0, d1) -> (d0)>
+func.func @twice_and_row_sum(%a: tensor<4x7xf32>) -> (tensor<4x7xf32>, tensor<4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x7xf32>
+  %d = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<4x7xf32>) outs(%e : tensor<4x7xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %y = arith.addf %x, %x : f32
+    linalg.yield %y : f32
+  } -> tensor<4x7xf32>
+  %es = tensor.empty() : tensor<4xf32>
+  %zs = linalg.fill ins(%zero : f32) outs(%es : tensor<4xf32>) -> tensor<4xf32>
+  %s = linalg.generic {indexing_maps = [#id, #rows], iterator_types = ["parallel", "reduction"]}
+      ins(%a : tensor<4x7xf32>) outs(%zs : tensor<4xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %y = arith.addf %acc, %x : f32
+    linalg.yield %y : f32
+  } -> tensor<4xf32>
+  return %d, %s : tensor<4x7xf32>, tensor<4xf32>
+}
+"""
+
+TRANSPOSE = """
+func.func @transpose(%a: tensor<3x8xf32>) -> tensor<8x3xf32> {
+  %e = tensor.empty() : tensor<8x3xf32>
+  %t = linalg.transpose ins(%a : tensor<3x8xf32>) outs(%e : tensor<8x3xf32>) permutation = [1, 0]
+  return %t : tensor<8x3xf32>
+}
+"""
+
+CONV = """
+func.func @conv(%x: tensor<1x6x6x3xf32>, %w: tensor<3x3x3x4xf32>) -> tensor<1x4x4x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x4x4x4xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  %y = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<1x6x6x3xf32>, tensor<3x3x3x4xf32>) outs(%z : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  return %y : tensor<1x4x4x4xf32>
+}
+"""
+
+
+def _conv(x, w):
+    out = np.zeros((1, 4, 4, 4))
+    for i in range(4):
+        for j in range(4):
+            out[0, i, j] = np.einsum("hwc,hwcf->f", x[0, i:i + 3, j:j + 3], w)
+    return out
+
+
+#: name: (text, function, input shapes, NumPy reference (float64) -> outputs, argument types after bufferize)
+KERNELS = {
+    "matmul_bias_relu": (MATMUL_BIAS_RELU, "matmul_bias_relu", [(6, 4), (4, 5), (5,)],
+                         lambda a, b, c: [np.maximum(a @ b + c, 0.0)],
+                         ["memref<6x4xf32>", "memref<4x5xf32>", "memref<5xf32>", "memref<6x5xf32>"]),
+    "chain": (CHAINED_MATMULS, "chain", [(3, 4), (4, 5), (5, 2)], lambda a, b, c: [(a @ b) @ c],
+              ["memref<3x4xf32>", "memref<4x5xf32>", "memref<5x2xf32>", "memref<3x2xf32>"]),
+    "two_results": (TWO_RESULTS, "twice_and_row_sum", [(4, 7)], lambda a: [2 * a, a.sum(axis=1)],
+                    ["memref<4x7xf32>", "memref<4x7xf32>", "memref<4xf32>"]),
+    "transpose": (TRANSPOSE, "transpose", [(3, 8)], lambda a: [a.T],
+                  ["memref<3x8xf32>", "memref<8x3xf32>"]),
+    "conv": (CONV, "conv", [(1, 6, 6, 3), (3, 3, 3, 4)], lambda x, w: [_conv(x, w)],
+             ["memref<1x6x6x3xf32>", "memref<3x3x3x4xf32>", "memref<1x4x4x4xf32>"]),
+}
+
+
+def exact_inputs(shapes, seed: int) -> list[np.ndarray]:
+    """Multiples of 1/16 in [-8, 8): float32 sums of their products are exact (see the module docstring)."""
+    rng = np.random.default_rng(seed)
+    return [(rng.integers(-128, 128, size=s) / 16).astype(np.float32) for s in shapes]
+
+
+def stage_module(text: str, n_stages: int) -> ir.Module:
+    """The module after the first ``n_stages`` stages of the lab's pipeline (1: bufferize, 2: affine)."""
+    res = lowering.lower(text, stages=lowering.STAGES[:n_stages])
+    return lowering.as_module(res.ir(lowering.STAGES[n_stages - 1][0]))
+
+
+def ops(module: ir.Module) -> list:
+    found = []
+
+    def visit(op):
+        found.append(op)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return found
+
+
+def tensor_values(module: ir.Module) -> list[str]:
+    """``op: type`` of every operand, result and block argument of tensor type."""
+    bad = []
+    for op in ops(module):
+        values = [*op.operands, *op.results]
+        for region in op.regions:
+            for block in region.blocks:
+                values.extend(block.arguments)
+        bad.extend(f"{op.name}: {v.type}" for v in values if isinstance(v.type, (ir.RankedTensorType, ir.UnrankedTensorType)))
+        if op.name == "func.func":
+            ftype = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
+            bad.extend(f"func signature: {t}" for t in [*ftype.inputs, *ftype.results]
+                       if isinstance(t, (ir.RankedTensorType, ir.UnrankedTensorType)))
+    return bad
+
+
+def public_function(module: ir.Module, name: str):
+    return next(op for op in module.body.operations
+                if op.operation.name == "func.func" and ir.StringAttr(op.attributes["sym_name"]).value == name)
+
+
+@pytest.mark.task("lab03.lower", points=2)
+def test_bufferize_leaves_no_tensor_anywhere():
+    for name, (text, *_rest) in KERNELS.items():
+        assert tensor_values(stage_module(text, 1)) == [], name
+
+
+@pytest.mark.task("lab03.lower", points=3)
+def test_public_functions_take_identity_layout_memrefs_and_results_become_the_last_arguments():
+    for name, (text, func, _shapes, _ref, types) in KERNELS.items():
+        f = public_function(stage_module(text, 1), func)
+        ftype = ir.FunctionType(ir.TypeAttr(f.attributes["function_type"]).value)
+        assert ([str(t) for t in ftype.inputs], [str(t) for t in ftype.results]) == (types, []), name
+
+
+@pytest.mark.task("lab03.lower", points=2)
+def test_every_temporary_is_freed():
+    """The chain's first product is a temporary (the second matmul reads it while writing the output)."""
+    for name, (text, *_rest) in KERNELS.items():
+        names = [op.name for op in ops(stage_module(text, 1))]
+        assert names.count("memref.alloc") == names.count("memref.dealloc"), (name, sorted(set(names)))
+    names = [op.name for op in ops(stage_module(CHAINED_MATMULS, 1))]
+    assert names.count("memref.alloc") + names.count("memref.alloca") >= 1  # the temporary lives in a buffer
+
+
+@pytest.mark.task("lab03.lower", points=2)
+def test_affine_stage_leaves_affine_loops_one_per_dimension():
+    for name, (text, *_rest) in KERNELS.items():
+        names = [op.name for op in ops(stage_module(text, 2))]
+        assert not [n for n in names if n.startswith("linalg.")], name
+        assert "affine.for" in names and not {"memref.load", "memref.store", "scf.for"} & set(names), name
+    # fill (i, j), matmul (i, j, k), bias + ReLU (i, j)
+    assert lowering.loop_nest_depths(stage_module(MATMUL_BIAS_RELU, 2)) == [2, 3, 2]
+    assert max(lowering.loop_nest_depths(stage_module(CONV, 2))) == 7  # n, oh, ow, f, kh, kw, c
+
+
+@pytest.mark.task("lab03.lower", points=1)
+@pytest.mark.parametrize("name", list(KERNELS))
+def test_lowered_and_run_it_computes_what_numpy_computes(name):
+    text, func, shapes, reference, _types = KERNELS[name]
+    inputs = exact_inputs(shapes, seed=len(name))
+    outputs = jit.run_with_engine(lowering.lower(text), func, inputs)
+    expected = reference(*[x.astype(np.float64) for x in inputs])
+    assert len(outputs) == len(expected)
+    for got, want in zip(outputs, expected):
+        assert got.dtype == np.float32
+        np.testing.assert_array_equal(got, want.astype(np.float32))
+
+
+@pytest.mark.task("lab03.lower", points=2)
+def test_each_call_writes_its_own_output_buffer():
+    """Out-parameters are the caller's: two calls with different inputs give two right answers."""
+    text, func, shapes, reference, _types = KERNELS["chain"]
+    kernel = jit.EngineKernel(lowering.lower(text).module, func)
+    first, second = exact_inputs(shapes, seed=1), exact_inputs(shapes, seed=2)
+    out1 = kernel(first)[0]
+    out2 = kernel(second)[0]
+    np.testing.assert_array_equal(out1, reference(*[x.astype(np.float64) for x in first])[0].astype(np.float32))
+    np.testing.assert_array_equal(out2, reference(*[x.astype(np.float64) for x in second])[0].astype(np.float32))
