@@ -1,0 +1,169 @@
+"""Graded tests of Task 2.5 (``lab02.tune``): the trial budget of a tuning run, shallow then deep.
+
+Through the public contract only (``plan_budget`` and its docstring in ``lab02_tvm/tuning/budget.py``,
+``SHALLOW_MIN_TRIALS``): hand-worked plans of a few tasks (each number below worked out from steps 1-4 of
+the docstring, in the comment next to it), then properties over random task lists and budgets, each
+checked against expectations computed here another way (the shallow phase dealt one trial at a time
+to the covered tasks, hottest first; the deep phase likewise). The tasks are :class:`TaskInfo` rows with
+no TVM task (``plan_budget`` reads their names only), sorted by share, hottest first; nothing is tuned.
+
+Run: ``pytest --task lab02.tune`` (or ``pytest lab02_tvm/test_task_tune.py``).
+"""
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from common.errors import UserError
+
+pytestmark = pytest.mark.lab02
+
+M = 4  # SHALLOW_MIN_TRIALS, as the docstring's step 3 uses it (checked by the first test)
+
+
+def tasks(n: int) -> list:
+    """``n`` TaskInfo rows ``t0..t{n-1}``, hottest first (decreasing share, summing to 1)."""
+    from lab02_tvm.tuning.tasks import TaskInfo
+    weights = [2.0 ** -i for i in range(n)]
+    total = sum(weights)
+    return [TaskInfo(index=i, name=f"t{i}", weight=1, flops=w * 1e6, share=w / total) for i, w in enumerate(weights)]
+
+
+def as_list(plan: dict, n: int) -> list[int]:
+    """The plan's counts in task order; the keys must be exactly the tasks' names."""
+    assert set(plan) == {f"t{i}" for i in range(n)}, sorted(plan)
+    return [plan[f"t{i}"] for i in range(n)]
+
+
+def dealt(trials: int, over: int, n: int) -> list[int]:
+    """``trials`` dealt one at a time, round and round, to the first ``over`` of ``n`` tasks."""
+    out = [0] * n
+    for i in range(trials):
+        out[i % over] += 1
+    return out
+
+
+def expected(n: int, total: int, deep_top_k: int, deep_trials: int | None) -> tuple[list[int], list[int]]:
+    """(shallow phase, whole plan) in task order, per steps 2-4 of the docstring."""
+    k = min(deep_top_k, n)
+    d = 0 if k == 0 else min(total // 3 if deep_trials is None else deep_trials, total)
+    s = total - d
+    shallow = dealt(s, min(n, max(1, s // M)), n) if s else [0] * n
+    deep = dealt(d, k, n) if d else [0] * n
+    return shallow, [a + b for a, b in zip(shallow, deep)]
+
+
+# (n, T, keyword arguments, shallow phase, whole plan): worked by hand from the docstring.
+HAND = [
+    # D = 10, S = 30, c = min(5, 7) = 5: 6 each; deep 10 / 2 = 5 each on t0, t1
+    (5, 40, {"deep_top_k": 2, "deep_trials": 10}, [6, 6, 6, 6, 6], [11, 11, 6, 6, 6]),
+    # D = 0, S = 10 < 4 * 5: c = 10 // 4 = 2 hottest, 5 each; the three coldest untuned
+    (5, 10, {"deep_top_k": 0}, [5, 5, 0, 0, 0], [5, 5, 0, 0, 0]),
+    # S = 3 < M: all of it on the hottest
+    (5, 3, {"deep_top_k": 0}, [3, 0, 0, 0, 0], [3, 0, 0, 0, 0]),
+    # defaults: k = min(6, 3) = 3, D = 20 // 3 = 6, S = 14, c = 3: 4 each + 2 to t0, t1; deep 2 each
+    (3, 20, {}, [5, 5, 4], [7, 7, 6]),
+    # D = 8, S = 23, c = 4: 5 each + 3 to t0..t2; deep 8 / 3 = 2 each + 2 to t0, t1 (the docstring's example)
+    (4, 31, {"deep_top_k": 3, "deep_trials": 8}, [6, 6, 6, 5], [9, 9, 8, 5]),
+    # S = 11 over 10 tasks: c = 11 // 4 = 2, 11 = 6 + 5 (the remainder to the hottest)
+    (10, 11, {"deep_top_k": 0}, [6, 5] + [0] * 8, [6, 5] + [0] * 8),
+    # deep_trials > T: D = T = 9, S = 0 (no shallow phase); deep 9 / 2 = 4 each + 1 to t0
+    (3, 9, {"deep_top_k": 2, "deep_trials": 100}, [0, 0, 0], [5, 4, 0]),
+    # deep_top_k > n: k = 2, D = 4, S = 8, c = 2: 4 each; deep 2 each
+    (2, 12, {"deep_top_k": 6, "deep_trials": 4}, [4, 4], [6, 6]),
+]
+
+
+@pytest.mark.task("lab02.tune", points=1)
+@pytest.mark.parametrize("n, total, kw, shallow, plan", HAND,
+                         ids=["even", "floored", "tiny", "defaults", "remainders", "floor-remainder",
+                              "all-deep", "k-past-n"])
+def test_hand_worked_plans(n, total, kw, shallow, plan):
+    from lab02_tvm.tuning.budget import SHALLOW_MIN_TRIALS, plan_budget
+    assert SHALLOW_MIN_TRIALS == M
+    infos = tasks(n)
+    got_shallow, got_plan = plan_budget(infos, total, phases=True, **kw)
+    assert (as_list(got_shallow, n), as_list(got_plan, n)) == (shallow, plan)
+    assert as_list(plan_budget(infos, total, **kw), n) == plan
+
+
+# Random task lists and budgets: n tasks, T trials, deep_top_k, deep_trials (None = the default).
+CASES = dict(n=st.integers(1, 30), total=st.integers(1, 400), deep_top_k=st.integers(0, 10),
+             deep_trials=st.none() | st.integers(0, 500))
+
+
+@pytest.mark.task("lab02.tune", points=1)
+@given(**CASES)
+def test_property_every_trial_planned(n, total, deep_top_k, deep_trials):
+    """A key for every task, counts >= 0, summing to T; ``phases=False`` is the same plan."""
+    from lab02_tvm.tuning.budget import plan_budget
+    infos = tasks(n)
+    shallow, plan = plan_budget(infos, total, deep_top_k=deep_top_k, deep_trials=deep_trials, phases=True)
+    counts, first = as_list(plan, n), as_list(shallow, n)
+    assert all(isinstance(c, int) and c >= 0 for c in counts + first)
+    assert sum(counts) == total
+    assert all(a <= b for a, b in zip(first, counts))
+    assert as_list(plan_budget(infos, total, deep_top_k=deep_top_k, deep_trials=deep_trials), n) == counts
+
+
+@pytest.mark.task("lab02.tune", points=2)
+@given(**CASES)
+def test_property_shallow_phase(n, total, deep_top_k, deep_trials):
+    """Equal counts (the remainder one each, hottest first), at least M unless S < M, on a prefix of
+    the hottest tasks that covers every task when S >= M * n."""
+    from lab02_tvm.tuning.budget import plan_budget
+    shallow, _ = plan_budget(tasks(n), total, deep_top_k=deep_top_k, deep_trials=deep_trials, phases=True)
+    want, _ = expected(n, total, deep_top_k, deep_trials)
+    got = as_list(shallow, n)
+    s = sum(want)
+    assert sum(got) == s
+    covered = [c for c in got if c]
+    assert got[:len(covered)] == covered, f"the covered tasks are not the hottest: {got}"
+    if covered:
+        assert max(covered) - min(covered) <= 1 and covered == sorted(covered, reverse=True), got
+        assert min(covered) >= min(M, s), got
+        assert len(covered) == n or s < M * n, got
+    assert got == want
+
+
+@pytest.mark.task("lab02.tune", points=2)
+@given(**CASES)
+def test_property_deep_phase(n, total, deep_top_k, deep_trials):
+    """The deep trials (plan - shallow): D of them, on the k hottest only, split evenly with the
+    remainder to the hottest."""
+    from lab02_tvm.tuning.budget import plan_budget
+    shallow, plan = plan_budget(tasks(n), total, deep_top_k=deep_top_k, deep_trials=deep_trials, phases=True)
+    want_shallow, want_plan = expected(n, total, deep_top_k, deep_trials)
+    deep = [b - a for a, b in zip(as_list(shallow, n), as_list(plan, n))]
+    want = [b - a for a, b in zip(want_shallow, want_plan)]
+    k = min(deep_top_k, n)
+    assert sum(deep) == sum(want)
+    assert not any(deep[k:]), f"deep trials beyond the {k} hottest: {deep}"
+    if k and sum(want):
+        top = deep[:k]
+        assert max(top) - min(top) <= 1 and top == sorted(top, reverse=True), deep
+    assert deep == want
+
+
+@pytest.mark.task("lab02.tune", points=1)
+def test_a_budget_below_one_is_a_user_error():
+    from lab02_tvm.tuning.budget import plan_budget
+    for total in (0, -5):
+        with pytest.raises(UserError):
+            plan_budget(tasks(3), total)
+        with pytest.raises(UserError):
+            plan_budget(tasks(3), total, deep_top_k=0, phases=True)
+
+
+@pytest.mark.task("lab02.tune", points=1)
+def test_negative_deep_settings_or_no_task_are_user_errors():
+    from lab02_tvm.tuning.budget import plan_budget
+    with pytest.raises(UserError):
+        plan_budget(tasks(3), 10, deep_top_k=-1)
+    with pytest.raises(UserError):
+        plan_budget(tasks(3), 10, deep_trials=-1)
+    with pytest.raises(UserError):
+        plan_budget(tasks(3), 10, deep_top_k=0, deep_trials=-1)
+    with pytest.raises(UserError):
+        plan_budget([], 10)
