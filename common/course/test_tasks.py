@@ -19,16 +19,18 @@ def course():
 
 def test_the_course_has_its_tasks_in_number_order(course):
     assert list(course.tasks) == ["lab01.reshape", "lab01.identity", "lab01.gather", "lab01.export", "lab01.gate",
-                                  "lab02.reorder", "lab02.passes", "lab02.cross", "lab02.manual", "lab03.build",
-                                  "lab03.unroll", "lab03.jit", "lab04.static", "lab04.coverage"]
+                                  "lab02.reorder", "lab02.passes", "lab02.cross", "lab02.manual", "lab02.tune",
+                                  "lab03.build", "lab03.unroll", "lab03.jit", "lab03.lower", "lab04.static",
+                                  "lab04.coverage"]
     assert [t.number for t in course.tasks.values()] == ["1.1", "1.2", "1.3", "1.4", "1.5", "2.1", "2.2", "2.3", "2.4",
-                                                         "3.1", "3.2", "3.3", "4.1", "4.2"]
+                                                         "2.5", "3.1", "3.2", "3.3", "3.4", "4.1", "4.2"]
     assert all(t.points > 0 and t.files and t.functions and t.tests for t in course.tasks.values())
     assert course.student_files == ("lab01_onnx/passes/reshape.py", "lab01_onnx/passes/identity.py",
                                     "lab01_onnx/passes/gather.py", "lab01_onnx/export_bugs.py", "lab01_onnx/quantize.py",
                                     "lab02_tvm/schedule/tir_pass.py", "lab02_tvm/graph/passes.py",
-                                    "lab02_tvm/targets/cross.py", "lab02_tvm/schedule/manual.py", "lab03_mlir/builder.py",
-                                    "lab03_mlir/unroll.py", "lab03_mlir/memref.py", "lab04_npu/qnn.py", "lab04_npu/coverage.py")
+                                    "lab02_tvm/targets/cross.py", "lab02_tvm/schedule/manual.py", "lab02_tvm/tuning/budget.py",
+                                    "lab03_mlir/builder.py", "lab03_mlir/unroll.py", "lab03_mlir/memref.py",
+                                    "lab03_mlir/bufferization.py", "lab04_npu/qnn.py", "lab04_npu/coverage.py")
 
 
 def test_committed_task_sheets_are_up_to_date(course):
