@@ -131,6 +131,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     t_start = time.perf_counter()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     import tvm  # noqa: F401  (import before torch threads are fixed)
+    from common.course.notimpl import naming_stubs
     from common.timing import set_torch_threads, tvm_threads
 
     set_torch_threads(s.threads)
@@ -140,6 +141,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     with tvm_threads(s.threads):
         for st in STEPS:
             if s.runs(st.name):
-                st.run(s, products)
+                with naming_stubs(st.name):  # the handout: which step reached a task not written yet
+                    st.run(s, products)
     step(15, "done", f"Lab 02 in {(time.perf_counter() - t_start) / 60:.1f} min: tables and plots under results/lab02/")
     return 0
