@@ -1,0 +1,246 @@
+"""An fp32 register-tile micro-kernel for x86, registered as a TVM ``TensorIntrin`` (feasibility build).
+
+**What the tile is.** The BLIS/GotoBLAS micro-kernel: an ``MR x NR`` block of ``C`` held in vector
+registers and updated by a sequence of rank-1 (outer-product) updates, one per ``k``::
+
+    for k in range(K_TILE):
+        for i in range(MR):                       # unrolled
+            C[i, 0:NR] += broadcast(A[i, k]) * B[k, 0:NR]     # NR/W vector FMAs
+
+``NR`` is a multiple of the host's vector width ``W`` (16 fp32 lanes on AVX-512, 8 on AVX2), so one row
+of the tile is ``NR / W`` vector registers and the whole tile ``MR * NR / W`` accumulators:
+:func:`default_tile` is ``(8, 32)`` = 16 zmm on AVX-512 (32 registers) and ``(6, 16)`` = 12 ymm on AVX2
+(16 registers), the same shapes as Lab 03's ``lab03_mlir.fast.REGISTER_TILE``. Each ``k`` costs one
+broadcast of ``A[i, k]`` per row, ``NR / W`` loads of ``B[k, :]`` shared by all rows, and
+``MR * NR / W`` independent FMAs: enough independent FMAs to cover the FMA latency (4 cycles x 2 ports
+= 8 in flight) with loads well under the two load ports' budget.
+
+**Why.** The issue: Lab 02's hot kernels (BERT's matmuls on the AVX-512 Intel kind) stop at 64-69 % of
+FMA peak after tuning, below the 80 % target; MetaSchedule's generic ``MultiLevelTiling`` leaves the
+register tile to LLVM's auto-vectorizer. TVM 0.27 ships x86 tensor intrinsics only for int8
+(``dot_16x4_vnni``, ``dot_16x4_avx512`` in ``tvm/s_tir/tensor_intrin/x86.py``), none for fp32, so
+``MultiLevelTilingWithIntrin`` has nothing to tensorize an fp32 matmul with. This module supplies one.
+
+**Desc and impl.** A ``TensorIntrin`` is a pair of PrimFuncs with the same buffer signature: the
+*desc* is the computation as plain TIR (``sch.tensorize`` / auto-tensorization match a block's loop
+nest against it structurally), the *impl* is what replaces the matched subtree. Here (``MR``, ``NR``,
+``K_TILE`` are baked in by :func:`make_desc` / :func:`make_impl`; ``A``, ``B``, ``C`` are views of larger
+row-major buffers, hence the symbolic row strides; ``offset_factor=1`` lets them start anywhere)::
+
+    @T.prim_func(s_tir=True)
+    def desc(a: T.handle, b: T.handle, c: T.handle) -> None:
+        sa, sb, sc = T.int32(), T.int32(), T.int32()
+        A = T.match_buffer(a, (MR, K_TILE), "float32", offset_factor=1, strides=[sa, 1])
+        B = T.match_buffer(b, (K_TILE, NR), "float32", offset_factor=1, strides=[sb, 1])
+        C = T.match_buffer(c, (MR, NR), "float32", offset_factor=1, strides=[sc, 1])
+        with T.sblock("root"):
+            T.reads(C[0:MR, 0:NR], A[0:MR, 0:K_TILE], B[0:K_TILE, 0:NR])
+            T.writes(C[0:MR, 0:NR])
+            for i, j, k in T.grid(MR, NR, K_TILE):
+                with T.sblock("update"):
+                    vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+                    C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+
+    @T.prim_func(s_tir=True)
+    def impl(a: T.handle, b: T.handle, c: T.handle) -> None:
+        ... same three match_buffer lines ...
+        with T.sblock("root"):
+            T.reads(C[0:MR, 0:NR], A[0:MR, 0:K_TILE], B[0:K_TILE, 0:NR])
+            T.writes(C[0:MR, 0:NR])
+            for k in T.serial(K_TILE):
+                for i in T.unroll(MR):
+                    for jo in T.unroll(NR // W):
+                        C[i, T.ramp(jo * W, 1, W)] = T.call_llvm_pure_intrin(
+                            "float32xW", "llvm.fmuladd",
+                            T.broadcast(A[i, k], W), B[k, T.ramp(jo * W, 1, W)],
+                            C[i, T.ramp(jo * W, 1, W)])
+
+``llvm.fmuladd`` on ``<W x float>`` is LLVM's "multiply-add, fused where the target can": with the
+host target's ``+fma`` it selects ``vfmadd231ps`` on ``zmm`` (W = 16) or ``ymm`` (W = 8).
+The accumulators are ``C``'s elements; LLVM keeps them in registers across the unrolled ``k`` steps
+of one call. The desc's buffers have the default (``global``) scope, so a schedule that accumulates in
+a write cache must make it ``cache_write(block, 0, "global")`` (a ``"local"`` cache fails the match:
+"CompareBuffer buffer mismatch: C_local vs C ... scope(): local vs global"), as
+:func:`tensorize_matmul` does and as MetaSchedule's CPU ``reuse_write`` (scope ``"global"``) does.
+
+Sources:
+  * TVM documentation, "Tensorize" / ``tvm.s_tir.Schedule.tensorize`` and ``TensorIntrin.register``
+    (apache/tvm ``python/tvm/s_tir/tensor_intrin/x86.py`` for the desc/impl pattern).
+  * F. G. Van Zee and R. A. van de Geijn, "BLIS: A Framework for Rapidly Instantiating BLAS
+    Functionality", ACM TOMS 41(3), 2015 (the MR x NR micro-kernel and its register budget).
+  * K. Goto and R. A. van de Geijn, "Anatomy of High-Performance Matrix Multiplication",
+    ACM TOMS 34(3), 2008 (the rank-1-update inner kernel).
+"""
+from __future__ import annotations
+
+import numpy as np
+import tvm
+from tvm import s_tir
+from tvm.s_tir import TensorIntrin
+from tvm.s_tir.schedule import ScheduleError
+from tvm.script import tirx as T
+
+#: The k-extent one tensorized call covers: small (MetaSchedule tiles the rest of K around it), and > 1
+#: because a split by 1 leaves a unit reduction loop that the block binding drops (then the desc does
+#: not match: "BlockRealizeNode iter_values do not match: (i_1, j_1) vs (i, j, 0)").
+K_TILE = 4
+
+
+def vector_width(target: dict | None = None) -> int:
+    """fp32 lanes of the widest vectors of the CPU ``target`` compiles for: 16 (AVX-512F) or 8 (AVX2).
+
+    Uses the project's ISA detection (:mod:`common.isa`): the host's CPUID when the target is the host's
+    own CPU, else LLVM's feature list of the named ``mcpu``.
+    """
+    from common.isa import features_of_host, target_cpu
+    cpu = (target or {}).get("mcpu") or target_cpu()
+    return 16 if "avx512f" in features_of_host(cpu) else 8
+
+
+def default_tile(target: dict | None = None) -> tuple[int, int]:
+    """``(MR, NR)``: ``(8, 32)`` on AVX-512 (16 zmm accumulators), ``(6, 16)`` on AVX2 (12 ymm)."""
+    return (8, 32) if vector_width(target) == 16 else (6, 16)
+
+
+def make_desc(mr: int, nr: int, kt: int = K_TILE):
+    """The desc PrimFunc: ``C[MR, NR] += A[MR, K_TILE] @ B[K_TILE, NR]`` as a plain TIR block."""
+
+    @T.prim_func(s_tir=True)
+    def desc(a: T.handle, b: T.handle, c: T.handle) -> None:
+        sa, sb, sc = T.int32(), T.int32(), T.int32()
+        A = T.match_buffer(a, (mr, kt), "float32", offset_factor=1, strides=[sa, 1])
+        B = T.match_buffer(b, (kt, nr), "float32", offset_factor=1, strides=[sb, 1])
+        C = T.match_buffer(c, (mr, nr), "float32", offset_factor=1, strides=[sc, 1])
+        with T.sblock("root"):
+            T.reads(C[0:mr, 0:nr], A[0:mr, 0:kt], B[0:kt, 0:nr])
+            T.writes(C[0:mr, 0:nr])
+            for i, j, k in T.grid(mr, nr, kt):
+                with T.sblock("update"):
+                    vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+                    C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+
+    return desc
+
+
+def make_impl(mr: int, nr: int, kt: int = K_TILE, width: int = 16):
+    """The impl PrimFunc: per ``k`` and row, ``NR / W`` broadcast-FMAs on ``float32xW`` (``llvm.fmuladd``)."""
+    if nr % width:
+        raise ValueError(f"NR = {nr} is not a multiple of the vector width {width}")
+    vt = f"float32x{width}"
+    nv = nr // width
+
+    @T.prim_func(s_tir=True)
+    def impl(a: T.handle, b: T.handle, c: T.handle) -> None:
+        sa, sb, sc = T.int32(), T.int32(), T.int32()
+        A = T.match_buffer(a, (mr, kt), "float32", offset_factor=1, strides=[sa, 1])
+        B = T.match_buffer(b, (kt, nr), "float32", offset_factor=1, strides=[sb, 1])
+        C = T.match_buffer(c, (mr, nr), "float32", offset_factor=1, strides=[sc, 1])
+        with T.sblock("root"):
+            T.reads(C[0:mr, 0:nr], A[0:mr, 0:kt], B[0:kt, 0:nr])
+            T.writes(C[0:mr, 0:nr])
+            for k in T.serial(kt):
+                for i in T.unroll(mr):
+                    for jo in T.unroll(nv):
+                        C[i, T.ramp(jo * width, 1, width)] = T.call_llvm_pure_intrin(
+                            vt, "llvm.fmuladd",
+                            T.broadcast(A[i, k], width),
+                            B[k, T.ramp(jo * width, 1, width)],
+                            C[i, T.ramp(jo * width, 1, width)])
+
+    return impl
+
+
+def intrin_name(mr: int, nr: int, kt: int = K_TILE, width: int = 16) -> str:
+    """``"mlc_fp32_tile_8x32x4_w16"``: the registry name of one tile shape and vector width."""
+    return f"mlc_fp32_tile_{mr}x{nr}x{kt}_w{width}"
+
+
+def register_fp32_tile(mr: int | None = None, nr: int | None = None, *, kt: int = K_TILE,
+                       target: dict | None = None) -> str:
+    """Register the ``MR x NR x K_TILE`` fp32 tile for ``target``'s vector width; returns its name.
+
+    Idempotent: a name already registered is returned as is (``TensorIntrin.register`` raises on a
+    second registration without ``override``). ``mr``/``nr`` default to :func:`default_tile`.
+    """
+    dm, dn = default_tile(target)
+    mr, nr = mr or dm, nr or dn
+    width = vector_width(target)
+    name = intrin_name(mr, nr, kt, width)
+    if TensorIntrin.get(name, allow_missing=True) is None:
+        TensorIntrin.register(name, make_desc(mr, nr, kt), make_impl(mr, nr, kt, width))
+    return name
+
+
+def applicable(sch: s_tir.Schedule, block, intrin: str) -> bool:
+    """True when ``intrin``'s desc can be mapped onto ``block``'s loops (so tiling can make it tensorizable).
+
+    ``get_tensorize_loop_mapping`` is the check ``MultiLevelTilingWithIntrin`` makes before tiling
+    (``TileWithTensorIntrin``): it returns ``None`` when the block's computation is not the desc's
+    (an elementwise add, a conv whose reduction does not map, an extent the tile does not divide), so
+    the caller can report "not applicable" instead of catching ``tensorize``'s error.
+    """
+    from tvm.s_tir.schedule.analysis import get_tensorize_loop_mapping
+    desc = TensorIntrin.get(intrin).desc
+    return get_tensorize_loop_mapping(sch, block, desc) is not None
+
+
+def try_tensorize(sch: s_tir.Schedule, loop, intrin: str) -> str | None:
+    """``sch.tensorize(loop, intrin)``; ``None`` on success, else the reason as one line ("not applicable: ...").
+
+    ``tensorize`` raises ``tvm.s_tir.schedule.ScheduleError`` (a ``RuntimeError``) with the mismatching TIR; the last
+    non-empty line names what did not match (buffer, iterator binding, block structure).
+    """
+    try:
+        sch.tensorize(loop, intrin)
+    except ScheduleError as exc:
+        lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
+        return f"not applicable: {intrin} does not match: {lines[-1] if lines else type(exc).__name__}"
+    return None
+
+
+def matmul_module(m: int, n: int, k: int) -> tvm.IRModule:
+    """A plain ``C[m, n] = A[m, k] @ B[k, n]`` fp32 PrimFunc (TE ``create_prim_func``)."""
+    from tvm import te
+    a = te.placeholder((m, k), "float32", name="A")
+    b = te.placeholder((k, n), "float32", name="B")
+    r = te.reduce_axis((0, k), name="k")
+    c = te.compute((m, n), lambda i, j: te.sum(a[i, r] * b[r, j], axis=r), name="C")
+    return tvm.IRModule({"main": te.create_prim_func([a, b, c])})
+
+
+def tensorize_matmul(mod: tvm.IRModule, mr: int, nr: int, intrin: str, kt: int = K_TILE) -> s_tir.Schedule:
+    """Tile ``mod``'s matmul by hand to ``(M/MR, N/NR, K/K_TILE, MR, NR, K_TILE)``, keep the ``MR x NR``
+    accumulator in a local buffer, hoist its zero-init and ``tensorize`` the inner ``MR x NR x K_TILE``."""
+    sch = s_tir.Schedule(mod)
+    blk = sch.get_sblock("C")
+    i, j, k = sch.get_loops(blk)
+    io, ii = sch.split(i, [None, mr])
+    jo, ji = sch.split(j, [None, nr])
+    ko, ki = sch.split(k, [None, kt])
+    sch.reorder(io, jo, ko, ii, ji, ki)
+    cw = sch.cache_write(blk, 0, "global")
+    sch.reverse_compute_at(cw, jo)
+    sch.decompose_reduction(blk, ko)
+    sch.tensorize(ii, intrin)
+    return sch
+
+
+def build(sch: s_tir.Schedule, target: dict | None = None):
+    """``tvm.compile`` the scheduled PrimFunc for ``target`` (default the host's)."""
+    from lab02_tvm.build import host_target
+    return tvm.compile(sch.mod, target=tvm.target.Target(target or host_target()))
+
+
+def tensorized_matmul(m: int = 96, n: int = 64, k: int = 64, *, target: dict | None = None, seed: int = 0):
+    """Tensorize, build and run one ``m x n x k`` matmul; returns ``(result, numpy_reference, lib)``."""
+    mr, nr = default_tile(target)
+    name = register_fp32_tile(mr, nr, target=target)
+    sch = tensorize_matmul(matmul_module(m, n, k), mr, nr, name)
+    lib = build(sch, target)
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((m, k), dtype=np.float32)
+    b = rng.standard_normal((k, n), dtype=np.float32)
+    dev = tvm.cpu()
+    ta, tb, tc = (tvm.runtime.tensor(x, dev) for x in (a, b, np.zeros((m, n), np.float32)))
+    lib["main"](ta, tb, tc)
+    return tc.numpy(), a @ b, lib
