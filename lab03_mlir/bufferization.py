@@ -12,8 +12,9 @@ the syntax ``mlir-opt --pass-pipeline=...`` and ``PassManager.parse`` take.
 2. every public function's arguments are memrefs with the **identity layout** (``memref<8x4xf32>``,
    not ``memref<8x4xf32, strided<[?, ?], offset: ?>>``): the JIT passes contiguous NumPy arrays;
 3. every public function **returns nothing**: its ``R`` tensor results became its last ``R`` memref
-   arguments, which the caller allocates and the function writes in place (the C interface the JIT
-   calls through cannot hand a callee-allocated buffer back to NumPy);
+   arguments, which the caller allocates (the C interface the JIT calls through cannot hand a
+   callee-allocated buffer back to NumPy), and the function computes each result straight into its
+   argument: no ``memref.copy`` from a buffer of its own into an output;
 4. every buffer the function allocates for a temporary (``memref.alloc``) is freed before it returns
    (``memref.dealloc``): no leak per call.
 

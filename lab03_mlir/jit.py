@@ -126,8 +126,11 @@ def plan_arguments(abi: list[ArgSpec] | None, inputs: Sequence[np.ndarray],
                         f"{n_outputs} output(s); got {len(inputs)} inputs")
     if abi is None:
         if output_shapes is None:
-            raise UserError("the module carries no lab03.abi attribute (lower it with lab03_mlir.lowering.lower, whose "
-                            "bufferize stage makes results out-params): pass output_shapes (and output_dtypes)")
+            raise UserError("the module carries no lab03.abi attribute: lowering.lower records it once a stage leaves "
+                            "every public function with memref arguments only and no results; if you lowered with "
+                            "lower(), its bufferize stage left a function returning its results (or taking tensors): "
+                            "read the IR after that stage; for a module not lowered by lower(), pass output_shapes "
+                            "(and output_dtypes)")
         dtypes = output_dtypes or [np.float32] * len(output_shapes)
         return [ArgSpec(tuple(s), np.dtype(d)) for s, d in zip(output_shapes, dtypes)]
     n_out = len(abi) - len(inputs)

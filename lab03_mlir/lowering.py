@@ -397,6 +397,8 @@ def lower(module_or_text, *, stages: Sequence[tuple[str, Passes]] | None = None,
     abi_done = False
     _record(result, input_name, "", module, 0.0, save, first_index, prefix, verbose)
     for i, ((name, passes), pm) in enumerate(zip(stages, managers), start=1):
+        if name == "llvm":
+            check_deallocations_lowered(module)
         t0 = time.perf_counter()
         try:
             pm.run(module.operation)
@@ -407,6 +409,32 @@ def lower(module_or_text, *, stages: Sequence[tuple[str, Passes]] | None = None,
         _record(result, name, describe(passes), module, time.perf_counter() - t0, save,
                 first_index + i, prefix, verbose)
     return result
+
+
+def check_deallocations_lowered(module: ir.Module) -> None:
+    """Refuse a module that still holds ``bufferization.dealloc`` ops before the ``llvm`` stage.
+
+    Ownership-based deallocation inserts ``bufferization.dealloc`` (with ``i1`` ownership
+    indicators); they must be simplified and lowered to ``memref.dealloc``
+    (``bufferization-lower-deallocations``, part of ``buffer-deallocation-pipeline``) before
+    ``finalize-memref-to-llvm``, which otherwise hits an assertion in MLIR and kills the process
+    (MLIR 22: ``MemRefToLLVM.cpp``, ``integralElementType.getWidth() >= 8``).
+
+    Raises:
+        UserError: such an op is left (one line naming the fix).
+    """
+    found = []
+
+    def visit(op):
+        if op.name == "bufferization.dealloc":
+            found.append(op)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+    if found:
+        raise UserError(f"{len(found)} bufferization.dealloc op(s) left before the 'llvm' stage: the bufferize "
+                        "stage must also lower its deallocations to memref.dealloc (see MLIR's Bufferization doc, "
+                        "'Ownership-based Buffer Deallocation')")
 
 
 def _record(result, name, pipeline, module, seconds, save, index, prefix, verbose) -> None:

@@ -142,6 +142,20 @@ def test_bufferization_uses_out_params():
     assert "memref.copy" not in text and "outs(%arg3" in text  # hoist-static-allocs: written in place
 
 
+def test_deallocations_left_unlowered_are_one_line_not_an_mlir_abort():
+    """Ownership-based deallocation alone leaves ``bufferization.dealloc``: MLIR 22's memref-to-LLVM
+    lowering asserts on it (the process dies); lower() refuses before the 'llvm' stage instead."""
+    from lab03_mlir.test_task_lower import CHAINED_MATMULS
+    half = ("builtin.module(one-shot-bufferize{bufferize-function-boundaries "
+            "function-boundary-type-conversion=identity-layout-map}, "
+            "buffer-results-to-out-params{modify-public-functions hoist-static-allocs}, "
+            "ownership-based-buffer-deallocation)")
+    stages = [("bufferize", half), ("affine", "builtin.module(func.func(convert-linalg-to-loops))"),
+              *lowering.STAGES[3:]]
+    with pytest.raises(UserError, match=r"bufferization.dealloc op\(s\) left before the 'llvm' stage"):
+        lowering.lower(CHAINED_MATMULS, stages=stages)
+
+
 def test_unknown_pass_fails_before_any_stage_runs(tmp_path):
     stages = [lowering.STAGES[0], ("oops", "builtin.module(no-such-pass)")]
     with pytest.raises(UserError, match=r"stage 'oops'.*no-such-pass"):

@@ -5,7 +5,8 @@ checked on the IR :func:`lab03_mlir.lowering.lower` keeps after each stage), on 
 linalg on tensors (not built by Task 3.1, so this task is graded on its own):
 
 - after ``bufferize``: no tensor type anywhere, public arguments memrefs of the identity layout, the
-  results turned into the last arguments, every ``memref.alloc`` matched by a ``memref.dealloc``;
+  results turned into the last arguments and computed straight into them (no ``memref.copy``),
+  every ``memref.alloc`` matched by a ``memref.dealloc``;
 - after ``affine``: no linalg op, ``affine.for`` nests over ``affine.load``/``affine.store`` with one
   loop per iteration dimension;
 - the whole pipeline (the given ``scf``, ``cf`` and ``llvm`` stages after them), JIT-compiled: each
@@ -177,12 +178,20 @@ def test_bufferize_leaves_no_tensor_anywhere():
         assert tensor_values(stage_module(text, 1)) == [], name
 
 
-@pytest.mark.task("lab03.lower", points=3)
+@pytest.mark.task("lab03.lower", points=2)
 def test_public_functions_take_identity_layout_memrefs_and_results_become_the_last_arguments():
     for name, (text, func, _shapes, _ref, types) in KERNELS.items():
         f = public_function(stage_module(text, 1), func)
         ftype = ir.FunctionType(ir.TypeAttr(f.attributes["function_type"]).value)
         assert ([str(t) for t in ftype.inputs], [str(t) for t in ftype.results]) == (types, []), name
+
+
+@pytest.mark.task("lab03.lower", points=1)
+def test_results_are_computed_straight_into_the_output_arguments():
+    """Rule 3: no buffer of the function's own copied into an output (the kernels here need none)."""
+    for name, (text, *_rest) in KERNELS.items():
+        names = [op.name for op in ops(stage_module(text, 1))]
+        assert "memref.copy" not in names, name
 
 
 @pytest.mark.task("lab03.lower", points=2)

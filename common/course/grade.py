@@ -239,6 +239,7 @@ def grade_lab(course: Course, lab: Lab, tree: Path, *, runner: Callable[..., Run
                 g.score += r["points"]
     errors = [r for r in records if r.get("kind") == "collect_error"]
     finished = any(r.get("kind") == "session" for r in records)
+    died_in = None if finished else _died_in(records)
     for g in grades.values():
         for f in g.task.files:
             if f in broken:
@@ -250,9 +251,17 @@ def grade_lab(course: Course, lab: Lab, tree: Path, *, runner: Callable[..., Run
                 g.notes.append(f"collection error in {e['nodeid'] or 'the run'}: {e['message']}")
         if not finished:
             g.notes.append(f"the test run ended early (exit status {run.rc}"
-                           + (", time limit" if run.timed_out else "") + "): tests that did not report score 0")
+                           + (", time limit" if run.timed_out else "")
+                           + (f", in {died_in}" if died_in else "") + "): tests that did not report score 0")
         g.score = min(g.score, g.task.points)
     return LabGrade(lab, list(grades.values()), run, ignored, run.seconds, timeout_s)
+
+
+def _died_in(records: list[dict]) -> str | None:
+    """The test a run that never finished was in: the last one started that reported no outcome."""
+    done = {r.get("nodeid") for r in records if r.get("kind") in ("item", "ungraded")}
+    started = [r["nodeid"] for r in records if r.get("kind") == "start"]
+    return started[-1] if started and started[-1] not in done else None
 
 
 def results_json(g: LabGrade) -> dict:

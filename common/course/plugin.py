@@ -12,7 +12,8 @@ Loaded for every run of the project's suite (``-p common.course.plugin`` in ``py
   ``{"kind": "item", "nodeid", "task", "points", "outcome", "message"}`` per graded test (outcome
   ``passed``, ``failed``, ``skipped`` or ``not_implemented``; message: the first line of what went
   wrong), ``{"kind": "ungraded", "nodeid", "outcome", "message"}`` per other test (outcome also
-  ``needs_task``), ``{"kind": "collect_error", "nodeid", "message"}`` per file that did not import, and
+  ``needs_task``), ``{"kind": "collect_error", "nodeid", "message"}`` per file that did not import,
+  ``{"kind": "start", "nodeid"}`` before each test runs (so a run killed in a test names it), and
   ``{"kind": "session", "exitstatus"}`` last (what :mod:`common.course.grade` reads).
 - **Not implemented.** A test that raises :class:`~common.course.notimpl.NotImplementedTask` (also
   wrapped, or folded into another exception's text by a harness) is, when graded, a failure whose
@@ -248,6 +249,9 @@ def _outcome(phases: dict) -> tuple[str, str]:
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item, nextitem):
+    # written before the test runs: a run killed by a signal in it (a segfault in native code, an MLIR
+    # assertion) still says which test it was (common.course.grade names it)
+    _write(item.config, {"kind": "start", "nodeid": item.nodeid})
     res = yield
     info = item.stash.get(_INFO, None)
     outcome, message = _outcome(item.stash.get(_PHASES, {}))

@@ -113,3 +113,13 @@ def test_inside_a_handout_the_grade_is_a_preview_on_the_public_tests(demo, tmp_p
     ref, handout = demo
     (g,) = grade.grade(handout, _submission(demo, tmp_path))
     assert g.scores() == {"lab09.double": 4, "lab09.inc": 3}  # the hidden point is not in the handout
+
+
+def test_a_run_killed_in_a_test_names_that_test(demo, tmp_path):
+    """A segfault or an abort in native code kills pytest: the report still says which test it was in."""
+    sub = _submission(demo, tmp_path, lambda t: t.replace("        return x + 1\n",
+                                                         "        import os\n        os.abort()\n"))
+    (g,) = grade.grade(demo[0], sub)
+    assert g.scores()["lab09.inc"] == 0 and g.run.rc != 0
+    died = re.search(r"the test run ended early \(exit status -?\d+, in (\S+)\)", g.tasks[1].output())
+    assert died and died.group(1).endswith("::test_inc"), g.tasks[1].output()
