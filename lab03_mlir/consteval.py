@@ -18,6 +18,8 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import arith
 
+from .lowering import find_ops
+
 _BLOB = re.compile(r'^\s*([\w.\-]+): "0x([0-9A-Fa-f]+)"', re.M)
 _RESOURCE = re.compile(r"dense_resource<([\w.\-]+)>")
 _DTYPES = {"f32": np.float32, "f64": np.float64}
@@ -55,14 +57,7 @@ def fold_constant_transposes(module: ir.Module) -> int:
     Returns the number of transposes folded.
     """
     blobs = None
-    found = []
-
-    def visit(op):
-        if op.name == "linalg.transpose":
-            found.append(op)
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+    found = find_ops(module, "linalg.transpose")
     done = 0
     with module.context:
         for op in found:

@@ -170,6 +170,19 @@ def op_counts(module_or_op) -> dict[str, int]:
     return dict(sorted(counts.items()))
 
 
+def find_ops(module_or_op, name: str) -> list:
+    """Every op named ``name`` (e.g. ``"linalg.transpose"``) nested in ``module_or_op``, in IR order."""
+    found = []
+
+    def visit(op):
+        if op.name == name:
+            found.append(op)
+        return ir.WalkResult.ADVANCE
+
+    module_or_op.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return found
+
+
 def loop_nest_depths(module_or_op, loop_name: str = "affine.for") -> list[int]:
     """Depth of each outermost ``loop_name`` nest, in IR order (e.g. ``[2, 3, 2]``).
 
@@ -423,14 +436,7 @@ def check_deallocations_lowered(module: ir.Module) -> None:
     Raises:
         UserError: such an op is left (one line naming the fix).
     """
-    found = []
-
-    def visit(op):
-        if op.name == "bufferization.dealloc":
-            found.append(op)
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+    found = find_ops(module, "bufferization.dealloc")
     if found:
         raise UserError(f"{len(found)} bufferization.dealloc op(s) left before the 'llvm' stage: the bufferize "
                         "stage must also lower its deallocations to memref.dealloc (see MLIR's Bufferization doc, "

@@ -93,18 +93,6 @@ module attributes {{transform.with_named_sequence}} {{
 """
 
 
-def _walk(module: ir.Module, name: str) -> list:
-    found = []
-
-    def visit(op):
-        if op.name == name:
-            found.append(op)
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
-    return found
-
-
 def tile_and_fuse(module: ir.Module, tile: int = 8) -> None:
     """Transform-dialect schedule (in place, on tensors): tile the bias + ReLU ``linalg.generic``
     into an ``scf.forall`` of ``tile x tile`` tiles and each tile into a forall of 1x1 points,
@@ -130,12 +118,12 @@ def private_accumulators(module: ir.Module) -> None:
        (a per-invocation variable; the driver's compiler keeps it in a register).
     """
     with module.context, ir.Location.unknown():
-        for op in _walk(module, "memref.copy"):
+        for op in lowering.find_ops(module, "memref.copy"):
             if op.operands[0] == op.operands[1]:
                 op.erase()
         PassManager.parse(PRIVATE).run(module.operation)
         space = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), FUNCTION_MEMORY_SPACE)
-        for op in _walk(module, "memref.alloca"):
+        for op in lowering.find_ops(module, "memref.alloca"):
             t = ir.MemRefType(op.results[0].type)
             op.results[0].set_type(ir.MemRefType.get(t.shape, t.element_type, memory_space=space))
 
