@@ -12,12 +12,12 @@ import re
 import numpy as np
 import pytest
 
+import tvm  # a required dependency: missing is a failure, not a skip
+
+from lab02_tvm.build import host_target
+from lab02_tvm.schedule import intrin
+
 pytestmark = pytest.mark.lab02
-
-tvm = pytest.importorskip("tvm")
-
-from lab02_tvm.build import host_target  # noqa: E402
-from lab02_tvm.schedule import intrin  # noqa: E402
 
 #: fp32 matmul vs NumPy's (OpenBLAS sgemm): each output is a sum of K = 64 products of N(0, 1) values
 #: (|C| up to ~30), accumulated in a different order (and FMA contraction) than the BLAS; the rounding
