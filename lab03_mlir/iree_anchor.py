@@ -101,7 +101,7 @@ class IreeModule:
         self._module = rt.load_vm_flatbuffer_file(str(self.path), driver=IREE_DRIVER)
         try:
             self._fn = self._module[func]
-        except (KeyError, AttributeError, RuntimeError):
+        except KeyError:  # iree.runtime's lookup of a function name
             raise UserError(f"{self.path.name} has no function @{func}") from None
 
     def __call__(self, *args: np.ndarray) -> np.ndarray:

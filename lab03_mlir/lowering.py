@@ -342,12 +342,16 @@ def record_abi(module: ir.Module) -> bool:
     return done
 
 
+def resolved(passes: Passes) -> Passes:
+    """A stage's passes as they run: a :class:`LazyPipeline`'s text now, anything else unchanged."""
+    return passes.text() if isinstance(passes, LazyPipeline) else passes
+
+
 def describe(passes: Passes) -> str:
     """The text recorded for a stage: the pipeline string, or ``str()`` of the callable's owner."""
+    passes = resolved(passes)
     if isinstance(passes, str):
         return passes
-    if isinstance(passes, LazyPipeline):
-        return passes.text()
     return str(getattr(passes, "__self__", passes))
 
 
@@ -365,8 +369,7 @@ def check_stages(stages: Sequence[tuple[str, Passes]]) -> list[tuple[str, Passes
 
 
 def _pass_manager(name: str, passes: Passes, ctx: ir.Context) -> PassManager:
-    if isinstance(passes, LazyPipeline):
-        passes = passes.text()
+    passes = resolved(passes)
     if isinstance(passes, str):
         return parse_pipeline(passes, ctx, name)
     pm = PassManager("builtin.module", context=ctx)

@@ -188,8 +188,7 @@ def run_stages(module: ir.Module, stage_list, out: Path, verbose: bool = False) 
 
     record("linalg", "", 0.0)
     for name, what in stage_list:
-        if isinstance(what, lowering.LazyPipeline):  # Task 3.4's stages: the text, when the stage runs
-            what = what.text()
+        what = lowering.resolved(what)  # Task 3.4's stages: their text, when the stage runs
         t0 = time.perf_counter()
         try:
             if callable(what):

@@ -25,35 +25,12 @@ register tile to LLVM's auto-vectorizer. TVM 0.27 ships x86 tensor intrinsics on
 *desc* is the computation as plain TIR (``sch.tensorize`` / auto-tensorization match a block's loop
 nest against it structurally), the *impl* is what replaces the matched subtree. Here (``MR``, ``NR``,
 ``K_TILE`` are baked in by :func:`make_desc` / :func:`make_impl`; ``A``, ``B``, ``C`` are views of larger
-row-major buffers, hence the symbolic row strides; ``offset_factor=1`` lets them start anywhere)::
-
-    @T.prim_func(s_tir=True)
-    def desc(a: T.handle, b: T.handle, c: T.handle) -> None:
-        sa, sb, sc = T.int32(), T.int32(), T.int32()
-        A = T.match_buffer(a, (MR, K_TILE), "float32", offset_factor=1, strides=[sa, 1])
-        B = T.match_buffer(b, (K_TILE, NR), "float32", offset_factor=1, strides=[sb, 1])
-        C = T.match_buffer(c, (MR, NR), "float32", offset_factor=1, strides=[sc, 1])
-        with T.sblock("root"):
-            T.reads(C[0:MR, 0:NR], A[0:MR, 0:K_TILE], B[0:K_TILE, 0:NR])
-            T.writes(C[0:MR, 0:NR])
-            for i, j, k in T.grid(MR, NR, K_TILE):
-                with T.sblock("update"):
-                    vi, vj, vk = T.axis.remap("SSR", [i, j, k])
-                    C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
-
-    @T.prim_func(s_tir=True)
-    def impl(a: T.handle, b: T.handle, c: T.handle) -> None:
-        ... same three match_buffer lines ...
-        with T.sblock("root"):
-            T.reads(C[0:MR, 0:NR], A[0:MR, 0:K_TILE], B[0:K_TILE, 0:NR])
-            T.writes(C[0:MR, 0:NR])
-            for k in T.serial(K_TILE):
-                for i in T.unroll(MR):
-                    for jo in T.unroll(NR // W):
-                        C[i, T.ramp(jo * W, 1, W)] = T.call_llvm_pure_intrin(
-                            "float32xW", "llvm.fmuladd",
-                            T.broadcast(A[i, k], W), B[k, T.ramp(jo * W, 1, W)],
-                            C[i, T.ramp(jo * W, 1, W)])
+row-major buffers, hence the symbolic row strides; ``offset_factor=1`` lets them start anywhere):
+the desc is one ``T.sblock("update")`` over ``T.grid(MR, NR, K_TILE)`` doing
+``C[vi, vj] += A[vi, vk] * B[vk, vj]``; the impl loops ``k`` (serial), then ``i`` (unrolled ``MR``),
+then ``jo`` (unrolled ``NR / W``) and writes ``C[i, ramp(jo*W, 1, W)]`` with one
+``T.call_llvm_pure_intrin("float32xW", "llvm.fmuladd", broadcast(A[i, k]), B[k, ramp], C[i, ramp])``.
+Their TVMScript, as TVM prints it: ``make_desc(8, 32).script()`` and ``make_impl(8, 32).script()``.
 
 ``llvm.fmuladd`` on ``<W x float>`` is LLVM's "multiply-add, fused where the target can": with the
 host target's ``+fma`` it selects ``vfmadd231ps`` on ``zmm`` (W = 16) or ``ymm`` (W = 8).
