@@ -3,7 +3,9 @@ host's width, idempotent registration, "not applicable" on a non-matmul block.
 
 Runs on both kinds of host: the tile and the expected registers follow the ISA the code was built for
 (``zmm`` and a (8, 32) tile on AVX-512, ``ymm`` and (6, 16) on AVX2), and every host here can also build
-and run for ``haswell`` (AVX2), so the AVX2 path is checked everywhere.
+and run for ``haswell`` (AVX2), so the AVX2 path is run everywhere. The checks that run nothing (the
+tile's mapping, the tile chosen per kernel, the search space) take both ISAs on every host, so no
+verdict depends on the CPU (an 8 x 32 tile maps onto 64 rows, a 6 x 16 one does not).
 """
 from __future__ import annotations
 
@@ -29,9 +31,18 @@ ATOL_SCALE = 1e-5
 AVX2_TARGET = {"kind": "llvm", "mcpu": "haswell"}
 
 
+AVX512_TARGET = {"kind": "llvm", "mcpu": "skylake-avx512"}
+
+
 def _targets():
+    """Targets to build *and run* for: the host, and AVX2 on an AVX-512 host."""
     host = host_target()
     return [host] if intrin.vector_width(host) == 8 else [host, AVX2_TARGET]
+
+
+def _analysis_targets():
+    """Targets for checks that only analyse or schedule (nothing runs): both ISAs on every host."""
+    return [AVX2_TARGET, AVX512_TARGET]
 
 
 @pytest.mark.parametrize("target", _targets(), ids=lambda t: t.get("mcpu", "generic"))
@@ -56,12 +67,18 @@ def test_register_twice_is_fine():
     assert a == b and tvm.s_tir.TensorIntrin.get(a) is not None
 
 
-def test_not_applicable_on_a_non_matmul_block():
+@pytest.mark.parametrize("target", _analysis_targets(), ids=lambda t: t.get("mcpu", "generic"))
+def test_not_applicable_on_a_non_matmul_block(target):
     from tvm import s_tir, te
-    name = intrin.register_fp32_tile()
+    mr, nr = intrin.default_tile(target)
+    name = intrin.register_fp32_tile(target=target)
 
-    mm = s_tir.Schedule(intrin.matmul_module(64, 64, 64))
+    # extents that are multiples of the host's tile (6 x 16 on AVX2, 8 x 32 on AVX-512): it maps
+    mm = s_tir.Schedule(intrin.matmul_module(4 * mr, 2 * nr, 64))
     assert intrin.applicable(mm, mm.get_sblock("C"), name)
+    # a row extent the tile's MR does not divide: no mapping (the mapping does not pad)
+    odd = s_tir.Schedule(intrin.matmul_module(4 * mr + 1, 2 * nr, 64))
+    assert not intrin.applicable(odd, odd.get_sblock("C"), name)
 
     a = te.placeholder((64, 64), "float32", name="A")
     c = te.compute((64, 64), lambda i, j: a[i, j] + 1.0, name="C")
@@ -70,3 +87,37 @@ def test_not_applicable_on_a_non_matmul_block():
     assert not intrin.applicable(sch, blk, name)
     reason = intrin.try_tensorize(sch, sch.get_loops(blk)[0], name)
     assert reason is not None and reason.startswith("not applicable:") and "\n" not in reason
+
+
+@pytest.mark.parametrize("target", _analysis_targets(), ids=lambda t: t.get("mcpu", "generic"))
+def test_tile_for_picks_a_tile_that_divides_the_kernel(target):
+    """BERT's dense layers are 128 rows x 768 or 3072 columns: 6 does not divide 128, so AVX2 takes 4 x 24;
+    AVX-512's 8 x 32 divides both. An elementwise kernel has no tile."""
+    from tvm import te
+    name, tile = intrin.tile_for(intrin.matmul_module(128, 768, 64), target)
+    assert tile == ("8x32" if intrin.vector_width(target) == 16 else "4x24")
+    assert name == intrin.intrin_name(*map(int, tile.split("x")), width=intrin.vector_width(target))
+    a = te.placeholder((64, 64), "float32", name="A")
+    c = te.compute((64, 64), lambda i, j: a[i, j] + 1.0, name="C")
+    name, why = intrin.tile_for(tvm.IRModule({"main": te.create_prim_func([a, c])}), target)
+    assert name is None and why.startswith("not applicable:")
+
+
+@pytest.mark.parametrize("target", _analysis_targets(), ids=lambda t: t.get("mcpu", "generic"))
+def test_tile_space_marks_the_matmul_for_the_tile(target):
+    """The tile space's design spaces (MetaSchedule's sketches before sampling) tile the matmul for the
+    intrin: at least one sketch annotates a block ``meta_schedule.auto_tensorize`` with its name (what
+    ``RewriteTensorize`` later replaces by the impl); the default space has no such sketch."""
+    from tvm.s_tir import meta_schedule as ms
+    from lab02_tvm.tuning.harness import cpu_tensor_intrinsics
+    cpu = tvm.target.Target({**target, "num-cores": 1})
+    mod = intrin.matmul_module(128, 768, 64)
+    name, _ = intrin.tile_for(mod, target)
+
+    def sketches(space):
+        with cpu_tensor_intrinsics(cpu):  # TuneContext would otherwise parse every backend's intrinsics (~1 min)
+            ctx = ms.TuneContext(mod=mod, target=cpu, space_generator=space, task_name="mm")
+            return [str(s.trace) for s in ctx.generate_design_space()]
+
+    assert any(name in t and "auto_tensorize" in t for t in sketches(intrin.tile_space(name)))
+    assert not any("auto_tensorize" in t for t in sketches(intrin.tile_space(None)))

@@ -221,3 +221,66 @@ def tensorized_matmul(m: int = 96, n: int = 64, k: int = 64, *, target: dict | N
     ta, tb, tc = (tvm.runtime.tensor(x, dev) for x in (a, b, np.zeros((m, n), np.float32)))
     lib["main"](ta, tb, tc)
     return tc.numpy(), a @ b, lib
+
+
+#: Register-feasible ``(MR, NR)`` tiles per vector width, most accumulators first. A tile needs
+#: ``MR * NR / W`` accumulators + ``NR / W`` registers for a row of ``B`` + 1 broadcast of ``A``: within the
+#: 16 ymm of AVX2 (6x16: 12 + 2 + 1, 4x24: 12 + 3 + 1, 4x16: 8 + 2 + 1) and the 32 zmm of AVX-512
+#: (8x32: 16 + 2 + 1, 4x64: 16 + 4 + 1, 4x32: 8 + 2 + 1). Several, because ``MR`` and ``NR`` must divide the
+#: kernel's row and column extents (BERT's 128 rows: 6 does not divide them, 4 does).
+TILES = {8: ((6, 16), (4, 24), (4, 16)), 16: ((8, 32), (4, 64), (4, 32))}
+
+
+def tile_for(mod: tvm.IRModule, target: dict | None = None) -> tuple[str | None, str]:
+    """The first tile of :data:`TILES` for ``target``'s vector width that maps onto ``mod``'s reduction block.
+
+    ``mod``: one MetaSchedule task's PrimFunc module. The loop mapping (:func:`applicable`) also requires
+    every mapped extent to be a multiple of the tile's (no padding), so BERT's 128 rows take 4x24, not 6x16.
+    Returns ``(registered intrin name, "MRxNR")`` or ``(None, "not applicable: <why>")``.
+    """
+    from common.errors import UserError
+
+    from .search_space import anchor_name
+    sch = s_tir.Schedule(mod)
+    try:
+        blk = sch.get_sblock(anchor_name(sch))
+    except UserError:
+        return None, "not applicable: no reduction block"
+    tiles = TILES[vector_width(target)]
+    for mr, nr in tiles:
+        name = register_fp32_tile(mr, nr, target=target)
+        if applicable(sch, blk, name):
+            return name, f"{mr}x{nr}"
+    return None, f"not applicable: no {'/'.join(f'{m}x{n}' for m, n in tiles)} tile maps onto the reduction block"
+
+
+def tile_space(intrin: str | None):
+    """MetaSchedule's CPU search space with ``intrin`` as the register tile (TVM's ``DefaultX86`` recipe).
+
+    The target's default rules (``ScheduleRule.create("llvm")``) with ``MultiLevelTilingWithIntrin(intrin)``
+    inserted before ``MultiLevelTiling``, on the same ``SSRSRS`` structure and the same write cache in
+    ``global`` scope, exactly as TVM 0.27 builds its int8 VNNI rules (``ScheduleRule::DefaultX86``); the
+    postprocessors gain ``RewriteTensorize`` (which replaces each marked block by the impl) before
+    ``RewriteLayout``. ``vectorize_init_loop=False``: the tile's zero-init stays a loop LLVM vectorizes.
+    ``intrin`` ``None``: the default space (``"post-order-apply"``).
+    """
+    from tvm.s_tir import meta_schedule as ms
+    if intrin is None:
+        return "post-order-apply"
+    rules = list(ms.ScheduleRule.create("llvm"))
+    at = next(i for i, r in enumerate(rules) if type(r).__name__ == "MultiLevelTiling")
+    rules.insert(at, ms.schedule_rule.MultiLevelTilingWithIntrin(
+        intrin, structure="SSRSRS", tile_binds=None, max_innermost_factor=64, vector_load_lens=None,
+        reuse_read=None, reuse_write=ms.schedule_rule.ReuseType(req="may", levels=[1, 2], scope="global")))
+    posts = list(ms.Postproc.create("llvm"))
+    at = next((i for i, p in enumerate(posts) if type(p).__name__ == "RewriteLayout"), len(posts))
+    posts.insert(at, ms.postproc.RewriteTensorize(vectorize_init_loop=False))
+    return ms.space_generator.PostOrderApply(sch_rules=rules, postprocs=posts, mutator_probs="llvm")
+
+
+def tile_space_for(target: dict | None = None):
+    """``TaskInfo -> space`` for :func:`lab02_tvm.tuning.tune.tune_tasks_plan`: each task's :func:`tile_for` tile
+    in :func:`tile_space` (the default space where no tile applies)."""
+    def space(info):
+        return tile_space(tile_for(info.task.dispatched[0], target)[0])
+    return space

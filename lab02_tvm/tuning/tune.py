@@ -120,11 +120,12 @@ def search_strategy(trials: int) -> Any:
 
 
 def _tune_one(info: TaskInfo, trials: int, *, work_dir: str, builder, runner, database,
-              cost_model, callback: ProgressCallback, seed: int, verbose: bool) -> None:
+              cost_model, callback: ProgressCallback, seed: int, verbose: bool,
+              space: Any = "post-order-apply") -> None:
     """Tune one task for ``trials`` more candidates into ``database`` (MetaSchedule logs in ``work_dir``)."""
     quiet_ms_console(verbose)
     ctxs, weights = ms.relax_integration.extracted_tasks_to_tune_contexts(
-        [info.task], work_dir, strategy=search_strategy(trials),
+        [info.task], work_dir, space=space, strategy=search_strategy(trials),
         num_threads=os.cpu_count() or 1, seed=seed)
     callback.stats["task"] = info.name
     callback.stats["best_ms"] = None  # best_ms is per task
@@ -141,7 +142,7 @@ def tune_tasks_plan(infos: Sequence[TaskInfo], plan: dict[str, int] | Sequence[d
                     target: Any, work_dir: str | os.PathLike, *, tune_minutes: float | None = None,
                     num_workers: int | None = None, runner: Any = None, seed: int = 0,
                     progress: bool = True, verbose: bool = False, desc: str = "tune",
-                    log_dir: str | os.PathLike | None = None) -> dict:
+                    log_dir: str | os.PathLike | None = None, space: Any = None) -> dict:
     """Top every task up to its planned record count; the engine behind :func:`tune` and ``rpc``.
 
     ``plan`` is ``{task name: records wanted in the database}``, or a list of such dicts run as
@@ -162,6 +163,9 @@ def tune_tasks_plan(infos: Sequence[TaskInfo], plan: dict[str, int] | Sequence[d
         progress: tqdm bar over trials; ``desc`` is its label.
         verbose: MetaSchedule's console log at INFO.
         log_dir: where MetaSchedule writes its per-task logs (default ``work_dir/logs``).
+        space: ``TaskInfo -> space generator`` for each task (default: the target's rules,
+            ``"post-order-apply"``); the method study's tile arm passes
+            :func:`lab02_tvm.schedule.intrin.tile_space_for`.
     Returns:
         ``{"trials", "build_errors", "run_errors", "seconds", "stopped_by_time", "best_ms" (of the
         last task tuned, ms), "first_build_error"}`` for this call.
@@ -200,7 +204,8 @@ def tune_tasks_plan(infos: Sequence[TaskInfo], plan: dict[str, int] | Sequence[d
                         break
                     _tune_one(ti, todo, work_dir=str(log_dir or work_dir), builder=builder, runner=runner,
                               database=db, cost_model=cost_model, callback=callback,
-                              seed=seed + 1000 * p + ti.index, verbose=verbose)
+                              seed=seed + 1000 * p + ti.index, verbose=verbose,
+                              space=space(ti) if space is not None else "post-order-apply")
                 if stats["stopped_by_time"]:
                     break
         finally:
