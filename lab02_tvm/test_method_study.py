@@ -35,3 +35,21 @@ def test_unknown_model_or_arm_is_one_line(resnet_small_im):
         method_study.study(resnet_small_im, "llama_tiny", top_k=1, trials=1)
     with pytest.raises(UserError, match="unknown arm"):
         method_study.study(resnet_small_im, "resnet50", top_k=1, trials=1, arms=["NCHW16c"])
+
+
+@pytest.mark.slow
+def test_the_tile_arm_tensorizes_the_matmul_and_the_build_matches_pytorch(bert_small_im, tmp_path):
+    """The register-tile arm on test-size BERT's hottest matmul: a tile is chosen for it, the committed
+    records replay ``tensorize`` with that tile (a build from them needs it registered), and the whole
+    model built from them passes the output gate against PyTorch (``run_arm`` raises otherwise)."""
+    from lab02_tvm.schedule import intrin
+    from lab02_tvm.tuning.database import read_database
+    res = method_study.study(bert_small_im, "bert", top_k=1, trials=3, arms=["rewrite + tile"],
+                             work_root=tmp_path, progress=False)
+    (row,) = res["rows"]
+    mr, nr = map(int, row["tile"].split("x"))  # "not applicable: ..." would fail here
+    assert (mr, nr) in intrin.TILES[intrin.vector_width(res["target"])]
+    name = intrin.intrin_name(mr, nr, width=intrin.vector_width(res["target"]))
+    traces = [str(rec) for _, rec in read_database(tmp_path / "rewrite_plus_tile").records]
+    assert any(name in t for t in traces), f"no record of the tile arm uses {name}"
+    assert row["model_ms"] is not None and row["model_ms"] > 0

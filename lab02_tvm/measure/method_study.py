@@ -25,7 +25,8 @@ GFLOP/s and % of the measured FMA peak (:mod:`common.roof`); the plot, best late
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from common.errors import UserError
@@ -34,11 +35,23 @@ from .. import LAB
 from ..tuning.method import PREPACKED, Method
 
 
-#: ``{model: {arm: (Method, extra graph pass or None)}}`` and the kind of kernel each studies.
+@dataclass(frozen=True)
+class Arm:
+    """One way to tune: a :class:`Method`, an optional extra graph pass, and whether the search space has
+    the fp32 register tile (:func:`lab02_tvm.schedule.intrin.tile_space`: ``MultiLevelTilingWithIntrin``)."""
+
+    method: Method
+    extra: Callable | None = None
+    tile: bool = False
+
+
+#: ``{model: {arm name: Arm}}`` and the kind of kernel each studies.
 ARMS = {
-    "resnet50": {"NCHW": (Method("NCHW", False), None), "NCHW + rewrite": (Method("NCHW", True), None),
-                 "NHWC": (Method("NHWC", False), None), "NHWC + rewrite": (Method("NHWC", True), None)},
-    "bert": {"plain": (Method("NCHW", False), None), "rewrite": (Method("NCHW", True), None)},
+    "resnet50": {"NCHW": Arm(Method("NCHW", False)), "NCHW + rewrite": Arm(Method("NCHW", True)),
+                 "NHWC": Arm(Method("NHWC", False)), "NHWC + rewrite": Arm(Method("NHWC", True)),
+                 "NHWC + rewrite + tile": Arm(Method("NHWC", True), tile=True)},
+    "bert": {"plain": Arm(Method("NCHW", False)), "rewrite": Arm(Method("NCHW", True)),
+             "rewrite + tile": Arm(Method("NCHW", True), tile=True)},
 }
 KIND = {"resnet50": "conv2d", "bert": "matmul"}
 
@@ -80,12 +93,13 @@ def curves_in_commit_order(work_dir, names: Sequence[str]) -> dict[str, list[flo
     return out
 
 
-def run_arm(im, base, arm: str, method: Method, extra, *, kind: str, top_k: int, trials: int, target: dict,
+def run_arm(im, base, arm: str, spec: Arm, *, kind: str, top_k: int, trials: int, target: dict,
             work_dir: Path, progress: bool = True) -> tuple[list[dict], dict]:
     """Tune one arm's hot kernels, build the whole model from that database, time each kernel in it.
 
     Returns:
-        ``(rows, curves)``: one row per kernel (``arm, rank, task, calls, mflop, trials, best_ms``
+        ``(rows, curves)``: one row per kernel (``arm, rank, task, calls, mflop, tile`` (the register
+        tile ``MRxNR``, ``not applicable: ...`` where none maps, empty in arms without it), ``trials, best_ms``
         (MetaSchedule, alone), ``model_ms`` (per call, in the model), ``gflops``/``pct_peak`` of
         ``model_ms``), and ``{task: best-so-far ms per trial}``.
     Raises:
@@ -99,10 +113,15 @@ def run_arm(im, base, arm: str, method: Method, extra, *, kind: str, top_k: int,
     from ..build import VMRunner, gate_outputs
     from ..tuning.harness import make_runner
     from .profile import profile_vm
-    mod = arm_module(base, method, extra)
+    from ..schedule.intrin import tile_for, tile_space
+    method = spec.method
+    mod = arm_module(base, method, spec.extra)
     infos = hot_tasks(mod, target, method, kind, top_k)
+    # the tile chosen per task (registers it: a build replaying the records' tensorize needs it registered)
+    tiles = {t.name: tile_for(t.task.dispatched[0], target) for t in infos} if spec.tile else {}
     tune_tasks_plan(infos, {t.name: trials for t in infos}, target, work_dir,
-                           runner=make_runner(cache_flush=True), progress=progress, desc=f"tune {arm}")
+                    runner=make_runner(cache_flush=True), progress=progress, desc=f"tune {arm}",
+                    space=(lambda t: tile_space(tiles[t.name][0])) if spec.tile else None)
     built = build_from_database(mod, target, work_dir, layout_rewrite=method.layout_rewrite)
     runner = VMRunner(built.executable, im, with_params=False)
     gate_outputs(im, runner.outputs(), stage=f"method_{arm}")
@@ -115,6 +134,7 @@ def run_arm(im, base, arm: str, method: Method, extra, *, kind: str, top_k: int,
         k = kernels.get(t.name) or kernels.get(t.name + PREPACKED)
         per_call = k["ms"] / k["calls"] if k and k["calls"] else None
         rows.append({"arm": arm, "rank": rank, "task": t.name, "calls": t.weight, "mflop": round(t.flops / 1e6, 1),
+                     "tile": tiles[t.name][1] if spec.tile else "",
                      "trials": len(task_records(db, t.task)),
                      "best_ms": None if best is None else round(best, 4),
                      "model_ms": None if per_call is None else round(per_call, 4), **rate_columns(t.flops, per_call)})
@@ -142,8 +162,7 @@ def study(im, model: str, *, top_k: int, trials: int, arms: Sequence[str] | None
     rows, curves = [], {}
     root = Path(work_root or tempfile.mkdtemp(prefix="lab02_method_"))
     for arm in names:
-        method, extra = ARMS[model][arm]
-        r, c = run_arm(im, base, arm, method, extra, kind=KIND[model], top_k=top_k, trials=trials, target=target,
+        r, c = run_arm(im, base, arm, ARMS[model][arm], kind=KIND[model], top_k=top_k, trials=trials, target=target,
                        work_dir=root / arm.replace(" ", "_").replace("+", "plus"), progress=progress)
         rows += [{"model": model, **row} for row in r]
         curves.update(c)
@@ -205,14 +224,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     positive("--top-k", args.top_k)
     positive("--trials", args.trials)
     top_k, trials = (1, 4) if args.quick else (args.top_k, args.trials)
+    name = args.model + ("_quick" if args.quick else "")
+    res: dict = {"rows": [], "curves": {}}
+    root = Path(tempfile.mkdtemp(prefix="lab02_method_"))
     set_torch_threads(1)
     with tvm_threads(1):
         im = import_torch(build_bundles([args.model], quick=args.quick)[args.model])
-        res = study(im, args.model, top_k=top_k, trials=trials, arms=args.arms)
-    for r in res["rows"]:
-        step(1, "method", f"{args.model} {r['arm']}: #{r['rank']} {r['task']} best {r['best_ms']} ms, in the model "
-                          f"{r['model_ms']} ms ({r.get('pct_peak')}% of peak)")
-    paths = write_study(res, args.model + ("_quick" if args.quick else ""), trials=trials, top_k=top_k)
+        for arm in args.arms or list(ARMS[args.model]):  # the table is rewritten after each arm (a long study)
+            one = study(im, args.model, top_k=top_k, trials=trials, arms=[arm], work_root=root)
+            res = {"rows": res["rows"] + one["rows"], "curves": {**res["curves"], **one["curves"]},
+                   "target": one["target"]}
+            for r in one["rows"]:
+                step(1, "method", f"{args.model} {r['arm']}: #{r['rank']} {r['task']} best {r['best_ms']} ms, in the "
+                                  f"model {r['model_ms']} ms ({r.get('pct_peak')}% of peak)")
+            paths = write_study(res, name, trials=trials, top_k=top_k)
     step(2, "write", str(paths["md"]))
     return 0
 
