@@ -121,3 +121,12 @@ def test_tile_space_marks_the_matmul_for_the_tile(target):
 
     assert any(name in t and "auto_tensorize" in t for t in sketches(intrin.tile_space(name)))
     assert not any("auto_tensorize" in t for t in sketches(intrin.tile_space(None)))
+
+
+def test_the_readme_shows_the_tile_as_tvm_prints_it():
+    """The Lab 02 README's TVMScript of the 8 x 32 desc and its AVX-512 impl is TVM's own printout of them
+    (so the lab's answer to "how does a compiler reach the roof" cannot drift from the code)."""
+    from pathlib import Path
+    readme = (Path(intrin.__file__).parents[1] / "README.md").read_text()
+    for func in (intrin.make_desc(8, 32), intrin.make_impl(8, 32, width=16)):
+        assert f"```python\n{intrin.tvmscript(func)}\n```" in readme

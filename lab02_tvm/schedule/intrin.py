@@ -1,4 +1,4 @@
-"""An fp32 register-tile micro-kernel for x86, registered as a TVM ``TensorIntrin`` (feasibility build).
+"""An fp32 register-tile micro-kernel for x86, registered as a TVM ``TensorIntrin``, and the search space that uses it.
 
 **What the tile is.** The BLIS/GotoBLAS micro-kernel: an ``MR x NR`` block of ``C`` held in vector
 registers and updated by a sequence of rank-1 (outer-product) updates, one per ``k``::
@@ -19,7 +19,9 @@ broadcast of ``A[i, k]`` per row, ``NR / W`` loads of ``B[k, :]`` shared by all 
 FMA peak after tuning, below the 80 % target; MetaSchedule's generic ``MultiLevelTiling`` leaves the
 register tile to LLVM's auto-vectorizer. TVM 0.27 ships x86 tensor intrinsics only for int8
 (``dot_16x4_vnni``, ``dot_16x4_avx512`` in ``tvm/s_tir/tensor_intrin/x86.py``), none for fp32, so
-``MultiLevelTilingWithIntrin`` has nothing to tensorize an fp32 matmul with. This module supplies one.
+``MultiLevelTilingWithIntrin`` has nothing to tensorize an fp32 matmul with. This module supplies one,
+picks per kernel a tile that divides it (:func:`tile_for`), and gives MetaSchedule a space that tiles
+for it (:func:`tile_space`): the method study's ``+ tile`` arms (:mod:`lab02_tvm.measure.method_study`).
 
 **Desc and impl.** A ``TensorIntrin`` is a pair of PrimFuncs with the same buffer signature: the
 *desc* is the computation as plain TIR (``sch.tensorize`` / auto-tensorization match a block's loop
@@ -284,3 +286,9 @@ def tile_space_for(target: dict | None = None):
     def space(info):
         return tile_space(tile_for(info.task.dispatched[0], target)[0])
     return space
+
+
+def tvmscript(func) -> str:
+    """A desc or impl PrimFunc as TVM prints it (``func.script()``), without the import comment lines:
+    the text the Lab 02 README shows (a test keeps the two equal)."""
+    return "\n".join(ln for ln in func.script().splitlines() if ln.strip() and not ln.startswith("# from"))
