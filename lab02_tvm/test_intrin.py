@@ -130,3 +130,12 @@ def test_the_readme_shows_the_tile_as_tvm_prints_it():
     readme = (Path(intrin.__file__).parents[1] / "README.md").read_text()
     for func in (intrin.make_desc(8, 32), intrin.make_impl(8, 32, width=16)):
         assert f"```python\n{intrin.tvmscript(func)}\n```" in readme
+
+
+def test_register_tiles_for_a_build_target():
+    """A build from tile-tuned records needs each tile's name registered for the build target's width."""
+    names = intrin.register_tiles(tvm.target.Target({**AVX2_TARGET, "num-cores": 1}))
+    assert names == [intrin.intrin_name(m, n, width=8) for m, n in intrin.TILES[8]]
+    assert intrin.register_tiles(AVX512_TARGET) == [intrin.intrin_name(m, n, width=16) for m, n in intrin.TILES[16]]
+    assert all(tvm.s_tir.TensorIntrin.get(n) is not None for n in names)
+    assert intrin.register_tiles(tvm.target.Target("cuda")) == []  # no x86 tile for a GPU build

@@ -13,6 +13,10 @@ not only as MetaSchedule measured it alone:
   ``torch.export`` gives each projection its own ``reshape`` of the shared hidden state, so the three
   matmuls have different left operands (17 matmuls before and after the pass, with or without
   ``EliminateCommonSubexpr`` first); it is not an arm until the import shares that operand.
+* ``+ tile`` (both models, on top of the field method): the search space gets the fp32 register-tile
+  ``TensorIntrin`` of :mod:`lab02_tvm.schedule.intrin` through ``MultiLevelTilingWithIntrin``, the tile
+  chosen per kernel (``tile`` column; ``not applicable: ...`` where none maps, and that kernel is tuned
+  in the default space).
 
 Every arm tunes with the cache flushed before each timed run (``tuning.harness.evaluator_config(cache_flush=True)``,
 as TLCBench did), so a candidate is timed with its weights coming from memory as in the model.

@@ -150,6 +150,18 @@ def register_fp32_tile(mr: int | None = None, nr: int | None = None, *, kt: int 
     return name
 
 
+def register_tiles(target=None) -> list[str]:
+    """Register every tile of :data:`TILES` for ``target``'s vector width (a ``tvm.target.Target``, a dict or
+    ``None`` for the host); returns their names. A build from records tuned with the tile (the method study's
+    ``+ tile`` arms, ``longrun --tile``) replays ``sch.tensorize(block, <name>)``, which needs the name
+    registered in the building process; ``build_from_database`` calls this first."""
+    if target is not None and not isinstance(target, dict):
+        target = {"mcpu": str(target.attrs.get("mcpu", ""))} if target.kind.name == "llvm" else None
+        if target is None:
+            return []
+    return [register_fp32_tile(mr, nr, target=target) for mr, nr in TILES[vector_width(target)]]
+
+
 def applicable(sch: s_tir.Schedule, block, intrin: str) -> bool:
     """True when ``intrin``'s desc can be mapped onto ``block``'s loops (so tiling can make it tensorizable).
 

@@ -58,7 +58,7 @@ def _plan_text(deep_top_k: int, deep_share: float, only_missing: bool, ranked_by
 def tune_records(model: str, trials: int, minutes: float, *, command: str, root: Path | None = None,
                  deep_top_k: int = 8, progress: bool = True, only_missing: bool = False,
                  deep_share: float = 2 / 3, deep_cost: dict[str, float] | None = None,
-                 method=None) -> dict:
+                 method=None, tile: bool = False) -> dict:
     """Tune one full-size model (1 core) into its shipped folder, prune it, write its provenance.
 
     Budget: ``1 - deep_share`` of ``trials`` (default a third) spread over every task (hottest
@@ -69,7 +69,9 @@ def tune_records(model: str, trials: int, minutes: float, *, command: str, root:
     ``deep_cost``: rank the deep phase by it (``{task: ms lost against the roof}``) instead of the database.
     ``method``: a :class:`lab02_tvm.tuning.method.Method` (default: the method of the records already in the
     folder, else :data:`lab02_tvm.tuning.method.FIELD`); a top-up must keep the folder's method, since
-    records of another method are other workloads.
+    records of another method are other workloads. ``tile``: search with the fp32 register tile
+    (:func:`lab02_tvm.schedule.intrin.tile_space_for`; the workloads are the same, so its records join the
+    folder's, and the build picks the fastest of either kind per kernel); recorded as ``"space"`` in the run.
 
     Raises:
         UserError: ``method`` differs from the method of the records already in the folder.
@@ -86,6 +88,7 @@ def tune_records(model: str, trials: int, minutes: float, *, command: str, root:
     from ..graph.passes import tuning_module
     from .database import database_coverage
     from .tasks import as_target
+    from ..schedule.intrin import tile_space_for
     from .tune import tune
 
     set_torch_threads(1)
@@ -104,7 +107,8 @@ def tune_records(model: str, trials: int, minutes: float, *, command: str, root:
         report = tune(mod, target, work, max_trials_global=trials, tune_minutes=minutes,
                              deep_top_k=deep_top_k, deep_trials=int(trials * deep_share), progress=progress, deep_by_time=True,
                              log_dir=LOG_ROOT / target_key(target) / model, only_missing=only_missing,
-                             deep_cost=deep_cost, layout_rewrite=method.layout_rewrite)
+                             deep_cost=deep_cost, layout_rewrite=method.layout_rewrite,
+                             space=tile_space_for(target) if tile else None)
         cov = database_coverage(mod, target, work, method.layout_rewrite)
     pruned = prune(work)
     info = {"model": model, "target": str(as_target(target)), "target_key": target_key(target),
@@ -118,6 +122,7 @@ def tune_records(model: str, trials: int, minutes: float, *, command: str, root:
             "command": command, "tvm": tvm.__version__, "threads": 1,
             "plan": _plan_text(deep_top_k, deep_share, only_missing, ranked_by_roof=deep_cost is not None),
             "method": method.as_dict(), "layout_rewrite": method.layout_rewrite,
+            "space": "register tile (intrin.tile_space)" if tile else "default",
             "trials_per_task": {r["task"]: r["records"] for r in report.tasks},
             "trials_all_runs": report.trials + sum(int(r.get("trials_this_run") or 0) for r in earlier),
             "earlier_runs": earlier}
@@ -174,6 +179,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                    help="data layout to tune in (default: the folder's method, else NHWC)")
     p.add_argument("--layout-rewrite", choices=["on", "off"], default=None,
                    help="weight layout rewrite (default: the folder's method, else on)")
+    p.add_argument("--tile", action="store_true",
+                   help="search with the fp32 register-tile TensorIntrin (schedule/intrin.py) where it maps")
     p.add_argument("--root", type=Path, default=None,
                    help="folder of target folders to tune into (default results/lab02/tuning; copy a finished "
                         "run there)")
@@ -200,7 +207,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             cost = lost_ms_by_kernel(results_dir("lab02") / f"roofline_{name}.json")
         info = tune_records(name, trials[name], minutes[name], command=command, deep_top_k=args.deep_top_k,
                             only_missing=args.only_missing, deep_share=args.deep_share, deep_cost=cost,
-                            method=method, root=args.root)
+                            method=method, root=args.root, tile=args.tile)
         print(f"{name}: {info['trials']} trials, {info['minutes']} min, {info['tasks_in_db']}/{info['tasks']} "
               f"tasks, pruned {info['records_before_prune']} -> {info['records']} records", flush=True)
     return 0

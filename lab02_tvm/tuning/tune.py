@@ -222,7 +222,7 @@ def tune(mod: tvm.IRModule, target: Any, work_dir: str | os.PathLike, *, max_tri
          num_workers: int | None = None, seed: int = 0, progress: bool = True,
          verbose: bool = False, log_dir: str | os.PathLike | None = None,
          layout_rewrite: bool | None = None, deep_by_time: bool = False, only_missing: bool = False,
-         deep_cost: dict[str, float] | None = None) -> TuneReport:
+         deep_cost: dict[str, float] | None = None, space: Any = None) -> TuneReport:
     """Tune a Relax model with MetaSchedule on a trial (and optional time) budget.
 
     Args:
@@ -249,6 +249,7 @@ def tune(mod: tvm.IRModule, target: Any, work_dir: str | os.PathLike, *, max_tri
         deep_cost: with ``deep_by_time``, rank the deep phase's tasks by this ``{task name: cost}``
             instead of weight x best ms in the database (e.g. :func:`lab02_tvm.tuning.longrun.lost_ms_by_kernel`:
             ms each kernel loses against the roof in the model, timed alone on a quiet core).
+        space: as :func:`tune_tasks_plan` (``longrun --tile``: :func:`lab02_tvm.schedule.intrin.tile_space_for`).
     Returns:
         A :class:`TuneReport`. The database is in ``work_dir``; ``tuning_summary.json`` there keeps
         the seconds per trial of the run that wrote it, so a reusing run can still estimate.
@@ -270,7 +271,7 @@ def tune(mod: tvm.IRModule, target: Any, work_dir: str | os.PathLike, *, max_tri
     # shallow phase over all tasks (hottest first), then the deep phase on the hottest: if time
     # runs out, every task has had its shallow share before any task went deep.
     kw = {"num_workers": num_workers, "progress": progress, "verbose": verbose,
-          "desc": f"tune {work_dir.name}", "log_dir": log_dir}
+          "desc": f"tune {work_dir.name}", "log_dir": log_dir, "space": space}
     if deep_by_time:
         stats = tune_tasks_plan(infos, shallow_plan, target, work_dir, tune_minutes=tune_minutes,
                                 seed=seed, **kw)
