@@ -147,8 +147,12 @@ def run_arm(im, base, arm: str, spec: Arm, *, kind: str, top_k: int, trials: int
 
 
 def study(im, model: str, *, top_k: int, trials: int, arms: Sequence[str] | None = None,
-          work_root: Path | None = None, progress: bool = True) -> dict:
+          work_root: Path | None = None, progress: bool = True,
+          after_arm: Callable[[dict], None] | None = None) -> dict:
     """Every arm of ``ARMS[model]`` on ``im`` (``relax.frontend.import_torch`` of the model): rows and curves.
+
+    ``after_arm``: called with the result so far after each arm (``main`` rewrites the table, so a long
+    study keeps the arms it finished).
 
     Raises:
         UserError: no arms for ``model``, or an unknown arm name.
@@ -170,6 +174,8 @@ def study(im, model: str, *, top_k: int, trials: int, arms: Sequence[str] | None
                        work_dir=root / arm.replace(" ", "_").replace("+", "plus"), progress=progress)
         rows += [{"model": model, **row} for row in r]
         curves.update(c)
+        if after_arm is not None:
+            after_arm({"rows": rows, "curves": curves, "target": target, "arm_rows": r})
     return {"rows": rows, "curves": curves, "target": target}
 
 
@@ -229,19 +235,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     positive("--trials", args.trials)
     top_k, trials = (1, 4) if args.quick else (args.top_k, args.trials)
     name = args.model + ("_quick" if args.quick else "")
-    res: dict = {"rows": [], "curves": {}}
-    root = Path(tempfile.mkdtemp(prefix="lab02_method_"))
+    paths: dict = {}
+
+    def after_arm(res: dict) -> None:
+        for r in res["arm_rows"]:
+            step(1, "method", f"{args.model} {r['arm']}: #{r['rank']} {r['task']} best {r['best_ms']} ms, in the "
+                              f"model {r['model_ms']} ms ({r.get('pct_peak')}% of peak)")
+        paths.update(write_study(res, name, trials=trials, top_k=top_k))
+
     set_torch_threads(1)
     with tvm_threads(1):
         im = import_torch(build_bundles([args.model], quick=args.quick)[args.model])
-        for arm in args.arms or list(ARMS[args.model]):  # the table is rewritten after each arm (a long study)
-            one = study(im, args.model, top_k=top_k, trials=trials, arms=[arm], work_root=root)
-            res = {"rows": res["rows"] + one["rows"], "curves": {**res["curves"], **one["curves"]},
-                   "target": one["target"]}
-            for r in one["rows"]:
-                step(1, "method", f"{args.model} {r['arm']}: #{r['rank']} {r['task']} best {r['best_ms']} ms, in the "
-                                  f"model {r['model_ms']} ms ({r.get('pct_peak')}% of peak)")
-            paths = write_study(res, name, trials=trials, top_k=top_k)
+        study(im, args.model, top_k=top_k, trials=trials, arms=args.arms, after_arm=after_arm)
     step(2, "write", str(paths["md"]))
     return 0
 

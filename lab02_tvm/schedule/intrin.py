@@ -155,10 +155,10 @@ def register_tiles(target=None) -> list[str]:
     ``None`` for the host); returns their names. A build from records tuned with the tile (the method study's
     ``+ tile`` arms, ``longrun --tile``) replays ``sch.tensorize(block, <name>)``, which needs the name
     registered in the building process; ``build_from_database`` calls this first."""
-    if target is not None and not isinstance(target, dict):
-        target = {"mcpu": str(target.attrs.get("mcpu", ""))} if target.kind.name == "llvm" else None
-        if target is None:
+    if isinstance(target, tvm.target.Target):
+        if target.kind.name != "llvm":
             return []
+        target = {"mcpu": str(target.attrs.get("mcpu", ""))}
     return [register_fp32_tile(mr, nr, target=target) for mr, nr in TILES[vector_width(target)]]
 
 
@@ -274,8 +274,8 @@ def tile_space(intrin: str | None):
     """MetaSchedule's CPU search space with ``intrin`` as the register tile (TVM's ``DefaultX86`` recipe).
 
     The target's default rules (``ScheduleRule.create("llvm")``) with ``MultiLevelTilingWithIntrin(intrin)``
-    inserted before ``MultiLevelTiling``, on the same ``SSRSRS`` structure and the same write cache in
-    ``global`` scope, exactly as TVM 0.27 builds its int8 VNNI rules (``ScheduleRule::DefaultX86``); the
+    inserted before ``MultiLevelTiling``, with the same write cache in ``global`` scope, as TVM 0.27
+    builds its int8 VNNI rules (``ScheduleRule::DefaultX86``); the
     postprocessors gain ``RewriteTensorize`` (which replaces each marked block by the impl) before
     ``RewriteLayout``. ``vectorize_init_loop=False``: the tile's zero-init stays a loop LLVM vectorizes.
     One change to TVM's recipe: the tiling structure is ``SSRSR``, not ``SSRSRS``: no spatial tile level
