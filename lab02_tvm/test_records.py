@@ -397,11 +397,16 @@ def test_build_from_shipped_records_is_gated():
 
 
 # ----------------------------------------------------------------------------------------------
-# tuned faster than untuned on a real (test-size) model, one interleaved run
+# a build from a fresh database on a real (test-size) model: the database's schedules, and right.
+# How much faster they run is a results-table claim (compare.md, one interleaved run), not an assert:
+# a timed assert would pass or fail by the machine and its load.
 @pytest.mark.slow
-def test_tuned_faster_than_untuned_on_test_size_bert(tmp_path, bert_small_im):
-    from common.timing import interleaved, tvm_threads
-    from lab02_tvm.tuning.apply import build_from_database
+def test_build_from_a_fresh_database_takes_its_schedules_on_test_size_bert(tmp_path, bert_small_im):
+    import tvm_ffi
+
+    from lab02_tvm.tuning.apply import build_from_database, query_tuned_primfunc
+    from lab02_tvm.tuning.database import load_database
+    from lab02_tvm.tuning.tasks import extract_tasks
     from lab02_tvm.tuning.tune import tune
     from lab02_tvm.build import VMRunner, build_and_check, gate_outputs
     from lab02_tvm.graph.passes import run_standard_passes, tuning_module
@@ -412,21 +417,24 @@ def test_tuned_faster_than_untuned_on_test_size_bert(tmp_path, bert_small_im):
     untuned = build_and_check(im, run_standard_passes(im.mod).fused_mod, host, stage="tvm_untuned")
     mod = tuning_module(im)
     report = tune(mod, host, tmp_path / "bert_small", max_trials_global=pick(48, 12), deep_top_k=0,
-                         progress=False)
+                  progress=False)
     assert report.trials >= 1 and report.tasks_tuned >= 1
     built = build_from_database(mod, host, tmp_path / "bert_small")
     coverage_gate("bert_small", built, shipped=False)  # every kernel with a valid record was used
     assert built.kernels_tuned >= report.tasks_tuned
+    # the hottest tuned kernel as built is the database's schedule, not the naive loop nest it was extracted as
+    db = load_database(tmp_path / "bert_small")
+    hot = [t for t in extract_tasks(mod, host) if db.has_workload(t.task.dispatched[0])][0]
+    naive = hot.task.dispatched[0]
+    scheduled = query_tuned_primfunc(db, naive, host)
+    assert scheduled is not None, hot.name
+    assert not tvm_ffi.structural_equal(scheduled["main"], naive["main"]), hot.name
     tuned = VMRunner(built.executable, im, with_params=False)
     for run in (untuned.runner, tuned):
         out = run.outputs()
         gate_outputs(im, out, stage="gate")
         for k, ref in im.reference.items():  # independent NumPy check, same absolute tolerance
             np.testing.assert_allclose(out[k], ref, rtol=0, atol=ATOL, err_msg=k)
-    with tvm_threads(1):
-        stats = interleaved({"untuned": untuned.runner, "tuned": tuned}, warmup=1, repeats=pick(5, 3))
-    ratio = stats["untuned"].median_ms / stats["tuned"].median_ms
-    assert ratio > 1.0, (ratio, stats)
 
 
 @pytest.mark.slow
