@@ -18,8 +18,11 @@ not only as MetaSchedule measured it alone:
   chosen per kernel (``tile`` column; ``not applicable: ...`` where none maps, and that kernel is tuned
   in the default space).
 
-Every arm tunes with the cache flushed before each timed run (``tuning.harness.evaluator_config(cache_flush=True)``,
-as TLCBench did), so a candidate is timed with its weights coming from memory as in the model.
+Every arm but the ``warm timing`` ones times each candidate cold: one run per repeat, the caches
+flushed before each (``tuning.harness.evaluator_config(cache_flush=True)``, as TLCBench did), so a
+candidate is timed with its weights coming from memory as in the model. ``warm timing`` arms time it
+as the shipped records' long runs did (back-to-back runs for at least 50 ms), to show what the
+timing changes in what the search picks.
 The table gives, per kernel and arm, the best time MetaSchedule measured, the time in the model,
 GFLOP/s and % of the measured FMA peak (:mod:`common.roof`); the plot, best latency against trials.
 
@@ -47,15 +50,20 @@ class Arm:
     method: Method
     extra: Callable | None = None
     tile: bool = False
+    #: time every candidate cold (``tuning.harness.evaluator_config(cache_flush=True)``); ``False``: warm,
+    #: as the shipped records' long runs timed them
+    cold: bool = True
 
 
 #: ``{model: {arm name: Arm}}`` and the kind of kernel each studies.
 ARMS = {
     "resnet50": {"NCHW": Arm(Method("NCHW", False)), "NCHW + rewrite": Arm(Method("NCHW", True)),
                  "NHWC": Arm(Method("NHWC", False)), "NHWC + rewrite": Arm(Method("NHWC", True)),
-                 "NHWC + rewrite + tile": Arm(Method("NHWC", True), tile=True)},
+                 "NHWC + rewrite + tile": Arm(Method("NHWC", True), tile=True),
+                 "NHWC + rewrite, warm timing": Arm(Method("NHWC", True), cold=False)},
     "bert": {"plain": Arm(Method("NCHW", False)), "rewrite": Arm(Method("NCHW", True)),
-             "rewrite + tile": Arm(Method("NCHW", True), tile=True)},
+             "rewrite + tile": Arm(Method("NCHW", True), tile=True),
+             "rewrite, warm timing": Arm(Method("NCHW", True), cold=False)},
 }
 KIND = {"resnet50": "conv2d", "bert": "matmul"}
 
@@ -124,7 +132,7 @@ def run_arm(im, base, arm: str, spec: Arm, *, kind: str, top_k: int, trials: int
     # the tile chosen per task (registers it: a build replaying the records' tensorize needs it registered)
     tiles = {t.name: tile_for(t.task.dispatched[0], target) for t in infos} if spec.tile else {}
     tune_tasks_plan(infos, {t.name: trials for t in infos}, target, work_dir,
-                    runner=make_runner(cache_flush=True), progress=progress, desc=f"tune {arm}",
+                    runner=make_runner(cache_flush=spec.cold), progress=progress, desc=f"tune {arm}",
                     space=(lambda t: tile_space(tiles[t.name][0])) if spec.tile else None)
     built = build_from_database(mod, target, work_dir, layout_rewrite=method.layout_rewrite)
     runner = VMRunner(built.executable, im, with_params=False)
@@ -207,8 +215,9 @@ def write_study(res: dict, model: str, *, trials: int, top_k: int) -> dict:
     """``results/lab02/method_<model>.{md,csv,json,png}``."""
     from common.results import save_plot, write_table
     from common.timing import environment
-    notes = ("Each arm tunes the same kernels with the same trials, cache flushed before every timed run "
-             "(enable_cpu_cache_flush); best_ms = MetaSchedule's best measured mean (kernel alone), model_ms = "
+    notes = ("Each arm tunes the same kernels with the same trials, each candidate timed cold (one run per "
+             "repeat, 10 repeats, caches flushed before each: enable_cpu_cache_flush) except in the 'warm timing' "
+             "arms (back-to-back runs for >= 50 ms); best_ms = MetaSchedule's best measured mean (kernel alone), model_ms = "
              "the kernel's time per call in the arm's whole-model build (Relax VM instrument, 2 runs); gflops / "
              "pct_peak of model_ms against the measured single-thread FMA peak (common.roof).")
     paths = write_table(LAB, f"method_{model}", res["rows"], title=f"Tuning method study: {model}", notes=notes,

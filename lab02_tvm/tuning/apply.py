@@ -69,19 +69,22 @@ def _scheduled(mod: tvm.IRModule) -> tuple[list[str], list[str]]:
 
 
 def build_from_database(mod: tvm.IRModule, target: Any, work_dir: str | os.PathLike,
-                        layout_rewrite: bool | None = None) -> TunedBuild:
+                        layout_rewrite: bool | None = None, fast_exp: bool = True) -> TunedBuild:
     """Compile a Relax model with the kernels recorded in the tuning database; no tuning.
 
     The steps of ``meta_schedule.relax_integration.compile_relax``, with a count in the middle:
     :func:`fuse_for_tasks` (so the database keys match), ``MetaScheduleApplyDatabase`` (each fused
     kernel found in the database is replaced by its best schedule and marked
-    ``tirx.is_scheduled``), then Relax's lowering and finalization passes.
+    ``tirx.is_scheduled``), then Relax's lowering and finalization passes, and the TIR lowering with
+    :func:`lab02_tvm.schedule.fast_exp.FastExp` first (float32 ``exp`` / ``sigmoid`` as vectorizable
+    polynomials; it runs after the schedule is applied, so the records' workloads are unchanged).
 
     Args:
         mod: the *unfused* Relax IRModule, parameters bound (the same one given to :func:`tune`).
         target: the target used for tuning.
         work_dir: the tuning work dir holding the database.
         layout_rewrite: as :func:`fuse_for_tasks` (must match the tuning).
+        fast_exp: lower with the FastExp TIR pass (default); ``False``: TVM's default TIR lowering (libm ``expf``).
     Returns:
         A :class:`TunedBuild`: run ``.executable`` with ``relax.VirtualMachine(ex, tvm.cpu())``;
         ``kernels_tuned < kernels_total`` means some kernels stayed naive loop nests.
@@ -90,6 +93,7 @@ def build_from_database(mod: tvm.IRModule, target: Any, work_dir: str | os.PathL
     """
     from tvm.relax import pipeline as rp
 
+    from ..schedule import fast_exp as fx
     from ..schedule.intrin import register_tiles
     target = as_target(target)
     db = load_database(work_dir)
@@ -116,7 +120,8 @@ def build_from_database(mod: tvm.IRModule, target: Any, work_dir: str | os.PathL
         from tvm.relax.backend.cpu_generic import pipeline as rp
     lower = tvm.transform.Sequential([*rp.dataflow_lower_passes(target), *rp.finalize_passes(target)])
     with target, tvm.transform.PassContext(opt_level=3):
-        ex = relax.build(applied, target=target, relax_pipeline=lower)
+        ex = relax.build(applied, target=target, relax_pipeline=lower,
+                         tir_pipeline=fx.register() if fast_exp else "default")
     return TunedBuild(ex, len(done) + len(todo), len(done), sorted(todo), sorted(absent), sorted(failed_only), fused)
 
 

@@ -122,15 +122,28 @@ def make_builder(num_workers: int | None = None) -> Any:
     return PooledBuilder(max_workers=num_workers or os.cpu_count() or 1)
 
 
-def evaluator_config(cache_flush: bool = False) -> ms.runner.EvaluatorConfig:
-    """How each candidate is timed: 3 runs per repeat, 1 repeat, at least 50 ms.
+#: runs per candidate when every run is cold (TLCBench's ``repeat=10``)
+COLD_REPEATS = 10
 
-    ``cache_flush``: flush the CPU caches before every run (``enable_cpu_cache_flush``, as TLCBench
-    tuned): weights then come from memory as they do in the model, where other kernels ran between
-    two calls of this one; off, a kernel whose weights fit in L2 is timed warm, faster than in the model.
+
+def evaluator_config(cache_flush: bool = False) -> ms.runner.EvaluatorConfig:
+    """How each candidate is timed.
+
+    ``cache_flush=False`` (warm): 3 runs per repeat, 1 repeat, at least 50 ms, so a short kernel runs
+    many times back to back and its weights stay in cache after the first run.
+
+    ``cache_flush=True`` (cold): every timed run starts with the kernel's operands flushed from the
+    caches, as TLCBench tuned: ``number=1``, ``repeat=COLD_REPEATS``, ``min_repeat_ms=0``,
+    ``enable_cpu_cache_flush``. TVM's time evaluator (``WrapTimeEvaluator``) calls the flush
+    (``cache_flush_cpu_non_first_arg``: every argument but the
+    first, so the activations stay warm and the weights and outputs go) once per *repeat*, before
+    ``number`` runs that ``min_repeat_ms`` may multiply: with ``number=3, min_repeat_ms=50`` only the
+    first of dozens of runs was cold. With one run per repeat every measurement sees its weights come
+    from memory, as in the model, where other kernels ran between two calls of this one.
     """
-    return ms.runner.EvaluatorConfig(number=3, repeat=1, min_repeat_ms=50,
-                                     enable_cpu_cache_flush=cache_flush)
+    if cache_flush:
+        return ms.runner.EvaluatorConfig(number=1, repeat=COLD_REPEATS, min_repeat_ms=0, enable_cpu_cache_flush=True)
+    return ms.runner.EvaluatorConfig(number=3, repeat=1, min_repeat_ms=50, enable_cpu_cache_flush=False)
 
 
 def make_runner(cache_flush: bool = False) -> ms.runner.LocalRunner:
