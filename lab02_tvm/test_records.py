@@ -201,6 +201,22 @@ def test_records_carry_their_method(tmp_path):
     assert {p.name: p.read_bytes() for p in here.iterdir()} == before
 
 
+def test_a_top_up_keeps_the_folders_timing(tmp_path):
+    """Records timed warm (every folder before ``--timing``: no "timing" in the provenance) and cold ones
+    cannot share a folder: the build takes the lowest time per kernel, and warm times are lower."""
+    from common.errors import UserError
+    from lab02_tvm.tuning.method import FIELD
+    root = tmp_path / "shipped"
+    here = _shipped_for(root, _host_target()["mcpu"])[_host_target()["mcpu"]]
+    records.write_provenance(here, {"trials": 100, "minutes": 10, "method": FIELD.as_dict()})
+    before = {p.name: p.read_bytes() for p in here.iterdir()}
+    with pytest.raises(UserError, match="holds records timed warm; a top-up timed cold"):  # before any build
+        longrun.tune_records("bert", 4, 1.0, command="test", root=root, timing="cold", progress=False)
+    with pytest.raises(UserError, match="unknown timing 'hot'"):
+        longrun.tune_records("bert", 4, 1.0, command="test", root=root, timing="hot", progress=False)
+    assert {p.name: p.read_bytes() for p in here.iterdir()} == before
+
+
 def test_mlc_cpu_override_is_checked_against_the_host(monkeypatch):
     """MLC_CPU names the CPU to compile for; one this host cannot execute is refused in one line."""
     from common import isa

@@ -29,6 +29,9 @@ from .method import FIELD, Method, task_of_kernel
 from .records import (LOG_ROOT, SHIPPED_ROOT, earlier_runs, read_provenance, rel, shipped_dir, target_key,
                       write_provenance)
 
+#: how a run times its candidates (``tuning.harness.evaluator_config``: cache_flush off / on)
+TIMINGS = ("warm", "cold")
+
 
 def _per_model(text: str, names: Sequence[str], what: str, cast) -> dict:
     """``"1800,1100"`` -> ``{"resnet50": 1800, "bert": 1100}`` (one value: the same for all)."""
@@ -58,7 +61,7 @@ def _plan_text(deep_top_k: int, deep_share: float, only_missing: bool, ranked_by
 def tune_records(model: str, trials: int, minutes: float, *, command: str, root: Path | None = None,
                  deep_top_k: int = 8, progress: bool = True, only_missing: bool = False,
                  deep_share: float = 2 / 3, deep_cost: dict[str, float] | None = None,
-                 method=None, tile: bool = False) -> dict:
+                 method=None, tile: bool = False, timing: str | None = None) -> dict:
     """Tune one full-size model (1 core) into its shipped folder, prune it, write its provenance.
 
     Budget: ``1 - deep_share`` of ``trials`` (default a third) spread over every task (hottest
@@ -72,9 +75,14 @@ def tune_records(model: str, trials: int, minutes: float, *, command: str, root:
     records of another method are other workloads. ``tile``: search with the fp32 register tile
     (:func:`lab02_tvm.schedule.intrin.tile_space_for`; the workloads are the same, so its records join the
     folder's, and the build picks the fastest of either kind per kernel); recorded as ``"space"`` in the run.
+    ``timing``: ``"cold"`` (every candidate timed with its operands flushed from the caches, one run per
+    repeat: :func:`lab02_tvm.tuning.harness.evaluator_config`) or ``"warm"`` (back-to-back runs, as every
+    folder tuned before 2026-12-02 was: provenance without ``"timing"`` means warm); default: the
+    folder's, else cold. The build takes the fastest record per kernel, so one folder's records must be
+    timed one way: warm times are lower, and a warm record would win over a faster-in-the-model cold one.
 
     Raises:
-        UserError: ``method`` differs from the method of the records already in the folder.
+        UserError: ``method`` or ``timing`` differs from that of the records already in the folder.
 
     Returns:
         the provenance dict written beside the pruned database.
@@ -100,6 +108,13 @@ def tune_records(model: str, trials: int, minutes: float, *, command: str, root:
     if have is not None and method != have:
         raise UserError(f"{rel(work)} holds records tuned {have}; a top-up with {method} would add other "
                         "workloads: tune into another folder (--root) or keep the folder's method")
+    had_timing = prev.get("timing", "warm") if have is not None else None
+    timing = timing or had_timing or "cold"
+    if timing not in TIMINGS:
+        raise UserError(f"unknown timing {timing!r}: choose one of {', '.join(TIMINGS)}")
+    if had_timing is not None and timing != had_timing:
+        raise UserError(f"{rel(work)} holds records timed {had_timing}; a top-up timed {timing} would compare "
+                        f"times taken two ways: tune into another folder (--root) or keep --timing {had_timing}")
     earlier = earlier_runs(prev)
     with tvm_threads(1):
         mod = method.module(tuning_module(import_torch(build_bundles([model], quick=False)[model])))
@@ -108,7 +123,7 @@ def tune_records(model: str, trials: int, minutes: float, *, command: str, root:
                              deep_top_k=deep_top_k, deep_trials=int(trials * deep_share), progress=progress, deep_by_time=True,
                              log_dir=LOG_ROOT / target_key(target) / model, only_missing=only_missing,
                              deep_cost=deep_cost, layout_rewrite=method.layout_rewrite,
-                             space=tile_space_for(target) if tile else None)
+                             space=tile_space_for(target) if tile else None, cache_flush=timing == "cold")
         cov = database_coverage(mod, target, work, method.layout_rewrite)
     pruned = prune(work)
     info = {"model": model, "target": str(as_target(target)), "target_key": target_key(target),
@@ -122,7 +137,7 @@ def tune_records(model: str, trials: int, minutes: float, *, command: str, root:
             "command": command, "tvm": tvm.__version__, "threads": 1,
             "plan": _plan_text(deep_top_k, deep_share, only_missing, ranked_by_roof=deep_cost is not None),
             "method": method.as_dict(), "layout_rewrite": method.layout_rewrite,
-            "space": "register tile (intrin.tile_space)" if tile else "default",
+            "space": "register tile (intrin.tile_space)" if tile else "default", "timing": timing,
             "trials_per_task": {r["task"]: r["records"] for r in report.tasks},
             "trials_all_runs": report.trials + sum(int(r.get("trials_this_run") or 0) for r in earlier),
             "earlier_runs": earlier}
@@ -181,6 +196,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                    help="weight layout rewrite (default: the folder's method, else on)")
     p.add_argument("--tile", action="store_true",
                    help="search with the fp32 register-tile TensorIntrin (schedule/intrin.py) where it maps")
+    p.add_argument("--timing", choices=TIMINGS, default=None,
+                   help="time candidates warm (back to back) or cold (caches flushed before each run); "
+                        "default: the folder's (warm for folders tuned before the option), else cold")
     p.add_argument("--root", type=Path, default=None,
                    help="folder of target folders to tune into (default results/lab02/tuning; copy a finished "
                         "run there)")
@@ -207,7 +225,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             cost = lost_ms_by_kernel(results_dir("lab02") / f"roofline_{name}.json")
         info = tune_records(name, trials[name], minutes[name], command=command, deep_top_k=args.deep_top_k,
                             only_missing=args.only_missing, deep_share=args.deep_share, deep_cost=cost,
-                            method=method, root=args.root, tile=args.tile)
+                            method=method, root=args.root, tile=args.tile, timing=args.timing)
         print(f"{name}: {info['trials']} trials, {info['minutes']} min, {info['tasks_in_db']}/{info['tasks']} "
               f"tasks, pruned {info['records_before_prune']} -> {info['records']} records", flush=True)
     return 0

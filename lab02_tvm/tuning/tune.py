@@ -142,7 +142,7 @@ def tune_tasks_plan(infos: Sequence[TaskInfo], plan: dict[str, int] | Sequence[d
                     target: Any, work_dir: str | os.PathLike, *, tune_minutes: float | None = None,
                     num_workers: int | None = None, runner: Any = None, seed: int = 0,
                     progress: bool = True, verbose: bool = False, desc: str = "tune",
-                    log_dir: str | os.PathLike | None = None, space: Any = None) -> dict:
+                    log_dir: str | os.PathLike | None = None, space: Any = None, cache_flush: bool = False) -> dict:
     """Top every task up to its planned record count; the engine behind :func:`tune` and ``rpc``.
 
     ``plan`` is ``{task name: records wanted in the database}``, or a list of such dicts run as
@@ -159,6 +159,8 @@ def tune_tasks_plan(infos: Sequence[TaskInfo], plan: dict[str, int] | Sequence[d
         num_workers: build processes.
         runner: a MetaSchedule runner (default :func:`make_runner`; ``rpc.py`` passes an
             ``RPCRunner``, which the caller then shuts down).
+        cache_flush: the default runner times every candidate cold
+            (:func:`lab02_tvm.tuning.harness.evaluator_config`); ignored when ``runner`` is given.
         seed: base seed (task ``i`` in phase ``p`` uses ``seed + 1000 p + i``).
         progress: tqdm bar over trials; ``desc`` is its label.
         verbose: MetaSchedule's console log at INFO.
@@ -188,7 +190,7 @@ def tune_tasks_plan(infos: Sequence[TaskInfo], plan: dict[str, int] | Sequence[d
     with cpu_tensor_intrinsics(target), tuning_environment(target, verbose):
         builder = make_builder(num_workers)
         own_runner = runner is None
-        runner = runner or make_runner()
+        runner = runner or make_runner(cache_flush)
         cost_model = ms.CostModel.create("xgb", num_tuning_cores=os.cpu_count() or 1,
                                          tree_method="auto")
         bar = tqdm(total=total, desc=desc, unit="trial", disable=not progress, leave=True)
@@ -222,7 +224,7 @@ def tune(mod: tvm.IRModule, target: Any, work_dir: str | os.PathLike, *, max_tri
          num_workers: int | None = None, seed: int = 0, progress: bool = True,
          verbose: bool = False, log_dir: str | os.PathLike | None = None,
          layout_rewrite: bool | None = None, deep_by_time: bool = False, only_missing: bool = False,
-         deep_cost: dict[str, float] | None = None, space: Any = None) -> TuneReport:
+         deep_cost: dict[str, float] | None = None, space: Any = None, cache_flush: bool = False) -> TuneReport:
     """Tune a Relax model with MetaSchedule on a trial (and optional time) budget.
 
     Args:
@@ -250,6 +252,7 @@ def tune(mod: tvm.IRModule, target: Any, work_dir: str | os.PathLike, *, max_tri
             instead of weight x best ms in the database (e.g. :func:`lab02_tvm.tuning.longrun.lost_ms_by_kernel`:
             ms each kernel loses against the roof in the model, timed alone on a quiet core).
         space: as :func:`tune_tasks_plan` (``longrun --tile``: :func:`lab02_tvm.schedule.intrin.tile_space_for`).
+        cache_flush: time every candidate cold (``longrun --timing cold``; :func:`tune_tasks_plan`).
     Returns:
         A :class:`TuneReport`. The database is in ``work_dir``; ``tuning_summary.json`` there keeps
         the seconds per trial of the run that wrote it, so a reusing run can still estimate.
@@ -271,7 +274,7 @@ def tune(mod: tvm.IRModule, target: Any, work_dir: str | os.PathLike, *, max_tri
     # shallow phase over all tasks (hottest first), then the deep phase on the hottest: if time
     # runs out, every task has had its shallow share before any task went deep.
     kw = {"num_workers": num_workers, "progress": progress, "verbose": verbose,
-          "desc": f"tune {work_dir.name}", "log_dir": log_dir, "space": space}
+          "desc": f"tune {work_dir.name}", "log_dir": log_dir, "space": space, "cache_flush": cache_flush}
     if deep_by_time:
         stats = tune_tasks_plan(infos, shallow_plan, target, work_dir, tune_minutes=tune_minutes,
                                 seed=seed, **kw)
