@@ -26,8 +26,9 @@ timing changes in what the search picks.
 The table gives, per kernel and arm, the best time MetaSchedule measured, the time in the model,
 GFLOP/s and % of the measured FMA peak (:mod:`common.roof`); the plot, best latency against trials.
 
-``python -m lab02_tvm.measure.method_study --model resnet50 --top-k 5 --trials 200`` (1 core, ~1 s a trial:
-4 arms x 5 kernels x 200 trials is ~70 min; ``TVM_BIND_THREADS=0 taskset -c N`` beside other work).
+``python -m lab02_tvm.measure.method_study --model resnet50 --top-k 5 --trials 200`` (1 core, 1-2 s a trial:
+ResNet-50's 6 arms x 5 kernels x 200 trials is ~2-3 hours; ``--arms`` picks some; ``TVM_BIND_THREADS=0
+taskset -c N`` beside other work).
 """
 from __future__ import annotations
 

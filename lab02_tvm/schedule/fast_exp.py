@@ -7,13 +7,15 @@ MetaSchedule's schedule is applied)::
     T.sigmoid(x)  ->  1 / (1 + fast_exp(-x))
 
     fast_exp(x): xc = clamp(x, -88.376, 88.376)
-                 n  = floor(xc * log2(e) + 1/2)            # exp(xc) = 2^n * exp(f)
+                 n  = min(floor(xc * log2(e) + 1/2), 127)  # exp(xc) = 2^n * exp(f)
                  f  = xc - n * ln(2)                        # |f| <= ln(2) / 2
                  y  = 1 + f + f^2 * P(f)                    # P: degree 5, Cephes' expf coefficients
                  return max(reinterpret<float32>((int32(n) + 127) << 23) * y, x)
 
 which is TOPI's ``fast_exp_float32`` (``include/tvm/topi/elemwise.h``: the range reduction and the
-polynomial of Cephes' ``expf``, S. Moshier) written on TIR expressions, so it can run after scheduling.
+polynomial of Cephes' ``expf``, S. Moshier) written on TIR expressions, so it can run after scheduling,
+with one fix: TOPI's ``n`` reaches 128 at the clamp, whose exponent bits are ``inf``; here it stops at
+127 (``f`` then reaches ``ln(2) / 2``, the edge of the polynomial's interval).
 
 Why: TVM 0.27's LLVM backend lowers ``exp`` to ``llvm.exp``, and with no vector math library
 LLVM expands a vector ``llvm.exp.v16f32`` into sixteen scalar calls of libm's ``expf``: the
@@ -35,7 +37,10 @@ rounding times ``n``, and, without FMA contraction, the rounding of ``n * ln 2``
 holds every x86-64 level the host executes to that bound against NumPy's float64 ``exp`` on [-87, 87]
 (measured: 3.0e-7 relative at worst with FMA, 4.1e-6 at ``|x| = 87`` without), and sigmoid to a quarter
 of it plus two roundings (measured 8.8e-8 absolute). float64 and float16 calls are left as they are.
-Inputs past +-88.376 are clamped there (float32's range ends at ``exp(88.72)``).
+The ends, where it differs from libm: above 88.376 (``127.5 ln 2``) the result is ``exp(88.376)`` =
+2.4e38, not up to FLT_MAX (``exp(88.72)``) and then ``inf``; below -87.68 (``2^n`` leaves the normal
+range) it is 0, not a subnormal. ``inf`` gives ``inf`` and NaN gives NaN (the final ``max`` with
+``x``). Softmax (inputs <= 0 after the max is subtracted) and sigmoid never see the upper end.
 """
 from __future__ import annotations
 
@@ -48,7 +53,7 @@ PIPELINE_NAME = "lab02_fast_exp"
 _EXP, _SIGMOID = tvm.ir.Op.get("tirx.exp"), tvm.ir.Op.get("tirx.sigmoid")
 #: Cephes ``expf`` polynomial (``expf.c``), highest degree first; TOPI's ``fast_exp_float32`` uses the same
 _P = (1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2, 1.6666665459e-1, 5.0000001201e-1)
-_X_MAX = 88.3762626647950  # log(FLT_MAX)
+_X_MAX = 88.3762626647950  # 127.5 ln 2: n = 127 at most, so 2^n is a finite float32
 _LOG2E, _LN2 = 1.44269504088896341, 0.6931471805599453
 
 
@@ -73,7 +78,7 @@ def fast_exp(x):
     two_n = tirx.reinterpret("float32", tirx.shift_left(tirx.Cast("int32", n + _f32(127.0)), tirx.const(23, "int32")))
     body = tirx.max(two_n * y, xv)
     body = tirx.Let(f, xc - n * _f32(_LN2), body)
-    body = tirx.Let(n, tirx.floor(xc * _f32(_LOG2E) + _f32(0.5)), body)
+    body = tirx.Let(n, tirx.min(tirx.floor(xc * _f32(_LOG2E) + _f32(0.5)), _f32(127.0)), body)
     body = tirx.Let(xc, tirx.max(tirx.min(xv, _f32(_X_MAX)), _f32(-_X_MAX)), body)
     return tirx.Let(xv, x, body)
 

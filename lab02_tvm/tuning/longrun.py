@@ -26,11 +26,8 @@ from common.results import read_table
 from ..models import MODELS
 from .database import RECORDS, prune
 from .method import FIELD, Method, task_of_kernel
-from .records import (LOG_ROOT, SHIPPED_ROOT, earlier_runs, read_provenance, rel, shipped_dir, target_key,
-                      write_provenance)
-
-#: how a run times its candidates (``tuning.harness.evaluator_config``: cache_flush off / on)
-TIMINGS = ("warm", "cold")
+from .records import (LOG_ROOT, SHIPPED_ROOT, TIMINGS, earlier_runs, read_provenance, rel, shipped_dir, target_key,
+                      timing_of, write_provenance)
 
 
 def _per_model(text: str, names: Sequence[str], what: str, cast) -> dict:
@@ -108,7 +105,7 @@ def tune_records(model: str, trials: int, minutes: float, *, command: str, root:
     if have is not None and method != have:
         raise UserError(f"{rel(work)} holds records tuned {have}; a top-up with {method} would add other "
                         "workloads: tune into another folder (--root) or keep the folder's method")
-    had_timing = prev.get("timing", "warm") if have is not None else None
+    had_timing = timing_of(prev) if have is not None else None
     timing = timing or had_timing or "cold"
     if timing not in TIMINGS:
         raise UserError(f"unknown timing {timing!r}: choose one of {', '.join(TIMINGS)}")

@@ -77,6 +77,16 @@ def read_provenance(work_dir: str | os.PathLike) -> dict:
 
 
 #: What a top-up keeps of each earlier run in ``earlier_runs`` (the per-task counts are dropped).
+#: how a run timed its candidates (``tuning.harness.evaluator_config``: cache_flush off / on)
+TIMINGS = ("warm", "cold")
+
+
+def timing_of(prov: dict) -> str:
+    """How a folder's records were timed: its provenance's ``"timing"``; none recorded = ``"warm"``
+    (every folder tuned before ``longrun --timing`` existed)."""
+    return str(prov.get("timing", "warm"))
+
+
 RUN_KEYS = ("date_utc", "command", "trials_this_run", "minutes", "seconds_per_trial", "note")
 
 

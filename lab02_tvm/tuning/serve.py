@@ -73,9 +73,10 @@ def serve(name: str, im, bound, choice, *, trials: int, top_up: bool, tune_minut
         if not (scratch / records.RECORDS).is_file():
             records.copy_records(work, scratch)
         work = scratch
-    if not choice.shipped or top_up:
+    if not choice.shipped or top_up:  # a top-up times as the records were timed; a new database, cold
+        cold = records.timing_of(records.read_provenance(choice.work_dir)) == "cold" if choice.shipped else True
         report = tune(mod, build_target, work, max_trials_global=trials, tune_minutes=tune_minutes,
-                      verbose=verbose, log_dir=Path(work) / "logs", layout_rewrite=rewrite)
+                      verbose=verbose, log_dir=Path(work) / "logs", layout_rewrite=rewrite, cache_flush=cold)
     t0 = time.perf_counter()
     built = build_from_database(mod, build_target, work, layout_rewrite=rewrite)
     build_s = time.perf_counter() - t0
