@@ -472,3 +472,11 @@ def test_pipeline_step6_tunes_here_in_the_field_method_and_says_so(results_dir, 
     assert tuned["records"] == "tuned here" and tuned["method"] == str(FIELD)
     assert tuned["built_for"] == _host_target()["mcpu"] and int(tuned["kernels_tuned"].split("/")[0]) >= 1
     assert tuned["max_abs"] <= ATOL
+
+
+def test_records_ab_refuses_a_folder_without_a_database_before_building(tmp_path):
+    """``measure.records_ab``: an empty folder is one line naming it, before the (slow) model build."""
+    from common.errors import UserError
+    from lab02_tvm.measure.records_ab import compare_folders
+    with pytest.raises(UserError, match=f"no MetaSchedule database in {tmp_path}"):
+        compare_folders("bert", {"A": tmp_path})

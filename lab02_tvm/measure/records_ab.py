@@ -1,0 +1,109 @@
+"""Two records folders of one model, side by side: how a re-tuned folder earns its place.
+
+``python -m lab02_tvm.measure.records_ab --model bert results/lab02/tuning/llvm-rocketlake-1c/bert
+build/lab02/records-cold/llvm-rocketlake-1c/bert`` builds the model from each folder (each in its own
+tuning method, :func:`lab02_tvm.tuning.apply.build_from_database`), gates both against PyTorch, and times
+them interleaved with PyTorch eager in one run at 1 thread (:func:`common.timing.interleaved`), so the
+ratio between the two folders comes from one run on one machine. A folder that replaces a shipped one
+(a top-up cannot: another method or another timing, :mod:`lab02_tvm.tuning.longrun`) is chosen by this
+table, written to ``results/lab02/records_ab_<model>.{md,csv,json}``.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from .. import LAB
+
+
+def compare_folders(model: str, folders: dict[str, Path], *, repeats: int = 20) -> list[dict]:
+    """One row per folder (and one for eager): median / p10 / p90 ms, speed over eager, records, gate.
+
+    Args:
+        model: a :data:`lab02_tvm.models.MODELS` key (full size, batch 1).
+        folders: ``{label: records folder}`` (each holding a MetaSchedule database and its provenance).
+        repeats: timed rounds of the interleaved run.
+    Raises:
+        UserError: a folder holds no database, or an unknown tuning method.
+        common.gates.GateError: a build differs from PyTorch beyond the model's gate.
+    """
+    import torch
+
+    from common.timing import interleaved
+    from ..build import VMRunner, error_summary, gate_for, gate_outputs, host_target
+    from ..graph.frontend import import_torch
+    from ..graph.passes import tuning_module
+    from ..models import build_bundles
+    from ..tuning import records
+    from ..tuning.apply import build_from_database
+    from ..tuning.database import load_database
+    from ..tuning.method import Method
+
+    for folder in folders.values():  # bad input fails here, before the model is built
+        load_database(folder)
+        Method.from_provenance(records.read_provenance(folder))
+    bundle = build_bundles([model], quick=False)[model]
+    im = import_torch(bundle)
+    base = tuning_module(im)
+    target = {**host_target(), "num-cores": 1}
+    runners, info = {}, {}
+    for label, folder in folders.items():
+        prov = records.read_provenance(folder)
+        method = Method.from_provenance(prov)
+        built = build_from_database(method.module(base), target, folder, layout_rewrite=method.layout_rewrite)
+        runner = VMRunner(built.executable, im, with_params=False)
+        outs = runner.outputs()
+        gate_outputs(im, outs, stage=f"records_ab/{label}")
+        trials, minutes = records.run_totals(prov)
+        runners[label] = runner
+        info[label] = {"folder": records.rel(Path(folder)), "method": str(method), "timing": records.timing_of(prov),
+                       "trials": trials, "tuning_min": round(minutes, 1), "kernels": built.line(),
+                       "max_abs": error_summary(im.reference, outs)["max_abs"], "gate": gate_for(im.reference)[1]}
+    feed = {k: torch.from_numpy(v) for k, v in im.inputs.items()}
+
+    def eager():
+        with torch.no_grad():
+            return bundle.model(**feed)
+
+    stats = interleaved({"pytorch_eager": eager, **runners}, warmup=3, repeats=repeats, progress=True)
+    eager_ms = stats["pytorch_eager"].median_ms
+    return [{"model": model, "build": label, **info.get(label, {}), "median_ms": round(s.median_ms, 3),
+             "p10_ms": round(s.p10_ms, 3), "p90_ms": round(s.p90_ms, 3), "n": s.n,
+             "vs_eager": round(eager_ms / s.median_ms, 3)} for label, s in stats.items()]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m lab02_tvm.measure.records_ab --model M FOLDER_A FOLDER_B [...]``."""
+    from common.cli import parser, positive, step
+    from common.results import write_table
+    from common.timing import environment, set_torch_threads, tvm_threads
+
+    from ..models import MODELS
+    p = parser("python -m lab02_tvm.measure.records_ab", __doc__)
+    p.add_argument("--model", required=True, choices=list(MODELS))
+    p.add_argument("folders", nargs="+", type=Path, help="records folders (two or more), labelled A, B, ...")
+    p.add_argument("--repeats", type=int, default=20, help="timed rounds of the interleaved run")
+    args = p.parse_args(argv)
+    positive("--repeats", args.repeats)
+    folders = {chr(ord("A") + i): f for i, f in enumerate(args.folders)}
+    set_torch_threads(1)
+    with tvm_threads(1):
+        rows = compare_folders(args.model, folders, repeats=args.repeats)
+    for r in rows:
+        step(1, "records_ab", f"{r['build']}: {r['median_ms']} ms, {r['vs_eager']}x eager"
+                              + (f" ({r['folder']}, {r['timing']}, {r['trials']} trials)" if "folder" in r else ""))
+    notes = ("One interleaved run at 1 thread: PyTorch eager and the model built from each records folder "
+             "(build_from_database in the folder's method, gated against PyTorch); vs_eager = eager median / "
+             "build median. timing: how the folder's candidates were timed (warm: back to back; cold: caches "
+             "flushed before each run).")
+    paths = write_table(LAB, f"records_ab_{args.model}", rows, title=f"Records A/B: {args.model}", notes=notes,
+                        env=environment(threads=1, machine_note="1 core"), meta={"repeats": args.repeats})
+    step(2, "write", str(paths["md"]))
+    return 0
+
+
+if __name__ == "__main__":
+    from common.errors import run_cli
+    from common.course.notimpl import stubs_as_errors
+
+    raise SystemExit(run_cli(stubs_as_errors(main)))
