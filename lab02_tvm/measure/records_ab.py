@@ -39,16 +39,18 @@ def compare_folders(model: str, folders: dict[str, Path], *, repeats: int = 20) 
     from ..tuning.database import load_database
     from ..tuning.method import Method
 
-    for folder in folders.values():  # bad input fails here, before the model is built
+    provs = {}
+    for label, folder in folders.items():  # bad input fails here, before the model is built
         load_database(folder)
-        Method.from_provenance(records.read_provenance(folder))
+        provs[label] = records.read_provenance(folder)
+        Method.from_provenance(provs[label])
     bundle = build_bundles([model], quick=False)[model]
     im = import_torch(bundle)
     base = tuning_module(im)
     target = {**host_target(), "num-cores": 1}
     runners, info = {}, {}
     for label, folder in folders.items():
-        prov = records.read_provenance(folder)
+        prov = provs[label]
         method = Method.from_provenance(prov)
         built = build_from_database(method.module(base), target, folder, layout_rewrite=method.layout_rewrite)
         runner = VMRunner(built.executable, im, with_params=False)
@@ -59,11 +61,9 @@ def compare_folders(model: str, folders: dict[str, Path], *, repeats: int = 20) 
         info[label] = {"folder": records.rel(Path(folder)), "method": str(method), "timing": records.timing_of(prov),
                        "trials": trials, "tuning_min": round(minutes, 1), "kernels": built.line(),
                        "max_abs": error_summary(im.reference, outs)["max_abs"], "gate": gate_for(im.reference)[1]}
-    feed = {k: torch.from_numpy(v) for k, v in im.inputs.items()}
-
     def eager():
         with torch.no_grad():
-            return bundle.model(**feed)
+            return bundle.model(**bundle.inputs)
 
     stats = interleaved({"pytorch_eager": eager, **runners}, warmup=3, repeats=repeats, progress=True)
     eager_ms = stats["pytorch_eager"].median_ms

@@ -44,6 +44,8 @@ range) it is 0, not a subnormal. ``inf`` gives ``inf`` and NaN gives NaN (the fi
 """
 from __future__ import annotations
 
+import functools
+
 import tvm
 from tvm import tirx
 
@@ -101,8 +103,10 @@ def FastExp(func, _mod, _ctx):
     return tvm_ffi.structural_mutate(func, [(tvm.ir.expr.Call, _rewrite_call)])
 
 
+@functools.cache
 def register() -> str:
-    """Register the ``"lab02_fast_exp"`` TIR pipeline = :func:`FastExp` -> default ``s_tir`` lowering.
+    """Register the ``"lab02_fast_exp"`` TIR pipeline = :func:`FastExp` -> default ``s_tir`` lowering, once
+    per process (the tuner's builder asks for it on every candidate).
 
     Returns:
         the pipeline's name, for ``relax.build(..., tir_pipeline=name)`` or ``tvm.compile``.
