@@ -53,11 +53,8 @@ class ModelBundle:
         Args:
             inputs: named inputs (tensors or arrays); defaults to :attr:`inputs`.
         """
-        feed = self.inputs if inputs is None else {
-            k: (v if isinstance(v, torch.Tensor) else torch.from_numpy(np.asarray(v))) for k, v in inputs.items()
-        }
         with torch.no_grad():
-            out = self.model(**feed)
+            out = self.model(**self._feed(inputs))
         if isinstance(out, torch.Tensor):
             out = (out,)
         return {n: t.detach().cpu().numpy() for n, t in zip(self.output_names, out)}
@@ -74,12 +71,30 @@ class ModelBundle:
         (the convention of the MLPerf and mmperf GFLOP/s figures). Units: FLOP (a float).
         """
         from torch.utils.flop_counter import FlopCounterMode
-        feed = self.inputs if inputs is None else {
-            k: (v if isinstance(v, torch.Tensor) else torch.from_numpy(np.asarray(v))) for k, v in inputs.items()
-        }
         with torch.no_grad(), FlopCounterMode(display=False) as fc:
-            self.model(**feed)
+            self.model(**self._feed(inputs))
         return float(fc.get_total_flops())
+
+    def eager(self, inputs: Mapping[str, torch.Tensor | np.ndarray] | None = None, *,
+              module: Callable | None = None) -> Callable[[], object]:
+        """PyTorch eager as a timing loop calls it: a zero-argument function that runs the model once under
+        ``torch.no_grad`` on ``inputs`` (default :attr:`inputs`, converted once here) and returns its raw
+        output (no NumPy copy, so the copy is not timed).
+
+        Args:
+            module: call this in place of :attr:`model` (``torch.compile(bundle.model)``, say).
+        """
+        model, feed = self.model if module is None else module, self._feed(inputs)
+
+        def forward():
+            with torch.no_grad():
+                return model(**feed)
+        return forward
+
+    def _feed(self, inputs: Mapping[str, torch.Tensor | np.ndarray] | None) -> dict[str, torch.Tensor]:
+        if inputs is None:
+            return self.inputs
+        return {k: (v if isinstance(v, torch.Tensor) else torch.from_numpy(np.asarray(v))) for k, v in inputs.items()}
 
 
 @contextlib.contextmanager

@@ -25,12 +25,12 @@ COMPARE_NOTES = (
     "multiply-add) over the median, against the measured single-thread FMA peak (common.roof).")
 
 
-def model_rows(name: str, im, model, untuned: dict | None, tuned: dict | None, *, repeats: int) -> list[dict]:
+def model_rows(name: str, im, bundle, untuned: dict | None, tuned: dict | None, *, repeats: int) -> list[dict]:
     """Time eager (and tuned, when built) interleaved; one row per variant, untuned from step 4.
 
     Args:
         name: the model's key. im: its ``ImportedModel`` (inputs, FLOPs, reference).
-        model: the PyTorch module. untuned: step 4's ``{"run", "stats"}`` or ``None``.
+        bundle: the model's ``common.models.ModelBundle`` (eager runs on ``im.inputs``). untuned: step 4's ``{"run", "stats"}`` or ``None``.
         tuned: step 6's dict (``runner``, ``errors``, ``built``, ``trials``, ``records``, ``method``,
             ``build_target``) or ``None``. repeats: interleaved rounds.
     Returns:
@@ -38,18 +38,11 @@ def model_rows(name: str, im, model, untuned: dict | None, tuned: dict | None, *
         speedup_vs_eager, speedup_vs_untuned, trials, records, method, built_for, kernels_tuned,
         max_abs, gate`` (times in ms).
     """
-    import torch
     from common.roof import rate_columns
     from common.timing import interleaved
 
     from ..build import gate_for
-    feed = {k: torch.from_numpy(v) for k, v in im.inputs.items()}
-
-    def eager():
-        with torch.no_grad():
-            return model(**feed)
-
-    fns = {"pytorch_eager": eager, **({"tvm_tuned": tuned["runner"]} if tuned else {})}
+    fns = {"pytorch_eager": bundle.eager(im.inputs), **({"tvm_tuned": tuned["runner"]} if tuned else {})}
     stats = interleaved(fns, warmup=3, repeats=repeats, progress=True)
     if untuned:
         stats["tvm_untuned"] = untuned["stats"]

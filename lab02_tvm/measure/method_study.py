@@ -124,7 +124,6 @@ def run_arm(im, base, arm: str, spec: Arm, *, kind: str, top_k: int, trials: int
     from ..tuning.database import best_ms_of, open_database, task_records
     from ..tuning.tune import tune_tasks_plan
     from ..build import VMRunner, gate_outputs
-    from ..tuning.harness import make_runner
     from .profile import profile_vm
     from ..schedule.intrin import tile_for, tile_space
     method = spec.method
@@ -133,7 +132,7 @@ def run_arm(im, base, arm: str, spec: Arm, *, kind: str, top_k: int, trials: int
     # the tile chosen per task (registers it: a build replaying the records' tensorize needs it registered)
     tiles = {t.name: tile_for(t.task.dispatched[0], target) for t in infos} if spec.tile else {}
     tune_tasks_plan(infos, {t.name: trials for t in infos}, target, work_dir,
-                    runner=make_runner(cache_flush=spec.cold), progress=progress, desc=f"tune {arm}",
+                    cache_flush=spec.cold, progress=progress, desc=f"tune {arm}",
                     space=(lambda t: tile_space(tiles[t.name][0])) if spec.tile else None)
     built = build_from_database(mod, target, work_dir, layout_rewrite=method.layout_rewrite)
     runner = VMRunner(built.executable, im, with_params=False)

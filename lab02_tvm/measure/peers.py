@@ -86,26 +86,14 @@ def torch_peers(bundle, workdir: str | Path, *, compile_: bool = True, ort: bool
     """
     import torch
 
-    feed = dict(bundle.inputs)
-    model = bundle.model
-
-    def eager():
-        with torch.no_grad():
-            return model(**feed)
-
-    peers, skipped = {"pytorch_eager": eager}, {}
+    peers, skipped = {"pytorch_eager": bundle.eager()}, {}
     if compile_:
         if cxx_compiler() is None:
             skipped["torch_compile"] = "no C++ compiler (g++/c++/clang++) for TorchInductor's CPU code"
         else:
             try:
                 torch._dynamo.reset()
-                compiled = torch.compile(model)
-
-                def comp():
-                    with torch.no_grad():
-                        return compiled(**feed)
-
+                comp = bundle.eager(module=torch.compile(bundle.model))
                 comp()
                 peers["torch_compile"] = comp
             except Exception as exc:  # noqa: BLE001 - Inductor raises many types; the row says why

@@ -27,7 +27,6 @@ def compare_folders(model: str, folders: dict[str, Path], *, repeats: int = 20) 
         UserError: a folder holds no database, or an unknown tuning method.
         common.gates.GateError: a build differs from PyTorch beyond the model's gate.
     """
-    import torch
 
     from common.timing import interleaved
     from ..build import VMRunner, error_summary, gate_for, gate_outputs, host_target
@@ -61,11 +60,7 @@ def compare_folders(model: str, folders: dict[str, Path], *, repeats: int = 20) 
         info[label] = {"folder": records.rel(Path(folder)), "method": str(method), "timing": records.timing_of(prov),
                        "trials": trials, "tuning_min": round(minutes, 1), "kernels": built.line(),
                        "max_abs": error_summary(im.reference, outs)["max_abs"], "gate": gate_for(im.reference)[1]}
-    def eager():
-        with torch.no_grad():
-            return bundle.model(**bundle.inputs)
-
-    stats = interleaved({"pytorch_eager": eager, **runners}, warmup=3, repeats=repeats, progress=True)
+    stats = interleaved({"pytorch_eager": bundle.eager(), **runners}, warmup=3, repeats=repeats, progress=True)
     eager_ms = stats["pytorch_eager"].median_ms
     return [{"model": model, "build": label, **info.get(label, {}), "median_ms": round(s.median_ms, 3),
              "p10_ms": round(s.p10_ms, 3), "p90_ms": round(s.p90_ms, 3), "n": s.n,

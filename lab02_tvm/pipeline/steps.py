@@ -207,7 +207,7 @@ def compare(s: Settings, p: Products) -> None:
     from ..measure.compare import COMPARE_NOTES, kernel_rows, model_rows, plot_compare
     rows = []
     for name, im in p.ims.items():
-        got = model_rows(name, im, p.bundles[name].model, p.untuned.get(name), p.tuned.get(name),
+        got = model_rows(name, im, p.bundles[name], p.untuned.get(name), p.tuned.get(name),
                          repeats=s.budget(name).repeats)
         step(7, "compare", f"{name}: " + ", ".join(f"{r['variant']} {r['median_ms']:.1f} ms "
                                                    f"({r['speedup_vs_eager']:.2f}x)" for r in got))
