@@ -480,3 +480,12 @@ def test_records_ab_refuses_a_folder_without_a_database_before_building(tmp_path
     from lab02_tvm.measure.records_ab import compare_folders
     with pytest.raises(UserError, match=f"no MetaSchedule database in {tmp_path}"):
         compare_folders("bert", {"A": tmp_path})
+
+
+@pytest.mark.parametrize("name", ["../x", "a/b", "a b", ""])
+def test_records_ab_refuses_a_table_name_that_is_not_a_plain_file_name(tmp_path, name):
+    """``records_ab --name``: a name that would write outside ``results/lab02`` is one line, before any build."""
+    from common.errors import UserError
+    from lab02_tvm.measure.records_ab import main
+    with pytest.raises(UserError, match="letters, digits"):
+        main(["--model", "bert", str(tmp_path), str(tmp_path), "--name", name])

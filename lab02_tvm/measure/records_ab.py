@@ -6,12 +6,15 @@ tuning method, :func:`lab02_tvm.tuning.apply.build_from_database`), gates both a
 them interleaved with PyTorch eager in one run at 1 thread (:func:`common.timing.interleaved`), so the
 ratio between the two folders comes from one run on one machine. A folder that replaces a shipped one
 (a top-up cannot: another method or another timing, :mod:`lab02_tvm.tuning.longrun`) is chosen by this
-table, written to ``results/lab02/records_ab_<model>.{md,csv,json}``.
+table, written to ``results/lab02/records_ab_<model>.{md,csv,json}`` (``--name`` another).
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
+
+from common.errors import UserError
 
 from .. import LAB
 
@@ -78,8 +81,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--model", required=True, choices=list(MODELS))
     p.add_argument("folders", nargs="+", type=Path, help="records folders (two or more), labelled A, B, ...")
     p.add_argument("--repeats", type=int, default=20, help="timed rounds of the interleaved run")
+    p.add_argument("--name", default=None, help="table name (default records_ab_<model>; one per decision "
+                                                "keeps the earlier ones)")
     args = p.parse_args(argv)
     positive("--repeats", args.repeats)
+    if args.name is not None and not re.fullmatch(r"[A-Za-z0-9_-]+", args.name):
+        raise UserError(f"--name {args.name!r}: letters, digits, '_' and '-' only (it names files in results/lab02)")
     folders = {chr(ord("A") + i): f for i, f in enumerate(args.folders)}
     set_torch_threads(1)
     with tvm_threads(1):
@@ -91,7 +98,7 @@ def main(argv: Sequence[str] | None = None) -> int:
              "(build_from_database in the folder's method, gated against PyTorch); vs_eager = eager median / "
              "build median. timing: how the folder's candidates were timed (warm: back to back; cold: caches "
              "flushed before each run).")
-    paths = write_table(LAB, f"records_ab_{args.model}", rows, title=f"Records A/B: {args.model}", notes=notes,
+    paths = write_table(LAB, args.name or f"records_ab_{args.model}", rows, title=f"Records A/B: {args.model}", notes=notes,
                         env=environment(threads=1, machine_note="1 core"), meta={"repeats": args.repeats})
     step(2, "write", str(paths["md"]))
     return 0
