@@ -113,7 +113,7 @@ def _all_dead(servers: list, tracker: Any) -> bool:
 
 def tune_over_rpc(mod: tvm.IRModule, target: Any, work_dir: str | os.PathLike | None = None, *,
                   trials: int | None = None, n_servers: int = 2, top_k: int = 1,
-                  timeout_s: float = 300.0, progress: bool = True) -> dict:
+                  timeout_s: float = 300.0, progress: bool = True, cache_flush: bool = True) -> dict:
     """MetaSchedule tuning with candidates measured through an RPC tracker on loopback.
 
     The ``top_k`` hottest tasks of ``mod`` (by weighted FLOPs) get ``trials`` trials each, built
@@ -130,6 +130,8 @@ def tune_over_rpc(mod: tvm.IRModule, target: Any, work_dir: str | os.PathLike | 
         top_k: hottest tasks to tune.
         timeout_s: wall-clock cap on tuning (checked between tasks) and RPC session timeout.
         progress: tqdm bar over trials.
+        cache_flush: time each candidate cold on its server, as the lab's new databases are
+            (:func:`lab02_tvm.tuning.harness.evaluator_config`); ``False``: warm.
     Returns:
         ``{"servers", "servers_registered", "tracker_port", "tasks", "trials", "measured",
         "best_ms", "build_errors", "run_errors", "seconds", "seconds_per_trial", "cleaned_up",
@@ -159,7 +161,7 @@ def tune_over_rpc(mod: tvm.IRModule, target: Any, work_dir: str | os.PathLike | 
                                            tracker_port=cluster["port"],
                                            tracker_key=cluster["key"],
                                            session_timeout_sec=int(min(timeout_s, 120))),
-            evaluator_config=evaluator_config(), max_workers=n_servers)
+            evaluator_config=evaluator_config(cache_flush), max_workers=n_servers)
         try:
             stats = tune_tasks_plan(infos, {ti.name: trials for ti in infos}, target,
                                            work_dir, tune_minutes=timeout_s / 60, runner=runner,
