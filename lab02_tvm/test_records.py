@@ -264,6 +264,9 @@ def test_top_up_provenance_keeps_every_run_and_totals_them():
     assert [r["trials_this_run"] for r in third] == [131, 794]  # oldest first
     assert records.earlier_runs({"trials": 40, "minutes": 3})[0]["trials_this_run"] == 40  # before the field existed
     assert records.run_totals({"trials": 640, "minutes": 31.5}) == (640, 31.5)  # a single run
+    replaced = {"command": "c0", "timing": "warm", "trials": 1315, "why": "w"}
+    assert records.carried_over({**second, "replaces": replaced}) == {"replaces": replaced}  # kept by a top-up
+    assert records.carried_over(second) == {}
 
 
 def test_per_model_budget_parsing():

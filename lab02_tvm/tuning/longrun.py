@@ -26,7 +26,7 @@ from common.results import read_table
 from ..models import MODELS
 from .database import RECORDS, prune
 from .method import FIELD, Method, task_of_kernel
-from .records import (LOG_ROOT, SHIPPED_ROOT, TIMINGS, earlier_runs, read_provenance, rel, shipped_dir, target_key,
+from .records import (LOG_ROOT, SHIPPED_ROOT, TIMINGS, carried_over, earlier_runs, read_provenance, rel, shipped_dir, target_key,
                       timing_of, write_provenance)
 
 
@@ -137,7 +137,7 @@ def tune_records(model: str, trials: int, minutes: float, *, command: str, root:
             "space": "register tile (intrin.tile_space)" if tile else "default", "timing": timing,
             "trials_per_task": {r["task"]: r["records"] for r in report.tasks},
             "trials_all_runs": report.trials + sum(int(r.get("trials_this_run") or 0) for r in earlier),
-            "earlier_runs": earlier}
+            "earlier_runs": earlier, **carried_over(prev)}
     write_provenance(work, info)
     (work / "tuning_summary.json").unlink(missing_ok=True)  # its numbers are in the provenance
     return info

@@ -76,7 +76,6 @@ def read_provenance(work_dir: str | os.PathLike) -> dict:
     return json.loads(p.read_text()) if p.is_file() else {}
 
 
-#: What a top-up keeps of each earlier run in ``earlier_runs`` (the per-task counts are dropped).
 #: how a run timed its candidates (``tuning.harness.evaluator_config``: cache_flush off / on)
 TIMINGS = ("warm", "cold")
 
@@ -87,6 +86,7 @@ def timing_of(prov: dict) -> str:
     return str(prov.get("timing", "warm"))
 
 
+#: What a top-up keeps of each earlier run in ``earlier_runs`` (the per-task counts are dropped).
 RUN_KEYS = ("date_utc", "command", "trials_this_run", "minutes", "seconds_per_trial", "note")
 
 
@@ -95,6 +95,16 @@ def run_totals(prov: dict) -> tuple[int, float]:
     runs = [prov, *prov.get("earlier_runs", [])]
     trials = prov.get("trials_all_runs", prov.get("trials", 0))
     return int(trials or 0), float(sum(float(r.get("minutes") or 0) for r in runs))
+
+
+#: What a top-up copies from the folder's provenance unchanged: the records this chain replaced.
+CHAIN_KEYS = ("replaces",)
+
+
+def carried_over(prev: dict) -> dict:
+    """The keys of ``prev`` (the folder's provenance before a top-up) that describe the whole chain of
+    runs, not one run (:data:`CHAIN_KEYS`): the top-up's provenance keeps them."""
+    return {k: prev[k] for k in CHAIN_KEYS if k in prev}
 
 
 def earlier_runs(prev: dict) -> list[dict]:
