@@ -223,7 +223,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         info = tune_records(name, trials[name], minutes[name], command=command, deep_top_k=args.deep_top_k,
                             only_missing=args.only_missing, deep_share=args.deep_share, deep_cost=cost,
                             method=method, root=args.root, tile=args.tile, timing=args.timing)
-        print(f"{name}: {info['trials']} trials, {info['minutes']} min, {info['tasks_in_db']}/{info['tasks']} "
+        print(f"{name}: {info['trials_this_run']} trials measured ({info['trials_all_runs']} in all runs), "
+              f"{info['minutes']} min, {info['tasks_in_db']}/{info['tasks']} "
               f"tasks, pruned {info['records_before_prune']} -> {info['records']} records", flush=True)
     return 0
 
