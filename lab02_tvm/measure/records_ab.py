@@ -41,19 +41,18 @@ def compare_folders(model: str, folders: dict[str, Path], *, repeats: int = 20) 
     from ..tuning.database import load_database
     from ..tuning.method import Method
 
-    provs = {}
+    provs, methods = {}, {}
     for label, folder in folders.items():  # bad input fails here, before the model is built
         load_database(folder)
         provs[label] = records.read_provenance(folder)
-        Method.from_provenance(provs[label])
+        methods[label] = Method.from_provenance(provs[label])
     bundle = build_bundles([model], quick=False)[model]
     im = import_torch(bundle)
     base = tuning_module(im)
     target = {**host_target(), "num-cores": 1}
     runners, info = {}, {}
     for label, folder in folders.items():
-        prov = provs[label]
-        method = Method.from_provenance(prov)
+        prov, method = provs[label], methods[label]
         built = build_from_database(method.module(base), target, folder, layout_rewrite=method.layout_rewrite)
         runner = VMRunner(built.executable, im, with_params=False)
         outs = runner.outputs()
