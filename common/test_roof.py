@@ -102,6 +102,14 @@ def test_theoretical_peak_formula_and_unknown_cpu():
     assert th["gflops"] is None and "unknown" in th["note"]
 
 
+def test_theoretical_below_measured_is_flagged():
+    th = {"gflops": 83.2, "ghz": 2.6, "lanes": 16, "ports": 1, "note": "nominal"}
+    assert roof.below_measured(th, 85.0, "rocketlake") is th  # within 5 %: the formula stands
+    flagged = roof.below_measured(th, 240.7, "rocketlake")
+    assert flagged["below_measured"] and "2.9x" in flagged["note"] and "rocketlake" in flagged["note"]
+    assert roof.below_measured({"gflops": None, "note": "unknown"}, 240.7, "x")["gflops"] is None
+
+
 def test_cli_writes_and_shows(results_dir, capsys):
     assert run_cli(roof._main, ["--show"]) == 2  # nothing cached yet: one error line
     assert run_cli(roof._main, ["--quick", "--seconds", "0.3"]) == 0
