@@ -92,10 +92,13 @@ def test_not_applicable_on_a_non_matmul_block(target):
 @pytest.mark.parametrize("target", _analysis_targets(), ids=lambda t: t.get("mcpu", "generic"))
 def test_tile_for_picks_a_tile_that_divides_the_kernel(target):
     """BERT's dense layers are 128 rows x 768 or 3072 columns: 6 does not divide 128, so AVX2 takes 4 x 24;
-    AVX-512's 8 x 32 divides both. An elementwise kernel has no tile."""
+    AVX-512's first choice, 8 x 48, divides both; ResNet-50's 64-2048 channels are no multiple of 48, so
+    AVX-512 falls back to 8 x 32 there (AVX2 to 4 x 16: 24 does not divide 256). An elementwise kernel has no tile."""
     from tvm import te
     name, tile = intrin.tile_for(intrin.matmul_module(128, 768, 64), target)
-    assert tile == ("8x32" if intrin.vector_width(target) == 16 else "4x24")
+    assert tile == ("8x48" if intrin.vector_width(target) == 16 else "4x24")
+    _, narrow = intrin.tile_for(intrin.matmul_module(128, 256, 64), target)
+    assert narrow == ("8x32" if intrin.vector_width(target) == 16 else "4x16")
     assert name == intrin.intrin_name(*map(int, tile.split("x")), width=intrin.vector_width(target))
     a = te.placeholder((64, 64), "float32", name="A")
     c = te.compute((64, 64), lambda i, j: a[i, j] + 1.0, name="C")

@@ -240,11 +240,15 @@ def tensorized_matmul(m: int = 96, n: int = 64, k: int = 64, *, target: dict | N
 #: Register-feasible ``(MR, NR)`` tiles per vector width, in order of preference. A tile needs
 #: ``MR * NR / W`` accumulators + ``NR / W`` registers for a row of ``B`` + 1 broadcast of ``A``: within the
 #: 16 ymm of AVX2 (6x16: 12 + 2 + 1, 4x24: 12 + 3 + 1, 4x16: 8 + 2 + 1, 7x8: 7 + 1 + 1) and the 32 zmm of
-#: AVX-512 (8x32: 16 + 2 + 1, 4x64: 16 + 4 + 1, 7x32: 14 + 2 + 1, 4x32: 8 + 2 + 1). Over budget, LLVM spills:
+#: AVX-512 (8x48: 24 + 3 + 1, 8x32: 16 + 2 + 1, 4x64: 16 + 4 + 1, 7x32: 14 + 2 + 1, 4x32: 8 + 2 + 1). 8x48 comes
+#: first on AVX-512 (24 of the 32 zmm accumulate, against 16 for 8x32): on the AVX-512 Intel kind the 8x48 arm
+#: of the method study beat weight layout rewrite alone in the model on all three of BERT's matmuls, where 8x32
+#: had lost on two (``results/rocketlake/lab02/method_bert_tile48.md`` against ``method_bert.md``). Over budget, LLVM spills:
 #: AVX2 builds of 7x16 (17 registers) and 14x8 (16, none spare) touch the stack 16 and 24 more times
 #: than 6x16 does. Several tiles, because ``MR`` and ``NR`` must divide the kernel's row and column
-#: extents: BERT's 128 rows take 4 (not 6); ResNet-50's 14- and 7-wide NHWC rows take 7.
-TILES = {8: ((6, 16), (4, 24), (4, 16), (7, 8)), 16: ((8, 32), (4, 64), (7, 32), (4, 32))}
+#: extents: BERT's 128 rows take 4 (not 6) on AVX2; ResNet-50's 64-2048 channels take 32, not 48; its 14- and
+#: 7-wide NHWC rows take 7.
+TILES = {8: ((6, 16), (4, 24), (4, 16), (7, 8)), 16: ((8, 48), (8, 32), (4, 64), (7, 32), (4, 32))}
 
 
 def tile_for(mod: tvm.IRModule, target: dict | None = None) -> tuple[str | None, str]:
