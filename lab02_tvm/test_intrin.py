@@ -142,3 +142,34 @@ def test_register_tiles_for_a_build_target():
     assert intrin.register_tiles(AVX512_TARGET) == [intrin.intrin_name(m, n, width=16) for m, n in intrin.TILES[16]]
     assert all(tvm.s_tir.TensorIntrin.get(n) is not None for n in names)
     assert intrin.register_tiles(tvm.target.Target("cuda")) == []  # no x86 tile for a GPU build
+
+
+def test_records_tuned_with_a_tile_open_in_a_fresh_process(tmp_path):
+    """A record whose trace tensorizes with the tile opens where nothing registered the tile yet.
+
+    ``JSONDatabase`` decodes every trace when it opens its files, so an unregistered tile name failed the
+    whole load ("TensorIntrin ... is not registered") before ``build_from_database`` could register it;
+    ``open_database`` now registers every tile (both widths) first. The fresh process is the check: this
+    one has the tiles registered already.
+    """
+    import subprocess
+    import sys
+
+    from tvm.s_tir import meta_schedule as ms
+
+    from lab02_tvm.tuning.database import open_database
+    for width, target in ((8, AVX2_TARGET), (16, AVX512_TARGET)):
+        mr, nr = intrin.TILES[width][0]
+        name = intrin.register_fp32_tile(mr, nr, target=target)
+        mod = intrin.matmul_module(2 * mr, 2 * nr, 16)
+        sch = intrin.tensorize_matmul(mod, mr, nr, name)
+        assert name in str(sch.trace)
+        db = open_database(tmp_path / f"w{width}")
+        wl = db.commit_workload(mod)
+        db.commit_tuning_record(ms.database.TuningRecord(sch.trace, wl, [1e-3], tvm.target.Target(target)))
+        code = ("import sys; from lab02_tvm.tuning.database import load_database; "
+                "print(len(load_database(sys.argv[1]).get_all_tuning_records()))")
+        out = subprocess.run([sys.executable, "-c", code, str(tmp_path / f"w{width}")],
+                             capture_output=True, text=True, timeout=300)
+        assert out.returncode == 0, out.stderr[-2000:]
+        assert out.stdout.strip().splitlines()[-1] == "1"

@@ -142,8 +142,10 @@ def register_fp32_tile(mr: int | None = None, nr: int | None = None, *, kt: int 
     second registration without ``override``). ``mr``/``nr`` default to :func:`default_tile`.
     """
     dm, dn = default_tile(target)
-    mr, nr = mr or dm, nr or dn
-    width = vector_width(target)
+    return _register(mr or dm, nr or dn, kt, vector_width(target))
+
+
+def _register(mr: int, nr: int, kt: int, width: int) -> str:
     name = intrin_name(mr, nr, kt, width)
     if TensorIntrin.get(name, allow_missing=True) is None:
         TensorIntrin.register(name, make_desc(mr, nr, kt), make_impl(mr, nr, kt, width))
@@ -160,6 +162,17 @@ def register_tiles(target=None) -> list[str]:
             return []
         target = {"mcpu": str(target.attrs.get("mcpu", ""))}
     return [register_fp32_tile(mr, nr, target=target) for mr, nr in TILES[vector_width(target)]]
+
+
+def register_every_tile() -> list[str]:
+    """Register every tile of :data:`TILES` at every vector width (8 and 16 lanes); returns their names.
+
+    A tuning record that used the tile names it in its trace (``sch.tensorize(block, <name>)``), and
+    ``JSONDatabase`` decodes every trace when it opens its files: an unregistered name fails the whole
+    load ("TensorIntrin ... is not registered"). :func:`lab02_tvm.tuning.database.open_database` calls this
+    first, for records of any kind (an AVX2 kind's records read on an AVX-512 host, or the reverse).
+    """
+    return [_register(mr, nr, K_TILE, width) for width, tiles in TILES.items() for mr, nr in tiles]
 
 
 def applicable(sch: s_tir.Schedule, block, intrin: str) -> bool:
