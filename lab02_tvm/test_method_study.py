@@ -53,3 +53,21 @@ def test_the_tile_arm_tensorizes_the_matmul_and_the_build_matches_pytorch(bert_s
     traces = [str(rec) for _, rec in read_database(tmp_path / "rewrite_plus_tile").records]
     assert any(name in t for t in traces), f"no record of the tile arm uses {name}"
     assert row["model_ms"] is not None and row["model_ms"] > 0
+
+
+def test_merge_keeps_the_other_arms_and_refuses_another_budget():
+    """``--merge``: a second run's arms replace their own rows and curves, the earlier table's other arms stay,
+    in ``ARMS`` order; an earlier table at another budget is not merged (its numbers are not comparable)."""
+    def row(arm, rank, ms):
+        return {"model": "resnet50", "arm": arm, "rank": rank, "task": f"conv{rank}", "model_ms": ms}
+
+    earlier = {"meta": {"trials_per_kernel": 200, "top_k": 2,
+                        "curves": {"NHWC | #1 conv1": [3.0, 2.0], "NCHW | #1 conv1": [4.0, 3.5]}},
+               "rows": [row("NHWC", 1, 2.0), row("NHWC", 2, 2.5), row("NCHW", 1, 3.5), row("NCHW", 2, 3.9)]}
+    res = {"rows": [row("NCHW", 1, 3.0), row("NCHW", 2, 3.1)], "curves": {"NCHW | #1 conv1": [3.2, 3.0]}, "target": {}}
+    got = method_study.merge_earlier(res, earlier, trials=200, top_k=2)
+    assert [(r["arm"], r["rank"], r["model_ms"]) for r in got["rows"]] == [
+        ("NCHW", 1, 3.0), ("NCHW", 2, 3.1), ("NHWC", 1, 2.0), ("NHWC", 2, 2.5)]
+    assert got["curves"] == {"NHWC | #1 conv1": [3.0, 2.0], "NCHW | #1 conv1": [3.2, 3.0]}
+    assert method_study.merge_earlier(res, earlier, trials=100, top_k=2) is res
+    assert method_study.merge_earlier(res, None, trials=200, top_k=2) is res

@@ -28,7 +28,12 @@ GFLOP/s and % of the measured FMA peak (:mod:`common.roof`); the plot, best late
 
 ``python -m lab02_tvm.measure.method_study --model resnet50 --top-k 5 --trials 200`` (1 core, 1-2 s a trial:
 ResNet-50's 6 arms x 5 kernels x 200 trials is ~2-3 hours; ``--arms`` picks some; ``TVM_BIND_THREADS=0
-taskset -c N`` beside other work).
+taskset -c N`` beside other work). Split across the two cores, each process tunes some arms into one table::
+
+    TVM_BIND_THREADS=0 taskset -c 0 python -m lab02_tvm.measure.method_study --arms NCHW "NCHW + rewrite" --merge
+    TVM_BIND_THREADS=0 taskset -c 1 python -m lab02_tvm.measure.method_study --arms NHWC "NHWC + rewrite" --merge
+
+(``--merge`` keeps the other arms of the table already there at the same budget: :func:`merge_earlier`).
 """
 from __future__ import annotations
 
@@ -211,8 +216,35 @@ def plot_curves(curves: dict[str, list[float]], title: str):
     return fig
 
 
-def write_study(res: dict, model: str, *, trials: int, top_k: int) -> dict:
-    """``results/lab02/method_<model>.{md,csv,json,png}``."""
+def merge_earlier(res: dict, earlier: dict | None, *, trials: int, top_k: int) -> dict:
+    """``res`` with the arms of an earlier table (``write_study``'s JSON document) that ``res`` does not have.
+
+    A study split across cores (``--arms`` per process, one ``--merge`` table) or resumed after a stop keeps
+    what the other runs measured: rows and best-so-far curves of arms not in ``res`` are taken from
+    ``earlier``; an arm in both is ``res``'s. Rows are ordered as :data:`ARMS` lists the arms. An earlier table
+    at another budget (``trials_per_kernel``, ``top_k``) is not merged (its arms are not comparable).
+    """
+    meta = (earlier or {}).get("meta", {})
+    if not earlier or meta.get("trials_per_kernel") != trials or meta.get("top_k") != top_k:
+        return res
+    mine = {r["arm"] for r in res["rows"]}
+    rows = [r for r in earlier.get("rows", []) if r["arm"] not in mine] + res["rows"]
+    curves = {k: v for k, v in meta.get("curves", {}).items() if k.split(" | #")[0] not in mine}
+    order = {a: i for i, a in enumerate(a for arms in ARMS.values() for a in arms)}
+    rows.sort(key=lambda r: (order.get(r["arm"], len(order)), r["rank"]))
+    return {**res, "rows": rows, "curves": {**curves, **res["curves"]}}
+
+
+def write_study(res: dict, name: str, *, trials: int, top_k: int, merge: bool = False,
+                machine_note: str = "1 core") -> dict:
+    """``results/lab02/method_<name>.{md,csv,json,png}``; the curves go in the JSON's ``meta``.
+
+    ``merge``: keep the arms of the table already there (:func:`merge_earlier`), read just before writing
+    so that runs on two cores writing one table each keep the other's finished arms.
+    """
+    import json
+
+    from common.results import results_dir
     from common.results import save_plot, write_table
     from common.timing import environment
     notes = ("Each arm tunes the same kernels with the same trials, each candidate timed cold (one run per "
@@ -220,10 +252,15 @@ def write_study(res: dict, model: str, *, trials: int, top_k: int) -> dict:
              "arms (back-to-back runs for >= 50 ms); best_ms = MetaSchedule's best measured mean (kernel alone), model_ms = "
              "the kernel's time per call in the arm's whole-model build (Relax VM instrument, 2 runs); gflops / "
              "pct_peak of model_ms against the measured single-thread FMA peak (common.roof).")
-    paths = write_table(LAB, f"method_{model}", res["rows"], title=f"Tuning method study: {model}", notes=notes,
-                        env=environment(threads=1, machine_note="1 core"),
-                        meta={"trials_per_kernel": trials, "top_k": top_k, "target": res["target"]})
-    save_plot(plot_curves(res["curves"], f"{model}: best latency against trials, per arm"), LAB, f"method_{model}")
+    model = res["rows"][0]["model"] if res["rows"] else name
+    if merge:
+        path = results_dir(LAB) / f"method_{name}.json"
+        res = merge_earlier(res, json.loads(path.read_text()) if path.is_file() else None, trials=trials, top_k=top_k)
+    paths = write_table(LAB, f"method_{name}", res["rows"], title=f"Tuning method study: {model}", notes=notes,
+                        env=environment(threads=1, machine_note=machine_note),
+                        meta={"trials_per_kernel": trials, "top_k": top_k, "target": res["target"],
+                              "curves": res["curves"]})
+    save_plot(plot_curves(res["curves"], f"{model}: best latency against trials, per arm"), LAB, f"method_{name}")
     return paths
 
 
@@ -239,18 +276,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--top-k", type=int, default=5, help="hottest kernels of the studied kind")
     p.add_argument("--trials", type=int, default=200, help="trials per kernel per arm")
     p.add_argument("--arms", nargs="+", default=None, help="a subset of the model's arms (default: all)")
+    p.add_argument("--name", default=None, help="the table's name: results/lab02/method_<name>.* (default: the model)")
+    p.add_argument("--merge", action="store_true",
+                   help="keep the arms of the table already there (same budget) that this run does not tune: a "
+                        "study split across cores (one --arms set per core) or resumed after a stop")
+    p.add_argument("--machine-note", default="1 core", help="what else the machine ran, for the table's environment")
     args = p.parse_args(argv)
     positive("--top-k", args.top_k)
     positive("--trials", args.trials)
     top_k, trials = (1, 4) if args.quick else (args.top_k, args.trials)
-    name = args.model + ("_quick" if args.quick else "")
+    name = (args.name or args.model) + ("_quick" if args.quick else "")
     paths: dict = {}
 
     def after_arm(res: dict) -> None:
         for r in res["arm_rows"]:
             step(1, "method", f"{args.model} {r['arm']}: #{r['rank']} {r['task']} best {r['best_ms']} ms, in the "
                               f"model {r['model_ms']} ms ({r.get('pct_peak')}% of peak)")
-        paths.update(write_study(res, name, trials=trials, top_k=top_k))
+        paths.update(write_study(res, name, trials=trials, top_k=top_k, merge=args.merge,
+                                 machine_note=args.machine_note))
 
     set_torch_threads(1)
     with tvm_threads(1):
