@@ -242,10 +242,7 @@ def write_study(res: dict, name: str, *, trials: int, top_k: int, merge: bool = 
     ``merge``: keep the arms of the table already there (:func:`merge_earlier`), read just before writing
     so that runs on two cores writing one table each keep the other's finished arms.
     """
-    import json
-
-    from common.results import results_dir
-    from common.results import save_plot, write_table
+    from common.results import read_table, results_dir, save_plot, write_table
     from common.timing import environment
     notes = ("Each arm tunes the same kernels with the same trials, each candidate timed cold (one run per "
              "repeat, 10 repeats, caches flushed before each: enable_cpu_cache_flush) except in the 'warm timing' "
@@ -255,7 +252,7 @@ def write_study(res: dict, name: str, *, trials: int, top_k: int, merge: bool = 
     model = res["rows"][0]["model"] if res["rows"] else name
     if merge:
         path = results_dir(LAB) / f"method_{name}.json"
-        res = merge_earlier(res, json.loads(path.read_text()) if path.is_file() else None, trials=trials, top_k=top_k)
+        res = merge_earlier(res, read_table(path) if path.is_file() else None, trials=trials, top_k=top_k)
     paths = write_table(LAB, f"method_{name}", res["rows"], title=f"Tuning method study: {model}", notes=notes,
                         env=environment(threads=1, machine_note=machine_note),
                         meta={"trials_per_kernel": trials, "top_k": top_k, "target": res["target"],

@@ -152,18 +152,6 @@ def _register(mr: int, nr: int, kt: int, width: int) -> str:
     return name
 
 
-def register_tiles(target=None) -> list[str]:
-    """Register every tile of :data:`TILES` for ``target``'s vector width (a ``tvm.target.Target``, a dict or
-    ``None`` for the host); returns their names. A build from records tuned with the tile (the method study's
-    ``+ tile`` arms, ``longrun --tile``) replays ``sch.tensorize(block, <name>)``, which needs the name
-    registered in the building process; ``build_from_database`` calls this first."""
-    if isinstance(target, tvm.target.Target):
-        if target.kind.name != "llvm":
-            return []
-        target = {"mcpu": str(target.attrs.get("mcpu", ""))}
-    return [register_fp32_tile(mr, nr, target=target) for mr, nr in TILES[vector_width(target)]]
-
-
 def register_every_tile() -> list[str]:
     """Register every tile of :data:`TILES` at every vector width (8 and 16 lanes); returns their names.
 

@@ -94,10 +94,8 @@ def build_from_database(mod: tvm.IRModule, target: Any, work_dir: str | os.PathL
     from tvm.relax import pipeline as rp
 
     from ..schedule import fast_exp as fx
-    from ..schedule.intrin import register_tiles
     target = as_target(target)
-    db = load_database(work_dir)
-    register_tiles(target)  # records tuned with the register tile replay sch.tensorize(..., <its name>)
+    db = load_database(work_dir)  # registers the register tiles, which tile-tuned records' traces name
     layout_rewrite = _layout(layout_rewrite)
     fused = fuse_for_tasks(mod, target, layout_rewrite)
     with target, db, tvm.transform.PassContext(opt_level=3):
