@@ -131,6 +131,17 @@ def test_roofline_writes_table_and_plot(built, results_dir):
     assert (results_dir / "lab02" / "roofline_tiny.md").read_text().count("matmul") >= 2
 
 
+def test_roofline_takes_runs_per_build_and_names_a_build_without_a_count(built, results_dir):
+    from common.errors import UserError
+    vm, args, fused, _ = built
+    res = roofline.roofline("tiny", {"untuned": (vm, args, fused), "tuned": (vm, args, fused)},
+                            roof=ROOF, repeats={"untuned": 1, "tuned": 3}, write=False)
+    assert {s["build"]: s["repeats"] for s in res["summary"]} == {"untuned": 1, "tuned": 3}
+    with pytest.raises(UserError, match="build.s. tuned"):
+        roofline.roofline("tiny", {"untuned": (vm, args, fused), "tuned": (vm, args, fused)},
+                          roof=ROOF, repeats={"untuned": 1}, write=False)
+
+
 def test_lost_ms_by_kernel_reads_one_build_and_says_what_is_wrong(tmp_path):
     from common.errors import UserError
 

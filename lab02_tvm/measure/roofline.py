@@ -95,7 +95,8 @@ def plot_roofline(rows_by_build: dict[str, list[dict]], roof: dict, title: str =
     return fig
 
 
-def roofline(model: str, builds: dict[str, tuple], *, roof: dict | None = None, repeats: int = 3,
+def roofline(model: str, builds: dict[str, tuple], *, roof: dict | None = None,
+             repeats: int | dict[str, int] = 3,
              name: str | None = None, write: bool = True, progress: bool = False) -> dict:
     """Profile several builds of one model and write the per-kernel table and the roofline plot.
 
@@ -107,14 +108,15 @@ def roofline(model: str, builds: dict[str, tuple], *, roof: dict | None = None, 
             ``{"untuned": (run.runner, run.runner.args, passes.fused_mod),
             "tuned": (runner, runner.args, tuning.tasks.fuse_for_tasks(bound, target))}``.
         roof: a roof dict (default ``common.roof.cached_roof()``, else measured now, briefly).
-        repeats: instrumented runs per build (the untuned ResNet-50 takes ~8 s a run).
+        repeats: instrumented runs per build, or ``{label: runs}`` (the untuned ResNet-50 takes ~8 s a run,
+            the tuned one ~0.06 s, so a tuned build can afford the runs that steady its per-kernel medians).
         name: file stem (default ``roofline_<model>``); the plot is ``<name>.png``.
         write: write ``results/lab02/<name>.{md,csv,json,png}``.
     Returns:
         ``{"rows": all kernel rows (every build, each sorted by lost_ms), "summary": one row per
         build (whole_ms, kernel_sum_ms, kernels, flop share at >= 70 % of peak ...), "paths"}``.
     Raises:
-        UserError: ``builds`` is empty.
+        UserError: ``builds`` is empty, or ``repeats`` is a dict without a count for one of them.
     """
     from common import roof as roof_mod
     from common.results import save_plot, write_table
@@ -124,11 +126,14 @@ def roofline(model: str, builds: dict[str, tuple], *, roof: dict | None = None, 
         raise UserError("roofline needs at least one build: {label: (vm, args, kernel_mod)}")
     roof = roof or roof_mod.cached_roof() or roof_mod.measure_roof(2.0, 1.0)
     by_build, summary = {}, []
+    runs = repeats if isinstance(repeats, dict) else dict.fromkeys(builds, repeats)
+    if missing := sorted(set(builds) - set(runs)):
+        raise UserError(f"roofline repeats name no count for build(s) {', '.join(missing)}: give one per build")
     for label, (vm, args, kmod) in builds.items():
         if progress:
-            print(f"  profiling {model} {label} ({repeats} runs)", flush=True)
+            print(f"  profiling {model} {label} ({runs[label]} runs)", flush=True)
         with tvm_threads(1):
-            prof = profile_vm(vm, args, repeats=repeats)
+            prof = profile_vm(vm, args, repeats=runs[label])
         rows = kernel_rows(prof, kernel_infos(kmod), roof, label=label)
         by_build[label] = rows
         total_flops = sum((r["mflop"] or 0) for r in rows) * 1e6
@@ -143,7 +148,7 @@ def roofline(model: str, builds: dict[str, tuple], *, roof: dict | None = None, 
             "roof_ms": round(sum(r["roof_ms"] for r in rows), 3),
             "lost_ms": round(sum(r["lost_ms"] for r in rows), 3),
             "flop_share_at_70pct_peak": round(near / total_flops, 3) if total_flops else None,
-            "repeats": repeats,
+            "repeats": runs[label],
         })
     all_rows = [r for rows in by_build.values() for r in rows]
     paths = {}

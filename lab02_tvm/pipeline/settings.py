@@ -44,7 +44,8 @@ class Settings:
         trials: ``--trials`` as given (``None``: no top-up of shipped records).
         budgets: ``{model: Budget}``.
         peer_repeats, layout_trials, layout_repeats, space_trials, roofline_repeats: the budgets of
-            steps 12, 13, 14 and 11.
+            steps 12, 13, 14 and 11 (``roofline_repeats``: ``{build: instrumented runs}``; the tuned
+            build runs in ms, so it gets enough runs for steady per-kernel medians).
         env: the environment block of every table (CPU, threads, versions).
     """
 
@@ -60,7 +61,7 @@ class Settings:
     layout_trials: int
     layout_repeats: int
     space_trials: int
-    roofline_repeats: int
+    roofline_repeats: dict[str, int]
     env: dict = field(repr=False)
 
     def runs(self, name: str) -> bool:
@@ -130,5 +131,5 @@ def resolve(args: argparse.Namespace, steps: frozenset[str]) -> Settings:
         verbose=int(args.verbose), threads=args.threads, target={**host_target(), "num-cores": args.threads},
         trials=args.trials, budgets=budgets, peer_repeats=args.repeats or pick(20, 3),
         layout_trials=0 if args.quick else pick(16, 4), layout_repeats=1 if args.quick else 2,
-        space_trials=pick(32, 4), roofline_repeats=pick(2, 1),
+        space_trials=pick(32, 4), roofline_repeats={"untuned": pick(2, 1), "tuned": pick(10, 1)},
         env=environment(threads=args.threads, machine_note="shared 2-core machine"))
