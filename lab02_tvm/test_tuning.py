@@ -21,7 +21,7 @@ from lab02_tvm.tuning.tasks import TaskInfo, as_target, extract_tasks
 
 from lab02_tvm.tuning.apply import build_from_database, build_tuned
 from lab02_tvm.tuning.database import database_coverage
-from lab02_tvm.tuning.tune import tune
+from lab02_tvm.tuning.tune import trials_that_fit, tune
 
 pytestmark = pytest.mark.lab02
 
@@ -111,6 +111,28 @@ def test_deep_phase_ranked_by_a_given_cost():
     plan = deep_plan_by_time(infos, shallow, full, None, 2, cost={"t3": 9.0, "t2": 4.0, "t0": 1.0})
     assert sum(plan.values()) == 40
     assert plan["t3"] == plan["t2"] == 6 + 5 and plan["t0"] == plan["t1"] == plan["t4"] == 6
+
+
+def test_the_task_the_cap_reaches_gets_the_trials_that_fit():
+    assert trials_that_fit(500, left_s=0.0, trials_done=10, elapsed_s=20.0) == 0  # time is up: stop
+    assert trials_that_fit(500, left_s=60.0, trials_done=10, elapsed_s=20.0) == 30  # 2 s a trial
+    assert trials_that_fit(20, left_s=60.0, trials_done=10, elapsed_s=20.0) == 20  # fits whole
+    assert trials_that_fit(500, left_s=1.0, trials_done=10, elapsed_s=20.0) == 1  # time left: one trial
+    assert trials_that_fit(500, left_s=60.0, trials_done=0, elapsed_s=0.0, pace_s=3.0) == 20  # earlier pace
+    assert trials_that_fit(500, left_s=60.0, trials_done=0, elapsed_s=0.0) == 500  # no pace yet: untrimmed
+
+
+def test_a_task_the_cap_cannot_fit_gets_one_trial_and_the_run_says_it_stopped(tmp_path):
+    """Eight trials planned, a pace of 1,000 s a trial and a one-minute cap: one trial runs, not eight."""
+    from lab02_tvm.tuning.database import open_database, task_records
+    from lab02_tvm.tuning.tune import tune_tasks_plan
+
+    mod, _, _ = dense_module(32, 32, 32)
+    infos = extract_tasks(mod, host_target())
+    stats = tune_tasks_plan(infos, {ti.name: 8 for ti in infos}, host_target(), tmp_path, tune_minutes=1.0,
+                            pace_s=1000.0, progress=False)
+    assert stats["stopped_by_time"] and stats["trials"] == 1
+    assert len(task_records(open_database(tmp_path), infos[0].task)) == 1
 
 
 def test_manual_schedule_matches_numpy_after_each_step_and_shows_loops():

@@ -64,7 +64,7 @@ def tune_records(model: str, trials: int, minutes: float, *, command: str, root:
     Budget: ``1 - deep_share`` of ``trials`` (default a third) spread over every task (hottest
     first), ``deep_share`` over the ``deep_top_k`` tasks that take the most time after that (weight x best ms;
     :func:`lab02_tvm.tuning.budget.plan_budget`, ``deep_by_time``);
-    ``minutes`` caps the wall time (checked between tasks). ``only_missing``: tune only the
+    ``minutes`` caps the wall time (checked before each task, which gets the trials that fit). ``only_missing``: tune only the
     kernels without a record yet (after a pass changed some workloads, e.g. :mod:`lab02_tvm.graph.fast_gelu`).
     ``deep_cost``: rank the deep phase by it (``{task: ms lost against the roof}``) instead of the database.
     ``method``: a :class:`lab02_tvm.tuning.method.Method` (default: the method of the records already in the
@@ -178,7 +178,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--model", default="all", choices=[*MODELS, "all"],
                    help="all = resnet50 and bert (the long run); LLaMA-tiny one sequence at a time")
     p.add_argument("--trials", default="1800,1100", help="trials per model (one value or resnet50,bert)")
-    p.add_argument("--minutes", default="55,35", help="wall-clock cap per model, minutes (checked between tasks)")
+    p.add_argument("--minutes", default="55,35", help="wall-clock cap per model, minutes (checked before each "
+                   "task, which is trimmed to the trials that fit at the run's pace)")
     p.add_argument("--deep-top-k", type=int, default=8, help="hottest tasks that get two thirds of the trials")
     p.add_argument("--deep-share", type=float, default=2 / 3,
                    help="share of the trials for the deep phase (default 2/3; 0.95 for a top-up of the slowest kernels)")

@@ -128,7 +128,7 @@ def tune_over_rpc(mod: tvm.IRModule, target: Any, work_dir: str | os.PathLike | 
         trials: trials per task (default 16, 4 with ``CI=true``).
         n_servers: RPC servers to start (2 by default).
         top_k: hottest tasks to tune.
-        timeout_s: wall-clock cap on tuning (checked between tasks) and RPC session timeout.
+        timeout_s: wall-clock cap on tuning (checked before each task, which gets the trials that fit) and RPC session timeout.
         progress: tqdm bar over trials.
         cache_flush: time each candidate cold on its server, as the lab's new databases are
             (:func:`lab02_tvm.tuning.harness.evaluator_config`); ``False``: warm.

@@ -138,24 +138,48 @@ def _tune_one(info: TaskInfo, trials: int, *, work_dir: str, builder, runner, da
         task_scheduler="round-robin")
 
 
+def trials_that_fit(todo: int, left_s: float, trials_done: int, elapsed_s: float,
+                    pace_s: float | None = None) -> int:
+    """Trials of the next task that fit in the ``left_s`` seconds before the cap, at this run's pace.
+
+    The pace is ``elapsed_s / trials_done`` once the run has timed trials, else ``pace_s`` (seconds per
+    trial), else unknown (all ``todo``). A pace from cheaper tasks than the next one overestimates what
+    fits, so a trimmed task can still end past the cap, by less than its untrimmed length.
+
+    Returns:
+        0 when no time is left (the run stops), else between 1 and ``todo``.
+    """
+    if left_s <= 0:
+        return 0
+    pace = elapsed_s / trials_done if trials_done else pace_s
+    if not pace:
+        return todo
+    return max(1, min(todo, int(left_s / pace)))
+
+
 def tune_tasks_plan(infos: Sequence[TaskInfo], plan: dict[str, int] | Sequence[dict[str, int]],
                     target: Any, work_dir: str | os.PathLike, *, tune_minutes: float | None = None,
                     num_workers: int | None = None, runner: Any = None, seed: int = 0,
                     progress: bool = True, verbose: bool = False, desc: str = "tune",
-                    log_dir: str | os.PathLike | None = None, space: Any = None, cache_flush: bool = False) -> dict:
+                    log_dir: str | os.PathLike | None = None, space: Any = None, cache_flush: bool = False,
+                    pace_s: float | None = None) -> dict:
     """Top every task up to its planned record count; the engine behind :func:`tune` and ``rpc``.
 
     ``plan`` is ``{task name: records wanted in the database}``, or a list of such dicts run as
     successive phases (shallow, then deep) with one builder, runner and cost model. In each
     phase tasks are visited in the order of ``infos``; a task whose database already holds the
-    wanted records is skipped (reused). ``tune_minutes`` is checked before each task.
+    wanted records is skipped (reused). ``tune_minutes`` is checked before each task, and the task
+    it reaches is trimmed to the trials that fit in the time left (:func:`trials_that_fit`), so a long
+    deep task does not run past the cap by its whole length.
 
     Args:
         infos: the tasks (from :func:`extract_tasks`).
         plan: records wanted per task name, or a list of phases.
         target: the target.
         work_dir: database + logs directory.
-        tune_minutes: wall-clock cap (minutes), checked between tasks.
+        tune_minutes: wall-clock cap (minutes), checked before each task, which gets the trials that fit.
+        pace_s: seconds a trial is assumed to take until this call has timed its own (``tune`` passes the
+            shallow phase's pace to the deep phase); ``None``: the first task is not trimmed.
         num_workers: build processes.
         runner: a MetaSchedule runner (default :func:`make_runner`; ``rpc.py`` passes an
             ``RPCRunner``, which the caller then shuts down).
@@ -201,13 +225,20 @@ def tune_tasks_plan(infos: Sequence[TaskInfo], plan: dict[str, int] | Sequence[d
                     todo = phase.get(ti.name, 0) - len(task_records(db, ti.task))
                     if todo <= 0:
                         continue
-                    if deadline is not None and time.perf_counter() > deadline:
-                        stats["stopped_by_time"] = True
-                        break
+                    if deadline is not None:
+                        now = time.perf_counter()
+                        fit = trials_that_fit(todo, deadline - now, stats["trials"], now - start, pace_s)
+                        if fit < todo:  # the last task the time allows: trimmed, then the run stops
+                            stats["stopped_by_time"] = True
+                        if fit == 0:
+                            break
+                        todo = fit
                     _tune_one(ti, todo, work_dir=str(log_dir or work_dir), builder=builder, runner=runner,
                               database=db, cost_model=cost_model, callback=callback,
                               seed=seed + 1000 * p + ti.index, verbose=verbose,
                               space=space(ti) if space is not None else "post-order-apply")
+                    if stats["stopped_by_time"]:
+                        break
                 if stats["stopped_by_time"]:
                     break
         finally:
@@ -232,7 +263,8 @@ def tune(mod: tvm.IRModule, target: Any, work_dir: str | os.PathLike, *, max_tri
         target: compilation target; its ``num-cores`` sets the threads candidates run with.
         work_dir: database + logs directory, by convention ``results/lab02/tuning/<model>``.
         max_trials_global: total trials (candidates measured) for the plan, see :func:`plan_budget`.
-        tune_minutes: wall-clock cap; checked between tasks, so a task in flight finishes.
+        tune_minutes: wall-clock cap; checked before each task, which is trimmed to the trials that fit
+            at the run's pace (:func:`trials_that_fit`); a task in flight finishes.
         deep_top_k: number of hottest tasks (weighted-FLOP share) tuned deeper.
         deep_trials: trials of the deep phase in total (default ``max_trials_global // 3``).
         num_workers: build processes (default: CPU count).
@@ -281,7 +313,9 @@ def tune(mod: tvm.IRModule, target: Any, work_dir: str | os.PathLike, *, max_tri
         left = None if tune_minutes is None else tune_minutes - stats["seconds"] / 60
         plan = deep_plan_by_time(infos, shallow_plan, plan, work_dir, deep_top_k, deep_cost)
         if left is None or left > 0:
-            more = tune_tasks_plan(infos, plan, target, work_dir, tune_minutes=left, seed=seed + 1000, **kw)
+            pace = stats["seconds"] / stats["trials"] if stats["trials"] else None
+            more = tune_tasks_plan(infos, plan, target, work_dir, tune_minutes=left, seed=seed + 1000,
+                                   pace_s=pace, **kw)
             for key in ("trials", "build_errors", "run_errors", "seconds"):
                 stats[key] += more[key]
             stats.update(stopped_by_time=more["stopped_by_time"], best_ms=more["best_ms"],
