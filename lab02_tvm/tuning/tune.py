@@ -220,25 +220,21 @@ def tune_tasks_plan(infos: Sequence[TaskInfo], plan: dict[str, int] | Sequence[d
         bar = tqdm(total=total, desc=desc, unit="trial", disable=not progress, leave=True)
         callback = ProgressCallback(bar, stats)
         try:
-            for p, phase in enumerate(phases):
-                for ti in infos:
-                    todo = phase.get(ti.name, 0) - len(task_records(db, ti.task))
-                    if todo <= 0:
-                        continue
-                    if deadline is not None:
-                        now = time.perf_counter()
-                        fit = trials_that_fit(todo, deadline - now, stats["trials"], now - start, pace_s)
-                        if fit < todo:  # the last task the time allows: trimmed, then the run stops
-                            stats["stopped_by_time"] = True
-                        if fit == 0:
-                            break
-                        todo = fit
-                    _tune_one(ti, todo, work_dir=str(log_dir or work_dir), builder=builder, runner=runner,
-                              database=db, cost_model=cost_model, callback=callback,
-                              seed=seed + 1000 * p + ti.index, verbose=verbose,
-                              space=space(ti) if space is not None else "post-order-apply")
-                    if stats["stopped_by_time"]:
+            for p, phase, ti in ((p, phase, ti) for p, phase in enumerate(phases) for ti in infos):
+                todo = phase.get(ti.name, 0) - len(task_records(db, ti.task))
+                if todo <= 0:
+                    continue
+                if deadline is not None:
+                    now = time.perf_counter()
+                    fit = trials_that_fit(todo, deadline - now, stats["trials"], now - start, pace_s)
+                    stats["stopped_by_time"] = fit < todo  # the last task the time allows: trimmed, then stop
+                    if fit == 0:
                         break
+                    todo = fit
+                _tune_one(ti, todo, work_dir=str(log_dir or work_dir), builder=builder, runner=runner,
+                          database=db, cost_model=cost_model, callback=callback,
+                          seed=seed + 1000 * p + ti.index, verbose=verbose,
+                          space=space(ti) if space is not None else "post-order-apply")
                 if stats["stopped_by_time"]:
                     break
         finally:
