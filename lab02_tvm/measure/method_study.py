@@ -69,6 +69,7 @@ ARMS = {
                  "NHWC + rewrite, warm timing": Arm(Method("NHWC", True), cold=False)},
     "bert": {"plain": Arm(Method("NCHW", False)), "rewrite": Arm(Method("NCHW", True)),
              "rewrite + tile": Arm(Method("NCHW", True), tile=True),
+             "rewrite + combined Q/K/V": Arm(Method("NCHW", True, combine_matmul=True)),
              "rewrite, warm timing": Arm(Method("NCHW", True), cold=False)},
 }
 KIND = {"resnet50": "conv2d", "bert": "matmul"}

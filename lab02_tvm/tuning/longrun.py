@@ -18,6 +18,7 @@ import os
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from common.errors import UserError, run_cli
@@ -69,7 +70,8 @@ def tune_records(model: str, trials: int, minutes: float, *, command: str, root:
     ``deep_cost``: rank the deep phase by it (``{task: ms lost against the roof}``) instead of the database.
     ``method``: a :class:`lab02_tvm.tuning.method.Method` (default: the method of the records already in the
     folder, else :data:`lab02_tvm.tuning.method.FIELD`); a top-up must keep the folder's method, since
-    records of another method are other workloads. ``tile``: search with the fp32 register tile
+    records of another method are other workloads, or extend it (:meth:`Method.extends`: the folder's method
+    with the parallel matmuls combined, whose other kernels keep their workloads). ``tile``: search with the fp32 register tile
     (:func:`lab02_tvm.schedule.intrin.tile_space_for`; the workloads are the same, so its records join the
     folder's, and the build picks the fastest of either kind per kernel); recorded as ``"space"`` in the run.
     ``timing``: ``"cold"`` (every candidate timed with its operands flushed from the caches, one run per
@@ -102,7 +104,7 @@ def tune_records(model: str, trials: int, minutes: float, *, command: str, root:
     prev = read_provenance(work)
     have = Method.from_provenance(prev) if (work / RECORDS).is_file() else None
     method = method or have or FIELD
-    if have is not None and method != have:
+    if have is not None and method != have and not method.extends(have):
         raise UserError(f"{rel(work)} holds records tuned {have}; a top-up with {method} would add other "
                         "workloads: tune into another folder (--root) or keep the folder's method")
     had_timing = timing_of(prev) if have is not None else None
@@ -170,6 +172,21 @@ def lost_ms_by_kernel(path: str | os.PathLike, build: str = "tuned") -> dict[str
 
 
 
+def _on(flag: str | None) -> bool | None:
+    return None if flag is None else flag == "on"
+
+
+def _method_with(flags: dict, model: str, root: Path | None):
+    """The method a run asks for: the folder's (else :data:`FIELD`) with the command line's ``flags``
+    changed; ``None`` without flags (:func:`tune_records` then keeps the folder's)."""
+    if not flags:
+        return None
+    from ..build import host_target
+    work = shipped_dir(model, {**host_target(), "num-cores": 1}, root)
+    have = Method.from_provenance(read_provenance(work)) if (work / RECORDS).is_file() else FIELD
+    return replace(have, **flags)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """``tune`` (the long run, then prune + provenance) or ``prune`` (shipped folders in place)."""
     from common.cli import parser
@@ -192,6 +209,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                    help="data layout to tune in (default: the folder's method, else NHWC)")
     p.add_argument("--layout-rewrite", choices=["on", "off"], default=None,
                    help="weight layout rewrite (default: the folder's method, else on)")
+    p.add_argument("--combine-matmul", choices=["on", "off"], default=None,
+                   help="merge the matmuls that share an input, BERT's Q/K/V (default: the folder's method, else off)")
     p.add_argument("--tile", action="store_true",
                    help="search with the fp32 register-tile TensorIntrin (schedule/intrin.py) where it maps")
     p.add_argument("--timing", choices=TIMINGS, default=None,
@@ -212,11 +231,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     trials = _per_model(args.trials, names, "--trials", int)
     minutes = _per_model(args.minutes, names, "--minutes", float)
     command = "python -m lab02_tvm.tuning.longrun " + " ".join(sys.argv[1:] if argv is None else argv)
-    method = None
-    if args.layout or args.layout_rewrite:
-        method = Method(args.layout or FIELD.layout,
-                        FIELD.layout_rewrite if args.layout_rewrite is None else args.layout_rewrite == "on")
+    flags = {key: value for key, value in (("layout", args.layout),
+                                           ("layout_rewrite", _on(args.layout_rewrite)),
+                                           ("combine_matmul", _on(args.combine_matmul))) if value is not None}
     for name in names:
+        method = _method_with(flags, name, args.root)
         cost = None
         if args.deep_by_roofline:
             from common.results import results_dir

@@ -5,7 +5,8 @@ MetaSchedule keys each record by the structural hash of the fused kernel it sche
 in NCHW or NHWC, with or without weight layout rewrite, therefore gives *different* workloads, and
 records made one way cannot schedule a build made another: the build would fall back to untuned
 loop nests (the coverage gate of step 6 refuses that). So the method is data, stored in each
-database's ``PROVENANCE.json`` as ``"method": {"layout": ..., "layout_rewrite": ...}``, and every
+database's ``PROVENANCE.json`` as ``"method": {"layout": ..., "layout_rewrite": ..., "combine_matmul": ...}``,
+and every
 build from records follows the method its records were tuned with.
 
 * ``layout``: ``"NCHW"`` (the model as imported) or ``"NHWC"`` (:func:`lab02_tvm.graph.passes.convert_layout`
@@ -15,13 +16,16 @@ build from records follows the method its records were tuned with.
   reads them in; the repack is then folded into the constants (TVM 0.27's
   ``relax.pipeline.static_shape_tuning_pipeline(cpu_weight_prepack=True)``, which its docstring
   says "is expected to be True when running on CPU").
+* ``combine_matmul``: merge the matmuls that read the same input into one
+  (:func:`lab02_tvm.graph.combine_matmul.combine_parallel_matmul`: BERT's Q, K and V projections as one
+  768x2304 matmul). Absent from provenance written before it existed: off.
 
 Provenance written before the method was recorded has no ``"method"``: it is NCHW, with the
 top-level ``"layout_rewrite"`` flag (False in every such database shipped).
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 from common.errors import UserError
 
@@ -41,21 +45,33 @@ class Method:
 
     layout: str = "NCHW"
     layout_rewrite: bool = False
+    #: merge the matmuls that share an input (BERT's Q/K/V) into one (:mod:`lab02_tvm.graph.combine_matmul`)
+    combine_matmul: bool = False
 
     def __post_init__(self) -> None:
         if self.layout not in LAYOUTS:
             raise UserError(f"unknown tuning layout {self.layout!r}: choose one of {', '.join(LAYOUTS)}")
 
     def module(self, mod):
-        """The tuning module in this method's layout (``mod``: ``relax.passes.tuning_module``'s output)."""
+        """The tuning module in this method's layout, its parallel matmuls merged if the method says so
+        (``mod``: ``relax.passes.tuning_module``'s output)."""
+        from ..graph.combine_matmul import combine_parallel_matmul
         from ..graph.passes import convert_layout
-        return convert_layout(mod, self.layout)
+        mod = convert_layout(mod, self.layout)
+        return combine_parallel_matmul(mod) if self.combine_matmul else mod
+
+    def extends(self, other: Method) -> bool:
+        """Whether records tuned with ``other`` are workloads of a build with this method too: this method
+        is ``other`` with the parallel matmuls combined. Merging matmuls adds workloads (each merged matmul)
+        and leaves every other kernel as it was, so a folder of ``other``'s records can be topped up this way."""
+        return self.combine_matmul and not other.combine_matmul and replace(self, combine_matmul=False) == other
 
     def as_dict(self) -> dict:
         return asdict(self)
 
     def __str__(self) -> str:
-        return self.layout + (" + weight layout rewrite" if self.layout_rewrite else "")
+        return (self.layout + (" + weight layout rewrite" if self.layout_rewrite else "")
+                + (" + parallel matmuls combined" if self.combine_matmul else ""))
 
     @classmethod
     def from_provenance(cls, prov: dict) -> Method:
@@ -67,9 +83,10 @@ class Method:
         m = prov.get("method")
         if m is None:
             return cls("NCHW", bool(prov.get("layout_rewrite", False)))
-        if not isinstance(m, dict) or set(m) - {"layout", "layout_rewrite"}:
+        if not isinstance(m, dict) or set(m) - {"layout", "layout_rewrite", "combine_matmul"}:
             raise UserError(f"unknown tuning method {m!r} in the records' provenance")
-        return cls(str(m.get("layout", "NCHW")), bool(m.get("layout_rewrite", False)))
+        return cls(str(m.get("layout", "NCHW")), bool(m.get("layout_rewrite", False)),
+                   bool(m.get("combine_matmul", False)))
 
 
 #: The records as first shipped: the imported layout, weights read in their own order.

@@ -1,0 +1,114 @@
+"""Merge the matmuls that read the same input into one: BERT's Q, K and V projections as one 768x2304 GEMM.
+
+Relax's ``CombineParallelMatmul`` (``tvm/src/relax/transform/combine_parallel_matmul.cc``) finds the
+``matmul`` calls that share a left operand, concatenates their right operands along the output axis,
+runs one ``matmul`` and slices each branch's columns back out (``strided_slice``); when every branch adds
+a bias the same way, the biases are concatenated and added once too.
+
+Its patterns are written ``add(matmul(x, w), bias)``, and Relax's pattern matcher does not try the
+operands of ``add`` the other way round. ``torch.export`` lowers ``nn.Linear`` to ``addmm(bias, x, w.T)``,
+which the Relax front end imports as ``add(bias, matmul(x, w.T))``: bias first. The three projections
+then do not match as one group of branches, and the pass merges nothing. :func:`bias_after_matmul`
+swaps those operands (``add`` is commutative and broadcasts the same way both ways round), after which
+the pass merges each layer's Q/K/V: BERT-base goes from 97 ``matmul`` calls to 73 (12 layers x 3 -> 1).
+
+The shared left operand must be *one* variable: the import gives each projection its own ``reshape``
+of the hidden state, so ``EliminateCommonSubexpr`` (in :func:`lab02_tvm.graph.passes.tuning_module`) must
+run first.
+"""
+from __future__ import annotations
+
+
+def _is_matmul(expr, lookup) -> bool:
+    from tvm import relax
+    value = lookup(expr) if isinstance(expr, relax.Var) else None
+    return isinstance(value, relax.Call) and getattr(value.op, "name", "") == "relax.matmul"
+
+
+def _rewrite_main(mod, visit_call):
+    """``mod`` with ``main`` rewritten by a ``PyExprMutator`` whose ``visit_call_`` is ``visit_call(self, call)``
+    (after the call's arguments are visited); returns ``(module, mutator)``."""
+    from tvm import relax
+
+    @relax.expr_functor.mutator
+    class _Mutator(relax.PyExprMutator):
+        def visit_call_(self, call):
+            return visit_call(self, super().visit_call_(call))
+
+    mutator = _Mutator(mod)  # the upstream idiom: rewrite through the mutator's BlockBuilder
+    gv = mod.get_global_var("main")
+    mutator.builder_.update_func(gv, mutator.visit_expr(mod["main"]))
+    return mutator.builder_.get(), mutator
+
+
+def bias_after_matmul(mod):
+    """Rewrite every ``add(a, m)`` in ``main`` where ``m`` is bound to a ``matmul`` and ``a`` is not into ``add(m, a)``.
+
+    Args:
+        mod: a Relax ``IRModule`` with a function ``main`` in dataflow bindings (any shapes, float dtypes).
+    Returns:
+        a new module with those ``add`` operands swapped; every other binding is unchanged.
+    """
+    from tvm import relax
+
+    def swap(self, call):
+        if getattr(call.op, "name", "") == "relax.add" and len(call.args) == 2:
+            a, b = call.args
+            if _is_matmul(b, self.lookup_binding) and not _is_matmul(a, self.lookup_binding):
+                return relax.op.add(b, a)
+        return call
+
+    return _rewrite_main(mod, swap)[0]
+
+
+def _constants_as_params(mod):
+    """``mod`` with each constant operand of a ``matmul`` and of an ``add(matmul, constant)`` in ``main`` turned
+    into a new parameter of ``main``, and ``{parameter: value}`` to bind them back.
+
+    ``CombineParallelMatmul`` matches weights and biases through their bindings ("used by" constraints on
+    the pattern's wildcards), which a constant does not have: it merges them only while they are parameters.
+    """
+    from tvm import relax
+    from tvm.ir.expr import Constant  # TVM 0.27's home of relax.Constant
+
+    bound = {}
+
+    def param(c):
+        w = relax.Var(f"c{len(bound)}", c.ty)
+        bound[w] = c.value
+        return w
+
+    def lift(self, call):
+        name = getattr(call.op, "name", "")
+        a, b = (list(call.args) + [None, None])[:2]
+        if name == "relax.matmul" and isinstance(b, Constant):
+            return relax.Call(call.op, [a, param(b)], call.attrs)
+        if name == "relax.add" and isinstance(b, Constant) and _is_matmul(a, self.lookup_binding):
+            return relax.op.add(a, param(b))
+        return call
+
+    mod, _ = _rewrite_main(mod, lift)
+    main = mod["main"]
+    mod = mod.clone() if hasattr(mod, "clone") else mod
+    mod["main"] = relax.Function(list(main.params) + list(bound), main.body, main.ret_ty, main.is_pure, main.attrs)
+    return mod, bound
+
+
+def combine_parallel_matmul(mod):
+    """Merge the matmuls that share a left operand (:func:`bias_after_matmul`, then Relax's
+    ``CombineParallelMatmul``), fold the concatenated constant weights and drop what is left unused.
+
+    Args:
+        mod: an unfused Relax module with weights bound (:func:`lab02_tvm.graph.passes.tuning_module`), its
+            entry function ``main``.
+    Returns:
+        the module with one ``matmul`` per group of parallel matmuls, weights bound again; the model
+        computes the same values (each output column is the same dot product as before).
+    """
+    from tvm import relax
+
+    mod, weights = _constants_as_params(bias_after_matmul(mod))
+    mod = relax.transform.CombineParallelMatmul()(mod)
+    mod = relax.transform.BindParams("main", weights)(mod)
+    mod = relax.transform.FoldConstant()(mod)
+    return relax.transform.DeadCodeElimination(["main"])(mod)
