@@ -392,6 +392,31 @@ def rate_columns(flops: float | None, ms: float | None, roof: dict | None = None
     return {"gflops": round(g, 2), "pct_peak": None if pct is None else round(pct, 1)}
 
 
+def host_check(seconds: float = 2.0) -> dict:
+    """A short re-measure of the FMA peak, to show how fast the host ran around a timed step.
+
+    On a shared host (a VM whose neighbours change) the same kernel's speed moves between runs of one
+    day; a timed table that carries a check before and after says whether its ratios were taken on a
+    slow host. Returns ``{"date" (UTC ISO), "fma_gflops" (best), "fma_median_gflops"}`` in GFLOP/s
+    (:func:`measure_compute`'s FMA kernel, about ``seconds`` + 1 s).
+    """
+    fma, _ = measure_compute(seconds)
+    return {"date": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+            "fma_gflops": fma["best_gflops"], "fma_median_gflops": fma["median_gflops"]}
+
+
+def host_speed_line(before: dict, after: dict, roof: dict | None) -> str:
+    """``before`` and ``after`` (:func:`host_check`) in one line, as % of ``roof``'s peak when there is one:
+    e.g. ``"FMA 238.1 GFLOP/s (median 223.7) before, 216.7 (192.3) after: 99 % and 90 % of the roof's 240.7"``."""
+    line = (f"FMA {before['fma_gflops']:.1f} GFLOP/s (median {before['fma_median_gflops']:.1f}) before, "
+            f"{after['fma_gflops']:.1f} ({after['fma_median_gflops']:.1f}) after")
+    peak = (roof or {}).get("peak_gflops")
+    if peak:
+        line += (f": {100 * before['fma_gflops'] / peak:.0f} % and {100 * after['fma_gflops'] / peak:.0f} % "
+                 f"of the roof's {peak:.1f}")
+    return line
+
+
 def roof_time_ms(flops: float, nbytes: float, roof: dict) -> float:
     """Least time (ms) the roofline allows: ``max(flops / peak, bytes / bandwidth)``."""
     return 1e3 * max(flops / (roof["peak_gflops"] * 1e9), nbytes / (roof["bandwidth_gbs"] * 1e9))

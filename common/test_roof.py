@@ -117,3 +117,13 @@ def test_cli_writes_and_shows(results_dir, capsys):
     assert doc["peak_gflops"] > 0 and doc["cpu"] and doc["date"]
     assert run_cli(roof._main, ["--show"]) == 0
     assert "FMA peak" in capsys.readouterr().out
+
+
+def test_host_check_gives_the_fma_rate_and_the_line_reads_it_against_the_roof():
+    got = roof.host_check(0.1)
+    assert got["fma_gflops"] >= got["fma_median_gflops"] > 0  # best of the samples >= their median
+    line = roof.host_speed_line({"fma_gflops": 238.1, "fma_median_gflops": 223.7},
+                                {"fma_gflops": 216.7, "fma_median_gflops": 192.3}, {"peak_gflops": 240.7})
+    assert line == ("FMA 238.1 GFLOP/s (median 223.7) before, 216.7 (192.3) after: "
+                    "99 % and 90 % of the roof's 240.7")
+    assert roof.host_speed_line(got, got, None).endswith("after")  # no roof cached: no percentages

@@ -442,6 +442,7 @@ def test_pipeline_quick_end_to_end_without_tuning(results_dir, capsys):
     for name in ("import", "relax_passes", "compare", "cross", "tir_pass"):
         assert (lab / f"{name}.json").exists(), name
     assert (lab / "compare.png").exists()
+    assert json.loads((lab / "compare.json").read_text())["env"]["host_speed"].startswith("FMA ")  # timed: host checked
     rows = json.loads((lab / "compare.json").read_text())["rows"]
     assert {r["variant"] for r in rows} == {"pytorch_eager", "tvm_untuned"}
     assert all(r["median_ms"] > 0 for r in rows)

@@ -142,6 +142,16 @@ def test_roofline_takes_runs_per_build_and_names_a_build_without_a_count(built, 
                           roof=ROOF, repeats={"untuned": 1}, write=False)
 
 
+def test_roofline_table_says_how_fast_the_host_ran_around_the_profiling(built, results_dir):
+    from common.results import read_table
+    vm, args, fused, _ = built
+    res = roofline.roofline("tiny", {"tuned": (vm, args, fused)}, roof=ROOF, repeats=1, host_check_s=0.1)
+    env = read_table(res["paths"]["json"])["env"]
+    assert env["host_speed"].startswith("FMA ") and f"of the roof's {ROOF['peak_gflops']:.1f}" in env["host_speed"]
+    assert "host_speed" not in read_table(roofline.roofline("tiny", {"tuned": (vm, args, fused)}, roof=ROOF,
+                                                            repeats=1)["paths"]["json"])["env"]
+
+
 def test_lost_ms_by_kernel_reads_one_build_and_says_what_is_wrong(tmp_path):
     from common.errors import UserError
 

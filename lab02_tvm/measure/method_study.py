@@ -8,11 +8,10 @@ not only as MetaSchedule measured it alone:
   (:class:`lab02_tvm.tuning.method.Method`). NHWC puts the channels (64-2048) innermost, so the reduction
   and the output channels vectorize without gathers; weight layout rewrite lets each schedule
   repack its (constant) weights into the order its loops read them, folded away at build time.
-* BERT-base, its dense matmuls: weight layout rewrite off/on. Relax's ``CombineParallelMatmul``
-  (merging the Q, K and V projections into one matmul) finds nothing to merge in this import:
-  ``torch.export`` gives each projection its own ``reshape`` of the shared hidden state, so the three
-  matmuls have different left operands (17 matmuls before and after the pass, with or without
-  ``EliminateCommonSubexpr`` first); it is not an arm until the import shares that operand.
+* BERT-base, its dense matmuls: weight layout rewrite off/on, and ``+ combined Q/K/V``: each layer's
+  Q, K and V projections merged into one 768x2304 matmul (:mod:`lab02_tvm.graph.combine_matmul`; Relax's
+  ``CombineParallelMatmul`` alone merges nothing in this import: its patterns want ``add(matmul, bias)``
+  with the weights and biases as bindings, and the import has ``add(bias, matmul)`` on constants).
 * ``+ tile`` (both models, on top of the field method): the search space gets the fp32 register-tile
   ``TensorIntrin`` of :mod:`lab02_tvm.schedule.intrin` through ``MultiLevelTilingWithIntrin``, the tile
   chosen per kernel (``tile`` column; ``not applicable: ...`` where none maps, and that kernel is tuned

@@ -96,7 +96,7 @@ def plot_roofline(rows_by_build: dict[str, list[dict]], roof: dict, title: str =
 
 
 def roofline(model: str, builds: dict[str, tuple], *, roof: dict | None = None,
-             repeats: int | dict[str, int] = 3,
+             repeats: int | dict[str, int] = 3, host_check_s: float | None = None,
              name: str | None = None, write: bool = True, progress: bool = False) -> dict:
     """Profile several builds of one model and write the per-kernel table and the roofline plot.
 
@@ -110,6 +110,8 @@ def roofline(model: str, builds: dict[str, tuple], *, roof: dict | None = None,
         roof: a roof dict (default ``common.roof.cached_roof()``, else measured now, briefly).
         repeats: instrumented runs per build, or ``{label: runs}`` (the untuned ResNet-50 takes ~8 s a run,
             the tuned one ~0.06 s, so a tuned build can afford the runs that steady its per-kernel medians).
+        host_check_s: re-measure the FMA peak for about this many seconds before and after the profiling
+            (:func:`common.roof.host_check`), given in the table's environment as ``host_speed``; ``None``: no check.
         name: file stem (default ``roofline_<model>``); the plot is ``<name>.png``.
         write: write ``results/lab02/<name>.{md,csv,json,png}``.
     Returns:
@@ -126,6 +128,7 @@ def roofline(model: str, builds: dict[str, tuple], *, roof: dict | None = None,
         raise UserError("roofline needs at least one build: {label: (vm, args, kernel_mod)}")
     roof = roof or roof_mod.cached_roof() or roof_mod.measure_roof(2.0, 1.0)
     by_build, summary = {}, []
+    before = roof_mod.host_check(host_check_s) if host_check_s else None
     runs = repeats if isinstance(repeats, dict) else dict.fromkeys(builds, repeats)
     if missing := sorted(set(builds) - set(runs)):
         raise UserError(f"roofline repeats name no count for build(s) {', '.join(missing)}: give one per build")
@@ -151,12 +154,13 @@ def roofline(model: str, builds: dict[str, tuple], *, roof: dict | None = None,
             "repeats": runs[label],
         })
     all_rows = [r for rows in by_build.values() for r in rows]
+    host = {"host_speed": roof_mod.host_speed_line(before, roof_mod.host_check(host_check_s), roof)} if before else {}
     paths = {}
     if write:
         stem = name or f"roofline_{model}"
         env = environment(threads=1, roof={k: roof.get(k) for k in ("peak_gflops", "sgemm_gflops",
                                                                         "bandwidth_gbs", "date")},
-                          machine_note="shared 2-core machine; timings at 1 thread")
+                          machine_note="shared 2-core machine; timings at 1 thread", **host)
         notes = ("Per kernel: time = median over runs of its summed calls (Relax VM instrument hook); "
                  "FLOPs = estimate_tir_flops of the unscheduled PrimFunc; bytes = its buffer parameters "
                  "(inputs + outputs once); roof_ms = max(FLOPs / FMA peak, bytes / bandwidth); "

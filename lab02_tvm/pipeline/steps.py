@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from common import roof
 from common.cli import step
 from common.gates import GateReport, structural
 
@@ -206,14 +207,16 @@ def compare(s: Settings, p: Products) -> None:
     from common.results import write_table
     from ..measure.compare import COMPARE_NOTES, kernel_rows, model_rows, plot_compare
     rows = []
+    before = roof.host_check(s.host_check_s)
     for name, im in p.ims.items():
         got = model_rows(name, im, p.bundles[name], p.untuned.get(name), p.tuned.get(name),
                          repeats=s.budget(name).repeats)
         step(7, "compare", f"{name}: " + ", ".join(f"{r['variant']} {r['median_ms']:.1f} ms "
                                                    f"({r['speedup_vs_eager']:.2f}x)" for r in got))
         rows += got + kernel_rows(name, p.kernel_rows)
+    host = roof.host_speed_line(before, roof.host_check(s.host_check_s), roof.cached_roof())
     write_table(LAB, "compare", rows, title="Lab 02 step 7: PyTorch eager vs TVM untuned vs TVM tuned",
-                env=s.env, meta={"threads": s.threads, "trials": s.trials, "ci": ci()}, notes=COMPARE_NOTES)
+                env={**s.env, "host_speed": host}, meta={"threads": s.threads, "trials": s.trials, "ci": ci()}, notes=COMPARE_NOTES)
     plot_compare(rows)
 
 
@@ -299,7 +302,7 @@ def roofline(s: Settings, p: Products) -> None:
             builds["tuned"] = (r, r.args, p.tuned[name]["fused"])  # in the records' method and build target
         if not builds:
             continue
-        res = profile_builds(name, builds, repeats=s.roofline_repeats)
+        res = profile_builds(name, builds, repeats=s.roofline_repeats, host_check_s=s.host_check_s)
         for sm in res["summary"]:
             step(11, "roofline", f"{name} {sm['build']}: {sm['whole_ms']} ms, {sm['gflops']} GFLOP/s "
                                  f"({sm['pct_peak']}% of peak), {sm['lost_ms']} ms above the roof")
@@ -309,6 +312,7 @@ def peers(s: Settings, p: Products) -> None:
     """Step 12: PyTorch eager, torch.compile, ONNX Runtime and TVM tuned, gated and interleaved (:mod:`lab02_tvm.measure.peers`)."""
     from ..measure.peers import compare_peers, write_peers
     rows = []
+    before = roof.host_check(s.host_check_s)
     for name, bundle in p.bundles.items():
         tvm_fns, notes = {}, {}
         if name in p.tuned:
@@ -320,7 +324,8 @@ def peers(s: Settings, p: Products) -> None:
         step(12, "peers", ", ".join(f"{r['peer']} {r['median_ms']} ms ({r['vs_eager']}x)" if r["median_ms"]
                                     else f"{r['peer']} {r['status'][:60]}" for r in got))
         rows += got
-    write_peers(rows, name="peers_quick" if s.quick else "peers")
+    host = roof.host_speed_line(before, roof.host_check(s.host_check_s), roof.cached_roof())
+    write_peers(rows, name="peers_quick" if s.quick else "peers", extra_env={"host_speed": host})
     failed = [f"{r['model']}/{r['peer']}: {r['status']}" for r in rows if r["status"].startswith("gate failed")]
     GateReport(stage="peers", rows=[], first_failure="; ".join(failed) or None).raise_if_failed()
 
