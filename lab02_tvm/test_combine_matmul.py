@@ -105,3 +105,17 @@ def test_a_folder_can_be_topped_up_with_its_method_plus_the_combine_and_not_the_
     assert not Method("NHWC", True, combine_matmul=True).extends(Method("NCHW", True))  # other conv workloads
     assert _method_with({}, "bert", tmp_path) is None  # no flag: tune_records keeps the folder's method
     assert _method_with({"combine_matmul": True}, "bert", tmp_path) == Method("NHWC", True, True)  # no folder: FIELD
+
+
+def test_every_workload_of_the_plain_build_is_still_a_workload_with_qkv_merged(bert_small_im):
+    """What :meth:`Method.extends` relies on: a folder's records stay valid; the merge only adds workloads."""
+    from lab02_tvm.graph.passes import tuning_module
+    import tvm_ffi
+
+    from lab02_tvm.tuning.tasks import extract_tasks
+    base = tuning_module(bert_small_im)
+    # MetaSchedule keys a record by the structural hash of the task's module (JSONDatabase's workload)
+    keys = {m: {tvm_ffi.structural_hash(t.task.dispatched[0]) for t in extract_tasks(mod, "llvm", True)}
+            for m, mod in (("plain", base), ("merged", combine_parallel_matmul(base)))}
+    assert keys["plain"] <= keys["merged"], keys["plain"] - keys["merged"]
+    assert keys["merged"] - keys["plain"]  # the merged Q/K/V matmul (and its slices) are new

@@ -41,20 +41,43 @@ def _rewrite_main(mod, visit_call):
     return mutator.builder_.get(), mutator
 
 
+def _shared_matmul_inputs(func) -> set:
+    """The variables that are the left operand of more than one ``matmul`` in ``func``."""
+    from collections import Counter
+
+    from tvm import relax
+    uses = Counter()
+
+    def visit(e):
+        if isinstance(e, relax.Call) and getattr(e.op, "name", "") == "relax.matmul" and isinstance(e.args[0], relax.Var):
+            uses[e.args[0]] += 1
+
+    relax.analysis.post_order_visit(func, visit)
+    return {v for v, n in uses.items() if n > 1}
+
+
 def bias_after_matmul(mod):
-    """Rewrite every ``add(a, m)`` in ``main`` where ``m`` is bound to a ``matmul`` and ``a`` is not into ``add(m, a)``.
+    """Rewrite ``add(a, m)`` in ``main`` into ``add(m, a)`` where ``m`` is bound to a ``matmul`` whose left
+    operand feeds another ``matmul`` too (the ones ``CombineParallelMatmul`` can merge) and ``a`` is not a matmul.
+
+    Every other ``add`` is left as imported, so the kernels that are not merged keep their workloads (a
+    swapped ``add`` is another TIR function, and MetaSchedule keys records by its structural hash).
 
     Args:
         mod: a Relax ``IRModule`` with a function ``main`` in dataflow bindings (any shapes, float dtypes).
     Returns:
-        a new module with those ``add`` operands swapped; every other binding is unchanged.
+        a new module with those ``add`` operands swapped.
     """
     from tvm import relax
+    shared = _shared_matmul_inputs(mod["main"])
+
+    def mergeable(expr, lookup) -> bool:
+        return _is_matmul(expr, lookup) and lookup(expr).args[0] in shared
 
     def swap(self, call):
         if getattr(call.op, "name", "") == "relax.add" and len(call.args) == 2:
             a, b = call.args
-            if _is_matmul(b, self.lookup_binding) and not _is_matmul(a, self.lookup_binding):
+            if mergeable(b, self.lookup_binding) and not _is_matmul(a, self.lookup_binding):
                 return relax.op.add(b, a)
         return call
 
