@@ -2,15 +2,22 @@
 
 Relax's ``CombineParallelMatmul`` (``tvm/src/relax/transform/combine_parallel_matmul.cc``) finds the
 ``matmul`` calls that share a left operand, concatenates their right operands along the output axis,
-runs one ``matmul`` and slices each branch's columns back out (``strided_slice``); when every branch adds
+runs one ``matmul`` and splits each branch's columns back out (``split``); when every branch adds
 a bias the same way, the biases are concatenated and added once too.
 
-Its patterns are written ``add(matmul(x, w), bias)``, and Relax's pattern matcher does not try the
-operands of ``add`` the other way round. ``torch.export`` lowers ``nn.Linear`` to ``addmm(bias, x, w.T)``,
+On this lab's import it merges nothing, for two reasons, and this module removes both:
+
+* Its patterns are written ``add(matmul(x, w), bias)``, and Relax's pattern matcher does not try the
+  operands of ``add`` the other way round. ``torch.export`` lowers ``nn.Linear`` to ``addmm(bias, x, w.T)``,
 which the Relax front end imports as ``add(bias, matmul(x, w.T))``: bias first. The three projections
-then do not match as one group of branches, and the pass merges nothing. :func:`bias_after_matmul`
-swaps those operands (``add`` is commutative and broadcasts the same way both ways round), after which
-the pass merges each layer's Q/K/V: BERT-base goes from 97 ``matmul`` calls to 73 (12 layers x 3 -> 1).
+  then do not match as one group of branches. :func:`bias_after_matmul` swaps those operands (``add`` is
+  commutative and broadcasts the same way both ways round).
+* Its wildcards for the weights and biases are matched through their bindings ("used by" constraints),
+  which a constant does not have, and the tuning module binds the weights as constants.
+  :func:`combine_parallel_matmul` turns them into parameters for the pass and binds them back after it.
+
+Then the pass merges each layer's Q/K/V: BERT-base goes from 97 ``matmul`` calls to 73 (12 layers, 3 -> 1).
+Whether that is faster is measured, not assumed: ``lab02_tvm.measure.method_study``'s ``combined Q/K/V`` arm.
 
 The shared left operand must be *one* variable: the import gives each projection its own ``reshape``
 of the hidden state, so ``EliminateCommonSubexpr`` (in :func:`lab02_tvm.graph.passes.tuning_module`) must
@@ -26,8 +33,8 @@ def _is_matmul(expr, lookup) -> bool:
 
 
 def _rewrite_main(mod, visit_call):
-    """``mod`` with ``main`` rewritten by a ``PyExprMutator`` whose ``visit_call_`` is ``visit_call(self, call)``
-    (after the call's arguments are visited); returns ``(module, mutator)``."""
+    """A new module: ``mod`` with ``main`` rewritten by a ``PyExprMutator`` whose ``visit_call_`` is
+    ``visit_call(self, call)`` (after the call's arguments are visited)."""
     from tvm import relax
 
     @relax.expr_functor.mutator
@@ -38,7 +45,7 @@ def _rewrite_main(mod, visit_call):
     mutator = _Mutator(mod)  # the upstream idiom: rewrite through the mutator's BlockBuilder
     gv = mod.get_global_var("main")
     mutator.builder_.update_func(gv, mutator.visit_expr(mod["main"]))
-    return mutator.builder_.get(), mutator
+    return mutator.builder_.get()
 
 
 def _shared_matmul_inputs(func) -> set:
@@ -81,7 +88,7 @@ def bias_after_matmul(mod):
                 return relax.op.add(b, a)
         return call
 
-    return _rewrite_main(mod, swap)[0]
+    return _rewrite_main(mod, swap)
 
 
 def _constants_as_params(mod):
@@ -103,16 +110,15 @@ def _constants_as_params(mod):
 
     def lift(self, call):
         name = getattr(call.op, "name", "")
-        a, b = (list(call.args) + [None, None])[:2]
-        if name == "relax.matmul" and isinstance(b, Constant):
+        if name not in ("relax.matmul", "relax.add") or len(call.args) != 2:
+            return call
+        a, b = call.args
+        if isinstance(b, Constant) and (name == "relax.matmul" or _is_matmul(a, self.lookup_binding)):
             return relax.Call(call.op, [a, param(b)], call.attrs)
-        if name == "relax.add" and isinstance(b, Constant) and _is_matmul(a, self.lookup_binding):
-            return relax.op.add(a, param(b))
         return call
 
-    mod, _ = _rewrite_main(mod, lift)
+    mod = _rewrite_main(mod, lift)  # a new module: the caller's is left as it was
     main = mod["main"]
-    mod = mod.clone() if hasattr(mod, "clone") else mod
     mod["main"] = relax.Function(list(main.params) + list(bound), main.body, main.ret_ty, main.is_pure, main.attrs)
     return mod, bound
 
