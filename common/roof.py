@@ -34,7 +34,8 @@ import datetime as _dt
 import json
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -415,6 +416,20 @@ def host_speed_line(before: dict, after: dict, roof: dict | None) -> str:
         line += (f": {100 * before['fma_gflops'] / peak:.0f} % and {100 * after['fma_gflops'] / peak:.0f} % "
                  f"of the roof's {peak:.1f}")
     return line
+
+
+@contextmanager
+def host_speed(seconds: float | None, roof: dict | None = None) -> Iterator[dict]:
+    """Check the host (:func:`host_check`) before and after the block; the yielded dict then holds
+    ``{"host_speed": host_speed_line(...)}`` against ``roof`` (default :func:`cached_roof`), for a table's
+    environment. ``seconds`` ``None`` or 0: no check, the dict stays empty."""
+    out: dict = {}
+    if not seconds:
+        yield out
+        return
+    before = host_check(seconds)
+    yield out
+    out["host_speed"] = host_speed_line(before, host_check(seconds), roof if roof is not None else cached_roof())
 
 
 def roof_time_ms(flops: float, nbytes: float, roof: dict) -> float:

@@ -122,16 +122,39 @@ def roofline(model: str, builds: dict[str, tuple], *, roof: dict | None = None,
     """
     from common import roof as roof_mod
     from common.results import save_plot, write_table
-    from common.timing import environment, tvm_threads
+    from common.timing import environment
 
     if not builds:
         raise UserError("roofline needs at least one build: {label: (vm, args, kernel_mod)}")
     roof = roof or roof_mod.cached_roof() or roof_mod.measure_roof(2.0, 1.0)
-    by_build, summary = {}, []
-    before = roof_mod.host_check(host_check_s) if host_check_s else None
     runs = repeats if isinstance(repeats, dict) else dict.fromkeys(builds, repeats)
     if missing := sorted(set(builds) - set(runs)):
         raise UserError(f"roofline repeats name no count for build(s) {', '.join(missing)}: give one per build")
+    with roof_mod.host_speed(host_check_s, roof) as host:
+        by_build, summary = _profile_builds(model, builds, runs, roof, progress)
+    all_rows = [r for rows in by_build.values() for r in rows]
+    paths = {}
+    if write:
+        stem = name or f"roofline_{model}"
+        env = environment(threads=1, roof={k: roof.get(k) for k in ("peak_gflops", "sgemm_gflops",
+                                                                        "bandwidth_gbs", "date")},
+                          machine_note="shared 2-core machine; timings at 1 thread", **host)
+        notes = ("Per kernel: time = median over runs of its summed calls (Relax VM instrument hook); "
+                 "FLOPs = estimate_tir_flops of the unscheduled PrimFunc; bytes = its buffer parameters "
+                 "(inputs + outputs once); roof_ms = max(FLOPs / FMA peak, bytes / bandwidth); "
+                 "lost_ms = ms - roof_ms; rows sorted by lost_ms within each build.\n\n"
+                 "Per build:\n\n" + _md(summary))
+        paths = write_table(LAB, stem, all_rows, title=f"Roofline per kernel: {model}", notes=notes, env=env)
+        fig = plot_roofline(by_build, roof, title=f"{model}: kernels under the roof (1 thread)")
+        paths["png"] = save_plot(fig, LAB, stem)
+    return {"rows": all_rows, "summary": summary, "paths": paths}
+
+
+def _profile_builds(model: str, builds: dict, runs: dict, roof: dict, progress: bool) -> tuple[dict, list]:
+    """``({label: kernel rows}, [summary row per build])``: each build profiled ``runs[label]`` times."""
+    from common import roof as roof_mod
+    from common.timing import tvm_threads
+    by_build, summary = {}, []
     for label, (vm, args, kmod) in builds.items():
         if progress:
             print(f"  profiling {model} {label} ({runs[label]} runs)", flush=True)
@@ -153,23 +176,7 @@ def roofline(model: str, builds: dict[str, tuple], *, roof: dict | None = None,
             "flop_share_at_70pct_peak": round(near / total_flops, 3) if total_flops else None,
             "repeats": runs[label],
         })
-    all_rows = [r for rows in by_build.values() for r in rows]
-    host = {"host_speed": roof_mod.host_speed_line(before, roof_mod.host_check(host_check_s), roof)} if before else {}
-    paths = {}
-    if write:
-        stem = name or f"roofline_{model}"
-        env = environment(threads=1, roof={k: roof.get(k) for k in ("peak_gflops", "sgemm_gflops",
-                                                                        "bandwidth_gbs", "date")},
-                          machine_note="shared 2-core machine; timings at 1 thread", **host)
-        notes = ("Per kernel: time = median over runs of its summed calls (Relax VM instrument hook); "
-                 "FLOPs = estimate_tir_flops of the unscheduled PrimFunc; bytes = its buffer parameters "
-                 "(inputs + outputs once); roof_ms = max(FLOPs / FMA peak, bytes / bandwidth); "
-                 "lost_ms = ms - roof_ms; rows sorted by lost_ms within each build.\n\n"
-                 "Per build:\n\n" + _md(summary))
-        paths = write_table(LAB, stem, all_rows, title=f"Roofline per kernel: {model}", notes=notes, env=env)
-        fig = plot_roofline(by_build, roof, title=f"{model}: kernels under the roof (1 thread)")
-        paths["png"] = save_plot(fig, LAB, stem)
-    return {"rows": all_rows, "summary": summary, "paths": paths}
+    return by_build, summary
 
 
 def _md(rows: list[dict]) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from common import roof
+from common.roof import host_speed
 from common.cli import step
 from common.gates import GateReport, structural
 
@@ -207,16 +207,15 @@ def compare(s: Settings, p: Products) -> None:
     from common.results import write_table
     from ..measure.compare import COMPARE_NOTES, kernel_rows, model_rows, plot_compare
     rows = []
-    before = roof.host_check(s.host_check_s)
-    for name, im in p.ims.items():
-        got = model_rows(name, im, p.bundles[name], p.untuned.get(name), p.tuned.get(name),
-                         repeats=s.budget(name).repeats)
-        step(7, "compare", f"{name}: " + ", ".join(f"{r['variant']} {r['median_ms']:.1f} ms "
-                                                   f"({r['speedup_vs_eager']:.2f}x)" for r in got))
-        rows += got + kernel_rows(name, p.kernel_rows)
-    host = roof.host_speed_line(before, roof.host_check(s.host_check_s), roof.cached_roof())
+    with host_speed(s.host_check_s) as host:
+        for name, im in p.ims.items():
+            got = model_rows(name, im, p.bundles[name], p.untuned.get(name), p.tuned.get(name),
+                             repeats=s.budget(name).repeats)
+            step(7, "compare", f"{name}: " + ", ".join(f"{r['variant']} {r['median_ms']:.1f} ms "
+                                                       f"({r['speedup_vs_eager']:.2f}x)" for r in got))
+            rows += got + kernel_rows(name, p.kernel_rows)
     write_table(LAB, "compare", rows, title="Lab 02 step 7: PyTorch eager vs TVM untuned vs TVM tuned",
-                env={**s.env, "host_speed": host}, meta={"threads": s.threads, "trials": s.trials, "ci": ci()}, notes=COMPARE_NOTES)
+                env={**s.env, **host}, meta={"threads": s.threads, "trials": s.trials, "ci": ci()}, notes=COMPARE_NOTES)
     plot_compare(rows)
 
 
@@ -312,20 +311,19 @@ def peers(s: Settings, p: Products) -> None:
     """Step 12: PyTorch eager, torch.compile, ONNX Runtime and TVM tuned, gated and interleaved (:mod:`lab02_tvm.measure.peers`)."""
     from ..measure.peers import compare_peers, write_peers
     rows = []
-    before = roof.host_check(s.host_check_s)
-    for name, bundle in p.bundles.items():
-        tvm_fns, notes = {}, {}
-        if name in p.tuned:
-            t = p.tuned[name]
-            label = "tvm_tuned_records" if t["how"] != "tuned here" else "tvm_tuned_this_run"
-            tvm_fns[label] = t["runner"]
-            notes[label] = f"{t['built'].line()}; {t['trials']} trials; {t['records']}"
-        got = compare_peers(bundle, label=name, tvm=tvm_fns, notes=notes, repeats=s.peer_repeats, progress=True)
-        step(12, "peers", ", ".join(f"{r['peer']} {r['median_ms']} ms ({r['vs_eager']}x)" if r["median_ms"]
-                                    else f"{r['peer']} {r['status'][:60]}" for r in got))
-        rows += got
-    host = roof.host_speed_line(before, roof.host_check(s.host_check_s), roof.cached_roof())
-    write_peers(rows, name="peers_quick" if s.quick else "peers", extra_env={"host_speed": host})
+    with host_speed(s.host_check_s) as host:
+        for name, bundle in p.bundles.items():
+            tvm_fns, notes = {}, {}
+            if name in p.tuned:
+                t = p.tuned[name]
+                label = "tvm_tuned_records" if t["how"] != "tuned here" else "tvm_tuned_this_run"
+                tvm_fns[label] = t["runner"]
+                notes[label] = f"{t['built'].line()}; {t['trials']} trials; {t['records']}"
+            got = compare_peers(bundle, label=name, tvm=tvm_fns, notes=notes, repeats=s.peer_repeats, progress=True)
+            step(12, "peers", ", ".join(f"{r['peer']} {r['median_ms']} ms ({r['vs_eager']}x)" if r["median_ms"]
+                                        else f"{r['peer']} {r['status'][:60]}" for r in got))
+            rows += got
+    write_peers(rows, name="peers_quick" if s.quick else "peers", extra_env=host)
     failed = [f"{r['model']}/{r['peer']}: {r['status']}" for r in rows if r["status"].startswith("gate failed")]
     GateReport(stage="peers", rows=[], first_failure="; ".join(failed) or None).raise_if_failed()
 

@@ -102,7 +102,7 @@ def tune_records(model: str, trials: int, minutes: float, *, command: str, root:
     target = {**host_target(), "num-cores": 1}
     work = shipped_dir(model, target, root)
     prev = read_provenance(work)
-    have = Method.from_provenance(prev) if (work / RECORDS).is_file() else None
+    have = folder_method(work)
     method = method or have or FIELD
     if have is not None and method != have and not method.extends(have):
         raise UserError(f"{rel(work)} holds records tuned {have}; a top-up with {method} would add other "
@@ -172,6 +172,11 @@ def lost_ms_by_kernel(path: str | os.PathLike, build: str = "tuned") -> dict[str
 
 
 
+def folder_method(work: Path) -> Method | None:
+    """The method of the records in ``work`` (its ``PROVENANCE.json``), ``None`` when it holds no records."""
+    return Method.from_provenance(read_provenance(work)) if (work / RECORDS).is_file() else None
+
+
 def _on(flag: str | None) -> bool | None:
     return None if flag is None else flag == "on"
 
@@ -182,9 +187,7 @@ def _method_with(flags: dict, model: str, root: Path | None):
     if not flags:
         return None
     from ..build import host_target
-    work = shipped_dir(model, {**host_target(), "num-cores": 1}, root)
-    have = Method.from_provenance(read_provenance(work)) if (work / RECORDS).is_file() else FIELD
-    return replace(have, **flags)
+    return replace(folder_method(shipped_dir(model, {**host_target(), "num-cores": 1}, root)) or FIELD, **flags)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -25,7 +25,7 @@ top-level ``"layout_rewrite"`` flag (False in every such database shipped).
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, fields, replace
 
 from common.errors import UserError
 
@@ -83,10 +83,10 @@ class Method:
         m = prov.get("method")
         if m is None:
             return cls("NCHW", bool(prov.get("layout_rewrite", False)))
-        if not isinstance(m, dict) or set(m) - {"layout", "layout_rewrite", "combine_matmul"}:
+        switches = {f.name for f in fields(cls)} - {"layout"}  # every other field is an on/off switch
+        if not isinstance(m, dict) or set(m) - switches - {"layout"}:
             raise UserError(f"unknown tuning method {m!r} in the records' provenance")
-        return cls(str(m.get("layout", "NCHW")), bool(m.get("layout_rewrite", False)),
-                   bool(m.get("combine_matmul", False)))
+        return cls(str(m.get("layout", "NCHW")), **{k: bool(m.get(k, False)) for k in switches})
 
 
 #: The records as first shipped: the imported layout, weights read in their own order.
