@@ -356,7 +356,7 @@ def ort_message(exc: BaseException, limit: int = 240) -> str:
 def ort_session(model: str | os.PathLike | onnx.ModelProto, *, level: str = "DISABLE_ALL", threads: int = 1,
                 providers: tuple[str, ...] = ("CPUExecutionProvider",), provider_options=None,
                 optimized_model_path: str | os.PathLike | None = None, custom_ops_library: str | None = None,
-                log_level: int = 4):
+                log_level: int = 4, profile_prefix: str | os.PathLike | None = None):
     """An ``onnxruntime.InferenceSession``: fixed threads (inter-op 1, sequential), one optimization level.
 
     Args:
@@ -368,6 +368,8 @@ def ort_session(model: str | os.PathLike | onnx.ModelProto, *, level: str = "DIS
         custom_ops_library: a shared library registered with ``register_custom_ops_library``.
         log_level: this session's log severity (0 verbose .. 4 fatal); default 4, since every
             failure also surfaces as an exception. ORT's process-wide default logger is not changed.
+        profile_prefix: turn ORT's profiler on (``enable_profiling``): every node run is an event in
+            ``<prefix>_<date>.json``, written by ``session.end_profiling()`` (which returns its path).
 
     Raises:
         UserError: unknown level, or ORT cannot load the model (e.g. an opset newer than this ORT
@@ -382,6 +384,9 @@ def ort_session(model: str | os.PathLike | onnx.ModelProto, *, level: str = "DIS
     so = ort_session_options(threads, level, optimized_model_path=str(optimized_model_path)
                              if optimized_model_path else None)
     so.log_severity_level = log_level
+    if profile_prefix is not None:
+        so.enable_profiling = True
+        so.profile_file_prefix = str(profile_prefix)
     if custom_ops_library:
         so.register_custom_ops_library(custom_ops_library)
     src = model.SerializeToString() if isinstance(model, onnx.ModelProto) else str(model)

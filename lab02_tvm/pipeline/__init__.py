@@ -20,7 +20,9 @@ lines and checks a gate; ``--only STEP`` runs one step and what it builds on, ``
 11. roofline: every kernel of the untuned and tuned builds under the machine's roof — :mod:`lab02_tvm.measure.roofline`;
 12. peers: PyTorch eager, torch.compile, ONNX Runtime and TVM tuned in one run — :mod:`lab02_tvm.measure.peers`;
 13. layout assignment on ResNet-50, NCHW vs NHWC — :mod:`lab02_tvm.measure.layout`;
-14. AutoTVM-style template vs MetaSchedule's space on the hottest kernel — :mod:`lab02_tvm.schedule.search_space`.
+14. AutoTVM-style template vs MetaSchedule's space on the hottest kernel — :mod:`lab02_tvm.schedule.search_space`;
+15. ResNet-50 convolution by convolution, the tuned build against ONNX Runtime's profiler, interleaved:
+    where step 12's gap to ONNX Runtime is — :mod:`lab02_tvm.measure.vs_ort`.
 
 Timings: 1 thread by default (``--threads``), PyTorch eager and TVM tuned interleaved in one run.
 Untuned TVM runs naive single-threaded loops (ResNet-50 ~4 s, BERT-base ~25 s per inference), so

@@ -13,7 +13,7 @@ from . import __doc__ as PIPELINE_DOC
 from .settings import Settings, parse_args, resolve
 from .steps import (Products, choose_records, compare, cross, import_models, import_onnx, layout, manual_schedule,
                     peers, relax_passes, roofline, rpc, search_spaces, struct_info, tir_pass, tune_and_build,
-                    untuned_build)
+                    untuned_build, vs_ort)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -62,6 +62,7 @@ STEPS = (
     Step("peers", peers, uses=("tuning",)),
     Step("layout", layout),
     Step("spaces", search_spaces, needs=("tuning",)),
+    Step("vs-ort", vs_ort, needs=("tuning",)),
 )
 
 #: Steps a run can drop (``--skip-<step>``) and select (``--only``).

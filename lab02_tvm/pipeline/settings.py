@@ -62,8 +62,10 @@ class Settings:
     layout_repeats: int
     space_trials: int
     roofline_repeats: dict[str, int]
-    #: seconds of each FMA re-measure before and after the timed steps 7, 11 and 12 (``host_speed`` in their tables)
+    #: seconds of each FMA re-measure before and after the timed steps 7, 11, 12 and 15 (``host_speed`` in their tables)
     host_check_s: float
+    #: step 15's interleaved rounds (one instrumented TVM and one profiled ONNX Runtime inference each)
+    vs_ort_rounds: int
     env: dict = field(repr=False)
 
     def runs(self, name: str) -> bool:
@@ -134,5 +136,5 @@ def resolve(args: argparse.Namespace, steps: frozenset[str]) -> Settings:
         trials=args.trials, budgets=budgets, peer_repeats=args.repeats or pick(20, 3),
         layout_trials=0 if args.quick else pick(16, 4), layout_repeats=1 if args.quick else 2,
         space_trials=pick(32, 4), roofline_repeats={"untuned": pick(2, 1), "tuned": pick(10, 1)},
-        host_check_s=pick(2.0, 0.2),
+        host_check_s=pick(2.0, 0.2), vs_ort_rounds=pick(10, 2),
         env=environment(threads=args.threads, machine_note="shared 2-core machine"))

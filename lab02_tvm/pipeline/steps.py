@@ -328,6 +328,22 @@ def peers(s: Settings, p: Products) -> None:
     GateReport(stage="peers", rows=[], first_failure="; ".join(failed) or None).raise_if_failed()
 
 
+def vs_ort(s: Settings, p: Products) -> None:
+    """Step 15: ResNet-50 convolution by convolution, the tuned build against ONNX Runtime, interleaved
+    (:mod:`lab02_tvm.measure.vs_ort`): where the gap of step 12's ResNet-50 row is."""
+    from ..measure.vs_ort import compare_model, write_vs_ort
+    if "resnet50" not in p.tuned:
+        step(15, "vs-ort", "skipped: no tuned ResNet-50 build in this run")
+        return
+    t = p.tuned["resnet50"]
+    with host_speed(s.host_check_s) as host:
+        res = compare_model(p.bundles["resnet50"], t["runner"], t["fused"], rounds=s.vs_ort_rounds)
+    write_vs_ort(res, model="resnet50", name="vs_ort_resnet50_quick" if s.quick else "vs_ort_resnet50", extra_env=host)
+    tot = res["totals"]
+    step(15, "vs-ort", f"resnet50 convolutions: TVM {tot['tvm']['convs_ms']:.1f} ms, ONNX Runtime {tot['ort']['convs_ms']:.1f} "
+                       f"ms; most lost: " + ", ".join(f"{r['conv']} ({r['lost_vs_ort_ms']:+.2f} ms)" for r in res["rows"][:3]))
+
+
 def layout(s: Settings, p: Products) -> None:
     """Step 13: layout assignment on ResNet-50 (NCHW vs NHWC: transforms counted, built, gated, timed;
     the hottest convs tuned per layout) — :func:`lab02_tvm.measure.layout.compare_layouts`."""
