@@ -1,0 +1,288 @@
+"""Where each kernel's epilogue runs, chosen in the model: the best schedule with its bias/residual/ReLU moved into the tile.
+
+MetaSchedule's ``MultiLevelTiling`` rule tiles a conv or matmul as ``SSRSRS`` (spatial and reduction
+loop levels S0 S1 R0 S2 R1 S3) and writes a few *sketches* per kernel: the elementwise consumer
+(bias add, residual add, ReLU: the epilogue) computed at the S1 tile, at the S2 tile, or after the
+whole nest (``reuse_write``: ``reverse_compute_at`` or not; TVM's ``multi_level_tiling.cc``). The
+evolutionary search mutates sampled *decisions* (tile sizes, unroll, compute locations of producers)
+within a sketch and never moves a kernel from one sketch to another, so the sketch whose random
+first candidates timed best keeps the search. Timed cold (every argument but the first flushed, as
+the shipped records are), a separate epilogue loop streams the flushed residual and output in
+order, while the fused one reads them tile by tile; in the model those tensors were written by the
+kernels just before and are in cache. On ResNet-50 this left 15 of 24 convolutions with their
+epilogue after the nest, each writing its whole output to a scratch buffer and reading it back
+(``python -m lab02_tvm.tuning.epilogue --model resnet50 <records> <out>`` prints which).
+
+This module takes each such kernel's best record, moves the epilogue into the S1 and into the S2
+tile (``reverse_compute_at`` on the trace's own loops, then MetaSchedule's postprocessors), builds
+the model three times (best records; every kernel's epilogue at S1; at S2), gates each against
+PyTorch, times every kernel **in the model** (:func:`lab02_tvm.measure.profile.profile_vm`,
+interleaved rounds), and keeps, per kernel, the placement that runs fastest there if it beats the
+searched one by at least ``min_gain``. The chosen records' ``run_secs`` are those in-model times
+(per call) and the provenance says so (``"epilogue"``), so a later cold top-up competes against them.
+"""
+from __future__ import annotations
+
+import re
+import shlex
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from common.errors import UserError
+
+from .. import LAB
+
+#: the tile levels an epilogue can move to (MultiLevelTiling's ``reuse_write`` levels on CPU)
+LEVELS = ("S1", "S2")
+#: a placement is kept only if it is at least this much faster in the model than the searched one (run-to-run
+#: noise of one kernel in the model is 1-4 % here)
+MIN_GAIN = 0.05
+_REORDER = re.compile(r"  sch\.reorder\(([^)]*)\)\n")
+_TILED = re.compile(r'sch\.annotate\(block_or_loop=(b\d+), ann_key="meta_schedule\.tiling_structure", ann_val="SSRSRS"\)')
+
+
+def unfused(trace_py: str) -> bool:
+    """Whether a record's trace (``str(trace)``) tiles a block ``SSRSRS`` and leaves its consumer after the nest."""
+    pre = trace_py.split("sch.enter_postproc()")[0]
+    return bool(_TILED.search(pre)) and "reverse_compute_at" not in pre
+
+
+def with_epilogue_at(func_mod, trace, level: str, target) -> Any:
+    """``func_mod`` (one PrimFunc, the workload) scheduled by ``trace`` with the tiled block's consumer
+    computed at the end of tile level ``level`` (``"S1"`` or ``"S2"``), then MetaSchedule's CPU postprocessors.
+
+    The trace's own Python form (``str(trace)``, its ``apply_trace(sch)``) is replayed up to its
+    ``enter_postproc`` with one ``reverse_compute_at`` added after the ``SSRSRS`` reorder; the loop is
+    found by position in that reorder (``s`` spatial and ``r`` reduction loops: S1 ends at ``2s - 1``,
+    S2 at ``3s + r - 1``).
+
+    Returns:
+        the ``tvm.s_tir.Schedule``; its ``trace`` is a record's trace.
+    Raises:
+        UserError: the trace has no ``SSRSRS`` tiling to move an epilogue into, or a postprocessor rejects the result.
+    """
+    import tvm
+    from tvm import s_tir
+    from tvm.script import tirx as T
+
+    if level not in LEVELS:
+        raise UserError(f"unknown epilogue level {level!r}: choose one of {', '.join(LEVELS)}")
+    pre = str(trace).split("  sch.enter_postproc()")[0]
+    m, tiled = _REORDER.search(pre), _TILED.search(pre)
+    if m is None or tiled is None:
+        raise UserError("the trace has no SSRSRS tiling (MultiLevelTiling) to move an epilogue into")
+    loops = [x.strip() for x in m.group(1).split(",")]
+    probe = s_tir.Schedule(func_mod)
+    block = probe.get(probe.get_sblock(_tiled_block_name(pre, tiled.group(1))))
+    s = sum(1 for iv in block.iter_vars if int(iv.iter_type) == int(tvm.tirx.IterVar.DataPar))
+    r = len(block.iter_vars) - s
+    if len(loops) != 4 * s + 2 * r:
+        raise UserError(f"the trace's reorder has {len(loops)} loops, not the {4 * s + 2 * r} of SSRSRS")
+    at = loops[2 * s - 1] if level == "S1" else loops[3 * s + r - 1]
+    src = pre.replace(m.group(0), m.group(0) + f"  b_epilogue, = sch.get_consumers(block={tiled.group(1)})\n"
+                      f"  sch.reverse_compute_at(block=b_epilogue, loop={at}, preserve_unit_loops=True, index=-1)\n")
+    sch = s_tir.Schedule(func_mod)
+    scope = {"tvm": tvm, "T": T, "s_tir": s_tir}
+    exec(compile(src, "<trace>", "exec"), scope)  # the trace's own apply_trace, from our own database
+    scope["apply_trace"](sch)
+    return postprocess(sch, func_mod, target)
+
+
+def postprocess(sch, func_mod, target):
+    """``sch`` after ``enter_postproc`` and MetaSchedule's CPU postprocessors (``Postproc.create("llvm")``: parallel,
+    vectorize and unroll annotations made loops, reductions decomposed, layout-free weights rewritten), as the
+    search does before it measures a candidate: a record's trace.
+
+    Raises:
+        UserError: a postprocessor rejects the schedule (one line naming it).
+    """
+    import tvm
+    from tvm.s_tir import meta_schedule as ms
+    sch.enter_postproc()
+    ctx = ms.TuneContext(mod=func_mod, target=tvm.target.Target(target), task_name="epilogue",
+                         space_generator=ms.space_generator.PostOrderApply(sch_rules=[], postprocs="llvm",
+                                                                           mutator_probs={}))
+    for post in ctx.space_generator.postprocs:
+        if not post.apply(sch):
+            raise UserError(f"MetaSchedule's {type(post).__name__} rejects the schedule")
+    return sch
+
+
+def _tiled_block_name(pre: str, rv: str) -> str:
+    """The block name a trace binds to ``rv`` (``bN = sch.get_sblock(name="...", ...)``)."""
+    m = re.search(rf'  {rv} = sch\.get_sblock\(name="([^"]+)"', pre)
+    if m is None:
+        raise UserError(f"the trace does not name its tiled block {rv}")
+    return m.group(1)
+
+
+def _write_folder(out: Path, entries: list[tuple[Any, Any]]) -> Path:
+    """A database folder holding one record per workload: ``entries`` = ``[(workload PrimFunc module, TuningRecord)]``."""
+    from tvm.s_tir import meta_schedule as ms
+
+    from .database import database_paths
+    out.mkdir(parents=True, exist_ok=True)
+    wl, rec = database_paths(out)
+    for p in (wl, rec):
+        p.unlink(missing_ok=True)
+    db = ms.database.JSONDatabase(str(wl), str(rec))
+    for func_mod, r in entries:
+        w = db.commit_workload(func_mod)
+        db.commit_tuning_record(ms.database.TuningRecord(r.trace, w, r.run_secs, r.target, r.args_info))
+    return out
+
+
+def choose(model: str, src: str | Path, out: str | Path, *, rounds: int = 10, min_gain: float = MIN_GAIN,
+           progress: bool = True, quick: bool = False, command: str | None = None) -> list[dict]:
+    """Choose each kernel's epilogue placement in the model; write ``out`` (a records folder) and return the rows.
+
+    Args:
+        model: the model whose records ``src`` holds (its tuning method is read from ``src``'s provenance).
+        src: a records folder (pruned: its best record per kernel is the one used); never written.
+        out: where the chosen records go (created; a folder there is replaced).
+        rounds: interleaved in-model profiling rounds (each: one instrumented inference per build).
+        min_gain: the least in-model speedup (fraction) for which a moved epilogue replaces the searched one.
+        quick: the test-size model (``models.build_bundles(quick=True)``), for records tuned on it.
+        command: the command line, for the provenance.
+    Returns:
+        one row per kernel whose epilogue could move: ``kernel, calls, searched_ms, S1_ms, S2_ms`` (per call,
+        median over rounds, in the model), ``chosen`` (``searched``, ``S1`` or ``S2``), ``gain_pct``.
+    Raises:
+        UserError: ``src`` holds no database, or ``out`` is ``src``.
+        common.gates.GateError: a build differs from PyTorch beyond the model's gate.
+    """
+    from common.timing import set_torch_threads, tvm_threads
+    from tqdm import tqdm
+
+    from ..build import VMRunner, gate_outputs, host_target
+    from ..graph.frontend import import_torch
+    from ..graph.passes import tuning_module
+    from ..measure.profile import profile_vm
+    from ..models import build_bundles
+    from . import records
+    from .apply import build_from_database
+    from .database import load_database, task_records
+    from .method import Method, PREPACKED
+    from .tasks import extract_tasks
+
+    src, out = Path(src), Path(out)
+    if src.resolve() == out.resolve():
+        raise UserError("the chosen records must go to another folder than the records they come from")
+    db = load_database(src)
+    prov = records.read_provenance(src)
+    method = Method.from_provenance(prov)
+    target = {**host_target(), "num-cores": 1}
+    set_torch_threads(1)
+    with tvm_threads(1):
+        im = import_torch(build_bundles([model], quick=quick)[model])
+        mod = method.module(tuning_module(im))
+        infos = extract_tasks(mod, target, method.layout_rewrite)
+        best, variants = {}, {lv: {} for lv in LEVELS}
+        for t in infos:
+            recs = task_records(db, t.task)
+            if not recs:
+                continue
+            best[t.name] = (t, recs[0])
+            if unfused(str(recs[0].trace)):
+                for lv in LEVELS:
+                    try:
+                        variants[lv][t.name] = with_epilogue_at(t.task.dispatched[0], recs[0].trace, lv, target)
+                    except UserError:
+                        pass
+        movable = sorted(set().union(*(v.keys() for v in variants.values())))
+        with tempfile.TemporaryDirectory(prefix="lab02_epilogue_") as tmp:
+            runners = {}
+            for arm in ("searched", *LEVELS):
+                entries = []
+                for name, (t, r) in best.items():
+                    sch = variants.get(arm, {}).get(name)
+                    entries.append((t.task.dispatched[0], r if sch is None else _with_trace(r, sch.trace)))
+                folder = _write_folder(Path(tmp) / arm, entries)
+                built = build_from_database(mod, target, folder, layout_rewrite=method.layout_rewrite)
+                runner = VMRunner(built.executable, im, with_params=False)
+                gate_outputs(im, runner.outputs(), stage=f"epilogue_{arm}")
+                runners[arm] = runner
+            times: dict[str, list[dict]] = {arm: [] for arm in runners}
+            calls: dict[str, int] = {}
+            for _ in tqdm(range(rounds), desc=f"{model}: kernels in the model", disable=not progress):
+                for arm, runner in runners.items():
+                    prof = profile_vm(runner, runner.args, repeats=1)
+                    times[arm].append({k: v["ms"] / max(v["calls"], 1) for k, v in prof["kernels"].items()})
+                    if arm == "searched":
+                        calls = {k: v["calls"] for k, v in prof["kernels"].items()}
+        rows, chosen = [], {}
+        for name in movable:
+            med = {arm: float(np.median([x.get(name + PREPACKED, x.get(name, np.nan)) for x in times[arm]]))
+                   for arm in times}
+            pick = min((lv for lv in LEVELS if name in variants[lv]), key=lambda lv: med[lv])
+            gain = 1 - med[pick] / med["searched"]
+            keep = pick if gain >= min_gain else "searched"
+            if keep != "searched":
+                chosen[name] = (keep, med[keep])
+            rows.append({"kernel": name, "calls": calls.get(name + PREPACKED, calls.get(name)), "searched_ms": round(med["searched"], 4),
+                         **{f"{lv}_ms": round(med[lv], 4) if name in variants[lv] else None for lv in LEVELS},
+                         "chosen": keep, "gain_pct": round(100 * gain, 1) if keep != "searched" else 0.0})
+    entries = []
+    for name, (t, r) in best.items():
+        if name in chosen:
+            lv, ms_per_call = chosen[name]
+            r = _with_trace(r, variants[lv][name].trace, run_s=ms_per_call / 1e3)
+        entries.append((t.task.dispatched[0], r))
+    if out.exists():
+        shutil.rmtree(out)
+    _write_folder(out, entries)
+    records.write_provenance(out, {**prov, "epilogue": {
+        "note": "epilogue (the tiled block's consumer) moved into the tile where that ran at least "
+                f"{round(100 * min_gain)} % faster in the model (lab02_tvm.tuning.epilogue); these records' "
+                "run_secs are their per-call times in the model, not cold times alone",
+        "command": command, "date_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime()), "rounds": rounds,
+        "min_gain": min_gain,
+        "kernels": {n: {"level": lv, "model_ms": round(m, 4)} for n, (lv, m) in sorted(chosen.items())}}})
+    return rows
+
+
+def _with_trace(record, trace, run_s: float | None = None):
+    """``record`` with another trace (and, given ``run_s``, that run time in seconds)."""
+    from tvm.s_tir import meta_schedule as ms
+    return ms.database.TuningRecord(trace, record.workload, record.run_secs if run_s is None else [run_s],
+                                    record.target, record.args_info)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m lab02_tvm.tuning.epilogue --model resnet50 SRC OUT``: choose, write OUT, table ``epilogue_<model>``."""
+    from common.cli import parser, positive, step
+    from common.results import write_table
+    from common.timing import environment
+    p = parser("python -m lab02_tvm.tuning.epilogue", __doc__)
+    p.add_argument("--model", default="resnet50", choices=["resnet50", "bert", "llama_tiny_s32", "llama_tiny_s128"])
+    p.add_argument("src", help="records folder to read (never written)")
+    p.add_argument("out", help="folder for the chosen records (replaced)")
+    p.add_argument("--rounds", type=int, default=10, help="interleaved in-model profiling rounds")
+    p.add_argument("--min-gain", type=float, default=MIN_GAIN, help="least in-model speedup (fraction) to move an epilogue")
+    args = p.parse_args(argv)
+    positive("--rounds", args.rounds)
+    rows = choose(args.model, args.src, args.out, rounds=args.rounds, min_gain=args.min_gain,
+                  command=shlex.join(["python", "-m", "lab02_tvm.tuning.epilogue", *(argv if argv is not None else sys.argv[1:])]))
+    moved = [r for r in rows if r["chosen"] != "searched"]
+    step(1, "epilogue", f"{args.model}: {len(rows)} kernels with the epilogue after the nest; moved into the tile: "
+                        + (", ".join(f"{r['kernel']} ({r['chosen']}, -{r['gain_pct']} %)" for r in moved) or "none"))
+    paths = write_table(LAB, f"epilogue_{args.model}", rows, title=f"Lab 02: {args.model}'s epilogues, placed in the model",
+                        env=environment(threads=1, src=args.src, out=args.out, rounds=args.rounds, min_gain=args.min_gain),
+                        notes="Per kernel whose searched schedule computes its epilogue after the tiled nest: its time "
+                              "per call in the model (median of interleaved rounds) as searched, with the epilogue at "
+                              "the S1 tile and at the S2 tile; chosen = the fastest if it gains >= min_gain.")
+    step(2, "write", f"{args.out}; {paths['md']}")
+    return 0
+
+
+if __name__ == "__main__":
+    from common.errors import run_cli
+
+    raise SystemExit(run_cli(main))
