@@ -267,6 +267,8 @@ def test_top_up_provenance_keeps_every_run_and_totals_them():
     replaced = {"command": "c0", "timing": "warm", "trials": 1315, "why": "w"}
     assert records.carried_over({**second, "replaces": replaced}) == {"replaces": replaced}  # kept by a top-up
     assert records.carried_over(second) == {}
+    placed = {"kernels": {"fused_conv2d3_add2_add3_relu21": {"level": "S1", "model_ms": 1.06}}}
+    assert records.carried_over({**second, "epilogue": placed}) == {"epilogue": placed}
 
 
 def test_per_model_budget_parsing():

@@ -97,8 +97,10 @@ def run_totals(prov: dict) -> tuple[int, float]:
     return int(trials or 0), float(sum(float(r.get("minutes") or 0) for r in runs))
 
 
-#: What a top-up copies from the folder's provenance unchanged: the records this chain replaced.
-CHAIN_KEYS = ("replaces",)
+#: What a top-up copies from the folder's provenance unchanged: the records this chain replaced, and the
+#: epilogues placed in the model (:mod:`lab02_tvm.tuning.epilogue`; a top-up keeps a moved record unless a
+#: candidate beats its in-model time).
+CHAIN_KEYS = ("replaces", "epilogue")
 
 
 def carried_over(prev: dict) -> dict:
