@@ -20,8 +20,9 @@ pytestmark = pytest.mark.lab02
 M, K, N = 32, 64, 48
 
 
-def _workload():
-    """``relu(x @ w + b)`` as one fused PrimFunc (an IRModule), the shape of a conv's epilogue on a matmul."""
+def _workload(epilogue_ops: bool = True):
+    """``relu(x @ w + b)`` as one fused PrimFunc (an IRModule), the shape of a conv's epilogue on a matmul;
+    ``epilogue_ops=False``: ``x @ w`` alone (nothing after the tiled block)."""
     import tvm
     from tvm import relax
     from tvm.script import relax as R
@@ -35,8 +36,18 @@ def _workload():
                 R.output(y)
             return y
 
+    @tvm.script.ir_module
+    class Bare:
+        @R.function
+        def main(x: R.Tensor((M, K), "float32"), w: R.Tensor((K, N), "float32")):
+            with R.dataflow():
+                y = R.matmul(x, w)
+                R.output(y)
+            return y
+
+    mod = Mod if epilogue_ops else Bare
     mod = relax.transform.FuseTIR()(relax.transform.FuseOps()(relax.transform.AnnotateTIROpPattern()(
-        relax.transform.LegalizeOps()(Mod))))
+        relax.transform.LegalizeOps()(mod))))
     func = next(f for gv, f in mod.functions.items() if "matmul" in gv.name_hint)
     return tvm.IRModule({"main": func.with_attr("global_symbol", "main")})
 
@@ -45,7 +56,10 @@ def _unfused_sketch(mod, target):
     """A MetaSchedule design-space sketch of ``mod`` that tiles SSRSRS and leaves the epilogue after the nest."""
     import tvm
     from tvm.s_tir import meta_schedule as ms
-    ctx = ms.TuneContext(mod=mod, target=tvm.target.Target(target), space_generator="post-order-apply", task_name="t")
+    from lab02_tvm.tuning.harness import cpu_tensor_intrinsics
+    tgt = tvm.target.Target(target)
+    with cpu_tensor_intrinsics(tgt):
+        ctx = ms.TuneContext(mod=mod, target=tgt, space_generator="post-order-apply", task_name="t")
     for _ in range(20):  # sketches carry random decisions; the unfused one is among the design spaces
         for sch in ctx.generate_design_space():
             if epilogue.unfused(str(sch.trace)):
@@ -86,6 +100,10 @@ def test_a_trace_without_tiling_or_a_bad_level_is_one_line(host):
     assert "\n" not in str(e.value)
     with pytest.raises(UserError, match="unknown epilogue level"):
         epilogue.with_epilogue_at(mod, s_tir.Schedule(mod).trace, "S3", host)
+    target = {**host, "num-cores": 1}
+    bare = _workload(epilogue_ops=False)  # tiled, nothing after it: unfused by the trace, nothing to move
+    with pytest.raises(UserError, match="no epilogue to move"):
+        epilogue.with_epilogue_at(bare, _unfused_sketch(bare, target).trace, "S1", target)
 
 
 @pytest.mark.slow

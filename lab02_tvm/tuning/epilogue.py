@@ -66,7 +66,8 @@ def with_epilogue_at(func_mod, trace, level: str, target) -> Any:
     Returns:
         the ``tvm.s_tir.Schedule``; its ``trace`` is a record's trace.
     Raises:
-        UserError: the trace has no ``SSRSRS`` tiling to move an epilogue into, or a postprocessor rejects the result.
+        UserError: the trace has no ``SSRSRS`` tiling to move an epilogue into, the tiled block has no single
+            consumer (a matmul without bias or activation), or a postprocessor rejects the result.
     """
     import tvm
     from tvm import s_tir
@@ -91,7 +92,10 @@ def with_epilogue_at(func_mod, trace, level: str, target) -> Any:
     sch = s_tir.Schedule(func_mod)
     scope = {"tvm": tvm, "T": T, "s_tir": s_tir}
     exec(compile(src, "<trace>", "exec"), scope)  # the trace's own apply_trace, from our own database
-    scope["apply_trace"](sch)
+    try:
+        scope["apply_trace"](sch)
+    except ValueError:  # ``b_epilogue, = sch.get_consumers(...)``: the tiled block has no (single) consumer
+        raise UserError("the tiled block has no epilogue to move (no single consumer)") from None
     return postprocess(sch, func_mod, target)
 
 
@@ -105,10 +109,14 @@ def postprocess(sch, func_mod, target):
     """
     import tvm
     from tvm.s_tir import meta_schedule as ms
+
+    from .harness import cpu_tensor_intrinsics
     sch.enter_postproc()
-    ctx = ms.TuneContext(mod=func_mod, target=tvm.target.Target(target), task_name="epilogue",
-                         space_generator=ms.space_generator.PostOrderApply(sch_rules=[], postprocs="llvm",
-                                                                           mutator_probs={}))
+    tgt = tvm.target.Target(target)
+    with cpu_tensor_intrinsics(tgt):  # TuneContext imports every backend's intrinsics otherwise (~25 s)
+        ctx = ms.TuneContext(mod=func_mod, target=tgt, task_name="epilogue",
+                             space_generator=ms.space_generator.PostOrderApply(sch_rules=[], postprocs="llvm",
+                                                                               mutator_probs={}))
     for post in ctx.space_generator.postprocs:
         if not post.apply(sch):
             raise UserError(f"MetaSchedule's {type(post).__name__} rejects the schedule")
