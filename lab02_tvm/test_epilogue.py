@@ -8,6 +8,7 @@ N(0,1) values, magnitudes ~10, float32 rounding ~1e-6 relative); PyTorch for the
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -146,3 +147,16 @@ def test_choose_writes_records_that_build_and_names_what_moved(tmp_path, results
     assert built.kernels_tuned == 2
     with pytest.raises(UserError, match="another folder"):
         epilogue.choose("resnet50", src, src, rounds=1, quick=True)
+
+
+def test_records_of_another_target_are_refused_in_one_line(tmp_path):
+    """The in-model times are this host's: records tuned for another CPU are refused before anything is built."""
+    import shutil
+    from lab02_tvm.tuning import records
+    src = tmp_path / "src"
+    shutil.copytree(Path(__file__).resolve().parents[1] / "results/lab02/tuning/llvm-rocketlake-1c/resnet50", src)
+    prov = records.read_provenance(src)
+    records.write_provenance(src, {**prov, "target": '{"kind": "llvm", "mcpu": "cortex-a55", "num-cores": 1}'})
+    with pytest.raises(UserError, match="llvm-cortex-a55-1c, this host is") as e:
+        epilogue.choose("resnet50", src, tmp_path / "out", rounds=1)
+    assert "\n" not in str(e.value) and not (tmp_path / "out").exists()

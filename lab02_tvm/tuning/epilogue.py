@@ -163,7 +163,8 @@ def choose(model: str, src: str | Path, out: str | Path, *, rounds: int = 10, mi
         one row per kernel whose epilogue could move: ``kernel, calls, searched_ms, S1_ms, S2_ms`` (per call,
         median over rounds, in the model), ``chosen`` (``searched``, ``S1`` or ``S2``), ``gain_pct``.
     Raises:
-        UserError: ``src`` holds no database, or ``out`` is ``src``.
+        UserError: ``src`` holds no database, its records were tuned for another target than this host's
+            (the in-model times would be this host's), or ``out`` is ``src``.
         common.gates.GateError: a build differs from PyTorch beyond the model's gate.
     """
     from common.timing import set_torch_threads, tvm_threads
@@ -187,6 +188,9 @@ def choose(model: str, src: str | Path, out: str | Path, *, rounds: int = 10, mi
     prov = records.read_provenance(src)
     method = Method.from_provenance(prov)
     target = {**host_target(), "num-cores": 1}
+    if prov.get("target") and not records.same_target(prov["target"], target):
+        raise UserError(f"{src} holds records for {records.target_key(prov['target'])}, this host is "
+                        f"{records.target_key(target)}: place epilogues on the machine the records were tuned on")
     set_torch_threads(1)
     with tvm_threads(1):
         im = import_torch(build_bundles([model], quick=quick)[model])
