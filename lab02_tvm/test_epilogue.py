@@ -60,11 +60,10 @@ def _unfused_sketch(mod, target):
     from lab02_tvm.tuning.harness import cpu_tensor_intrinsics
     tgt = tvm.target.Target(target)
     with cpu_tensor_intrinsics(tgt):
-        ctx = ms.TuneContext(mod=mod, target=tgt, space_generator="post-order-apply", task_name="t")
-    for _ in range(20):  # sketches carry random decisions; the unfused one is among the design spaces
-        for sch in ctx.generate_design_space():
-            if epilogue.unfused(str(sch.trace)):
-                return sch
+        ctx = ms.TuneContext(mod=mod, target=tgt, space_generator="post-order-apply", task_name="t", rand_state=0)
+    for sch in ctx.generate_design_space():  # the sketch without reuse_write is always among them
+        if epilogue.unfused(str(sch.trace)):
+            return sch
     pytest.fail("MetaSchedule wrote no sketch without the epilogue fused")
 
 
@@ -145,8 +144,15 @@ def test_choose_writes_records_that_build_and_names_what_moved(tmp_path, results
     assert set(prov["epilogue"]["kernels"]) == {t.name for t in convs} and prov["timing"] == "cold"
     built = build_from_database(mod, target, tmp_path / "out", layout_rewrite=True)
     assert built.kernels_tuned == 2
-    with pytest.raises(UserError, match="another folder"):
-        epilogue.choose("resnet50", src, src, rounds=1, quick=True)
+    for bad in (src, tmp_path, src / "inner"):  # the source itself, a folder holding it, a folder inside it
+        with pytest.raises(UserError, match="overlaps the records folder"):
+            epilogue.choose("resnet50", src, bad, rounds=1, quick=True)
+    other = tmp_path / "notes"
+    other.mkdir()
+    (other / "keep.txt").write_text("x")
+    with pytest.raises(UserError, match="is not a records folder"):
+        epilogue.choose("resnet50", src, other, rounds=1, quick=True)
+    assert (other / "keep.txt").read_text() == "x" and read_database(src).records  # nothing deleted or written
 
 
 def test_records_of_another_target_are_refused_in_one_line(tmp_path):

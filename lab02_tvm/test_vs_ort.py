@@ -7,7 +7,9 @@ The independent reference for the shapes and their counts is PyTorch itself: a f
 """
 from __future__ import annotations
 
+import json
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -74,6 +76,33 @@ def test_ort_profile_events_become_per_node_runs_and_conv_shapes():
     assert vs_ort.ort_conv_shape(grouped) is None
 
 
+def test_a_profile_missing_a_run_is_one_line():
+    """A node with fewer events than runs would put its later runs on the wrong rounds: refused, not shifted."""
+    class Sess:
+        def __init__(self, path):
+            self.path = path
+
+        def run(self, *_):
+            pass
+
+        def end_profiling(self):
+            conv = ([[1, 8, 10, 12], [16, 8, 3, 3]], [[1, 16, 5, 6]])
+            events = [_event("c", "Conv", 5, *conv), _event("c", "Conv", 4, *conv)]  # warm-up + 1 run of 2
+            self.path.write_text(json.dumps(events))
+            return str(self.path)
+
+    class Runner:
+        args = ()
+
+    import tvm
+    with pytest.raises(UserError, match="not one event per run") as e:
+        vs_ort.compare_convs(Runner(), tvm.IRModule(), lambda prefix: Sess(Path(prefix + ".json")), {}, rounds=2,
+                             tvm_profile=lambda: {"kernels": {}})
+    assert "\n" not in str(e.value)
+    with pytest.raises(UserError, match="at least 1"):
+        vs_ort.compare_convs(Runner(), tvm.IRModule(), lambda prefix: Sess(Path(prefix)), {}, rounds=0)
+
+
 def test_graphs_that_disagree_on_the_convolutions_are_one_line():
     a, b = vs_ort.ConvShape(8, 10, 12, 16, 3, 3, 5, 6), vs_ort.ConvShape(16, 5, 6, 16, 1, 1, 5, 6)
     with pytest.raises(UserError, match="only TVM") as e:
@@ -126,7 +155,9 @@ def test_every_convolution_of_a_small_resnet_is_timed_on_both_sides(host):
     with FlopCounterMode(display=False) as fc, torch.no_grad():
         bundle.model(**bundle.inputs)
     conv_flops = sum(v for op, v in fc.get_flop_counts()["Global"].items() if "convolution" in str(op))
-    assert sum(r["mflop"] for r in res["rows"]) == pytest.approx(conv_flops / 1e6, rel=1e-5)  # rows round to 0.001 MFLOP
+    assert sum(s.flops * n for s, n in want.items()) == conv_flops  # the row formula against PyTorch's count, exact
+    for r in res["rows"]:  # each row's FLOPs from its shape and calls (rows round to 0.001 MFLOP)
+        assert r["mflop"] == round(next(s.flops * n for s, n in want.items() if str(s) == r["conv"]) / 1e6, 3)
     assert all(r["tvm_ms"] > 0 and r["ort_ms"] > 0 for r in res["rows"])
     totals = vs_ort.total_rows(res)
     assert [t["conv"] for t in totals] == ["all convolutions", "everything else", "whole inference (instrumented)"]

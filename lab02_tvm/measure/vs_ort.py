@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 import tempfile
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -162,7 +162,8 @@ def match_shapes(tvm_by: dict, calls: dict[str, int], ort_by: dict) -> None:
             raise UserError(f"conv {shape}: TVM calls it {n} times, ONNX Runtime has {len(ort_by[shape])} nodes")
 
 
-def compare_convs(runner: Any, fused_mod, ort_session_factory, feed: dict, *, rounds: int = 10) -> dict:
+def compare_convs(runner: Any, fused_mod, ort_session_factory, feed: dict, *, rounds: int = 10,
+                  tvm_profile: Callable[[], dict] | None = None) -> dict:
     """Time every convolution in TVM and ONNX Runtime, interleaved, and group both by :class:`ConvShape`.
 
     Args:
@@ -172,29 +173,38 @@ def compare_convs(runner: Any, fused_mod, ort_session_factory, feed: dict, *, ro
         feed: ONNX Runtime's inputs (``{name: ndarray}``).
         rounds: interleaved rounds (each: one instrumented TVM inference, one profiled ORT inference),
             after one warm-up inference each.
+        tvm_profile: one round's TVM profile (default: :func:`~lab02_tvm.measure.profile.profile_vm` of ``runner``,
+            one instrumented run after a warm-up and a plain run).
     Returns:
         ``{"rows": per shape (sorted by lost_vs_ort_ms), "totals": convs / other / whole per side, "rounds"}``.
     Raises:
-        UserError: the two graphs disagree on the convolutions (a shape one has and the other has not,
-            or a different number of calls), so a row would compare different work.
+        UserError: ``rounds`` < 1; ONNX Runtime's profile lacks a node's event in some run; the two graphs
+            disagree on the convolutions (a shape one has and the other has not, or a different number of
+            calls), so a row would compare different work.
     """
     from common.roof import rate_columns
 
     from .profile import profile_vm
 
+    if rounds < 1:
+        raise UserError(f"rounds must be at least 1, got {rounds}")
     shapes = tvm_conv_kernels(fused_mod)
     with tempfile.TemporaryDirectory(prefix="lab02_vs_ort_") as tmp:
         sess = ort_session_factory(str(Path(tmp) / "ort"))
         sess.run(None, feed)  # warm-up: its events are dropped below
         tvm_runs, calls = [], {}
         for _ in range(rounds):
-            prof = profile_vm(runner, runner.args, repeats=1)
+            prof = tvm_profile() if tvm_profile else profile_vm(runner, runner.args, repeats=1)
             tvm_runs.append({k: v["ms"] for k, v in prof["kernels"].items()})
             calls = {k: v["calls"] for k, v in prof["kernels"].items()}
             sess.run(None, feed)
         events = json.loads(Path(sess.end_profiling()).read_text())
     nodes = ort_node_times(events)
-    ort_runs = [{n: d["us"][i + 1] / 1e3 for n, d in nodes.items() if len(d["us"]) > i + 1} for i in range(rounds)]
+    short = sorted(n for n, d in nodes.items() if len(d["us"]) != rounds + 1)
+    if short:  # a node missing from a run would shift its later runs onto the wrong rounds
+        raise UserError(f"ONNX Runtime's profile has not one event per run for {len(short)} node(s), e.g. {short[0]!r} "
+                        f"({len(nodes[short[0]]['us'])} events for {rounds + 1} runs)")
+    ort_runs = [{n: d["us"][i + 1] / 1e3 for n, d in nodes.items()} for i in range(rounds)]  # run 0: the warm-up
 
     tvm_by: dict[ConvShape, list[str]] = defaultdict(list)
     for kernel in calls:
@@ -224,7 +234,7 @@ def compare_convs(runner: Any, fused_mod, ort_session_factory, feed: dict, *, ro
     conv_n = [n for ns in ort_by.values() for n in ns]
     totals = {}
     for side, runs, conv in (("tvm", tvm_runs, conv_k), ("ort", ort_runs, conv_n)):
-        everything = list(runs[0]) if runs else []
+        everything = sorted(set().union(*runs))
         totals[side] = {"convs_ms": _median_sum(runs, conv),
                         "other_ms": _median_sum(runs, [k for k in everything if k not in set(conv)]),
                         "whole_ms": _median_sum(runs, everything)}

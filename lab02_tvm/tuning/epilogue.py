@@ -2,20 +2,21 @@
 
 MetaSchedule's ``MultiLevelTiling`` rule tiles a conv or matmul as ``SSRSRS`` (spatial and reduction
 loop levels S0 S1 R0 S2 R1 S3) and writes a few *sketches* per kernel: the elementwise consumer
-(bias add, residual add, ReLU: the epilogue) computed at the S1 tile, at the S2 tile, or after the
-whole nest (``reuse_write``: ``reverse_compute_at`` or not; TVM's ``multi_level_tiling.cc``). The
+(bias add, residual add, ReLU: the epilogue) computed at the end of the S0 tile, of the S1 tile, or
+after the whole nest (``reuse_write`` with CPU levels 1 and 2: ``reverse_compute_at`` at
+``tiles[level - 1].back()``, or not; TVM's ``multi_level_tiling.cc``, ``AddWriteReuse``). The
 evolutionary search mutates sampled *decisions* (tile sizes, unroll, compute locations of producers)
 within a sketch and never moves a kernel from one sketch to another, so the sketch whose random
 first candidates timed best keeps the search. Timed cold (every argument but the first flushed, as
 the shipped records are), a separate epilogue loop streams the flushed residual and output in
 order, while the fused one reads them tile by tile; in the model those tensors were written by the
-kernels just before and are in cache. On ResNet-50 this left 15 of 24 convolutions with their
-epilogue after the nest, each writing its whole output to a scratch buffer and reading it back
+kernels just before and are in cache. On ResNet-50 this left 14 of 24 convolutions (and the final
+matmul) with their epilogue after the nest, each writing its whole output to a scratch buffer and reading it back
 (``python -m lab02_tvm.tuning.epilogue --model resnet50 <records> <out>`` prints which).
 
-This module takes each such kernel's best record, moves the epilogue into the S1 and into the S2
+This module takes each such kernel's best record, moves the epilogue to the end of the S0 and of the S1
 tile (``reverse_compute_at`` on the trace's own loops, then MetaSchedule's postprocessors), builds
-the model three times (best records; every kernel's epilogue at S1; at S2), gates each against
+the model three times (best records; every kernel's epilogue at S0; at S1), gates each against
 PyTorch, times every kernel **in the model** (:func:`lab02_tvm.measure.profile.profile_vm`,
 interleaved rounds), and keeps, per kernel, the placement that runs fastest there if it beats the
 searched one by at least ``min_gain``. The chosen records' ``run_secs`` are those in-model times
@@ -23,6 +24,7 @@ searched one by at least ``min_gain``. The chosen records' ``run_secs`` are thos
 """
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import shutil
@@ -39,8 +41,9 @@ from common.errors import UserError
 
 from .. import LAB
 
-#: the tile levels an epilogue can move to (MultiLevelTiling's ``reuse_write`` levels on CPU)
-LEVELS = ("S1", "S2")
+#: the tile levels an epilogue can move to, the end of the S0 or of the S1 loops (MultiLevelTiling's ``reuse_write``
+#: levels 1 and 2 on CPU, ``tiles[level - 1].back()``: an epilogue deeper would sit inside the reduction loops)
+LEVELS = ("S0", "S1")
 #: a placement is kept only if it is at least this much faster in the model than the searched one (run-to-run
 #: noise of one kernel in the model is 1-4 % here)
 MIN_GAIN = 0.05
@@ -56,18 +59,18 @@ def unfused(trace_py: str) -> bool:
 
 def with_epilogue_at(func_mod, trace, level: str, target) -> Any:
     """``func_mod`` (one PrimFunc, the workload) scheduled by ``trace`` with the tiled block's consumer
-    computed at the end of tile level ``level`` (``"S1"`` or ``"S2"``), then MetaSchedule's CPU postprocessors.
+    computed at the end of tile level ``level`` (``"S0"`` or ``"S1"``), then MetaSchedule's CPU postprocessors.
 
     The trace's own Python form (``str(trace)``, its ``apply_trace(sch)``) is replayed up to its
     ``enter_postproc`` with one ``reverse_compute_at`` added after the ``SSRSRS`` reorder; the loop is
-    found by position in that reorder (``s`` spatial and ``r`` reduction loops: S1 ends at ``2s - 1``,
-    S2 at ``3s + r - 1``).
+    found by position in that reorder (``s`` spatial and ``r`` reduction loops, in the order S0 S1 R0 S2 R1 S3:
+    S0 ends at ``s - 1``, S1 at ``2s - 1``).
 
     Returns:
         the ``tvm.s_tir.Schedule``; its ``trace`` is a record's trace.
     Raises:
         UserError: the trace has no ``SSRSRS`` tiling to move an epilogue into, the tiled block has no single
-            consumer (a matmul without bias or activation), or a postprocessor rejects the result.
+            consumer (a matmul without bias or activation), TVM refuses the move, or a postprocessor rejects the result.
     """
     import tvm
     from tvm import s_tir
@@ -76,7 +79,8 @@ def with_epilogue_at(func_mod, trace, level: str, target) -> Any:
     if level not in LEVELS:
         raise UserError(f"unknown epilogue level {level!r}: choose one of {', '.join(LEVELS)}")
     pre = str(trace).split("  sch.enter_postproc()")[0]
-    m, tiled = _REORDER.search(pre), _TILED.search(pre)
+    tiled = _TILED.search(pre)
+    m = _REORDER.search(pre, tiled.end()) if tiled else None
     if m is None or tiled is None:
         raise UserError("the trace has no SSRSRS tiling (MultiLevelTiling) to move an epilogue into")
     loops = [x.strip() for x in m.group(1).split(",")]
@@ -86,16 +90,20 @@ def with_epilogue_at(func_mod, trace, level: str, target) -> Any:
     r = len(block.iter_vars) - s
     if len(loops) != 4 * s + 2 * r:
         raise UserError(f"the trace's reorder has {len(loops)} loops, not the {4 * s + 2 * r} of SSRSRS")
-    at = loops[2 * s - 1] if level == "S1" else loops[3 * s + r - 1]
+    at = loops[s - 1] if level == "S0" else loops[2 * s - 1]
     src = pre.replace(m.group(0), m.group(0) + f"  b_epilogue, = sch.get_consumers(block={tiled.group(1)})\n"
                       f"  sch.reverse_compute_at(block=b_epilogue, loop={at}, preserve_unit_loops=True, index=-1)\n")
     sch = s_tir.Schedule(func_mod)
     scope = {"tvm": tvm, "T": T, "s_tir": s_tir}
     exec(compile(src, "<trace>", "exec"), scope)  # the trace's own apply_trace, from our own database
+    block_rv = tiled.group(1)
+    n_consumers = len(probe.get_consumers(probe.get_sblock(_tiled_block_name(pre, block_rv))))
+    if n_consumers != 1:
+        raise UserError(f"the tiled block has no epilogue to move ({n_consumers} consumers, not 1)")
     try:
         scope["apply_trace"](sch)
-    except ValueError:  # ``b_epilogue, = sch.get_consumers(...)``: the tiled block has no (single) consumer
-        raise UserError("the tiled block has no epilogue to move (no single consumer)") from None
+    except Exception as exc:  # noqa: BLE001 - s_tir.ScheduleError and the FFI's errors: TVM refuses the move
+        raise UserError(f"TVM refuses the epilogue at {level}: {str(exc).strip().splitlines()[-1][:160]}") from None
     return postprocess(sch, func_mod, target)
 
 
@@ -160,11 +168,12 @@ def choose(model: str, src: str | Path, out: str | Path, *, rounds: int = 10, mi
         quick: the test-size model (``models.build_bundles(quick=True)``), for records tuned on it.
         command: the command line, for the provenance.
     Returns:
-        one row per kernel whose epilogue could move: ``kernel, calls, searched_ms, S1_ms, S2_ms`` (per call,
-        median over rounds, in the model), ``chosen`` (``searched``, ``S1`` or ``S2``), ``gain_pct``.
+        one row per kernel whose epilogue could move: ``kernel, calls, searched_ms, S0_ms, S1_ms`` (per call,
+        median over rounds, in the model), ``chosen`` (``searched``, ``S0`` or ``S1``), ``gain_pct``.
     Raises:
-        UserError: ``src`` holds no database, its records were tuned for another target than this host's
-            (the in-model times would be this host's), or ``out`` is ``src``.
+        UserError: ``src`` holds no database or no record of ``model``'s kernels, its records were tuned for
+            another target than this host's (the in-model times would be this host's), or ``out`` overlaps ``src``
+            or is an existing folder that is not a records folder (nothing is deleted then).
         common.gates.GateError: a build differs from PyTorch beyond the model's gate.
     """
     from common.timing import set_torch_threads, tvm_threads
@@ -177,13 +186,16 @@ def choose(model: str, src: str | Path, out: str | Path, *, rounds: int = 10, mi
     from ..models import build_bundles
     from . import records
     from .apply import build_from_database
-    from .database import load_database, task_records
+    from .database import RECORDS, WORKLOADS, load_database, task_records
     from .method import Method, PREPACKED
     from .tasks import extract_tasks
 
     src, out = Path(src), Path(out)
-    if src.resolve() == out.resolve():
-        raise UserError("the chosen records must go to another folder than the records they come from")
+    s_r, o_r = src.resolve(), out.resolve()
+    if o_r == s_r or o_r in s_r.parents or s_r in o_r.parents:
+        raise UserError(f"{out} overlaps the records folder {src}: the chosen records must go to a folder outside it")
+    if out.exists() and (not out.is_dir() or {q.name for q in out.iterdir()} - {WORKLOADS, RECORDS, records.PROVENANCE}):
+        raise UserError(f"{out} exists and is not a records folder: remove it or choose another OUT")
     db = load_database(src)
     prov = records.read_provenance(src)
     method = Method.from_provenance(prov)
@@ -208,6 +220,8 @@ def choose(model: str, src: str | Path, out: str | Path, *, rounds: int = 10, mi
                         variants[lv][t.name] = with_epilogue_at(t.task.dispatched[0], recs[0].trace, lv, target)
                     except UserError:
                         pass
+        if not best:
+            raise UserError(f"{src} holds no record of {model}'s kernels in its method ({method}): is it {model}'s folder?")
         movable = sorted(set().union(*(v.keys() for v in variants.values())))
         with tempfile.TemporaryDirectory(prefix="lab02_epilogue_") as tmp:
             runners = {}
@@ -247,16 +261,23 @@ def choose(model: str, src: str | Path, out: str | Path, *, rounds: int = 10, mi
             lv, ms_per_call = chosen[name]
             r = _with_trace(r, variants[lv][name].trace, run_s=ms_per_call / 1e3)
         entries.append((t.task.dispatched[0], r))
-    if out.exists():
-        shutil.rmtree(out)
-    _write_folder(out, entries)
-    records.write_provenance(out, {**prov, "epilogue": {
+    earlier = (prov.get("epilogue") or {}).get("kernels", {})  # kernels an earlier run moved stay named
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:  # written beside ``out``, then swapped in: a failure leaves ``out`` as it was
+        _write_folder(tmp, entries)
+        records.write_provenance(tmp, {**prov, "epilogue": {
         "note": "epilogue (the tiled block's consumer) moved into the tile where that ran at least "
                 f"{round(100 * min_gain)} % faster in the model (lab02_tvm.tuning.epilogue); these records' "
                 "run_secs are their per-call times in the model, not cold times alone",
         "command": command, "date_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime()), "rounds": rounds,
         "min_gain": min_gain,
-        "kernels": {n: {"level": lv, "model_ms": round(m, 4)} for n, (lv, m) in sorted(chosen.items())}}})
+        "kernels": {**earlier, **{n: {"level": lv, "model_ms": round(m, 4)} for n, (lv, m) in sorted(chosen.items())}}}})
+        if out.exists():
+            shutil.rmtree(out)
+        os.replace(tmp, out)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
     return rows
 
 
@@ -289,7 +310,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         env=environment(threads=1, src=args.src, out=args.out, rounds=args.rounds, min_gain=args.min_gain),
                         notes="Per kernel whose searched schedule computes its epilogue after the tiled nest: its time "
                               "per call in the model (median of interleaved rounds) as searched, with the epilogue at "
-                              "the S1 tile and at the S2 tile; chosen = the fastest if it gains >= min_gain.")
+                              "the end of the S0 tile and of the S1 tile; chosen = the fastest if it gains >= min_gain.")
     step(2, "write", f"{args.out}; {paths['md']}")
     return 0
 
