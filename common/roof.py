@@ -432,6 +432,17 @@ def host_speed(seconds: float | None, roof: dict | None = None) -> Iterator[dict
     out["host_speed"] = host_speed_line(before, host_check(seconds), roof if roof is not None else cached_roof())
 
 
+#: the roof's figures a timed table's environment carries
+ROOF_ENV_KEYS = ("peak_gflops", "sgemm_gflops", "bandwidth_gbs", "date")
+
+
+def roof_env(roof: dict | None = None) -> dict | None:
+    """The roof a timed table was measured against, for its environment: :data:`ROOF_ENV_KEYS` of ``roof``
+    (default :func:`cached_roof`); ``None`` when there is no roof for this CPU."""
+    roof = roof if roof is not None else cached_roof()
+    return None if roof is None else {k: roof.get(k) for k in ROOF_ENV_KEYS}
+
+
 def roof_time_ms(flops: float, nbytes: float, roof: dict) -> float:
     """Least time (ms) the roofline allows: ``max(flops / peak, bytes / bandwidth)``."""
     return 1e3 * max(flops / (roof["peak_gflops"] * 1e9), nbytes / (roof["bandwidth_gbs"] * 1e9))

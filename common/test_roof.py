@@ -127,3 +127,9 @@ def test_host_check_gives_the_fma_rate_and_the_line_reads_it_against_the_roof():
     assert line == ("FMA 238.1 GFLOP/s (median 223.7) before, 216.7 (192.3) after: "
                     "99 % and 90 % of the roof's 240.7")
     assert roof.host_speed_line(got, got, None).endswith("after")  # no roof cached: no percentages
+
+
+def test_roof_env_carries_the_roofs_figures_a_table_needs():
+    full = {"peak_gflops": 240.7, "sgemm_gflops": 200.9, "bandwidth_gbs": 16.1, "date": "d", "fma": {"x": 1}}
+    assert roof.roof_env(full) == {"peak_gflops": 240.7, "sgemm_gflops": 200.9, "bandwidth_gbs": 16.1, "date": "d"}
+    assert roof.roof_env({"peak_gflops": 1.0})["bandwidth_gbs"] is None  # a missing figure is named, not dropped

@@ -184,9 +184,7 @@ def write_peers(rows: list[dict], *, name: str = "peers", roof: dict | None = No
     from common import roof as roof_mod
     from common.results import write_table
     from common.timing import environment
-    roof = roof if roof is not None else roof_mod.cached_roof()
-    env = environment(threads=1, roof=None if roof is None else
-                      {k: roof.get(k) for k in ("peak_gflops", "sgemm_gflops", "bandwidth_gbs", "date")},
+    env = environment(threads=1, roof=roof_mod.roof_env(roof),
                       machine_note="shared 2-core machine; timings at 1 thread", **(extra_env or {}))
     notes = ("One interleaved run per model at 1 thread (PyTorch, ONNX Runtime and TVM intra-op threads 1). "
              "vs_eager = eager median / peer median (> 1 is faster). GFLOP/s from FlopCounterMode's count "
