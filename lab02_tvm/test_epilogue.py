@@ -22,35 +22,17 @@ M, K, N = 32, 64, 48
 
 
 def _workload(epilogue_ops: bool = True):
-    """``relu(x @ w + b)`` as one fused PrimFunc (an IRModule), the shape of a conv's epilogue on a matmul;
+    """``relu(x @ w + b)`` as one PrimFunc (an IRModule, TE), the shape of a conv's epilogue on a matmul;
     ``epilogue_ops=False``: ``x @ w`` alone (nothing after the tiled block)."""
     import tvm
-    from tvm import relax
-    from tvm.script import relax as R
-
-    @tvm.script.ir_module
-    class Mod:
-        @R.function
-        def main(x: R.Tensor((M, K), "float32"), w: R.Tensor((K, N), "float32"), b: R.Tensor((N,), "float32")):
-            with R.dataflow():
-                y = R.nn.relu(R.add(R.matmul(x, w), b))
-                R.output(y)
-            return y
-
-    @tvm.script.ir_module
-    class Bare:
-        @R.function
-        def main(x: R.Tensor((M, K), "float32"), w: R.Tensor((K, N), "float32")):
-            with R.dataflow():
-                y = R.matmul(x, w)
-                R.output(y)
-            return y
-
-    mod = Mod if epilogue_ops else Bare
-    mod = relax.transform.FuseTIR()(relax.transform.FuseOps()(relax.transform.AnnotateTIROpPattern()(
-        relax.transform.LegalizeOps()(mod))))
-    func = next(f for gv, f in mod.functions.items() if "matmul" in gv.name_hint)
-    return tvm.IRModule({"main": func.with_attr("global_symbol", "main")})
+    from tvm import te
+    x, w, b = te.placeholder((M, K), name="x"), te.placeholder((K, N), name="w"), te.placeholder((N,), name="b")
+    k = te.reduce_axis((0, K), name="k")
+    y = te.compute((M, N), lambda i, j: te.sum(x[i, k] * w[k, j], axis=k), name="matmul")
+    if not epilogue_ops:
+        return tvm.IRModule({"main": te.create_prim_func([x, w, y])})
+    out = te.compute((M, N), lambda i, j: te.max(y[i, j] + b[j], tvm.tirx.const(0, "float32")), name="epilogue")
+    return tvm.IRModule({"main": te.create_prim_func([x, w, b, out])})
 
 
 def _unfused_sketch(mod, target):
