@@ -9,7 +9,10 @@ work; ``TVM_BIND_THREADS=0`` keeps TVM from pinning its thread)::
     TVM_BIND_THREADS=0 taskset -c 1 python -m lab02_tvm.tuning.longrun tune --model resnet50 \
         --trials 1200 --minutes 25 --root build/lab02/records-next --layout NHWC --layout-rewrite on
 
-``python -m lab02_tvm.tuning.longrun prune`` prunes the shipped folders without tuning.
+``python -m lab02_tvm.tuning.longrun prune`` prunes the shipped folders without tuning;
+``python -m lab02_tvm.tuning.longrun retime --model bert`` re-times a folder's records on this host
+(:mod:`lab02_tvm.tuning.retime`), as ``tune`` does before it prunes (``--retime K``, 0 = off): the records
+of earlier runs were timed on hosts of other speeds, and the build picks the lowest stored time.
 """
 from __future__ import annotations
 
@@ -27,6 +30,7 @@ from common.results import read_table
 from ..models import MODELS
 from .database import RECORDS, prune
 from .method import FIELD, Method, task_of_kernel
+from .retime import ROUNDS, TOP_K
 from .records import (LOG_ROOT, SHIPPED_ROOT, TIMINGS, carried_over, earlier_runs, read_provenance, rel, shipped_dir, target_key,
                       timing_of, write_provenance)
 
@@ -59,7 +63,8 @@ def _plan_text(deep_top_k: int, deep_share: float, only_missing: bool, ranked_by
 def tune_records(model: str, trials: int, minutes: float, *, command: str, root: Path | None = None,
                  deep_top_k: int = 8, progress: bool = True, only_missing: bool = False,
                  deep_share: float = 2 / 3, deep_cost: dict[str, float] | None = None,
-                 method=None, tile: bool = False, timing: str | None = None) -> dict:
+                 method=None, tile: bool = False, timing: str | None = None, retime_top_k: int = TOP_K,
+                 retime_rounds: int = ROUNDS) -> dict:
     """Tune one full-size model (1 core) into its shipped folder, prune it, write its provenance.
 
     Budget: ``1 - deep_share`` of ``trials`` (default a third) spread over every task (hottest
@@ -79,6 +84,10 @@ def tune_records(model: str, trials: int, minutes: float, *, command: str, root:
     folder tuned before 2026-12-02 was: provenance without ``"timing"`` means warm); default: the
     folder's, else cold. The build takes the fastest record per kernel, so one folder's records must be
     timed one way: warm times are lower, and a warm record would win over a faster-in-the-model cold one.
+    ``retime_top_k``: before pruning, re-time each kernel's best ``retime_top_k`` records on this host in
+    ``retime_rounds`` interleaved rounds (:func:`lab02_tvm.tuning.retime.retime`; 0 = keep the stored times),
+    so the records of earlier runs, timed on other days, compete with this run's on today's host; the
+    table ``retime_<model>`` and the provenance's ``"retimed"`` say what it changed.
 
     Raises:
         UserError: ``method`` or ``timing`` differs from that of the records already in the folder.
@@ -124,6 +133,7 @@ def tune_records(model: str, trials: int, minutes: float, *, command: str, root:
                              deep_cost=deep_cost, layout_rewrite=method.layout_rewrite,
                              space=tile_space_for(target) if tile else None, cache_flush=timing == "cold")
         cov = database_coverage(mod, target, work, method.layout_rewrite)
+        retimed = _retime(model, mod, target, work, method, timing, retime_top_k, retime_rounds) if retime_top_k else None
     pruned = prune(work)
     info = {"model": model, "target": str(as_target(target)), "target_key": target_key(target),
             "trials": report.trials_in_db, "trials_this_run": report.trials,
@@ -140,6 +150,8 @@ def tune_records(model: str, trials: int, minutes: float, *, command: str, root:
             "trials_per_task": {r["task"]: r["records"] for r in report.tasks},
             "trials_all_runs": report.trials + sum(int(r.get("trials_this_run") or 0) for r in earlier),
             "earlier_runs": earlier, **carried_over(prev)}
+    if retimed:
+        info["retimed"] = retimed
     write_provenance(work, info)
     (work / "tuning_summary.json").unlink(missing_ok=True)  # its numbers are in the provenance
     return info
@@ -172,6 +184,49 @@ def lost_ms_by_kernel(path: str | os.PathLike, build: str = "tuned") -> dict[str
 
 
 
+def _retime(model: str, mod, target: dict, work: Path, method: Method, timing: str, top_k: int, rounds: int) -> dict:
+    """Re-time ``work``'s records (:func:`lab02_tvm.tuning.retime.retime`), write the table ``retime_<model>``,
+    and return the provenance's ``"retimed"``."""
+    from . import retime as rt
+    from .tasks import extract_tasks
+    t0 = time.time()
+    names = rt.kernel_names(extract_tasks(mod, target, method.layout_rewrite))
+    rows = rt.retime(work, target, top_k=top_k, rounds=rounds, cache_flush=timing == "cold", names=names)
+    summ = rt.summary(rows, top_k=top_k, rounds=rounds, seconds=time.time() - t0)
+    paths = rt.write_table(model, rows, summ, work)
+    print(f"{model}: re-timed {summ['kernels']} kernels on this host (stored best now x{summ['host_ratio_median']} "
+          f"its stored time, median); another record is the best now for {len(summ['changed'])}: "
+          f"{', '.join(summ['changed']) or 'none'} ({rel(paths['md'])})", flush=True)
+    return summ
+
+
+def retime_folder(model: str, *, root: Path | None = None, top_k: int = TOP_K, rounds: int = ROUNDS) -> dict:
+    """``longrun retime``: re-time a folder's records on this host, prune to the best, note it in the provenance.
+
+    Raises:
+        UserError: the folder holds no records (or see :func:`lab02_tvm.tuning.retime.retime`).
+    """
+    from common.timing import set_torch_threads, tvm_threads
+    from ..build import host_target
+    from ..graph.frontend import import_torch
+    from ..graph.passes import tuning_module
+    from ..models import build_bundles
+
+    set_torch_threads(1)
+    target = {**host_target(), "num-cores": 1}
+    work = shipped_dir(model, target, root)
+    method = folder_method(work)
+    if method is None:
+        raise UserError(f"{rel(work)} holds no records to re-time: tune it first (longrun tune --model {model})")
+    prov = read_provenance(work)
+    with tvm_threads(1):
+        mod = method.module(tuning_module(import_torch(build_bundles([model], quick=False)[model])))
+        summ = _retime(model, mod, target, work, method, timing_of(prov), top_k, rounds)
+    pruned = prune(work)
+    write_provenance(work, {**prov, "retimed": summ, "records": pruned["records"]})
+    return summ
+
+
 def folder_method(work: Path) -> Method | None:
     """The method of the records in ``work`` (its ``PROVENANCE.json``), ``None`` when it holds no records."""
     return Method.from_provenance(read_provenance(work)) if (work / RECORDS).is_file() else None
@@ -194,7 +249,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """``tune`` (the long run, then prune + provenance) or ``prune`` (shipped folders in place)."""
     from common.cli import parser
     p = parser("python -m lab02_tvm.tuning.longrun", __doc__)
-    p.add_argument("action", choices=["tune", "prune"], help="tune (long run) or prune the shipped databases")
+    p.add_argument("action", choices=["tune", "prune", "retime"],
+                   help="tune (long run), prune the shipped databases, or re-time a folder's records on this host")
     p.add_argument("--model", default="all", choices=[*MODELS, "all"],
                    help="all = resnet50 and bert (the long run); LLaMA-tiny one sequence at a time")
     p.add_argument("--trials", default="1800,1100", help="trials per model (one value or resnet50,bert)")
@@ -219,6 +275,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--timing", choices=TIMINGS, default=None,
                    help="time candidates warm (back to back) or cold (caches flushed before each run); "
                         "default: the folder's (warm for folders tuned before the option), else cold")
+    p.add_argument("--retime", type=int, default=TOP_K, metavar="K",
+                   help=f"re-time each kernel's K best records on this host before pruning (default {TOP_K}; 0 = off)")
+    p.add_argument("--rounds", type=int, default=ROUNDS, help=f"interleaved rounds of the re-timing (default {ROUNDS})")
     p.add_argument("--root", type=Path, default=None,
                    help="folder of target folders to tune into (default results/lab02/tuning; copy a finished "
                         "run there)")
@@ -228,6 +287,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         for d in sorted(SHIPPED_ROOT.glob(f"*/{'*' if args.model == 'all' else args.model}")):
             if (d / RECORDS).is_file():
                 print(f"{rel(d)}: {prune(d)}")
+        return 0
+    if args.retime < 0 or args.rounds < 1:
+        raise UserError(f"--retime must be >= 0 and --rounds >= 1 (got {args.retime}, {args.rounds})")
+    if args.action == "retime":
+        if args.retime < 1:
+            raise UserError("longrun retime: --retime K must be >= 1 (the records re-timed per kernel)")
+        for name in names:
+            retime_folder(name, root=args.root, top_k=args.retime, rounds=args.rounds)
         return 0
     if not 0 <= args.deep_share <= 1:
         raise UserError(f"--deep-share must be in [0, 1] (got {args.deep_share})")
@@ -245,7 +312,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             cost = lost_ms_by_kernel(results_dir("lab02") / f"roofline_{name}.json")
         info = tune_records(name, trials[name], minutes[name], command=command, deep_top_k=args.deep_top_k,
                             only_missing=args.only_missing, deep_share=args.deep_share, deep_cost=cost,
-                            method=method, root=args.root, tile=args.tile, timing=args.timing)
+                            method=method, root=args.root, tile=args.tile, timing=args.timing,
+                            retime_top_k=args.retime, retime_rounds=args.rounds)
         print(f"{name}: {info['trials_this_run']} trials measured ({info['trials_all_runs']} in all runs), "
               f"{info['minutes']} min, {info['tasks_in_db']}/{info['tasks']} "
               f"tasks, pruned {info['records_before_prune']} -> {info['records']} records", flush=True)

@@ -1,0 +1,114 @@
+"""Tests of lab02_tvm.tuning.retime: a database's best records re-timed on this host replace their stored times.
+
+The stored times in these databases are impossible on purpose (1-3 ns for a 1 MFLOP matmul), so a
+re-timed record is told apart from a kept one by a physical bound, not by a speed: no single CPU core
+runs fp32 at 1 TFLOP/s (a core of this course's machines peaks near 0.25 TFLOP/s, ``results/*/roof.json``),
+so a real time is at least ``FLOPS / 1e12`` s. No assertion compares two measured times.
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from common.errors import UserError
+from lab02_tvm.tuning import retime as rt
+from lab02_tvm.tuning.database import database_paths, read_database
+
+pytestmark = pytest.mark.lab02
+
+M, K, N = 64, 128, 64
+FLOPS = 2 * M * K * N
+#: stored run seconds of the three sketches' records (impossible: below FLOPS / 1e12) and a failed run
+STORED = (1e-9, 2e-9, 3e-9)
+FAILED = 1e10
+
+
+def _matmul():
+    import tvm
+    from tvm import te
+    x, w = te.placeholder((M, K), name="x"), te.placeholder((K, N), name="w")
+    k = te.reduce_axis((0, K), name="k")
+    y = te.compute((M, N), lambda i, j: te.sum(x[i, k] * w[k, j], axis=k), name="matmul")
+    return tvm.IRModule({"main": te.create_prim_func([x, w, y])})
+
+
+def _database(path, target: dict) -> list[str]:
+    """A database in ``path``: three sketches of one matmul with the :data:`STORED` times and one failed record;
+    returns the traces (as text) in the order of :data:`STORED`."""
+    import tvm
+    from tvm.s_tir import meta_schedule as ms
+    from lab02_tvm.tuning.harness import cpu_tensor_intrinsics
+    tgt = tvm.target.Target(target)
+    mod = _matmul()
+    with cpu_tensor_intrinsics(tgt):
+        ctx = ms.TuneContext(mod=mod, target=tgt, space_generator="post-order-apply", task_name="t", rand_state=0)
+        sketches = list(ctx.generate_design_space())[:3]
+    assert len(sketches) == 3, "MetaSchedule wrote fewer than three sketches for a matmul"
+    wl, rec = database_paths(path)
+    path.mkdir(parents=True, exist_ok=True)
+    db = ms.database.JSONDatabase(str(wl), str(rec))
+    w = db.commit_workload(mod)
+    args = ms.arg_info.ArgInfo.from_prim_func(mod["main"])
+    for sch, secs in zip([*sketches, sketches[0]], [*STORED, FAILED]):
+        db.commit_tuning_record(ms.database.TuningRecord(sch.trace, w, [secs], tgt, args))
+    return [str(s.trace) for s in sketches]
+
+
+def test_retime_replaces_the_top_k_times_and_drops_the_rest(tmp_path, host):
+    from tvm.s_tir import meta_schedule as ms
+    target = {**host, "num-cores": 1}
+    traces = _database(tmp_path, target)
+    wl_before = database_paths(tmp_path)[0].read_bytes()
+    rows = rt.retime(tmp_path, target, top_k=2, rounds=2, progress=False, names={})
+    assert database_paths(tmp_path)[0].read_bytes() == wl_before  # workloads untouched
+    db = read_database(tmp_path)
+    assert len(db.records) == 2  # the two best by stored time; the third and the failed one dropped
+    tvm_db = ms.database.JSONDatabase(*map(str, database_paths(tmp_path)))
+    kept = sorted(tvm_db.get_all_tuning_records(), key=lambda r: str(r.trace))
+    assert sorted(str(r.trace) for r in kept) == sorted(traces[:2])
+    for r in db.records:
+        secs = r[1][1]
+        assert len(secs) == 2  # one median per round
+        assert all(FLOPS / 1e12 < s < 1.0 for s in secs), secs
+    [row] = rows
+    assert row["retimed"] == 2 and row["kernel"] == "workload 0"
+    assert row["stored_ms"] == pytest.approx(1e3 * STORED[0])
+    assert row["host_ratio"] > 1  # any real time is slower than the impossible stored one
+    assert row["best_now_ms"] <= row["stored_now_ms"]
+    assert row["changed"] == (row["best_now_ms"] < row["stored_now_ms"])
+    summ = rt.summary(rows, top_k=2, rounds=2, seconds=1.0)
+    assert summ["kernels"] == 1 and summ["host_ratio_median"] == row["host_ratio"]
+
+
+def test_bad_arguments_and_other_targets_change_nothing(tmp_path, host):
+    _database(tmp_path, {**host, "num-cores": 1})
+    before = database_paths(tmp_path)[1].read_bytes()
+    with pytest.raises(UserError, match="top_k and rounds must be >= 1"):
+        rt.retime(tmp_path, {**host, "num-cores": 1}, top_k=0)
+    other = {**host, "mcpu": "znver3" if host.get("mcpu") != "znver3" else "znver4", "num-cores": 1}
+    with pytest.raises(UserError, match="re-time them there") as e:
+        rt.retime(tmp_path, other, progress=False)
+    assert "\n" not in str(e.value)
+    assert database_paths(tmp_path)[1].read_bytes() == before
+    with pytest.raises(UserError, match="no MetaSchedule database"):
+        rt.retime(tmp_path / "empty", {**host, "num-cores": 1})
+
+
+def test_longrun_retime_refuses_an_empty_folder_and_k_0(tmp_path):
+    from lab02_tvm.tuning import longrun
+    with pytest.raises(UserError, match="holds no records to re-time"):
+        longrun.main(["retime", "--model", "bert", "--root", str(tmp_path)])
+    with pytest.raises(UserError, match="--retime K must be >= 1"):
+        longrun.main(["retime", "--model", "bert", "--retime", "0", "--root", str(tmp_path)])
+    with pytest.raises(UserError, match="--retime must be >= 0"):
+        longrun.main(["tune", "--model", "bert", "--retime", "-1", "--root", str(tmp_path)])
+
+
+def test_provenance_keeps_the_retiming_of_earlier_runs():
+    from lab02_tvm.tuning.records import earlier_runs
+    prev = {"date_utc": "2026-12-03 16:00", "command": "longrun tune", "retimed": {"top_k": 4, "changed": ["k"]},
+            "trials_per_task": {"k": 3}}
+    [run] = earlier_runs(prev)
+    assert run["retimed"] == {"top_k": 4, "changed": ["k"]} and "trials_per_task" not in run
+    json.dumps(run)

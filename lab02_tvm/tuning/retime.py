@@ -1,0 +1,202 @@
+"""Re-time the best records of a tuning database on this host, interleaved, so runs on hosts of different speed compare.
+
+A MetaSchedule database keeps each candidate's run time as measured when it was tuned, and the build
+takes the record with the lowest time per kernel (``JSONDatabase.query_tuning_record``). A folder that
+accumulates across runs (:mod:`lab02_tvm.tuning.longrun`: a top-up tunes into the shipped folder)
+mixes times taken on different days; on a shared host (a VM whose neighbours change) the same
+schedule's time moves by 20-30 % between days (``common.roof.host_check``). A top-up on a slow day
+then cannot win: its candidates would have to beat the old best by the whole difference in host
+speed, and the old record keeps its place whatever the new ones are worth.
+
+:func:`retime` re-measures each workload's ``top_k`` best records in one pass on this host, as the
+tuning runner times them (:func:`lab02_tvm.tuning.harness.make_runner`, cold or warm as the folder's
+records were), in ``rounds`` interleaved rounds (every candidate once per round, in a rotated order,
+so a change of host speed during the pass reaches every candidate alike), and rewrites the records
+file with those times (each record's ``run_secs`` = its per-round medians; the database ranks by their
+mean). Records below the ``top_k`` of their workload are dropped: their times are from another day
+and would rank against today's. A workload none of whose candidates builds or runs now keeps its
+records unchanged (and its row says so). ``python -m lab02_tvm.tuning.longrun retime`` runs it on a
+folder; ``longrun tune`` runs it before pruning (``--retime K``, default 4).
+"""
+from __future__ import annotations
+
+import json
+import os
+import statistics
+from pathlib import Path
+from typing import Any
+
+from common.errors import UserError
+from common.results import atomic_write
+
+from .database import database_paths, mean_run_s, read_database, target_dict
+
+#: Records re-timed per workload by default: the stored best and the next three.
+TOP_K = 4
+#: Interleaved rounds by default (each a full cold measurement: ``harness.COLD_REPEATS`` runs).
+ROUNDS = 3
+
+
+def _ms(x: float) -> float:
+    """Milliseconds to 4 significant digits (a 2 us kernel and a 5 ms one alike)."""
+    return float(f"{x:.4g}")
+
+
+def _top_records(db, top_k: int) -> dict[int, list[int]]:
+    """``{workload index: [record line index, ...]}``: the ``top_k`` valid records of each workload, best first."""
+    ranked: dict[int, list[tuple[float, int]]] = {}
+    for i, r in enumerate(db.records):
+        mean = mean_run_s(r[1][1])
+        if mean is not None:
+            ranked.setdefault(r[0], []).append((mean, i))
+    return {w: [i for _, i in sorted(v)[:top_k]] for w, v in ranked.items()}
+
+
+def _decode(db, picks: dict[int, list[int]]) -> dict[int, Any]:
+    """``{record line index: TuningRecord}`` for every picked record (traces decoded with the tiles registered)."""
+    from tvm.s_tir import meta_schedule as ms
+
+    from ..schedule.intrin import register_every_tile
+    register_every_tile()
+    workloads = {w: ms.database.Workload.from_json(db.workloads[w]) for w in picks}
+    return {i: ms.database.TuningRecord.from_json(db.records[i][1], workloads[w])
+            for w, idx in picks.items() for i in idx}
+
+
+def _measure(recs: dict[int, Any], target, *, rounds: int, cache_flush: bool, builder=None, runner=None,
+             progress: bool = True) -> dict[int, list[float]]:
+    """``{record line index: [median run seconds of each round]}``; a record that fails to build gets ``[]``,
+    one that fails in a round misses that round."""
+    from tvm.s_tir import meta_schedule as ms
+    from tqdm.auto import tqdm
+
+    from .harness import cpu_tensor_intrinsics, make_builder, make_runner, tuning_environment
+    from .tasks import as_target
+
+    tgt = as_target(target)
+    builder = builder or make_builder()
+    runner = runner or make_runner(cache_flush)
+    device = {"llvm": "cpu"}.get(tgt.kind.name, tgt.kind.name)  # MetaSchedule's runner wants a device name
+    order = list(recs)
+    times: dict[int, list[float]] = {i: [] for i in order}
+    with tuning_environment(tgt), cpu_tensor_intrinsics(tgt):
+        built = builder.build([ms.builder.BuilderInput(recs[i].as_measure_candidate().sch.mod, tgt) for i in order])
+        ok = [(i, b.artifact_path) for i, b in zip(order, built) if b.error_msg is None]
+        bar = tqdm(total=rounds * len(ok), desc="retime", unit="run", disable=not progress)
+        try:
+            for r in range(rounds):
+                shift = (r * len(ok)) // rounds  # rotated order: no candidate always runs first
+                batch = ok[shift:] + ok[:shift]
+                futures = runner.run([ms.runner.RunnerInput(path, device, recs[i].args_info) for i, path in batch])
+                for (i, _), f in zip(batch, futures):
+                    res = f.result()
+                    if res.error_msg is None and res.run_secs:
+                        times[i].append(statistics.median(float(s) for s in res.run_secs))
+                    bar.update(1)
+        finally:
+            bar.close()
+            for _, path in ok:
+                Path(path).unlink(missing_ok=True)
+    return times
+
+
+def retime(work_dir: str | os.PathLike, target, *, top_k: int = TOP_K, rounds: int = ROUNDS, cache_flush: bool = True,
+           names: dict[str, str] | None = None, progress: bool = True, builder=None, runner=None) -> list[dict]:
+    """Re-measure the ``top_k`` best records of every workload of ``work_dir`` on this host and rewrite their times.
+
+    Args:
+        work_dir: a database folder (:mod:`lab02_tvm.tuning.database`); its records file is rewritten
+            atomically, the workloads file is not touched.
+        target: this host's target (a dict or ``Target``); the records must be of that target.
+        top_k: records re-timed per workload (>= 1); the others of that workload are dropped.
+        rounds: interleaved measurement rounds (>= 1); ``run_secs`` gets one median per round.
+        cache_flush: time cold (operands flushed before every run, as ``longrun --timing cold``) or warm.
+        names: ``{workload structural hash: kernel name}`` for the rows (default ``"workload <index>"``).
+        builder, runner: MetaSchedule builder and runner (default :func:`harness.make_builder`,
+            :func:`harness.make_runner`).
+    Returns:
+        one row per workload with valid records: ``kernel, retimed`` (records measured now),
+        ``stored_ms`` (the stored best's stored mean), ``stored_now_ms`` (that record re-timed),
+        ``best_now_ms`` (the best re-timed), ``host_ratio`` (stored_now / stored: > 1 = this host is slower
+        than the one that timed it), ``changed`` (another record is the best now), ``gain_pct`` (how much
+        faster the new best is than the stored best, both timed now). Times in ms per call.
+    Raises:
+        UserError: ``top_k`` or ``rounds`` < 1; no database in ``work_dir``; records of another target.
+        CorruptDatabase: a database line does not parse (nothing is written).
+    """
+    if top_k < 1 or rounds < 1:
+        raise UserError(f"retime: top_k and rounds must be >= 1 (got {top_k}, {rounds})")
+    db = read_database(work_dir)
+    here = target_dict(target)
+    other = [t for t in db.targets if t != here]
+    if other:
+        raise UserError(f"{work_dir} holds records of {other[0]}; timing them on {here} says nothing about "
+                        "that machine: re-time them there")
+    picks = _top_records(db, top_k)
+    recs = _decode(db, picks)
+    times = _measure(recs, target, rounds=rounds, cache_flush=cache_flush, builder=builder, runner=runner,
+                     progress=progress)
+    keep: dict[int, list] = {}  # record line index -> line to write
+    rows = []
+    for w, idx in picks.items():
+        timed = [i for i in idx if times[i]]
+        name = (names or {}).get(db.workloads[w][0], f"workload {w}")
+        if not timed:  # nothing of this workload builds or runs now: keep what it had
+            keep.update({i: db.records[i] for i, r in enumerate(db.records) if r[0] == w})
+            rows.append({"kernel": name, "retimed": 0, "stored_ms": _ms(1e3 * mean_run_s(db.records[idx[0]][1][1])),
+                         "stored_now_ms": None, "best_now_ms": None, "host_ratio": None, "changed": False, "gain_pct": None})
+            continue
+        for i in timed:
+            keep[i] = [w, [db.records[i][1][0], times[i], *db.records[i][1][2:]]]
+        best = min(timed, key=lambda i: sum(times[i]) / len(times[i]))
+        now = {i: 1e3 * sum(times[i]) / len(times[i]) for i in timed}
+        stored = 1e3 * mean_run_s(db.records[idx[0]][1][1])
+        first_now = now.get(idx[0])
+        rows.append({"kernel": name, "retimed": len(timed), "stored_ms": _ms(stored),
+                     "stored_now_ms": None if first_now is None else _ms(first_now),
+                     "best_now_ms": _ms(now[best]),
+                     "host_ratio": None if first_now is None else round(first_now / stored, 3),
+                     "changed": best != idx[0],
+                     "gain_pct": None if first_now is None else round(100 * (1 - now[best] / first_now), 1)})
+    for i, r in enumerate(db.records):  # workloads without a valid record (all failed) keep theirs
+        if r[0] not in picks:
+            keep[i] = r
+    _, rec_path = database_paths(work_dir)
+    atomic_write(rec_path, "".join(json.dumps(keep[i]) + "\n" for i in sorted(keep)))
+    return sorted(rows, key=lambda r: -(r["best_now_ms"] or 0))
+
+
+def kernel_names(infos) -> dict[str, str]:
+    """``{workload structural hash (as the database stores it): task name}`` of :func:`tasks.extract_tasks`' tasks."""
+    import tvm_ffi
+    return {str(tvm_ffi.structural_hash(ti.task.dispatched[0])): ti.name for ti in infos}
+
+
+def summary(rows: list[dict], *, top_k: int, rounds: int, seconds: float) -> dict:
+    """What a provenance keeps of a re-timing (``"retimed"``): when, how, and what it changed.
+
+    ``host_ratio_median``: median over kernels of (stored best re-timed / stored best as stored), the
+    factor by which this host ran slower (> 1) or faster than the hosts that timed the records.
+    """
+    import datetime
+    ratios = [r["host_ratio"] for r in rows if r["host_ratio"] is not None]
+    return {"date_utc": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M"), "top_k": top_k,
+            "rounds": rounds, "seconds": round(seconds, 1), "kernels": len(rows),
+            "host_ratio_median": round(statistics.median(ratios), 3) if ratios else None,
+            "changed": [r["kernel"] for r in rows if r["changed"]]}
+
+
+def write_table(model: str, rows: list[dict], summ: dict, folder: str | os.PathLike) -> dict:
+    """``results/lab02/retime_<model>.{md,csv,json}``: the rows of :func:`retime` with its :func:`summary`."""
+    from common.results import write_table as write
+    from common.timing import environment
+
+    from .. import LAB
+    from .records import rel
+    notes = ("Each kernel's best records re-timed on this host in one pass (interleaved rounds, timed as the "
+             "folder's records were): stored_ms = the stored best as stored; stored_now_ms = that record now; "
+             "best_now_ms = the fastest record now; host_ratio = stored_now / stored (> 1: this host ran slower "
+             "than the one that timed it); changed = another record is the best now.")
+    return write(LAB, f"retime_{model}", rows, title=f"Lab 02: {model}'s records re-timed on this host", notes=notes,
+                 env=environment(threads=1, folder=rel(Path(folder)), **{k: v for k, v in summ.items() if k != "changed"}),
+                 meta={"changed": summ["changed"]})
