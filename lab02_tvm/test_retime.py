@@ -24,34 +24,46 @@ STORED = (1e-9, 2e-9, 3e-9)
 FAILED = 1e10
 
 
-def _matmul():
+def _matmul(block: str = "matmul"):
     import tvm
     from tvm import te
     x, w = te.placeholder((M, K), name="x"), te.placeholder((K, N), name="w")
     k = te.reduce_axis((0, K), name="k")
-    y = te.compute((M, N), lambda i, j: te.sum(x[i, k] * w[k, j], axis=k), name="matmul")
+    y = te.compute((M, N), lambda i, j: te.sum(x[i, k] * w[k, j], axis=k), name=block)
     return tvm.IRModule({"main": te.create_prim_func([x, w, y])})
 
 
-def _database(path, target: dict) -> list[str]:
-    """A database in ``path``: three sketches of one matmul with the :data:`STORED` times and one failed record;
-    returns the traces (as text) in the order of :data:`STORED`."""
-    import tvm
+def _sketches(mod, tgt) -> list:
     from tvm.s_tir import meta_schedule as ms
     from lab02_tvm.tuning.harness import cpu_tensor_intrinsics
-    tgt = tvm.target.Target(target)
-    mod = _matmul()
     with cpu_tensor_intrinsics(tgt):
         ctx = ms.TuneContext(mod=mod, target=tgt, space_generator="post-order-apply", task_name="t", rand_state=0)
         sketches = list(ctx.generate_design_space())[:3]
     assert len(sketches) == 3, "MetaSchedule wrote fewer than three sketches for a matmul"
+    return sketches
+
+
+def _database(path, target: dict, *, foreign_best: bool = False) -> list[str]:
+    """A database in ``path``: three sketches of one matmul with the :data:`STORED` times and one failed record;
+    returns the traces (as text) in the order of :data:`STORED`. ``foreign_best``: the best record's trace is a
+    sketch of a kernel whose block has another name (its first step, ``get_sblock``, fails here: the trace no longer applies)."""
+    import tvm
+    from tvm.s_tir import meta_schedule as ms
+    tgt = tvm.target.Target(target)
+    mod = _matmul()
+    sketches = _sketches(mod, tgt)
+    if foreign_best:
+        sketches[0] = _sketches(_matmul(block="renamed"), tgt)[0]
     wl, rec = database_paths(path)
     path.mkdir(parents=True, exist_ok=True)
     db = ms.database.JSONDatabase(str(wl), str(rec))
     w = db.commit_workload(mod)
     args = ms.arg_info.ArgInfo.from_prim_func(mod["main"])
-    for sch, secs in zip([*sketches, sketches[0]], [*STORED, FAILED]):
-        db.commit_tuning_record(ms.database.TuningRecord(sch.trace, w, [secs], tgt, args))
+    # the best record carries stale argument shapes (as tuning.epilogue once wrote them): the scheduled
+    # kernel's own arguments must be what it is timed with
+    stale = [ms.arg_info.TensorInfo("float32", [1]) for _ in args]
+    for n, (sch, secs) in enumerate(zip([*sketches, sketches[0]], [*STORED, FAILED])):
+        db.commit_tuning_record(ms.database.TuningRecord(sch.trace, w, [secs], tgt, stale if n == 0 else args))
     return [str(s.trace) for s in sketches]
 
 
@@ -79,6 +91,16 @@ def test_retime_replaces_the_top_k_times_and_drops_the_rest(tmp_path, host):
     assert row["changed"] == (row["best_now_ms"] < row["stored_now_ms"])
     summ = rt.summary(rows, top_k=2, rounds=2, seconds=1.0)
     assert summ["kernels"] == 1 and summ["host_ratio_median"] == row["host_ratio"]
+
+
+def test_a_stored_best_that_no_longer_applies_keeps_its_workload_unchanged(tmp_path, host):
+    target = {**host, "num-cores": 1}
+    _database(tmp_path, target, foreign_best=True)
+    before = database_paths(tmp_path)[1].read_bytes()
+    [row] = rt.retime(tmp_path, target, top_k=2, rounds=1, progress=False)
+    assert row["retimed"] == 0 and row["best_now_ms"] is None
+    assert database_paths(tmp_path)[1].read_bytes().count(b"\n") == before.count(b"\n")  # every record kept
+    assert len(read_database(tmp_path).best_per_workload()) == 1
 
 
 def test_bad_arguments_and_other_targets_change_nothing(tmp_path, host):

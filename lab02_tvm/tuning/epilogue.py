@@ -229,7 +229,7 @@ def choose(model: str, src: str | Path, out: str | Path, *, rounds: int = 10, mi
                 entries = []
                 for name, (t, r) in best.items():
                     sch = variants.get(arm, {}).get(name)
-                    entries.append((t.task.dispatched[0], r if sch is None else _with_trace(r, sch.trace)))
+                    entries.append((t.task.dispatched[0], r if sch is None else _with_trace(r, sch)))
                 folder = _write_folder(Path(tmp) / arm, entries)
                 built = build_from_database(mod, target, folder, layout_rewrite=method.layout_rewrite)
                 runner = VMRunner(built.executable, im, with_params=False)
@@ -259,7 +259,7 @@ def choose(model: str, src: str | Path, out: str | Path, *, rounds: int = 10, mi
     for name, (t, r) in best.items():
         if name in chosen:
             lv, ms_per_call = chosen[name]
-            r = _with_trace(r, variants[lv][name].trace, run_s=ms_per_call / 1e3)
+            r = _with_trace(r, variants[lv][name], run_s=ms_per_call / 1e3)
         entries.append((t.task.dispatched[0], r))
     earlier = (prov.get("epilogue") or {}).get("kernels", {})  # kernels an earlier run moved stay named
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -281,11 +281,16 @@ def choose(model: str, src: str | Path, out: str | Path, *, rounds: int = 10, mi
     return rows
 
 
-def _with_trace(record, trace, run_s: float | None = None):
-    """``record`` with another trace (and, given ``run_s``, that run time in seconds)."""
+def _with_trace(record, sch, run_s: float | None = None):
+    """``record`` with the trace of schedule ``sch`` (and, given ``run_s``, that run time in seconds).
+
+    The arguments are those of the scheduled kernel (``ArgInfo.from_entry_func``, as MetaSchedule's task
+    scheduler records them): with weight layout rewrite, an epilogue moved into the tile has its bias
+    rewritten too, and a runner given the record's old argument shapes could not call the kernel.
+    """
     from tvm.s_tir import meta_schedule as ms
-    return ms.database.TuningRecord(trace, record.workload, record.run_secs if run_s is None else [run_s],
-                                    record.target, record.args_info)
+    return ms.database.TuningRecord(sch.trace, record.workload, record.run_secs if run_s is None else [run_s],
+                                    record.target, ms.arg_info.ArgInfo.from_entry_func(sch.mod, remove_preproc=True))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

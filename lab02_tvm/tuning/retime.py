@@ -14,8 +14,9 @@ records were), in ``rounds`` interleaved rounds (every candidate once per round,
 so a change of host speed during the pass reaches every candidate alike), and rewrites the records
 file with those times (each record's ``run_secs`` = its per-round medians; the database ranks by their
 mean). Records below the ``top_k`` of their workload are dropped: their times are from another day
-and would rank against today's. A workload none of whose candidates builds or runs now keeps its
-records unchanged (and its row says so). ``python -m lab02_tvm.tuning.longrun retime`` runs it on a
+and would rank against today's. A workload whose stored best does not build or run now keeps its
+records unchanged (its row says ``retimed`` 0): dropping the record the model is built from, on a
+failure of this pass, could only make the build slower. ``python -m lab02_tvm.tuning.longrun retime`` runs it on a
 folder; ``longrun tune`` runs it before pruning (``--retime K``, default 4).
 """
 from __future__ import annotations
@@ -53,14 +54,21 @@ def _top_records(db, top_k: int) -> dict[int, list[int]]:
 
 
 def _decode(db, picks: dict[int, list[int]]) -> dict[int, Any]:
-    """``{record line index: TuningRecord}`` for every picked record (traces decoded with the tiles registered)."""
+    """``{record line index: TuningRecord}`` for every picked record whose trace still applies to its workload
+    (``TuningRecord.from_json`` replays it; the tiles are registered first)."""
     from tvm.s_tir import meta_schedule as ms
 
     from ..schedule.intrin import register_every_tile
     register_every_tile()
-    workloads = {w: ms.database.Workload.from_json(db.workloads[w]) for w in picks}
-    return {i: ms.database.TuningRecord.from_json(db.records[i][1], workloads[w])
-            for w, idx in picks.items() for i in idx}
+    out = {}
+    for w, idx in picks.items():
+        workload = ms.database.Workload.from_json(db.workloads[w])
+        for i in idx:
+            try:
+                out[i] = ms.database.TuningRecord.from_json(db.records[i][1], workload)
+            except Exception:  # noqa: BLE001 - a trace that no longer applies (ScheduleError, TVMError)
+                continue
+    return out
 
 
 def _measure(recs: dict[int, Any], target, *, rounds: int, cache_flush: bool, builder=None, runner=None,
@@ -80,14 +88,17 @@ def _measure(recs: dict[int, Any], target, *, rounds: int, cache_flush: bool, bu
     order = list(recs)
     times: dict[int, list[float]] = {i: [] for i in order}
     with tuning_environment(tgt), cpu_tensor_intrinsics(tgt):
-        built = builder.build([ms.builder.BuilderInput(recs[i].as_measure_candidate().sch.mod, tgt) for i in order])
+        # the arguments of the *scheduled* kernel, as the tuner measured it (a weight layout rewrite inside the
+        # schedule changes them; a record's stored args_info may predate that: tuning.epilogue wrote such records)
+        cands = {i: recs[i].as_measure_candidate() for i in order}
+        built = builder.build([ms.builder.BuilderInput(cands[i].sch.mod, tgt) for i in order])
         ok = [(i, b.artifact_path) for i, b in zip(order, built) if b.error_msg is None]
         bar = tqdm(total=rounds * len(ok), desc="retime", unit="run", disable=not progress)
         try:
             for r in range(rounds):
                 shift = (r * len(ok)) // rounds  # rotated order: no candidate always runs first
                 batch = ok[shift:] + ok[:shift]
-                futures = runner.run([ms.runner.RunnerInput(path, device, recs[i].args_info) for i, path in batch])
+                futures = runner.run([ms.runner.RunnerInput(path, device, cands[i].args_info) for i, path in batch])
                 for (i, _), f in zip(batch, futures):
                     res = f.result()
                     if res.error_msg is None and res.run_secs:
@@ -139,9 +150,9 @@ def retime(work_dir: str | os.PathLike, target, *, top_k: int = TOP_K, rounds: i
     keep: dict[int, list] = {}  # record line index -> line to write
     rows = []
     for w, idx in picks.items():
-        timed = [i for i in idx if times[i]]
+        timed = [i for i in idx if times.get(i)]
         name = (names or {}).get(db.workloads[w][0], f"workload {w}")
-        if not timed:  # nothing of this workload builds or runs now: keep what it had
+        if idx[0] not in timed:  # the stored best does not build or run now: keep what the workload had
             keep.update({i: db.records[i] for i, r in enumerate(db.records) if r[0] == w})
             rows.append({"kernel": name, "retimed": 0, "stored_ms": _ms(1e3 * mean_run_s(db.records[idx[0]][1][1])),
                          "stored_now_ms": None, "best_now_ms": None, "host_ratio": None, "changed": False, "gain_pct": None})
