@@ -72,7 +72,7 @@ def test_retime_replaces_the_top_k_times_and_drops_the_rest(tmp_path, host):
     target = {**host, "num-cores": 1}
     traces = _database(tmp_path, target)
     wl_before = database_paths(tmp_path)[0].read_bytes()
-    rows = rt.retime(tmp_path, target, top_k=2, rounds=2, progress=False, names={})
+    rows = rt.retime(tmp_path, target, top_k=2, rounds=2, min_gain=0.0, progress=False, names={})
     assert database_paths(tmp_path)[0].read_bytes() == wl_before  # workloads untouched
     db = read_database(tmp_path)
     assert len(db.records) == 2  # the two best by stored time; the third and the failed one dropped
@@ -93,6 +93,20 @@ def test_retime_replaces_the_top_k_times_and_drops_the_rest(tmp_path, host):
     assert summ["kernels"] == 1 and summ["host_ratio_median"] == row["host_ratio"]
 
 
+def test_the_stored_best_stays_unless_beaten_by_min_gain(tmp_path, host):
+    """min_gain = 1 - 1e-7: another record would have to run 1e7x faster, under 1e-7 s where the stored best is under
+    1 s; no real time is under FLOPS / 1e12 = 1e-6 s, so only the stored best may stay."""
+    target = {**host, "num-cores": 1}
+    traces = _database(tmp_path, target)
+    [row] = rt.retime(tmp_path, target, top_k=3, rounds=1, min_gain=1 - 1e-7, progress=False)
+    db = read_database(tmp_path)
+    assert len(db.records) == 1 and row["stored_now_ms"] < 1e3 and not row["changed"]
+    assert row["best_now_ms"] == row["stored_now_ms"] and row["fastest_other_ms"] > 1e3 * FLOPS / 1e12
+    from tvm.s_tir import meta_schedule as ms
+    [kept] = ms.database.JSONDatabase(*map(str, database_paths(tmp_path))).get_all_tuning_records()
+    assert str(kept.trace) == traces[0]
+
+
 def test_a_stored_best_that_no_longer_applies_keeps_its_workload_unchanged(tmp_path, host):
     target = {**host, "num-cores": 1}
     _database(tmp_path, target, foreign_best=True)
@@ -108,6 +122,8 @@ def test_bad_arguments_and_other_targets_change_nothing(tmp_path, host):
     before = database_paths(tmp_path)[1].read_bytes()
     with pytest.raises(UserError, match="top_k and rounds must be >= 1"):
         rt.retime(tmp_path, {**host, "num-cores": 1}, top_k=0)
+    with pytest.raises(UserError, match=r"min_gain in \[0, 1\)"):
+        rt.retime(tmp_path, {**host, "num-cores": 1}, min_gain=1.0)
     other = {**host, "mcpu": "znver3" if host.get("mcpu") != "znver3" else "znver4", "num-cores": 1}
     with pytest.raises(UserError, match="re-time them there") as e:
         rt.retime(tmp_path, other, progress=False)

@@ -30,7 +30,7 @@ from common.results import read_table
 from ..models import MODELS
 from .database import RECORDS, prune
 from .method import FIELD, Method, task_of_kernel
-from .retime import ROUNDS, TOP_K
+from .retime import MIN_GAIN, ROUNDS, TOP_K
 from .records import (LOG_ROOT, SHIPPED_ROOT, TIMINGS, carried_over, earlier_runs, read_provenance, rel, shipped_dir, target_key,
                       timing_of, write_provenance)
 
@@ -64,7 +64,7 @@ def tune_records(model: str, trials: int, minutes: float, *, command: str, root:
                  deep_top_k: int = 8, progress: bool = True, only_missing: bool = False,
                  deep_share: float = 2 / 3, deep_cost: dict[str, float] | None = None,
                  method=None, tile: bool = False, timing: str | None = None, retime_top_k: int = TOP_K,
-                 retime_rounds: int = ROUNDS) -> dict:
+                 retime_rounds: int = ROUNDS, retime_min_gain: float = MIN_GAIN) -> dict:
     """Tune one full-size model (1 core) into its shipped folder, prune it, write its provenance.
 
     Budget: ``1 - deep_share`` of ``trials`` (default a third) spread over every task (hottest
@@ -85,7 +85,8 @@ def tune_records(model: str, trials: int, minutes: float, *, command: str, root:
     folder's, else cold. The build takes the fastest record per kernel, so one folder's records must be
     timed one way: warm times are lower, and a warm record would win over a faster-in-the-model cold one.
     ``retime_top_k``: before pruning, re-time each kernel's best ``retime_top_k`` records on this host in
-    ``retime_rounds`` interleaved rounds (:func:`lab02_tvm.tuning.retime.retime`; 0 = keep the stored times),
+    ``retime_rounds`` interleaved rounds, a record replacing the stored best only ``retime_min_gain`` faster
+    (:func:`lab02_tvm.tuning.retime.retime`; 0 = keep the stored times),
     so the records of earlier runs, timed on other days, compete with this run's on today's host; the
     table ``retime_<model>`` and the provenance's ``"retimed"`` say what it changed.
 
@@ -133,7 +134,8 @@ def tune_records(model: str, trials: int, minutes: float, *, command: str, root:
                              deep_cost=deep_cost, layout_rewrite=method.layout_rewrite,
                              space=tile_space_for(target) if tile else None, cache_flush=timing == "cold")
         cov = database_coverage(mod, target, work, method.layout_rewrite)
-        retimed = _retime(model, mod, target, work, method, timing, retime_top_k, retime_rounds) if retime_top_k else None
+        retimed = _retime(model, mod, target, work, method, timing, retime_top_k, retime_rounds,
+                          retime_min_gain) if retime_top_k else None
     pruned = prune(work)
     info = {"model": model, "target": str(as_target(target)), "target_key": target_key(target),
             "trials": report.trials_in_db, "trials_this_run": report.trials,
@@ -184,15 +186,17 @@ def lost_ms_by_kernel(path: str | os.PathLike, build: str = "tuned") -> dict[str
 
 
 
-def _retime(model: str, mod, target: dict, work: Path, method: Method, timing: str, top_k: int, rounds: int) -> dict:
+def _retime(model: str, mod, target: dict, work: Path, method: Method, timing: str, top_k: int, rounds: int,
+            min_gain: float = MIN_GAIN) -> dict:
     """Re-time ``work``'s records (:func:`lab02_tvm.tuning.retime.retime`), write the table ``retime_<model>``,
     and return the provenance's ``"retimed"``."""
     from . import retime as rt
     from .tasks import extract_tasks
     t0 = time.time()
     names = rt.kernel_names(extract_tasks(mod, target, method.layout_rewrite))
-    rows = rt.retime(work, target, top_k=top_k, rounds=rounds, cache_flush=timing == "cold", names=names)
-    summ = rt.summary(rows, top_k=top_k, rounds=rounds, seconds=time.time() - t0)
+    rows = rt.retime(work, target, top_k=top_k, rounds=rounds, min_gain=min_gain, cache_flush=timing == "cold",
+                     names=names)
+    summ = rt.summary(rows, top_k=top_k, rounds=rounds, seconds=time.time() - t0, min_gain=min_gain)
     paths = rt.write_table(model, rows, summ, work)
     print(f"{model}: re-timed {summ['kernels']} kernels on this host (stored best now x{summ['host_ratio_median']} "
           f"its stored time, median); another record is the best now for {len(summ['changed'])}: "
@@ -200,7 +204,8 @@ def _retime(model: str, mod, target: dict, work: Path, method: Method, timing: s
     return summ
 
 
-def retime_folder(model: str, *, root: Path | None = None, top_k: int = TOP_K, rounds: int = ROUNDS) -> dict:
+def retime_folder(model: str, *, root: Path | None = None, top_k: int = TOP_K, rounds: int = ROUNDS,
+                  min_gain: float = MIN_GAIN) -> dict:
     """``longrun retime``: re-time a folder's records on this host, prune to the best, note it in the provenance.
 
     Raises:
@@ -221,7 +226,7 @@ def retime_folder(model: str, *, root: Path | None = None, top_k: int = TOP_K, r
     prov = read_provenance(work)
     with tvm_threads(1):
         mod = method.module(tuning_module(import_torch(build_bundles([model], quick=False)[model])))
-        summ = _retime(model, mod, target, work, method, timing_of(prov), top_k, rounds)
+        summ = _retime(model, mod, target, work, method, timing_of(prov), top_k, rounds, min_gain)
     pruned = prune(work)
     write_provenance(work, {**prov, "retimed": summ, "records": pruned["records"]})
     return summ
@@ -278,6 +283,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--retime", type=int, default=TOP_K, metavar="K",
                    help=f"re-time each kernel's K best records on this host before pruning (default {TOP_K}; 0 = off)")
     p.add_argument("--rounds", type=int, default=ROUNDS, help=f"interleaved rounds of the re-timing (default {ROUNDS})")
+    p.add_argument("--min-gain", type=float, default=MIN_GAIN,
+                   help=f"least gain (fraction) for a re-timed record to replace the stored best (default {MIN_GAIN})")
     p.add_argument("--root", type=Path, default=None,
                    help="folder of target folders to tune into (default results/lab02/tuning; copy a finished "
                         "run there)")
@@ -288,13 +295,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             if (d / RECORDS).is_file():
                 print(f"{rel(d)}: {prune(d)}")
         return 0
-    if args.retime < 0 or args.rounds < 1:
-        raise UserError(f"--retime must be >= 0 and --rounds >= 1 (got {args.retime}, {args.rounds})")
+    if args.retime < 0 or args.rounds < 1 or not 0 <= args.min_gain < 1:
+        raise UserError(f"--retime must be >= 0, --rounds >= 1 and --min-gain in [0, 1) "
+                        f"(got {args.retime}, {args.rounds}, {args.min_gain})")
     if args.action == "retime":
         if args.retime < 1:
             raise UserError("longrun retime: --retime K must be >= 1 (the records re-timed per kernel)")
         for name in names:
-            retime_folder(name, root=args.root, top_k=args.retime, rounds=args.rounds)
+            retime_folder(name, root=args.root, top_k=args.retime, rounds=args.rounds, min_gain=args.min_gain)
         return 0
     if not 0 <= args.deep_share <= 1:
         raise UserError(f"--deep-share must be in [0, 1] (got {args.deep_share})")
@@ -313,7 +321,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         info = tune_records(name, trials[name], minutes[name], command=command, deep_top_k=args.deep_top_k,
                             only_missing=args.only_missing, deep_share=args.deep_share, deep_cost=cost,
                             method=method, root=args.root, tile=args.tile, timing=args.timing,
-                            retime_top_k=args.retime, retime_rounds=args.rounds)
+                            retime_top_k=args.retime, retime_rounds=args.rounds, retime_min_gain=args.min_gain)
         print(f"{name}: {info['trials_this_run']} trials measured ({info['trials_all_runs']} in all runs), "
               f"{info['minutes']} min, {info['tasks_in_db']}/{info['tasks']} "
               f"tasks, pruned {info['records_before_prune']} -> {info['records']} records", flush=True)
