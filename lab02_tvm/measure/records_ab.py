@@ -73,6 +73,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """``python -m lab02_tvm.measure.records_ab --model M FOLDER_A FOLDER_B [...]``."""
     from common.cli import parser, positive, step
     from common.results import write_table
+    from common.roof import host_speed
     from common.timing import environment, set_torch_threads, tvm_threads
 
     from ..models import MODELS
@@ -88,7 +89,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise UserError(f"--name {args.name!r}: letters, digits, '_' and '-' only (it names files in results/lab02)")
     folders = {chr(ord("A") + i): f for i, f in enumerate(args.folders)}
     set_torch_threads(1)
-    with tvm_threads(1):
+    with tvm_threads(1), host_speed(2.0) as host:  # how fast the host ran around the timing (common.roof)
         rows = compare_folders(args.model, folders, repeats=args.repeats)
     for r in rows:
         step(1, "records_ab", f"{r['build']}: {r['median_ms']} ms, {r['vs_eager']}x eager"
@@ -98,7 +99,7 @@ def main(argv: Sequence[str] | None = None) -> int:
              "build median. timing: how the folder's candidates were timed (warm: back to back; cold: caches "
              "flushed before each run).")
     paths = write_table(LAB, args.name or f"records_ab_{args.model}", rows, title=f"Records A/B: {args.model}", notes=notes,
-                        env=environment(threads=1, machine_note="1 core"), meta={"repeats": args.repeats})
+                        env=environment(threads=1, machine_note="1 core", **host), meta={"repeats": args.repeats})
     step(2, "write", str(paths["md"]))
     return 0
 
