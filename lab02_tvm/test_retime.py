@@ -133,10 +133,47 @@ def test_bad_arguments_and_other_targets_change_nothing(tmp_path, host):
         rt.retime(tmp_path / "empty", {**host, "num-cores": 1})
 
 
+def test_an_empty_records_file_is_refused_and_nothing_is_written(tmp_path, host):
+    from lab02_tvm.tuning import longrun
+    from lab02_tvm.tuning.database import prune
+    from lab02_tvm.tuning.records import shipped_dir
+    target = {**host, "num-cores": 1}
+    work = shipped_dir("llama_tiny_s32", target, tmp_path)
+    _database(work, target)
+    (work / "PROVENANCE.json").write_text('{"method": {"layout": "NHWC", "layout_rewrite": true}}')
+    database_paths(work)[1].write_text("")
+    workloads = database_paths(work)[0].read_bytes()
+    with pytest.raises(UserError, match="nothing to re-time"):
+        rt.retime(work, target, progress=False)
+    with pytest.raises(UserError, match="nothing to prune"):
+        prune(work)
+    with pytest.raises(UserError, match="holds no records to re-time"):  # before the model is loaded
+        longrun.main(["retime", "--model", "llama_tiny_s32", "--root", str(tmp_path)])
+    assert database_paths(work)[0].read_bytes() == workloads and database_paths(work)[1].read_bytes() == b""
+
+
+@pytest.mark.parametrize("secs, error", [('["abc"]', True), ("5", True), ("[0.0]", False), ("[-0.001]", False)])
+def test_run_times_that_are_not_times(tmp_path, host, secs, error):
+    """A run time that is not a list of numbers is a corrupt line (one line, nothing written); one at or below 0 s
+    is no measurement: with every record so, nothing is re-timed."""
+    from lab02_tvm.tuning.database import CorruptDatabase
+    target = {**host, "num-cores": 1}
+    _database(tmp_path, target)
+    rec = database_paths(tmp_path)[1]
+    lines = [json.loads(x) for x in rec.read_text().splitlines()]
+    rec.write_text("".join(json.dumps([w, [t, "SECS", *rest]]).replace('"SECS"', secs) + "\n" for w, (t, _, *rest) in lines))
+    before = rec.read_bytes()
+    with pytest.raises(CorruptDatabase if error else UserError, match="run_secs is not a list" if error else "nothing to re-time") as e:
+        rt.retime(tmp_path, target, progress=False)
+    assert "\n" not in str(e.value) and rec.read_bytes() == before
+
+
 def test_longrun_retime_refuses_an_empty_folder_and_k_0(tmp_path):
     from lab02_tvm.tuning import longrun
     with pytest.raises(UserError, match="holds no records to re-time"):
         longrun.main(["retime", "--model", "bert", "--root", str(tmp_path)])
+    with pytest.raises(UserError, match="holds no records to re-time"):  # --model all: ResNet-50 first
+        longrun.main(["retime", "--root", str(tmp_path)])
     with pytest.raises(UserError, match="--retime K must be >= 1"):
         longrun.main(["retime", "--model", "bert", "--retime", "0", "--root", str(tmp_path)])
     with pytest.raises(UserError, match="--retime must be >= 0"):

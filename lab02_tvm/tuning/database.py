@@ -86,10 +86,11 @@ def mean_run_s(run_secs) -> float | None:
     """Mean of one record's measured run times, seconds; ``None`` for a candidate that failed to run.
 
     The one rule for "a valid measurement" (MetaSchedule stores 1e10 s for a failed run: anything
-    at or above :data:`FAILED_RUN_S` is one), used on TVM records and on parsed database lines alike.
+    at or above :data:`FAILED_RUN_S` is one; a time at or below 0 is none), used on TVM records and on
+    parsed database lines alike.
     """
     secs = [float(s) for s in (run_secs or [])]
-    if not secs or max(secs) >= FAILED_RUN_S:
+    if not secs or max(secs) >= FAILED_RUN_S or min(secs) <= 0:  # no run takes no time
         return None
     return sum(secs) / len(secs)
 
@@ -126,6 +127,10 @@ def _check_record(row) -> None:
     if not (isinstance(row, list) and len(row) == 2 and isinstance(row[0], int)
             and isinstance(row[1], list) and len(row[1]) >= 3 and isinstance(row[1][2], dict)):
         raise ValueError("not [workload index, [trace, run_secs, target, ...]]")
+    secs = row[1][1]
+    if not (secs is None or (isinstance(secs, list)
+                             and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in secs))):
+        raise ValueError("run_secs is not a list of numbers")
 
 
 @dataclass
@@ -190,9 +195,11 @@ def prune(work_dir: str | os.PathLike, out_dir: str | os.PathLike | None = None)
     Returns:
         ``{"workloads_before", "records_before", "workloads", "records", "bytes"}``.
     Raises:
-        CorruptDatabase / UserError: as :func:`read_database` (nothing written then).
+        CorruptDatabase / UserError: as :func:`read_database`, or no record at all (nothing written then).
     """
     db = read_database(work_dir)
+    if not db.records:  # pruning would drop every workload
+        raise UserError(f"{work_dir} holds no tuning record: nothing to prune (nothing was written)")
     best = db.best_per_workload()
     for r in db.records:  # failed-only workloads: keep their first record
         best.setdefault(r[0], (float("inf"), r))

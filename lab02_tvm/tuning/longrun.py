@@ -28,7 +28,7 @@ from common.errors import UserError, run_cli
 from common.results import read_table
 
 from ..models import MODELS
-from .database import RECORDS, prune
+from .database import RECORDS, prune, read_database
 from .method import FIELD, Method, task_of_kernel
 from .retime import MIN_GAIN, ROUNDS, TOP_K
 from .records import (LOG_ROOT, SHIPPED_ROOT, TIMINGS, carried_over, earlier_runs, read_provenance, rel, shipped_dir, target_key,
@@ -221,14 +221,16 @@ def retime_folder(model: str, *, root: Path | None = None, top_k: int = TOP_K, r
     target = {**host_target(), "num-cores": 1}
     work = shipped_dir(model, target, root)
     method = folder_method(work)
-    if method is None:
+    if method is None or not read_database(work).best_per_workload():  # bad input fails before the model loads
         raise UserError(f"{rel(work)} holds no records to re-time: tune it first (longrun tune --model {model})")
     prov = read_provenance(work)
+    earlier = [*prov.get("retimed_earlier", []), *([prov["retimed"]] if "retimed" in prov else [])]
     with tvm_threads(1):
         mod = method.module(tuning_module(import_torch(build_bundles([model], quick=False)[model])))
         summ = _retime(model, mod, target, work, method, timing_of(prov), top_k, rounds, min_gain)
     pruned = prune(work)
-    write_provenance(work, {**prov, "retimed": summ, "records": pruned["records"]})
+    write_provenance(work, {**prov, "retimed": summ, "records": pruned["records"],
+                            **({"retimed_earlier": earlier} if earlier else {})})
     return summ
 
 
@@ -289,7 +291,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                    help="folder of target folders to tune into (default results/lab02/tuning; copy a finished "
                         "run there)")
     args = p.parse_args(argv)
-    names = list(MODELS[:2]) if args.model == "all" else [args.model]
+    names = list(MODELS)[:2] if args.model == "all" else [args.model]
     if args.action == "prune":
         for d in sorted(SHIPPED_ROOT.glob(f"*/{'*' if args.model == 'all' else args.model}")):
             if (d / RECORDS).is_file():

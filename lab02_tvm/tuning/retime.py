@@ -39,7 +39,8 @@ TOP_K = 4
 #: Interleaved rounds by default (each a full cold measurement: ``harness.COLD_REPEATS`` runs).
 ROUNDS = 5
 #: Least gain (fraction) by which another record must beat the stored best to replace it: two passes over the
-#: same pair of ResNet-50 records (3 rounds each) ranked 12 of 29 kernels differently, each by 1-2.5 %.
+#: same pair of ResNet-50 records (3 rounds each) disagreed on the faster for 12 of 29 kernels, by 1.2-2.5 % on
+#: the four hottest of them.
 MIN_GAIN = 0.03
 
 
@@ -153,6 +154,8 @@ def retime(work_dir: str | os.PathLike, target, *, top_k: int = TOP_K, rounds: i
         raise UserError(f"{work_dir} holds records of {other[0]}; timing them on {here} says nothing about "
                         "that machine: re-time them there")
     picks = _top_records(db, top_k)
+    if not picks:  # nothing measured: re-timing would write an empty records file
+        raise UserError(f"{work_dir} holds no successfully measured record: nothing to re-time (nothing was written)")
     recs = _decode(db, picks)
     times = _measure(recs, target, rounds=rounds, cache_flush=cache_flush, builder=builder, runner=runner,
                      progress=progress)
@@ -176,8 +179,7 @@ def retime(work_dir: str | os.PathLike, target, *, top_k: int = TOP_K, rounds: i
         best = min(winners, key=now.__getitem__)
         stored = 1e3 * mean_run_s(db.records[idx[0]][1][1])
         rows.append({"kernel": name, "retimed": len(timed), "stored_ms": _ms(stored), "stored_now_ms": _ms(first_now),
-                     "best_now_ms": _ms(now[best]), "fastest_other_ms": _ms(min((now[i] for i in timed if i != idx[0]),
-                                                                                    default=float("nan"))),
+                     "best_now_ms": _ms(now[best]), "fastest_other_ms": _ms(min(others)) if (others := [now[i] for i in timed if i != idx[0]]) else None,
                      "host_ratio": round(first_now / stored, 3), "changed": best != idx[0],
                      "gain_pct": round(100 * (1 - now[best] / first_now), 1)})
     for i, r in enumerate(db.records):  # workloads without a valid record (all failed) keep theirs
