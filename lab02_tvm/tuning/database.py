@@ -150,16 +150,19 @@ class DatabaseFiles:
             seen.setdefault(json.dumps(d, sort_keys=True), d)
         return list(seen.values())
 
+    def ranked_per_workload(self, k: int | None = None) -> dict[int, list[int]]:
+        """``{workload index: record line indices}``: its successfully run records, fastest mean first (the first
+        ``k``; ties in file order); workloads without one are absent."""
+        ranked: dict[int, list[tuple[float, int]]] = {}
+        for i, r in enumerate(self.records):
+            mean = mean_run_s(r[1][1])
+            if mean is not None:
+                ranked.setdefault(r[0], []).append((mean, i))
+        return {w: [i for _, i in sorted(v)[:k]] for w, v in ranked.items()}
+
     def best_per_workload(self) -> dict[int, tuple[float, list]]:
         """``{workload index: (best mean run seconds, record)}`` over successfully run records."""
-        best: dict[int, tuple[float, list]] = {}
-        for r in self.records:
-            mean = mean_run_s(r[1][1])
-            if mean is None:
-                continue
-            if r[0] not in best or mean < best[r[0]][0]:
-                best[r[0]] = (mean, r)
-        return best
+        return {w: (mean_run_s(self.records[i][1][1]), self.records[i]) for w, (i,) in self.ranked_per_workload(1).items()}
 
 
 def read_database(work_dir: str | os.PathLike) -> DatabaseFiles:

@@ -49,16 +49,6 @@ def _ms(x: float) -> float:
     return float(f"{x:.4g}")
 
 
-def _top_records(db, top_k: int) -> dict[int, list[int]]:
-    """``{workload index: [record line index, ...]}``: the ``top_k`` valid records of each workload, best first."""
-    ranked: dict[int, list[tuple[float, int]]] = {}
-    for i, r in enumerate(db.records):
-        mean = mean_run_s(r[1][1])
-        if mean is not None:
-            ranked.setdefault(r[0], []).append((mean, i))
-    return {w: [i for _, i in sorted(v)[:top_k]] for w, v in ranked.items()}
-
-
 def _decode(db, picks: dict[int, list[int]]) -> dict[int, Any]:
     """``{record line index: TuningRecord}`` for every picked record whose trace still applies to its workload
     (``TuningRecord.from_json`` replays it; the tiles are registered first)."""
@@ -153,7 +143,7 @@ def retime(work_dir: str | os.PathLike, target, *, top_k: int = TOP_K, rounds: i
     if other:
         raise UserError(f"{work_dir} holds records of {other[0]}; timing them on {here} says nothing about "
                         "that machine: re-time them there")
-    picks = _top_records(db, top_k)
+    picks = db.ranked_per_workload(top_k)
     if not picks:  # nothing measured: re-timing would write an empty records file
         raise UserError(f"{work_dir} holds no successfully measured record: nothing to re-time (nothing was written)")
     recs = _decode(db, picks)
