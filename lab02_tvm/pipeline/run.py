@@ -8,8 +8,10 @@ from dataclasses import dataclass
 
 from common.budget import ci
 from common.cli import step
+from common.results import results_dir
 
 from . import __doc__ as PIPELINE_DOC
+from ..tuning.records import rel
 from .settings import Settings, parse_args, resolve
 from .steps import (Products, choose_records, compare, cross, import_models, import_onnx, layout, manual_schedule,
                     peers, relax_passes, roofline, rpc, search_spaces, struct_info, tir_pass, tune_and_build,
@@ -144,5 +146,5 @@ def main(argv: Sequence[str] | None = None) -> int:
             if s.runs(st.name):
                 with naming_stubs(st.name):  # the handout: which step reached a task not written yet
                     st.run(s, products)
-    step(15, "done", f"Lab 02 in {(time.perf_counter() - t_start) / 60:.1f} min: tables and plots under results/lab02/")
+    step(15, "done", f"Lab 02 in {(time.perf_counter() - t_start) / 60:.1f} min: tables and plots under {rel(results_dir('lab02'))}/")
     return 0
