@@ -172,8 +172,11 @@ def test_lost_ms_by_kernel_reads_one_build_and_says_what_is_wrong(tmp_path):
         lost_ms_by_kernel(tmp_path / "bad.json")
 
 
-def test_longrun_cli_ranks_by_roofline_or_says_which_step_to_run_first(tmp_path):
-    """``python -m lab02_tvm.tuning.longrun tune --deep-by-roofline`` with no roofline table: exit 2, one line.
+@pytest.mark.parametrize("flags, says", [(["--deep-by-roofline"], ["roofline_bert.json", "--only roofline first"]),
+                                         (["--deep-by-roofline", "--deep-by-ort"], ["pick one"])])
+def test_longrun_cli_ranks_by_roofline_or_says_which_step_to_run_first(tmp_path, flags, says):
+    """``python -m lab02_tvm.tuning.longrun tune --deep-by-roofline`` with no roofline table, or with both
+    rankings asked for: exit 2, one line.
 
     Run as ``-m`` (the module is ``__main__``), so every function ``main`` calls must be defined before it runs.
     """
@@ -182,9 +185,29 @@ def test_longrun_cli_ranks_by_roofline_or_says_which_step_to_run_first(tmp_path)
     import sys
     env = {**os.environ, "MLC_RESULTS_DIR": str(tmp_path / "results")}
     r = subprocess.run([sys.executable, "-m", "lab02_tvm.tuning.longrun", "tune", "--model", "bert", "--trials", "1",
-                        "--minutes", "1", "--deep-by-roofline", "--root", str(tmp_path / "records")],
+                        "--minutes", "1", *flags, "--root", str(tmp_path / "records")],
                        capture_output=True, text=True, env=env, timeout=300)
     errs = [ln for ln in r.stderr.splitlines() if ln.startswith("error:")]
     assert r.returncode == 2 and len(errs) == 1, r.stderr[-2000:]
-    assert "roofline_bert.json" in errs[0] and "--only roofline first" in errs[0]
+    assert all(s in errs[0] for s in says), errs[0]
     assert not (tmp_path / "records").exists(), "nothing is tuned or written"
+
+
+def test_lost_ms_vs_ort_splits_each_shape_over_its_kernels_and_says_what_is_wrong(tmp_path):
+    """``--deep-by-ort``'s ranking: a shape's ms lost against ONNX Runtime shared by its TVM kernels
+    (named as the layout rewrite builds them), a shape TVM wins counting 0."""
+    from common.errors import UserError
+    from lab02_tvm.tuning.longrun import lost_ms_vs_ort
+
+    path = tmp_path / "vs_ort_m.json"
+    path.write_text(json.dumps({"rows": [
+        {"conv": "1x1", "lost_vs_ort_ms": 1.0, "tvm_kernels": "a_prepacked b_prepacked"},
+        {"conv": "3x3", "lost_vs_ort_ms": 0.25, "tvm_kernels": "c_prepacked"},
+        {"conv": "7x7", "lost_vs_ort_ms": -0.5, "tvm_kernels": "d_prepacked"},
+        {"conv": "all convolutions", "lost_vs_ort_ms": 0.75, "tvm_kernels": ""}]}))
+    assert lost_ms_vs_ort(path) == {"a": 0.5, "b": 0.5, "c": 0.25, "d": 0.0}
+    with pytest.raises(UserError, match="--only vs-ort first"):
+        lost_ms_vs_ort(tmp_path / "missing.json")
+    (tmp_path / "empty.json").write_text(json.dumps({"rows": [{"conv": "all", "lost_vs_ort_ms": 1.0}]}))
+    with pytest.raises(UserError, match="no convolution rows"):
+        lost_ms_vs_ort(tmp_path / "empty.json")

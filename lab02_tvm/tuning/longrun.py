@@ -49,12 +49,18 @@ def _per_model(text: str, names: Sequence[str], what: str, cast) -> dict:
 
 
 
-def _plan_text(deep_top_k: int, deep_share: float, only_missing: bool, ranked_by_roof: bool) -> str:
-    """The provenance's one-line description of how a run spent its trials."""
+#: what the deep phase can be ranked by, besides the database's best times: the table read and what it says
+RANKINGS = {"roofline": "ranked by ms lost against the roof in the model",
+            "ort": "ranked by ms lost against ONNX Runtime's kernels of the same shape"}
+
+
+def _plan_text(deep_top_k: int, deep_share: float, only_missing: bool, ranked_by: str | None) -> str:
+    """The provenance's one-line description of how a run spent its trials (``ranked_by``: a key of
+    :data:`RANKINGS`, or None for the slowest)."""
     which = "only the kernels without a record, " if only_missing else ""
     if not deep_top_k:
         return which + "every trial spread over the tasks, hottest first (lab02_tvm.tuning.budget.plan_budget)"
-    rank = "ranked by ms lost against the roof in the model" if ranked_by_roof else "slowest"
+    rank = RANKINGS[ranked_by] if ranked_by else "slowest"
     return (f"{which}{1 - deep_share:.0%} of the trials over every task, {deep_share:.0%} on the {deep_top_k} "
             f"{rank} (lab02_tvm.tuning.budget.plan_budget)")
 
@@ -64,7 +70,7 @@ def tune_records(model: str, trials: int, minutes: float, *, command: str, root:
                  deep_top_k: int = 8, progress: bool = True, only_missing: bool = False,
                  deep_share: float = 2 / 3, deep_cost: dict[str, float] | None = None,
                  method=None, tile: bool = False, timing: str | None = None, retime_top_k: int = TOP_K,
-                 retime_rounds: int = ROUNDS, retime_min_gain: float = MIN_GAIN) -> dict:
+                 retime_rounds: int = ROUNDS, retime_min_gain: float = MIN_GAIN, ranked_by: str | None = None) -> dict:
     """Tune one full-size model (1 core) into its shipped folder, prune it, write its provenance.
 
     Budget: ``1 - deep_share`` of ``trials`` (default a third) spread over every task (hottest
@@ -146,7 +152,7 @@ def tune_records(model: str, trials: int, minutes: float, *, command: str, root:
             "records_before_prune": pruned["records_before"], "records": pruned["records"],
             "date_utc": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M"),
             "command": command, "tvm": tvm.__version__, "threads": 1,
-            "plan": _plan_text(deep_top_k, deep_share, only_missing, ranked_by_roof=deep_cost is not None),
+            "plan": _plan_text(deep_top_k, deep_share, only_missing, ranked_by=ranked_by or ("roofline" if deep_cost is not None else None)),
             "method": method.as_dict(), "layout_rewrite": method.layout_rewrite,
             "space": "register tile (intrin.tile_space)" if tile else "default", "timing": timing,
             "trials_per_task": {r["task"]: r["records"] for r in report.tasks},
@@ -182,6 +188,32 @@ def lost_ms_by_kernel(path: str | os.PathLike, build: str = "tuned") -> dict[str
             out[task] = out.get(task, 0.0) + float(r["lost_ms"])
     if not out:
         raise UserError(f"{path} has no '{build}' rows: {hint}")
+    return out
+
+
+
+def lost_ms_vs_ort(path: str | os.PathLike) -> dict[str, float]:
+    """``{task: ms lost against ONNX Runtime}`` from a per-convolution table (``vs_ort_<model>.json``,
+    :mod:`lab02_tvm.measure.vs_ort`): each row's ``lost_vs_ort_ms`` (tuned TVM's ms minus ONNX Runtime's
+    for one convolution shape) split evenly over the TVM kernels of that shape (the table times the
+    shape, not its kernels: two epilogues of one shape are two kernels). Rows where TVM wins count 0.
+
+    Raises:
+        UserError: the file is missing, does not parse, or has no convolution row.
+    """
+    hint = "run python -m lab02_tvm.pipeline --only vs-ort first"
+    try:
+        rows = read_table(path)["rows"]
+    except UserError as exc:
+        raise UserError(f"{exc}: {hint}") from None
+    out: dict[str, float] = {}
+    for r in rows:
+        kernels = str(r.get("tvm_kernels") or "").split()
+        for k in kernels:
+            task = task_of_kernel(k)
+            out[task] = out.get(task, 0.0) + max(float(r["lost_vs_ort_ms"]), 0.0) / len(kernels)
+    if not out:
+        raise UserError(f"{path} has no convolution rows: {hint}")
     return out
 
 
@@ -269,6 +301,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--deep-by-roofline", action="store_true",
                    help="rank the deep phase by the ms each kernel loses against the roof in the model "
                         "(results/lab02/roofline_<model>.json) instead of the database's best times")
+    p.add_argument("--deep-by-ort", action="store_true",
+                   help="rank the deep phase by the ms each convolution loses against ONNX Runtime's "
+                        "(results/lab02/vs_ort_<model>.json; resnet50) instead of the database's best times")
     p.add_argument("--only-missing", action="store_true",
                    help="tune only the kernels that have no record yet (after a pass changed their workload)")
     p.add_argument("--layout", choices=["NCHW", "NHWC"], default=None,
@@ -306,6 +341,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         for name in names:
             retime_folder(name, root=args.root, top_k=args.retime, rounds=args.rounds, min_gain=args.min_gain)
         return 0
+    if args.deep_by_roofline and args.deep_by_ort:
+        raise UserError("--deep-by-roofline and --deep-by-ort rank the deep phase two ways: pick one")
     if not 0 <= args.deep_share <= 1:
         raise UserError(f"--deep-share must be in [0, 1] (got {args.deep_share})")
     trials = _per_model(args.trials, names, "--trials", int)
@@ -316,14 +353,17 @@ def main(argv: Sequence[str] | None = None) -> int:
                                            ("combine_matmul", _on(args.combine_matmul))) if value is not None}
     for name in names:
         method = _method_with(flags, name, args.root)
-        cost = None
-        if args.deep_by_roofline:
+        cost, ranked_by = None, None
+        if args.deep_by_roofline or args.deep_by_ort:
             from common.results import results_dir
-            cost = lost_ms_by_kernel(results_dir("lab02") / f"roofline_{name}.json")
+            ranked_by = "ort" if args.deep_by_ort else "roofline"
+            table = results_dir("lab02") / f"{'vs_ort' if args.deep_by_ort else 'roofline'}_{name}.json"
+            cost = (lost_ms_vs_ort if args.deep_by_ort else lost_ms_by_kernel)(table)
         info = tune_records(name, trials[name], minutes[name], command=command, deep_top_k=args.deep_top_k,
                             only_missing=args.only_missing, deep_share=args.deep_share, deep_cost=cost,
                             method=method, root=args.root, tile=args.tile, timing=args.timing,
-                            retime_top_k=args.retime, retime_rounds=args.rounds, retime_min_gain=args.min_gain)
+                            retime_top_k=args.retime, retime_rounds=args.rounds, retime_min_gain=args.min_gain,
+                            ranked_by=ranked_by)
         print(f"{name}: {info['trials_this_run']} trials measured ({info['trials_all_runs']} in all runs), "
               f"{info['minutes']} min, {info['tasks_in_db']}/{info['tasks']} "
               f"tasks, pruned {info['records_before_prune']} -> {info['records']} records", flush=True)
