@@ -109,7 +109,6 @@ def tune_records(model: str, trials: int, minutes: float, *, command: str, root:
     from ..models import build_bundles
     from ..graph.frontend import import_torch
     from ..graph.passes import tuning_module
-    from .database import database_coverage
     from .tasks import as_target
     from ..schedule.intrin import tile_space_for
     from .tune import tune
@@ -139,7 +138,6 @@ def tune_records(model: str, trials: int, minutes: float, *, command: str, root:
                              log_dir=LOG_ROOT / target_key(target) / model, only_missing=only_missing,
                              deep_cost=deep_cost, layout_rewrite=method.layout_rewrite,
                              space=tile_space_for(target) if tile else None, cache_flush=timing == "cold")
-        cov = database_coverage(mod, target, work, method.layout_rewrite)
         retimed = _retime(model, mod, target, work, method, timing, retime_top_k, retime_rounds,
                           retime_min_gain) if retime_top_k else None
     pruned = prune(work)
@@ -148,7 +146,7 @@ def tune_records(model: str, trials: int, minutes: float, *, command: str, root:
             "minutes": round((time.time() - t0) / 60, 1),
             "seconds_per_trial": round(report.seconds_per_trial or 0, 2),
             "stopped_by_time": report.stopped_by_time, "build_errors": report.build_errors,
-            "tasks": cov["tasks"], "tasks_in_db": cov["tasks_in_db"],
+            "tasks": report.tasks_total, "tasks_in_db": report.tasks_tuned,
             "records_before_prune": pruned["records_before"], "records": pruned["records"],
             "date_utc": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M"),
             "command": command, "tvm": tvm.__version__, "threads": 1,
