@@ -49,18 +49,13 @@ def _per_model(text: str, names: Sequence[str], what: str, cast) -> dict:
 
 
 
-#: what the deep phase can be ranked by, besides the database's best times: the table read and what it says
-RANKINGS = {"roofline": "ranked by ms lost against the roof in the model",
-            "ort": "ranked by ms lost against ONNX Runtime's kernels of the same shape"}
-
-
 def _plan_text(deep_top_k: int, deep_share: float, only_missing: bool, ranked_by: str | None) -> str:
     """The provenance's one-line description of how a run spent its trials (``ranked_by``: a key of
     :data:`RANKINGS`, or None for the slowest)."""
     which = "only the kernels without a record, " if only_missing else ""
     if not deep_top_k:
         return which + "every trial spread over the tasks, hottest first (lab02_tvm.tuning.budget.plan_budget)"
-    rank = RANKINGS[ranked_by] if ranked_by else "slowest"
+    rank = RANKINGS[ranked_by][2] if ranked_by else "slowest"
     return (f"{which}{1 - deep_share:.0%} of the trials over every task, {deep_share:.0%} on the {deep_top_k} "
             f"{rank} (lab02_tvm.tuning.budget.plan_budget)")
 
@@ -164,6 +159,19 @@ def tune_records(model: str, trials: int, minutes: float, *, command: str, root:
 
 
 
+def _step_rows(path: str | os.PathLike, step: str) -> tuple[list[dict], str]:
+    """The rows of a pipeline step's results table and the hint naming that step (for the caller's errors).
+
+    Raises:
+        UserError: the file is missing or does not parse; the message says which step writes it.
+    """
+    hint = f"run python -m lab02_tvm.pipeline --only {step} first"
+    try:
+        return read_table(path)["rows"], hint
+    except UserError as exc:
+        raise UserError(f"{exc}: {hint}") from None
+
+
 def lost_ms_by_kernel(path: str | os.PathLike, build: str = "tuned") -> dict[str, float]:
     """``{task: ms above the roof}`` of one build from a roofline table (``roofline_<model>.json``).
 
@@ -174,11 +182,7 @@ def lost_ms_by_kernel(path: str | os.PathLike, build: str = "tuned") -> dict[str
     Raises:
         UserError: the file is missing, does not parse, or has no row of ``build``.
     """
-    hint = "run python -m lab02_tvm.pipeline --only roofline first"
-    try:
-        rows = read_table(path)["rows"]
-    except UserError as exc:
-        raise UserError(f"{exc}: {hint}") from None
+    rows, hint = _step_rows(path, "roofline")
     out: dict[str, float] = {}
     for r in rows:
         if r.get("build") == build:
@@ -199,11 +203,7 @@ def lost_ms_vs_ort(path: str | os.PathLike) -> dict[str, float]:
     Raises:
         UserError: the file is missing, does not parse, or has no convolution row.
     """
-    hint = "run python -m lab02_tvm.pipeline --only vs-ort first"
-    try:
-        rows = read_table(path)["rows"]
-    except UserError as exc:
-        raise UserError(f"{exc}: {hint}") from None
+    rows, hint = _step_rows(path, "vs-ort")
     out: dict[str, float] = {}
     for r in rows:
         kernels = str(r.get("tvm_kernels") or "").split()
@@ -213,6 +213,13 @@ def lost_ms_vs_ort(path: str | os.PathLike) -> dict[str, float]:
     if not out:
         raise UserError(f"{path} has no convolution rows: {hint}")
     return out
+
+
+
+#: what the deep phase can be ranked by besides the database's best times: ``{key: (the results table's
+#: stem, its reader, the provenance's words)}``
+RANKINGS = {"roofline": ("roofline", lost_ms_by_kernel, "ranked by ms lost against the roof in the model"),
+            "ort": ("vs_ort", lost_ms_vs_ort, "ranked by ms lost against ONNX Runtime's kernels of the same shape")}
 
 
 
@@ -341,6 +348,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.deep_by_roofline and args.deep_by_ort:
         raise UserError("--deep-by-roofline and --deep-by-ort rank the deep phase two ways: pick one")
+    ranked_by = "ort" if args.deep_by_ort else "roofline" if args.deep_by_roofline else None
     if not 0 <= args.deep_share <= 1:
         raise UserError(f"--deep-share must be in [0, 1] (got {args.deep_share})")
     trials = _per_model(args.trials, names, "--trials", int)
@@ -351,12 +359,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                                            ("combine_matmul", _on(args.combine_matmul))) if value is not None}
     for name in names:
         method = _method_with(flags, name, args.root)
-        cost, ranked_by = None, None
-        if args.deep_by_roofline or args.deep_by_ort:
+        cost = None
+        if ranked_by:
             from common.results import results_dir
-            ranked_by = "ort" if args.deep_by_ort else "roofline"
-            table = results_dir("lab02") / f"{'vs_ort' if args.deep_by_ort else 'roofline'}_{name}.json"
-            cost = (lost_ms_vs_ort if args.deep_by_ort else lost_ms_by_kernel)(table)
+            stem, read_cost, _ = RANKINGS[ranked_by]
+            cost = read_cost(results_dir("lab02") / f"{stem}_{name}.json")
         info = tune_records(name, trials[name], minutes[name], command=command, deep_top_k=args.deep_top_k,
                             only_missing=args.only_missing, deep_share=args.deep_share, deep_cost=cost,
                             method=method, root=args.root, tile=args.tile, timing=args.timing,
