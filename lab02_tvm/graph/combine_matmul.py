@@ -25,27 +25,13 @@ run first.
 """
 from __future__ import annotations
 
+from .mutate import rewrite_main
+
 
 def _is_matmul(expr, lookup) -> bool:
     from tvm import relax
     value = lookup(expr) if isinstance(expr, relax.Var) else None
     return isinstance(value, relax.Call) and getattr(value.op, "name", "") == "relax.matmul"
-
-
-def _rewrite_main(mod, visit_call):
-    """A new module: ``mod`` with ``main`` rewritten by a ``PyExprMutator`` whose ``visit_call_`` is
-    ``visit_call(self, call)`` (after the call's arguments are visited)."""
-    from tvm import relax
-
-    @relax.expr_functor.mutator
-    class _Mutator(relax.PyExprMutator):
-        def visit_call_(self, call):
-            return visit_call(self, super().visit_call_(call))
-
-    mutator = _Mutator(mod)  # the upstream idiom: rewrite through the mutator's BlockBuilder
-    gv = mod.get_global_var("main")
-    mutator.builder_.update_func(gv, mutator.visit_expr(mod["main"]))
-    return mutator.builder_.get()
 
 
 def _shared_matmul_inputs(func) -> set:
@@ -88,7 +74,7 @@ def bias_after_matmul(mod):
                 return relax.op.add(b, a)
         return call
 
-    return _rewrite_main(mod, swap)
+    return rewrite_main(mod, swap)
 
 
 def _constants_as_params(mod):
@@ -117,7 +103,7 @@ def _constants_as_params(mod):
             return relax.Call(call.op, [a, param(b)], call.attrs)
         return call
 
-    mod = _rewrite_main(mod, lift)  # a new module: the caller's is left as it was
+    mod = rewrite_main(mod, lift)  # a new module: the caller's is left as it was
     main = mod["main"]
     mod["main"] = relax.Function(list(main.params) + list(bound), main.body, main.ret_ty, main.is_pure, main.attrs)
     return mod, bound

@@ -66,19 +66,30 @@ def _dims(shape) -> list[int]:
     return [int(d) for d in shape]
 
 
+#: The block that writes a convolution's output in a TVM kernel, and how its parameters read as a
+#: :class:`ConvShape`: ``(data, weights, output) -> (shape, the weights' input channels)``.
+CONV_BLOCKS = {
+    "conv2d_nhwc": lambda x, wt, y: (ConvShape(x[3], x[1], x[2], wt[0], wt[1], wt[2], y[1], y[2]), wt[3]),  # OHWI
+    "conv2d_nchw": lambda x, wt, y: (ConvShape(x[1], x[2], x[3], wt[0], wt[2], wt[3], y[2], y[3]), wt[1]),  # OIHW
+    # lab02_tvm.graph.winograd: a 3x3 filter enters as U = [alpha, alpha, Cout, Cin]
+    "conv2d_winograd": lambda x, wt, y: (ConvShape(x[3], x[1], x[2], wt[2], 3, 3, y[1], y[2]), wt[3]),
+}
+
+
 def tvm_conv_shape(func) -> ConvShape | None:
-    """The convolution a fused TIR kernel computes, or ``None`` if it has no ``conv2d_nchw``/``conv2d_nhwc`` block.
+    """The convolution a fused TIR kernel computes, or ``None`` if it has no block of :data:`CONV_BLOCKS`.
 
     Reads the kernel's first parameter (the data, ``[1, H, W, Cin]`` in NHWC or ``[1, Cin, H, W]`` in
-    NCHW), its second (the weights, ``[Cout, kh, kw, Cin]`` (OHWI) or ``[Cout, Cin, kh, kw]``) and its
-    last (the output), as Relax's ``FuseOps`` orders a fused conv's arguments.
+    NCHW), its second (the weights, ``[Cout, kh, kw, Cin]`` (OHWI), ``[Cout, Cin, kh, kw]``, or Winograd's
+    ``[alpha, alpha, Cout, Cin]``) and its last (the output), as Relax's ``FuseOps`` orders a fused conv's
+    arguments.
     """
     import tvm
     from tvm import s_tir
     sch = s_tir.Schedule(tvm.IRModule({"main": func}))
-    for layout in ("nhwc", "nchw"):
+    for block, read in CONV_BLOCKS.items():
         try:
-            sch.get_sblock(f"conv2d_{layout}")
+            sch.get_sblock(block)
         except Exception:  # noqa: BLE001 - ScheduleError: no such block
             continue
         params = list(func.params)
@@ -87,12 +98,7 @@ def tvm_conv_shape(func) -> ConvShape | None:
         x, wt, y = (_dims(p.shape) for p in (params[0], params[1], params[-1]))
         if len(x) != 4 or len(wt) != 4 or len(y) != 4:
             return None
-        if layout == "nhwc":
-            shape = ConvShape(x[3], x[1], x[2], wt[0], wt[1], wt[2], y[1], y[2])
-            cin_w = wt[3]
-        else:
-            shape = ConvShape(x[1], x[2], x[3], wt[0], wt[2], wt[3], y[2], y[3])
-            cin_w = wt[1]
+        shape, cin_w = read(x, wt, y)
         return shape if cin_w == shape.cin else None
     return None
 

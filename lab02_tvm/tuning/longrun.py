@@ -317,6 +317,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                    help="weight layout rewrite (default: the folder's method, else on)")
     p.add_argument("--combine-matmul", choices=["on", "off"], default=None,
                    help="merge the matmuls that share an input, BERT's Q/K/V (default: the folder's method, else off)")
+    p.add_argument("--winograd", choices=["on", "off"], default=None,
+                   help="3x3 stride-1 convs as Winograd F(m, 3), NHWC only (default: the folder's method, else off)")
     p.add_argument("--tile", action="store_true",
                    help="search with the fp32 register-tile TensorIntrin (schedule/intrin.py) where it maps")
     p.add_argument("--timing", choices=TIMINGS, default=None,
@@ -356,7 +358,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = "python -m lab02_tvm.tuning.longrun " + " ".join(sys.argv[1:] if argv is None else argv)
     flags = {key: value for key, value in (("layout", args.layout),
                                            ("layout_rewrite", _on(args.layout_rewrite)),
-                                           ("combine_matmul", _on(args.combine_matmul))) if value is not None}
+                                           ("combine_matmul", _on(args.combine_matmul)),
+                                           ("winograd", _on(args.winograd))) if value is not None}
     for name in names:
         method = _method_with(flags, name, args.root)
         cost = None

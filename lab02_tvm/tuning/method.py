@@ -5,7 +5,7 @@ MetaSchedule keys each record by the structural hash of the fused kernel it sche
 in NCHW or NHWC, with or without weight layout rewrite, therefore gives *different* workloads, and
 records made one way cannot schedule a build made another: the build would fall back to untuned
 loop nests (the coverage gate of step 6 refuses that). So the method is data, stored in each
-database's ``PROVENANCE.json`` as ``"method": {"layout": ..., "layout_rewrite": ..., "combine_matmul": ...}``,
+database's ``PROVENANCE.json`` as ``"method": {"layout": ..., "layout_rewrite": ..., "combine_matmul": ..., "winograd": ...}``,
 and every
 build from records follows the method its records were tuned with.
 
@@ -19,6 +19,8 @@ build from records follows the method its records were tuned with.
 * ``combine_matmul``: merge the matmuls that read the same input into one
   (:func:`lab02_tvm.graph.combine_matmul.combine_parallel_matmul`: BERT's Q, K and V projections as one
   768x2304 matmul). Absent from provenance written before it existed: off.
+* ``winograd``: every 3x3 stride-1 conv as Winograd F(m x m, 3 x 3) (:func:`lab02_tvm.graph.winograd.winograd_conv2d`;
+  NHWC only). Absent from provenance written before it existed: off.
 
 Provenance written before the method was recorded has no ``"method"``: it is NCHW, with the
 top-level ``"layout_rewrite"`` flag (False in every such database shipped).
@@ -47,31 +49,41 @@ class Method:
     layout_rewrite: bool = False
     #: merge the matmuls that share an input (BERT's Q/K/V) into one (:mod:`lab02_tvm.graph.combine_matmul`)
     combine_matmul: bool = False
+    #: each 3x3 stride-1 conv as Winograd F(m, 3) (:mod:`lab02_tvm.graph.winograd`); needs NHWC
+    winograd: bool = False
 
     def __post_init__(self) -> None:
         if self.layout not in LAYOUTS:
             raise UserError(f"unknown tuning layout {self.layout!r}: choose one of {', '.join(LAYOUTS)}")
+        if self.winograd and self.layout != "NHWC":
+            raise UserError(f"Winograd rewrites NHWC convolutions: use layout NHWC with it (got {self.layout})")
 
     def module(self, mod):
-        """The tuning module in this method's layout, its parallel matmuls merged if the method says so
-        (``mod``: ``relax.passes.tuning_module``'s output)."""
+        """The tuning module in this method's layout, its 3x3 convs as Winograd and its parallel matmuls
+        merged if the method says so (``mod``: ``relax.passes.tuning_module``'s output)."""
         from ..graph.combine_matmul import combine_parallel_matmul
         from ..graph.passes import convert_layout
+        from ..graph.winograd import winograd_conv2d
         mod = convert_layout(mod, self.layout)
+        mod = winograd_conv2d(mod) if self.winograd else mod
         return combine_parallel_matmul(mod) if self.combine_matmul else mod
 
     def extends(self, other: Method) -> bool:
         """Whether records tuned with ``other`` are workloads of a build with this method too: this method
-        is ``other`` with the parallel matmuls combined. Merging matmuls adds workloads (each merged matmul)
-        and leaves every other kernel as it was, so a folder of ``other``'s records can be topped up this way."""
-        return self.combine_matmul and not other.combine_matmul and replace(self, combine_matmul=False) == other
+        is ``other`` with more of the graph rewrites of :data:`REWRITES` switched on. Each rewrites some
+        kernels (a merged matmul, a Winograd conv: new workloads) and leaves every other kernel as it was,
+        so a folder of ``other``'s records can be topped up this way."""
+        added = [k for k in REWRITES if getattr(self, k) and not getattr(other, k)]
+        dropped = [k for k in REWRITES if getattr(other, k) and not getattr(self, k)]
+        return bool(added) and not dropped and replace(self, **{k: getattr(other, k) for k in REWRITES}) == other
 
     def as_dict(self) -> dict:
         return asdict(self)
 
     def __str__(self) -> str:
         return (self.layout + (" + weight layout rewrite" if self.layout_rewrite else "")
-                + (" + parallel matmuls combined" if self.combine_matmul else ""))
+                + (" + parallel matmuls combined" if self.combine_matmul else "")
+                + (" + Winograd 3x3 convs" if self.winograd else ""))
 
     @classmethod
     def from_provenance(cls, prov: dict) -> Method:
@@ -89,6 +101,8 @@ class Method:
         return cls(str(m.get("layout", "NCHW")), **{k: bool(m.get(k, False)) for k in switches})
 
 
+#: The graph rewrites that only add workloads to a records folder (see :meth:`Method.extends`).
+REWRITES = ("combine_matmul", "winograd")
 #: The records as first shipped: the imported layout, weights read in their own order.
 PLAIN = Method("NCHW", False)
 #: The method a tuning from scratch uses: NHWC with weight layout rewrite (the field's CPU method).
