@@ -1,11 +1,11 @@
 """Tests of lab02_tvm.graph.winograd: 3x3 stride-1 NHWC convolutions rewritten as Winograd F(m x m, 3 x 3).
 
 The independent reference is PyTorch's ``conv2d`` on the same weights (NCHW, direct). The bound on the
-difference: F(2, 3)'s transform entries are 0, +-1 and +-1/2 (exact in binary), F(4, 3)'s reach 8 and
-1/4, and the transforms add O(alpha^2) rounded terms per output before the channel sum; measured
-on a 56 x 56, 64-channel conv: 2.1e-6 of max|ref| for F(4, 3), 3.7e-7 for F(2, 3). The tests allow
-1e-5 of max|ref| (direct float32 convs sit near 1e-7 here), so a wrong transform matrix, tile index or
-crop (errors of order max|ref|) cannot pass.
+difference: F(2, 3)'s transform entries are 1 and 1/2 (exact in binary); F(4, 3)'s G holds thirds and
+fifteenths (1/15, 2/15, ...: rounded in float32) and its A spans 1/8 to 8, and the transforms add
+O(alpha^2) rounded terms per output before the channel sum. Measured on a 14 x 14, 64-channel conv:
+2.1e-6 of max|ref| for F(4, 3), 3.7e-7 for F(2, 3). The tests allow 1e-5 of max|ref|, so a wrong
+transform matrix, tile index or crop (errors of order max|ref|) cannot pass.
 """
 from __future__ import annotations
 
