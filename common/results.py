@@ -131,11 +131,23 @@ def markdown_table(rows: Sequence[dict]) -> str:
     return "\n".join(out) + "\n"
 
 
+#: A list longer than this is data for the JSON, not a line for people: the Markdown says how many values.
+MD_LIST_MAX = 12
+
+
+def _long(v: Any) -> bool:
+    return isinstance(v, (list, tuple)) and len(v) > MD_LIST_MAX
+
+
 def _env_lines(env: dict) -> list[str]:
     lines = []
     for k, v in env.items():
-        if isinstance(v, dict):
+        if isinstance(v, dict) and any(_long(b) for b in v.values()):  # e.g. best-so-far curves per kernel
+            v = f"{len(v)} series of up to {max(len(b) for b in v.values() if _long(b))} values (in the JSON)"
+        elif isinstance(v, dict):
             v = ", ".join(f"{a} {b}" for a, b in v.items())
+        elif _long(v):
+            v = f"{len(v)} values (in the JSON)"
         lines.append(f"- **{k}**: {v}")
     return lines
 

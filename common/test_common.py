@@ -229,6 +229,17 @@ def test_results_round_trip_and_diff_flags_changed_cell(results_dir, capsys, mon
     assert run_cli(results._main, ["diff", str(results_dir / "labX"), str(results_dir / "labX")]) == 0
 
 
+def test_long_lists_stay_in_the_json_and_the_markdown_counts_them(results_dir):
+    curve = [float(i) for i in range(200)]
+    meta = {"trials_ms": curve, "curves": {"NCHW | #1 k": curve, "NHWC | #1 k": curve[:50]}, "top_k": [1, 2]}
+    paths = results.write_table("labX", "study", [{"x": 1}], meta=meta)
+    md = paths["md"].read_text()
+    assert "- **trials_ms**: 200 values (in the JSON)" in md
+    assert "- **curves**: 2 series of up to 200 values (in the JSON)" in md
+    assert "- **top_k**: [1, 2]" in md and "199.0" not in md
+    assert results.read_table(paths["json"])["meta"]["curves"]["NCHW | #1 k"] == curve
+
+
 def _two_runs(root, rows_a: list[dict], rows_b: list[dict], monkeypatch):
     for side, rows in (("a", rows_a), ("b", rows_b)):
         monkeypatch.setenv("MLC_RESULTS_DIR", str(root / side))
