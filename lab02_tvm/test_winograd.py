@@ -73,7 +73,7 @@ def test_only_3x3_stride1_pad1_convs_are_rewritten():
     rng = np.random.default_rng(0)
     x = rng.standard_normal((1, 8, 8, 4)).astype(np.float32)
     convs = [(_weights(rng, 4, 3, 4), 1, 1), (_weights(rng, 6, 3, 4), 2, 1), (_weights(rng, 6, 1, 6), 1, 0)]
-    mod = winograd.winograd_conv2d(_module(x.shape, convs))
+    mod = winograd.winograd_conv2d(_module(x.shape, convs), tile=2)
     text = mod["main"].script()
     assert text.count("R.nn.conv2d(") == 2
     assert sum(isinstance(f, tvm.tirx.PrimFunc) and gv.name_hint.startswith("conv2d_winograd")
@@ -92,7 +92,7 @@ def test_transformed_weight_is_g_g_gt():
     np.testing.assert_allclose(u[:, :, 1, 2], G @ w[1, :, :, 2].astype(np.float64) @ G.T, rtol=1e-6, atol=1e-6)
 
 
-@pytest.mark.parametrize(("h", "m"), [(56, 4), (28, 4), (14, 2), (7, 2), (12, 2)])
+@pytest.mark.parametrize(("h", "m"), [(56, None), (28, None), (14, 2), (7, None)])
 def test_tile_for(h, m):
     assert winograd.tile_for(h) == m
 
@@ -118,3 +118,11 @@ def test_method_winograd_needs_nhwc_and_extends_the_plain_folder():
     assert "Winograd" in str(wino)
     assert Method.from_provenance({"method": wino.as_dict()}) == wino
     assert Method.from_provenance({"method": field.as_dict()}).winograd is False
+
+
+def test_default_policy_keeps_the_convs_tile_for_declines():
+    """An 8 x 8 map: ``tile_for`` says direct, so the module comes back with its conv2d untouched."""
+    w = _weights(np.random.default_rng(3), 4, 3, 4)
+    mod = winograd.winograd_conv2d(_module((1, 8, 8, 4), [(w, 1, 1)]))
+    assert mod["main"].script().count("R.nn.conv2d(") == 1
+    assert not any(gv.name_hint.startswith("conv2d_winograd") for gv in mod.functions)

@@ -25,15 +25,18 @@ from __future__ import annotations
 import numpy as np
 
 
-def tile_for(out_h: int) -> int:
-    """The output tile ``m`` for an ``out_h x out_h`` output map.
+def tile_for(out_h: int) -> int | None:
+    """The output tile ``m`` for an ``out_h x out_h`` output map, or ``None``: keep the direct conv.
 
-    F(4, 3) where 4 x 4 tiles cover a large map without waste (``out_h`` divisible by 4, at least 28:
-    ResNet-50's 56 x 56 and 28 x 28 stages), else F(2, 3): on 14 x 14 and 7 x 7 the weights, not the
-    activations, dominate a conv's bytes, and F(2, 3)'s transformed filter is 16/9 of the filter's size
-    against F(4, 3)'s 4x (and 7 x 7 in 4 x 4 tiles computes an 8 x 8 map: 15 of its 64 outputs wasted).
+    F(2, 3) on 14 x 14 maps (ResNet-50's conv4 stage, 256 channels, five calls), the one shape where it
+    measured faster than the tuned direct conv on the AVX-512 Intel kind (``retime_resnet50_winograd.md``
+    against ``retime_resnet50.md``: 1.172 against 1.217 ms alone, about 200 trials); F(4, 3) on 56 x 56
+    measured 13 % slower there (1.323 against 1.168 ms: the direct conv already runs at 82 % of the peak),
+    and the 28 x 28 and 7 x 7 stages were not reached within the run's cap. On 14 x 14 and 7 x 7 the
+    weights, not the activations, dominate a conv's bytes, and F(2, 3)'s transformed filter is 16/9 of the
+    filter's size against F(4, 3)'s 4x.
     """
-    return 4 if out_h % 4 == 0 and out_h >= 28 else 2
+    return 2 if out_h == 14 else None
 
 
 def matrices(m: int, r: int = 3) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -124,7 +127,8 @@ def winograd_conv2d(mod, tile=tile_for):
 
     Args:
         mod: an unfused Relax module with weights bound, its entry function ``main``.
-        tile: ``out_h -> m`` (default :func:`tile_for`), or an int for every conv.
+        tile: ``out_h -> m or None`` (default :func:`tile_for`; ``None`` keeps that conv direct), or an int
+            for every eligible conv.
     Returns:
         A new module; each rewritten conv is one ``call_tir`` of a PrimFunc named ``conv2d_winograd``
         whose second argument is the constant ``U`` (:func:`transform_weight`).
@@ -137,6 +141,8 @@ def winograd_conv2d(mod, tile=tile_for):
         if not _eligible(call):
             return call
         m = tile if isinstance(tile, int) else tile(int(call.ty.shape[1]))
+        if m is None:
+            return call
         u = relax.const(transform_weight(call.args[1].value.numpy(), m))
         return self.builder_.call_te(lambda d, w: winograd_nhwc(d, w, m), call.args[0], u,
                                      primfunc_name_hint="conv2d_winograd")
