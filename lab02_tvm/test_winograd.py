@@ -92,7 +92,7 @@ def test_transformed_weight_is_g_g_gt():
     np.testing.assert_allclose(u[:, :, 1, 2], G @ w[1, :, :, 2].astype(np.float64) @ G.T, rtol=1e-6, atol=1e-6)
 
 
-@pytest.mark.parametrize(("h", "m"), [(56, None), (28, None), (14, 2), (7, None)])
+@pytest.mark.parametrize(("h", "m"), [(56, 4), (28, None), (14, 2), (7, None)])
 def test_tile_for(h, m):
     assert winograd.tile_for(h) == m
 

@@ -28,15 +28,15 @@ import numpy as np
 def tile_for(out_h: int) -> int | None:
     """The output tile ``m`` for an ``out_h x out_h`` output map, or ``None``: keep the direct conv.
 
-    F(2, 3) on 14 x 14 maps (ResNet-50's conv4 stage, 256 channels, five calls), the one shape where it
-    measured faster than the tuned direct conv on the AVX-512 Intel kind (``retime_resnet50_winograd.md``
-    against ``retime_resnet50.md``: 1.172 against 1.217 ms alone, about 200 trials); F(4, 3) on 56 x 56
-    measured 13 % slower there (1.323 against 1.168 ms: the direct conv already runs at 82 % of the peak),
-    and the 28 x 28 and 7 x 7 stages were not reached within the run's cap. On 14 x 14 and 7 x 7 the
-    weights, not the activations, dominate a conv's bytes, and F(2, 3)'s transformed filter is 16/9 of the
-    filter's size against F(4, 3)'s 4x.
+    F(4, 3) on 56 x 56 (ResNet-50's conv2 stage, 64 channels) and F(2, 3) on 14 x 14 (conv4, 256 channels):
+    the two shapes measured on the AVX-512 Intel kind, each faster than the tuned direct conv alone in one
+    interleaved re-time pass (``retime_resnet50_winograd.md``: 1.363 against 1.483 ms and 1.298 against
+    1.739 ms, about 200 trials each), and the whole model with both 1.081x faster than without
+    (``records_ab_resnet50_winograd56.md``). The 28 x 28 and 7 x 7 stages stay direct: one trial and none
+    were measured. On 14 x 14 the weights, not the activations, dominate a conv's bytes, and F(2, 3)'s
+    transformed filter is 16/9 of the filter's size against F(4, 3)'s 4x.
     """
-    return 2 if out_h == 14 else None
+    return {56: 4, 14: 2}.get(out_h)
 
 
 def matrices(m: int, r: int = 3) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -318,7 +318,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--combine-matmul", choices=["on", "off"], default=None,
                    help="merge the matmuls that share an input, BERT's Q/K/V (default: the folder's method, else off)")
     p.add_argument("--winograd", choices=["on", "off"], default=None,
-                   help="3x3 stride-1 convs as Winograd F(m, 3), NHWC only (default: the folder's method, else off)")
+                   help="the 3x3 stride-1 convs graph/winograd.tile_for picks as Winograd F(m, 3), NHWC only "
+                        "(default: the folder's method, else off)")
     p.add_argument("--tile", action="store_true",
                    help="search with the fp32 register-tile TensorIntrin (schedule/intrin.py) where it maps")
     p.add_argument("--timing", choices=TIMINGS, default=None,

@@ -19,8 +19,8 @@ build from records follows the method its records were tuned with.
 * ``combine_matmul``: merge the matmuls that read the same input into one
   (:func:`lab02_tvm.graph.combine_matmul.combine_parallel_matmul`: BERT's Q, K and V projections as one
   768x2304 matmul). Absent from provenance written before it existed: off.
-* ``winograd``: every 3x3 stride-1 conv as Winograd F(m x m, 3 x 3) (:func:`lab02_tvm.graph.winograd.winograd_conv2d`;
-  NHWC only). Absent from provenance written before it existed: off.
+* ``winograd``: the 3x3 stride-1 convs :func:`lab02_tvm.graph.winograd.tile_for` picks as Winograd F(m x m, 3 x 3)
+  (:func:`lab02_tvm.graph.winograd.winograd_conv2d`; NHWC only). Absent from provenance written before it existed: off.
 
 Provenance written before the method was recorded has no ``"method"``: it is NCHW, with the
 top-level ``"layout_rewrite"`` flag (False in every such database shipped).
@@ -49,7 +49,7 @@ class Method:
     layout_rewrite: bool = False
     #: merge the matmuls that share an input (BERT's Q/K/V) into one (:mod:`lab02_tvm.graph.combine_matmul`)
     combine_matmul: bool = False
-    #: each 3x3 stride-1 conv as Winograd F(m, 3) (:mod:`lab02_tvm.graph.winograd`); needs NHWC
+    #: the 3x3 stride-1 convs ``tile_for`` picks as Winograd F(m, 3) (:mod:`lab02_tvm.graph.winograd`); needs NHWC
     winograd: bool = False
 
     def __post_init__(self) -> None:
@@ -59,7 +59,7 @@ class Method:
             raise UserError(f"Winograd rewrites NHWC convolutions: use layout NHWC with it (got {self.layout})")
 
     def module(self, mod):
-        """The tuning module in this method's layout, its 3x3 convs as Winograd and its parallel matmuls
+        """The tuning module in this method's layout, its Winograd convs rewritten and its parallel matmuls
         merged if the method says so (``mod``: ``relax.passes.tuning_module``'s output)."""
         from ..graph.combine_matmul import combine_parallel_matmul
         from ..graph.passes import convert_layout
