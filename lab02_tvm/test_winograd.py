@@ -117,7 +117,26 @@ def test_method_winograd_needs_nhwc_and_extends_the_plain_folder():
     assert Method("NHWC", True, combine_matmul=True, winograd=True).extends(field)
     assert "Winograd" in str(wino)
     assert Method.from_provenance({"method": wino.as_dict()}) == wino
-    assert Method.from_provenance({"method": field.as_dict()}).winograd is False
+    assert Method.from_provenance({"method": field.as_dict()}).winograd == ()
+
+
+def test_the_policy_is_part_of_the_method():
+    """Each tile is its own workload, so the records carry the policy: provenance's ``true`` (written before
+    policies were recorded) is the measured one, a larger policy tops a folder up, another one does not."""
+    shipped = Method.from_provenance({"method": {"layout": "NHWC", "layout_rewrite": True, "winograd": True}})
+    assert shipped.winograd == ((56, 4), (14, 2)) and dict(shipped.winograd) == winograd.TILES
+    wider = Method("NHWC", True, winograd="56:4,28:4,14:2,7:2")
+    assert wider.as_dict()["winograd"] == {"56": 4, "28": 4, "14": 2, "7": 2}
+    assert Method.from_provenance({"method": wider.as_dict()}) == wider
+    assert wider.extends(shipped) and not shipped.extends(wider)
+    assert not Method("NHWC", True, winograd={56: 2, 14: 2}).extends(shipped)  # 56x56's tile changed
+    assert "F(4,3) on 28x28" in str(wider)
+
+
+@pytest.mark.parametrize("spec", ["56:3", "56", "a:4", {0: 2}])
+def test_a_bad_policy_is_one_line(spec):
+    with pytest.raises(UserError, match="Winograd policy"):
+        winograd.policy(spec)
 
 
 def test_default_policy_keeps_the_convs_tile_for_declines():
@@ -126,3 +145,10 @@ def test_default_policy_keeps_the_convs_tile_for_declines():
     mod = winograd.winograd_conv2d(_module((1, 8, 8, 4), [(w, 1, 1)]))
     assert mod["main"].script().count("R.nn.conv2d(") == 1
     assert not any(gv.name_hint.startswith("conv2d_winograd") for gv in mod.functions)
+
+
+def test_longrun_reads_the_winograd_switch_as_a_policy():
+    from lab02_tvm.tuning.longrun import _winograd
+    assert _winograd(None) is None  # not given: the folder's method
+    assert _winograd("on") == ((56, 4), (14, 2)) and _winograd("off") == ()
+    assert _winograd("7:2,28:4") == ((28, 4), (7, 2))

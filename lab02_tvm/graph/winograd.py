@@ -24,19 +24,52 @@ from __future__ import annotations
 
 import numpy as np
 
+from common.errors import UserError
+
+
+#: The measured policy ``{out_h: m}``: F(4, 3) on 56 x 56 (ResNet-50's conv2 stage, 64 channels) and F(2, 3)
+#: on 14 x 14 (conv4, 256 channels), the two shapes measured on the AVX-512 Intel kind, each faster than the
+#: tuned direct conv alone in one interleaved re-time pass (``retime_resnet50_winograd.md``: 1.363 against
+#: 1.483 ms and 1.298 against 1.739 ms, about 200 trials each), and the whole model with both 1.081x faster
+#: than without (``records_ab_resnet50_winograd56.md``). On 14 x 14 the weights, not the activations, dominate
+#: a conv's bytes, and F(2, 3)'s transformed filter is 16/9 of the filter's size against F(4, 3)'s 4x.
+#: ``"winograd": true`` in a records folder's provenance (written before policies were recorded) means this.
+TILES = {56: 4, 14: 2}
+#: The output tiles a policy may use: those ``test_winograd.py`` checks against PyTorch's direct conv (a
+#: larger tile's Cook-Toom points, and with them its float32 rounding error, grow with ``m``).
+TILE_SIZES = (2, 4)
+
 
 def tile_for(out_h: int) -> int | None:
-    """The output tile ``m`` for an ``out_h x out_h`` output map, or ``None``: keep the direct conv.
+    """The output tile ``m`` :data:`TILES` gives an ``out_h x out_h`` output map, or ``None``: keep the direct conv."""
+    return TILES.get(out_h)
 
-    F(4, 3) on 56 x 56 (ResNet-50's conv2 stage, 64 channels) and F(2, 3) on 14 x 14 (conv4, 256 channels):
-    the two shapes measured on the AVX-512 Intel kind, each faster than the tuned direct conv alone in one
-    interleaved re-time pass (``retime_resnet50_winograd.md``: 1.363 against 1.483 ms and 1.298 against
-    1.739 ms, about 200 trials each), and the whole model with both 1.081x faster than without
-    (``records_ab_resnet50_winograd56.md``). The 28 x 28 and 7 x 7 stages stay direct: one trial and none
-    were measured. On 14 x 14 the weights, not the activations, dominate a conv's bytes, and F(2, 3)'s
-    transformed filter is 16/9 of the filter's size against F(4, 3)'s 4x.
+
+def policy(spec) -> tuple[tuple[int, int], ...]:
+    """A Winograd tile policy as ``((out_h, m), ...)`` pairs, largest map first, from any form it is written in.
+
+    ``spec``: ``False``, ``None`` or empty (no conv rewritten); ``True`` (:data:`TILES`); a mapping
+    ``{out_h: m}`` (JSON's string keys accepted, as in a provenance's ``"method"``); the command line's
+    ``"56:4,28:4"``; or the pairs themselves.
+
+    Raises:
+        UserError: a malformed entry, or a tile ``m`` outside :data:`TILE_SIZES` (one line naming it).
     """
-    return {56: 4, 14: 2}.get(out_h)
+    if spec is True:
+        spec = TILES
+    if not spec:
+        return ()
+    if isinstance(spec, str):
+        spec = [item.split(":", 1) for item in spec.split(",")]
+    pairs = spec.items() if isinstance(spec, dict) else spec
+    try:
+        out = {int(h): int(m) for h, m in pairs}
+    except (TypeError, ValueError):
+        raise UserError(f"Winograd policy {spec!r}: write it out_h:m,... (e.g. 56:4,14:2)") from None
+    bad = {h: m for h, m in out.items() if m not in TILE_SIZES or h < 1}
+    if bad:
+        raise UserError(f"Winograd policy {bad}: tiles m are one of {TILE_SIZES} on a positive map size")
+    return tuple(sorted(out.items(), reverse=True))
 
 
 def matrices(m: int, r: int = 3) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

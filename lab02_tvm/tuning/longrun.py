@@ -280,6 +280,12 @@ def _on(flag: str | None) -> bool | None:
     return None if flag is None else flag == "on"
 
 
+def _winograd(flag: str | None):
+    """``--winograd``'s value as a policy (:func:`lab02_tvm.graph.winograd.policy`), ``None`` when not given."""
+    from ..graph.winograd import policy
+    return None if flag is None else policy({"on": True, "off": False}.get(flag, flag))
+
+
 def _method_with(flags: dict, model: str, root: Path | None):
     """The method a run asks for: the folder's (else :data:`FIELD`) with the command line's ``flags``
     changed; ``None`` without flags (:func:`tune_records` then keeps the folder's)."""
@@ -317,9 +323,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                    help="weight layout rewrite (default: the folder's method, else on)")
     p.add_argument("--combine-matmul", choices=["on", "off"], default=None,
                    help="merge the matmuls that share an input, BERT's Q/K/V (default: the folder's method, else off)")
-    p.add_argument("--winograd", choices=["on", "off"], default=None,
-                   help="the 3x3 stride-1 convs graph/winograd.tile_for picks as Winograd F(m, 3), NHWC only "
-                        "(default: the folder's method, else off)")
+    p.add_argument("--winograd", default=None, metavar="on|off|OUT_H:M,...",
+                   help="the 3x3 stride-1 convs rewritten as Winograd F(m, 3), NHWC only: on (graph/winograd.TILES), "
+                        "off, or a tile policy such as 56:4,28:4,14:2,7:2 (default: the folder's method, else off)")
     p.add_argument("--tile", action="store_true",
                    help="search with the fp32 register-tile TensorIntrin (schedule/intrin.py) where it maps")
     p.add_argument("--timing", choices=TIMINGS, default=None,
@@ -360,7 +366,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     flags = {key: value for key, value in (("layout", args.layout),
                                            ("layout_rewrite", _on(args.layout_rewrite)),
                                            ("combine_matmul", _on(args.combine_matmul)),
-                                           ("winograd", _on(args.winograd))) if value is not None}
+                                           ("winograd", _winograd(args.winograd))) if value is not None}
     for name in names:
         method = _method_with(flags, name, args.root)
         cost = None

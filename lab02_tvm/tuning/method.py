@@ -19,8 +19,10 @@ build from records follows the method its records were tuned with.
 * ``combine_matmul``: merge the matmuls that read the same input into one
   (:func:`lab02_tvm.graph.combine_matmul.combine_parallel_matmul`: BERT's Q, K and V projections as one
   768x2304 matmul). Absent from provenance written before it existed: off.
-* ``winograd``: the 3x3 stride-1 convs :func:`lab02_tvm.graph.winograd.tile_for` picks as Winograd F(m x m, 3 x 3)
-  (:func:`lab02_tvm.graph.winograd.winograd_conv2d`; NHWC only). Absent from provenance written before it existed: off.
+* ``winograd``: the tile policy ``{out_h: m}`` of the 3x3 stride-1 convs rewritten as Winograd F(m x m, 3 x 3)
+  (:func:`lab02_tvm.graph.winograd.winograd_conv2d`; NHWC only), ``false`` for none. Each tile is its own
+  workload, so the records carry the policy they were tuned with. ``true`` (provenance written before the
+  policy was recorded): :data:`lab02_tvm.graph.winograd.TILES`. Absent from provenance written before it existed: off.
 
 Provenance written before the method was recorded has no ``"method"``: it is NCHW, with the
 top-level ``"layout_rewrite"`` flag (False in every such database shipped).
@@ -49,10 +51,13 @@ class Method:
     layout_rewrite: bool = False
     #: merge the matmuls that share an input (BERT's Q/K/V) into one (:mod:`lab02_tvm.graph.combine_matmul`)
     combine_matmul: bool = False
-    #: the 3x3 stride-1 convs ``tile_for`` picks as Winograd F(m, 3) (:mod:`lab02_tvm.graph.winograd`); needs NHWC
-    winograd: bool = False
+    #: ``((out_h, m), ...)``: the 3x3 stride-1 convs rewritten as Winograd F(m, 3) (:mod:`lab02_tvm.graph.winograd`;
+    #: any form :func:`~lab02_tvm.graph.winograd.policy` reads, ``True`` for its measured one); needs NHWC
+    winograd: tuple[tuple[int, int], ...] = ()
 
     def __post_init__(self) -> None:
+        from ..graph.winograd import policy
+        object.__setattr__(self, "winograd", policy(self.winograd))
         if self.layout not in LAYOUTS:
             raise UserError(f"unknown tuning layout {self.layout!r}: choose one of {', '.join(LAYOUTS)}")
         if self.winograd and self.layout != "NHWC":
@@ -65,25 +70,27 @@ class Method:
         from ..graph.passes import convert_layout
         from ..graph.winograd import winograd_conv2d
         mod = convert_layout(mod, self.layout)
-        mod = winograd_conv2d(mod) if self.winograd else mod
+        mod = winograd_conv2d(mod, tile=dict(self.winograd).get) if self.winograd else mod
         return combine_parallel_matmul(mod) if self.combine_matmul else mod
 
     def extends(self, other: Method) -> bool:
         """Whether records tuned with ``other`` are workloads of a build with this method too: this method
-        is ``other`` with more of the graph rewrites of :data:`REWRITES` switched on. Each rewrites some
-        kernels (a merged matmul, a Winograd conv: new workloads) and leaves every other kernel as it was,
-        so a folder of ``other``'s records can be topped up this way."""
-        added = [k for k in REWRITES if getattr(self, k) and not getattr(other, k)]
-        dropped = [k for k in REWRITES if getattr(other, k) and not getattr(self, k)]
-        return bool(added) and not dropped and replace(self, **{k: getattr(other, k) for k in REWRITES}) == other
+        is ``other`` with more of the graph rewrites of :data:`REWRITES` switched on (or more map sizes in its
+        Winograd policy). Each rewrites some kernels (a merged matmul, a Winograd conv: new workloads) and
+        leaves every other kernel as it was, so a folder of ``other``'s records can be topped up this way."""
+        mine, theirs = ({k: _parts(getattr(m, k)) for k in REWRITES} for m in (self, other))
+        grows = mine != theirs and all(theirs[k] <= mine[k] for k in REWRITES)
+        return grows and replace(self, **{k: getattr(other, k) for k in REWRITES}) == other
 
     def as_dict(self) -> dict:
-        return asdict(self)
+        """The method as provenance stores it (the Winograd policy as ``{"out_h": m}`` or ``False``)."""
+        return {**asdict(self), "winograd": {str(h): m for h, m in self.winograd} or False}
 
     def __str__(self) -> str:
+        tiles = ", ".join(f"F({m},3) on {h}x{h}" for h, m in self.winograd)
         return (self.layout + (" + weight layout rewrite" if self.layout_rewrite else "")
                 + (" + parallel matmuls combined" if self.combine_matmul else "")
-                + (" + Winograd 3x3 convs" if self.winograd else ""))
+                + (f" + Winograd {tiles}" if self.winograd else ""))
 
     @classmethod
     def from_provenance(cls, prov: dict) -> Method:
@@ -95,10 +102,16 @@ class Method:
         m = prov.get("method")
         if m is None:
             return cls("NCHW", bool(prov.get("layout_rewrite", False)))
-        switches = {f.name for f in fields(cls)} - {"layout"}  # every other field is an on/off switch
+        switches = {f.name for f in fields(cls)} - {"layout"}  # on/off switches and the Winograd policy
         if not isinstance(m, dict) or set(m) - switches - {"layout"}:
             raise UserError(f"unknown tuning method {m!r} in the records' provenance")
-        return cls(str(m.get("layout", "NCHW")), **{k: bool(m.get(k, False)) for k in switches})
+        return cls(str(m.get("layout", "NCHW")),
+                   **{k: m.get(k, False) if k == "winograd" else bool(m.get(k, False)) for k in switches})
+
+
+def _parts(value) -> frozenset:
+    """What a rewrite switch adds: an on/off switch's ``{True}`` or nothing, a Winograd policy's (out_h, m) pairs."""
+    return frozenset(value) if isinstance(value, tuple) else frozenset([True] if value else [])
 
 
 #: The graph rewrites that only add workloads to a records folder (see :meth:`Method.extends`).
