@@ -295,11 +295,28 @@ def _method_with(flags: dict, model: str, root: Path | None):
     return replace(folder_method(shipped_dir(model, {**host_target(), "num-cores": 1}, root)) or FIELD, **flags)
 
 
+def _merge(names: list[str], source: Path | None, root: Path | None) -> int:
+    """``longrun merge --from ROOT``: join each model's folder under ``source`` into the one under ``root``."""
+    from ..build import host_target
+    from .merge import merge_folders
+    if source is None:
+        raise UserError("longrun merge: name the folder of target folders to merge in with --from ROOT")
+    target = {**host_target(), "num-cores": 1}
+    for name in names:
+        dst = shipped_dir(name, target, root)
+        info = merge_folders(shipped_dir(name, target, source), dst)
+        print(f"{name}: {info['workloads_added']} workloads and {info['records_added']} records joined "
+              f"{rel(dst)} ({info['records']} after pruning, {info['trials_all_runs']} trials in all runs; "
+              f"method {Method.from_provenance(info)})", flush=True)
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """``tune`` (the long run, then prune + provenance) or ``prune`` (shipped folders in place)."""
+    """``tune`` (the long run, then prune + provenance), ``prune`` (shipped folders in place), ``retime``
+    (re-time a folder's records on this host) or ``merge`` (join another root's folder into one)."""
     from common.cli import parser
     p = parser("python -m lab02_tvm.tuning.longrun", __doc__)
-    p.add_argument("action", choices=["tune", "prune", "retime"],
+    p.add_argument("action", choices=["tune", "prune", "retime", "merge"],
                    help="tune (long run), prune the shipped databases, or re-time a folder's records on this host")
     p.add_argument("--model", default="all", choices=[*MODELS, "all"],
                    help="all = resnet50 and bert (the long run); LLaMA-tiny one sequence at a time")
@@ -336,6 +353,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--rounds", type=int, default=ROUNDS, help=f"interleaved rounds of the re-timing (default {ROUNDS})")
     p.add_argument("--min-gain", type=float, default=MIN_GAIN,
                    help=f"least gain (fraction) for a re-timed record to replace the stored best (default {MIN_GAIN})")
+    p.add_argument("--from", dest="source", type=Path, default=None, metavar="ROOT",
+                   help="merge: the folder of target folders whose records join --root's (tuning/merge.py)")
     p.add_argument("--root", type=Path, default=None,
                    help="folder of target folders to tune into (default results/lab02/tuning; copy a finished "
                         "run there)")
@@ -349,6 +368,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.retime < 0 or args.rounds < 1 or not 0 <= args.min_gain < 1:
         raise UserError(f"--retime must be >= 0, --rounds >= 1 and --min-gain in [0, 1) "
                         f"(got {args.retime}, {args.rounds}, {args.min_gain})")
+    if args.action == "merge":
+        return _merge(names, args.source, args.root)
     if args.action == "retime":
         if args.retime < 1:
             raise UserError("longrun retime: --retime K must be >= 1 (the records re-timed per kernel)")

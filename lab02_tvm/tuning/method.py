@@ -82,6 +82,24 @@ class Method:
         grows = mine != theirs and all(theirs[k] <= mine[k] for k in REWRITES)
         return grows and replace(self, **{k: getattr(other, k) for k in REWRITES}) == other
 
+    def union(self, other: Method) -> Method:
+        """The method whose workloads cover both folders' records: the same layout and weight layout rewrite,
+        every graph rewrite of :data:`REWRITES` either switches on, and both Winograd policies together.
+
+        Raises:
+            UserError: the layouts or rewrite flags differ, or the two policies give one map size two tiles
+                (their records are other workloads of every kernel, or of that conv; one line naming it).
+        """
+        if (self.layout, self.layout_rewrite) != (other.layout, other.layout_rewrite):
+            raise UserError(f"records tuned {self} and {other} are other workloads of every kernel: "
+                            "they cannot join one folder")
+        tiles = dict(self.winograd)
+        clash = {h: (tiles[h], m) for h, m in other.winograd if tiles.setdefault(h, m) != m}
+        if clash:
+            raise UserError(f"the two Winograd policies tile the same maps differently ({clash}, out_h: (m, m)): "
+                            "keep one policy per folder")
+        return replace(self, combine_matmul=self.combine_matmul or other.combine_matmul, winograd=tiles)
+
     def as_dict(self) -> dict:
         """The method as provenance stores it (the Winograd policy as ``{"out_h": m}`` or ``False``)."""
         return {**asdict(self), "winograd": {str(h): m for h, m in self.winograd} or False}
