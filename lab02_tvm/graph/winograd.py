@@ -27,14 +27,19 @@ import numpy as np
 from common.errors import UserError
 
 
-#: The measured policy ``{out_h: m}``: F(4, 3) on 56 x 56 (ResNet-50's conv2 stage, 64 channels) and F(2, 3)
-#: on 14 x 14 (conv4, 256 channels), the two shapes measured on the AVX-512 Intel kind, each faster than the
-#: tuned direct conv alone in one interleaved re-time pass (``retime_resnet50_winograd.md``: 1.363 against
-#: 1.483 ms and 1.298 against 1.739 ms, about 200 trials each), and the whole model with both 1.081x faster
-#: than without (``records_ab_resnet50_winograd56.md``). On 14 x 14 the weights, not the activations, dominate
-#: a conv's bytes, and F(2, 3)'s transformed filter is 16/9 of the filter's size against F(4, 3)'s 4x.
-#: ``"winograd": true`` in a records folder's provenance (written before policies were recorded) means this.
-TILES = {56: 4, 14: 2}
+#: The measured policy ``{out_h: m}``: F(4, 3) on 56 x 56 (ResNet-50's conv2 stage, 64 channels) and on
+#: 28 x 28 (conv3, 128 channels), F(2, 3) on 14 x 14 (conv4, 256 channels), the three shapes measured on the
+#: AVX-512 Intel kind faster than the tuned direct conv alone in one interleaved re-time pass each
+#: (``retime_resnet50_winograd.md``: 1.363 against 1.483 ms and 1.298 against 1.739 ms, about 200 trials
+#: each; ``retime_resnet50_winograd28.md``: 0.816 against 1.543 ms, 320 trials), and the whole model faster
+#: with each added (``records_ab_resnet50_winograd56.md``: 1.081x; ``records_ab_resnet50_winograd28.md``: 1.034x
+#: more). 7 x 7 (conv5, 512 channels) stays direct: F(2, 3) ran 2.839 against 2.342 ms after 240 trials
+#: (``retime_resnet50_winograd7.md``): there the weights dominate a conv's bytes (9.4 MB, each used by 49
+#: outputs), and F(2, 3)'s transformed filter is 16/9 of their size (F(4, 3)'s 4x).
+TILES = {56: 4, 28: 4, 14: 2}
+#: The policy ``"winograd": true`` meant in provenance written before policies were recorded (the first
+#: one shipped, 2026-12-04 17:01 UTC).
+FIRST_TILES = {56: 4, 14: 2}
 #: The output tiles a policy may use: those ``test_winograd.py`` checks against PyTorch's direct conv (a
 #: larger tile's Cook-Toom points, and with them its float32 rounding error, grow with ``m``).
 TILE_SIZES = (2, 4)

@@ -22,7 +22,7 @@ build from records follows the method its records were tuned with.
 * ``winograd``: the tile policy ``{out_h: m}`` of the 3x3 stride-1 convs rewritten as Winograd F(m x m, 3 x 3)
   (:func:`lab02_tvm.graph.winograd.winograd_conv2d`; NHWC only), ``false`` for none. Each tile is its own
   workload, so the records carry the policy they were tuned with. ``true`` (provenance written before the
-  policy was recorded): :data:`lab02_tvm.graph.winograd.TILES`. Absent from provenance written before it existed: off.
+  policy was recorded): :data:`lab02_tvm.graph.winograd.FIRST_TILES`. Absent from provenance written before it existed: off.
 
 Provenance written before the method was recorded has no ``"method"``: it is NCHW, with the
 top-level ``"layout_rewrite"`` flag (False in every such database shipped).
@@ -123,8 +123,10 @@ class Method:
         switches = {f.name for f in fields(cls)} - {"layout"}  # on/off switches and the Winograd policy
         if not isinstance(m, dict) or set(m) - switches - {"layout"}:
             raise UserError(f"unknown tuning method {m!r} in the records' provenance")
-        return cls(str(m.get("layout", "NCHW")),
-                   **{k: m.get(k, False) if k == "winograd" else bool(m.get(k, False)) for k in switches})
+        from ..graph.winograd import FIRST_TILES
+        wino = m.get("winograd", False)
+        return cls(str(m.get("layout", "NCHW")), winograd=FIRST_TILES if wino is True else wino,
+                   **{k: bool(m.get(k, False)) for k in switches - {"winograd"}})
 
 
 def _parts(value) -> frozenset:
