@@ -191,6 +191,7 @@ def test_tuned_faster_than_untuned_same_run(tuned):
     target = host_target()
     assert report.trials == pick(16, 8) and report.tasks_total == 1
     assert report.tasks_tuned == 1 and report.share_covered == pytest.approx(1.0)
+    assert list(report.workloads.values()) == [t["task"] for t in report.tasks]  # one hash per task, for a re-timing
     assert report.build_error_rate < 0.5, report
     assert report.est_minutes_100_per_task > 0 and "--trials 100" in report.command_100
     assert (work_dir / "database_tuning_record.json").stat().st_size > 0

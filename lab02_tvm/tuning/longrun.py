@@ -133,7 +133,7 @@ def tune_records(model: str, trials: int, minutes: float, *, command: str, root:
                              log_dir=LOG_ROOT / target_key(target) / model, only_missing=only_missing,
                              deep_cost=deep_cost, layout_rewrite=method.layout_rewrite,
                              space=tile_space_for(target) if tile else None, cache_flush=timing == "cold")
-        retimed = _retime(model, mod, target, work, method, timing, retime_top_k, retime_rounds,
+        retimed = _retime(model, report.workloads, target, work, timing, retime_top_k, retime_rounds,
                           retime_min_gain) if retime_top_k else None
     pruned = prune(work)
     info = {"model": model, "target": str(as_target(target)), "target_key": target_key(target),
@@ -223,14 +223,13 @@ RANKINGS = {"roofline": ("roofline", lost_ms_by_kernel, "ranked by ms lost again
 
 
 
-def _retime(model: str, mod, target: dict, work: Path, method: Method, timing: str, top_k: int, rounds: int,
+def _retime(model: str, names: dict[str, str], target: dict, work: Path, timing: str, top_k: int, rounds: int,
             min_gain: float = MIN_GAIN) -> dict:
     """Re-time ``work``'s records (:func:`lab02_tvm.tuning.retime.retime`), write the table ``retime_<model>``,
-    and return the provenance's ``"retimed"``."""
+    and return the provenance's ``"retimed"``. ``names``: ``{workload hash: task name}``
+    (:func:`lab02_tvm.tuning.retime.kernel_names`) for the table's rows."""
     from . import retime as rt
-    from .tasks import extract_tasks
     t0 = time.time()
-    names = rt.kernel_names(extract_tasks(mod, target, method.layout_rewrite))
     rows = rt.retime(work, target, top_k=top_k, rounds=rounds, min_gain=min_gain, cache_flush=timing == "cold",
                      names=names)
     summ = rt.summary(rows, top_k=top_k, rounds=rounds, seconds=time.time() - t0, min_gain=min_gain)
@@ -262,9 +261,12 @@ def retime_folder(model: str, *, root: Path | None = None, top_k: int = TOP_K, r
         raise UserError(f"{rel(work)} holds no records to re-time: tune it first (longrun tune --model {model})")
     prov = read_provenance(work)
     earlier = [*prov.get("retimed_earlier", []), *([prov["retimed"]] if "retimed" in prov else [])]
+    from .retime import kernel_names
+    from .tasks import extract_tasks
     with tvm_threads(1):
         mod = method.module(tuning_module(import_torch(build_bundles([model], quick=False)[model])))
-        summ = _retime(model, mod, target, work, method, timing_of(prov), top_k, rounds, min_gain)
+        names = kernel_names(extract_tasks(mod, target, method.layout_rewrite))
+        summ = _retime(model, names, target, work, timing_of(prov), top_k, rounds, min_gain)
     pruned = prune(work)
     write_provenance(work, {**prov, "retimed": summ, "records": pruned["records"],
                             **({"retimed_earlier": earlier} if earlier else {})})

@@ -31,6 +31,7 @@ from common.results import atomic_write
 from .budget import deep_plan_by_time, plan_budget
 from .database import best_ms_of, open_database, task_records
 from .harness import ProgressCallback, cpu_tensor_intrinsics, make_builder, make_runner, quiet_ms_console, tuning_environment
+from .retime import kernel_names
 from .tasks import TaskInfo, as_target, extract_tasks
 
 #: Candidates per search iteration (MetaSchedule's default is 64; small batches keep the
@@ -62,6 +63,8 @@ class TuneReport:
         stopped_by_time: True when ``tune_minutes`` ran out before the plan was done.
         plan: trials planned per task name (cumulative target in the database).
         tasks: per-task rows (name, weight, MFLOP, share, records, best ms).
+        workloads: ``{workload structural hash: task name}`` of every extracted task
+            (:func:`lab02_tvm.tuning.retime.kernel_names`), so a re-timing after the run need not extract again.
     """
 
     model: str
@@ -82,12 +85,13 @@ class TuneReport:
     stopped_by_time: bool
     plan: dict = field(default_factory=dict, repr=False)
     tasks: list = field(default_factory=list, repr=False)
+    workloads: dict = field(default_factory=dict, repr=False)
 
     def summary(self) -> dict:
-        """Flat dict for tables (without the per-task rows and the plan)."""
+        """Flat dict for tables (without the per-task rows, the plan and the workload names)."""
         d = asdict(self)
-        d.pop("tasks")
-        d.pop("plan")
+        for key in ("tasks", "plan", "workloads"):
+            d.pop(key)
         return d
 
     def line(self) -> str:
@@ -356,4 +360,5 @@ def tune(mod: tvm.IRModule, target: Any, work_dir: str | os.PathLike, *, max_tri
         build_error_rate=build_errors / trials if trials else 0.0,
         est_minutes_100_per_task=None if spt is None else spt * 100 * n / 60,
         command_100=f"python -m lab02_tvm.pipeline --model {model} --trials {100 * n}",
-        reused=trials == 0 and tuned > 0, stopped_by_time=stopped, plan=plan, tasks=rows)
+        reused=trials == 0 and tuned > 0, stopped_by_time=stopped, plan=plan, tasks=rows,
+        workloads=kernel_names(all_infos))
