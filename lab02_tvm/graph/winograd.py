@@ -31,9 +31,9 @@ from common.errors import UserError
 #: 28 x 28 (conv3, 128 channels), F(2, 3) on 14 x 14 (conv4, 256 channels), the three shapes measured on the
 #: AVX-512 Intel kind faster than the tuned direct conv alone in one interleaved re-time pass each
 #: (``retime_resnet50_winograd.md``: 1.363 against 1.483 ms and 1.298 against 1.739 ms, about 200 trials
-#: each; ``retime_resnet50_winograd28.md``: 0.816 against 1.543 ms, 320 trials), and the whole model faster
-#: with each added (``records_ab_resnet50_winograd56.md``: 1.081x; ``records_ab_resnet50_winograd28.md``: 1.034x
-#: more). 7 x 7 (conv5, 512 channels) stays direct: F(2, 3) ran 2.839 against 2.342 ms after 240 trials
+#: each; ``retime_resnet50_winograd28.md``: 0.816 against 1.543 ms, 320 trials). The whole model: 1.081x with
+#: the 56 x 56 and 14 x 14 ones (``records_ab_resnet50_winograd56.md``; the 14 x 14 one alone tied,
+#: ``records_ab_resnet50_winograd.md``), 1.034x more with 28 x 28 added (``records_ab_resnet50_winograd28.md``). 7 x 7 (conv5, 512 channels) stays direct: F(2, 3) ran 2.839 against 2.342 ms after 240 trials
 #: (``retime_resnet50_winograd7.md``): there the weights dominate a conv's bytes (9.4 MB, each used by 49
 #: outputs), and F(2, 3)'s transformed filter is 16/9 of their size (F(4, 3)'s 4x).
 TILES = {56: 4, 28: 4, 14: 2}
