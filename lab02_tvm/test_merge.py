@@ -66,6 +66,8 @@ def test_methods_that_cannot_join_are_refused_before_anything_is_written(tmp_pat
         merge_folders(warm, dst)
     with pytest.raises(UserError, match="no records"):
         merge_folders(tmp_path / "nowhere", dst)
+    with pytest.raises(UserError, match="same folder"):
+        merge_folders(dst, tmp_path / "dst")
     assert (dst / database.RECORDS).read_text() == before
 
 

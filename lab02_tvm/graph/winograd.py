@@ -33,7 +33,8 @@ from common.errors import UserError
 #: (``retime_resnet50_winograd.md``: 1.363 against 1.483 ms and 1.298 against 1.739 ms, about 200 trials
 #: each; ``retime_resnet50_winograd28.md``: 0.816 against 1.543 ms, 320 trials). The whole model: 1.081x with
 #: the 56 x 56 and 14 x 14 ones (``records_ab_resnet50_winograd56.md``; the 14 x 14 one alone tied,
-#: ``records_ab_resnet50_winograd.md``), 1.034x more with 28 x 28 added (``records_ab_resnet50_winograd28.md``). 7 x 7 (conv5, 512 channels) stays direct: F(2, 3) ran 2.839 against 2.342 ms after 240 trials
+#: ``records_ab_resnet50_winograd.md``), 1.034x more with 28 x 28 added (``records_ab_resnet50_winograd28.md``).
+#: 7 x 7 (conv5, 512 channels) stays direct: F(2, 3) ran 2.839 against 2.342 ms after 240 trials
 #: (``retime_resnet50_winograd7.md``): there the weights dominate a conv's bytes (9.4 MB, each used by 49
 #: outputs), and F(2, 3)'s transformed filter is 16/9 of their size (F(4, 3)'s 4x).
 TILES = {56: 4, 28: 4, 14: 2}

@@ -94,10 +94,11 @@ class Method:
             raise UserError(f"records tuned {self} and {other} are other workloads of every kernel: "
                             "they cannot join one folder")
         tiles = dict(self.winograd)
-        clash = {h: (tiles[h], m) for h, m in other.winograd if tiles.setdefault(h, m) != m}
+        clash = {h: (tiles[h], m) for h, m in other.winograd if tiles.get(h, m) != m}
         if clash:
             raise UserError(f"the two Winograd policies tile the same maps differently ({clash}, out_h: (m, m)): "
                             "keep one policy per folder")
+        tiles.update(other.winograd)
         return replace(self, combine_matmul=self.combine_matmul or other.combine_matmul, winograd=tiles)
 
     def as_dict(self) -> dict:
