@@ -37,7 +37,7 @@ from common.errors import UserError
 #: 7 x 7 (conv5, 512 channels) stays direct: F(2, 3) ran 2.839 against 2.342 ms after 240 trials
 #: (``retime_resnet50_winograd7.md``): there the weights dominate a conv's bytes (9.4 MB, each used by 49
 #: outputs), and F(2, 3)'s transformed filter is 16/9 of their size (F(4, 3)'s 4x). For the same reason
-#: 14 x 14 keeps F(2, 3): F(4, 3) there ran 1.693 ms against F(2, 3)'s 1.340 after 192 trials
+#: 14 x 14 keeps F(2, 3): F(4, 3) there ran 1.693 ms against F(2, 3)'s 1.340 after about 200 trials
 #: (``retime_resnet50_winograd14f4.md``).
 TILES = {56: 4, 28: 4, 14: 2}
 #: The policy ``"winograd": true`` meant in provenance written before policies were recorded (the first
