@@ -19,7 +19,7 @@ from common.results import atomic_write
 
 from .database import RECORDS, WORKLOADS, prune, read_database
 from .method import Method
-from .records import RUN_KEYS, read_provenance, rel, timing_of, write_provenance
+from .records import RUN_KEYS, read_provenance, rel, run_totals, timing_of, write_provenance
 
 
 def merge_records(src: str | os.PathLike, dst: str | os.PathLike) -> dict:
@@ -72,7 +72,7 @@ def merge_folders(src: str | os.PathLike, dst: str | os.PathLike) -> dict:
     run = {k: b[k] for k in RUN_KEYS if k in b}
     run["merged_from"] = rel(src)
     info = {**a, "method": method.as_dict(), "records": pruned["records"],
-            "trials_all_runs": int(a.get("trials_all_runs", a.get("trials", 0)) or 0) + int(b.get("trials_this_run") or 0),
+            "trials_all_runs": run_totals(a)[0] + int(b.get("trials_this_run") or 0),
             "trials_per_task": {**b.get("trials_per_task", {}), **a.get("trials_per_task", {})},
             "earlier_runs": [*a.get("earlier_runs", []), run]}
     write_provenance(dst, info)
