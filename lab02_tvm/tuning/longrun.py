@@ -240,6 +240,30 @@ def _retime(model: str, names: dict[str, str], target: dict, work: Path, timing:
     return summ
 
 
+def _folder_tasks(model: str, root: Path | None, what: str) -> tuple[dict, Path, list]:
+    """This host's 1-core target, the model's folder under ``root`` and the model's tasks in the folder's method.
+
+    Raises:
+        UserError: the folder holds no measured record (checked before the model loads; ``what`` names the action).
+    """
+    from common.timing import set_torch_threads, tvm_threads
+    from ..build import host_target
+    from ..graph.frontend import import_torch
+    from ..graph.passes import tuning_module
+    from ..models import build_bundles
+    from .tasks import extract_tasks
+
+    set_torch_threads(1)
+    target = {**host_target(), "num-cores": 1}
+    work = shipped_dir(model, target, root)
+    method = folder_method(work)
+    if method is None or not read_database(work).best_per_workload():  # bad input fails before the model loads
+        raise UserError(f"{rel(work)} holds no records to {what}: tune it first (longrun tune --model {model})")
+    with tvm_threads(1):
+        mod = method.module(tuning_module(import_torch(build_bundles([model], quick=False)[model])))
+        return target, work, extract_tasks(mod, target, method.layout_rewrite)
+
+
 def retime_folder(model: str, *, root: Path | None = None, top_k: int = TOP_K, rounds: int = ROUNDS,
                   min_gain: float = MIN_GAIN) -> dict:
     """``longrun retime``: re-time a folder's records on this host, prune to the best, note it in the provenance.
@@ -247,29 +271,73 @@ def retime_folder(model: str, *, root: Path | None = None, top_k: int = TOP_K, r
     Raises:
         UserError: the folder holds no records (or see :func:`lab02_tvm.tuning.retime.retime`).
     """
-    from common.timing import set_torch_threads, tvm_threads
-    from ..build import host_target
-    from ..graph.frontend import import_torch
-    from ..graph.passes import tuning_module
-    from ..models import build_bundles
+    from common.timing import tvm_threads
+    from .retime import kernel_names
 
-    set_torch_threads(1)
-    target = {**host_target(), "num-cores": 1}
-    work = shipped_dir(model, target, root)
-    method = folder_method(work)
-    if method is None or not read_database(work).best_per_workload():  # bad input fails before the model loads
-        raise UserError(f"{rel(work)} holds no records to re-time: tune it first (longrun tune --model {model})")
+    target, work, infos = _folder_tasks(model, root, "re-time")
     prov = read_provenance(work)
     earlier = [*prov.get("retimed_earlier", []), *([prov["retimed"]] if "retimed" in prov else [])]
-    from .retime import kernel_names
-    from .tasks import extract_tasks
     with tvm_threads(1):
-        mod = method.module(tuning_module(import_torch(build_bundles([model], quick=False)[model])))
-        names = kernel_names(extract_tasks(mod, target, method.layout_rewrite))
-        summ = _retime(model, names, target, work, timing_of(prov), top_k, rounds, min_gain)
+        summ = _retime(model, kernel_names(infos), target, work, timing_of(prov), top_k, rounds, min_gain)
     pruned = prune(work)
     write_provenance(work, {**prov, "retimed": summ, "records": pruned["records"],
                             **({"retimed_earlier": earlier} if earlier else {})})
+    return summ
+
+
+def climb_model(model: str, *, root: Path | None = None, top_k: int | None = None, ranked_by: str | None = None,
+                minutes: float | None = None, rounds: int = ROUNDS, min_gain: float = MIN_GAIN) -> dict:
+    """``longrun climb``: hill-climb the kernels of a folder (:mod:`lab02_tvm.tuning.climb`), prune, note it.
+
+    Kernels are climbed in the order of the time they take in the model (calls x stored best time), or of
+    ``ranked_by`` (:data:`RANKINGS`: the ms each loses against the roof or ONNX Runtime), the first ``top_k``
+    (all when ``None``); ``minutes`` caps the wall time (checked before each kernel). Writes the table
+    ``climb_<model>`` and the provenance's ``"climbed"`` (earlier climbs move to ``"climbed_earlier"``).
+
+    Raises:
+        UserError: the folder holds no records, or see :func:`lab02_tvm.tuning.climb.climb_folder`.
+    """
+    from common.results import results_dir
+    from common.timing import tvm_threads
+    from tqdm.auto import tqdm
+
+    from . import climb
+    from .database import mean_run_s
+    from .retime import kernel_names
+
+    target, work, infos = _folder_tasks(model, root, "climb")
+    prov = read_provenance(work)
+    names, weight = kernel_names(infos), {ti.name: ti.weight for ti in infos}
+    db = read_database(work)
+    best = {names.get(db.workloads[w][0]): mean_run_s(r[1][1]) for w, (_, r) in db.best_per_workload().items()}
+    if ranked_by:
+        stem, read_cost, _ = RANKINGS[ranked_by]
+        cost = read_cost(results_dir("lab02") / f"{stem}_{model}.json")
+    else:
+        cost = {k: weight.get(k, 1) * t for k, t in best.items() if k}
+    order = [k for k in sorted(cost, key=cost.__getitem__, reverse=True) if k in best and cost[k] > 0][:top_k]
+    bar = tqdm(total=len(order), desc=f"climb {model}", unit="kernel")
+    def done(c) -> None:
+        bar.update(1)
+        bar.write(f"  {c.kernel}: {c.measured} measured, {c.steps} steps, "
+                  + (f"{c.stored_ms:.3f} -> {c.climbed_ms:.3f} ms ({100 * c.gain:.1f} %)" if c.climbed_ms else "no step")
+                  + (" written" if c.record is not None else ""))
+    t0 = time.time()
+    with tvm_threads(1):
+        got = climb.climb_folder(work, target, order=order, names=names, cache_flush=timing_of(prov) == "cold",
+                                 minutes=minutes, rounds=rounds, min_gain=min_gain, on_kernel=done)
+    bar.close()
+    rows = [c.row(weight.get(c.kernel)) for c in got]
+    summ = {"date_utc": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M"),
+            "minutes": round((time.time() - t0) / 60, 1), "kernels": len(got), "measured": sum(c.measured for c in got),
+            "rounds": rounds, "min_gain": min_gain, "ranked_by": ranked_by or "time in the model",
+            "written": [c.kernel for c in got if c.record is not None],
+            "saved_ms_per_inference": round(sum(r["saved_ms_per_inference"] for r in rows), 3)}
+    climb.write_table(model, rows, summ, work)
+    pruned = prune(work)
+    earlier = [*prov.get("climbed_earlier", []), *([prov["climbed"]] if "climbed" in prov else [])]
+    write_provenance(work, {**prov, "climbed": summ, "records": pruned["records"],
+                            **({"climbed_earlier": earlier} if earlier else {})})
     return summ
 
 
@@ -318,13 +386,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     (re-time a folder's records on this host) or ``merge`` (join another root's folder into one)."""
     from common.cli import parser
     p = parser("python -m lab02_tvm.tuning.longrun", __doc__)
-    p.add_argument("action", choices=["tune", "prune", "retime", "merge"],
-                   help="tune (long run), prune the shipped databases, or re-time a folder's records on this host")
+    p.add_argument("action", choices=["tune", "prune", "retime", "merge", "climb"],
+                   help="tune (long run), prune the shipped databases, re-time a folder's records on this host, "
+                        "merge two folders, or hill-climb each kernel's best record (tuning/climb.py)")
     p.add_argument("--model", default="all", choices=[*MODELS, "all"],
                    help="all = resnet50 and bert (the long run); LLaMA-tiny one sequence at a time")
     p.add_argument("--trials", default="1800,1100", help="trials per model (one value or resnet50,bert)")
-    p.add_argument("--minutes", default="55,35", help="wall-clock cap per model, minutes (checked before each "
-                   "task, which is trimmed to the trials that fit at the run's pace)")
+    p.add_argument("--minutes", default=None, help="wall-clock cap per model, minutes (tune: checked before each "
+                   "task, which is trimmed to the trials that fit at the run's pace; default 55,35; climb: checked "
+                   "before each kernel, default none)")
     p.add_argument("--deep-top-k", type=int, default=8, help="hottest tasks that get two thirds of the trials")
     p.add_argument("--deep-share", type=float, default=2 / 3,
                    help="share of the trials for the deep phase (default 2/3; 0.95 for a top-up of the slowest kernels)")
@@ -381,10 +451,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.deep_by_roofline and args.deep_by_ort:
         raise UserError("--deep-by-roofline and --deep-by-ort rank the deep phase two ways: pick one")
     ranked_by = "ort" if args.deep_by_ort else "roofline" if args.deep_by_roofline else None
+    if args.action == "climb":
+        for name in names:
+            summ = climb_model(name, root=args.root, top_k=args.deep_top_k or None, ranked_by=ranked_by,
+                               minutes=args.minutes and _per_model(args.minutes, names, "--minutes", float)[name],
+                               rounds=args.rounds,
+                               min_gain=args.min_gain)
+            print(f"{name}: climbed {summ['kernels']} kernels in {summ['minutes']} min ({summ['measured']} "
+                  f"candidates measured); written {len(summ['written'])}: {', '.join(summ['written']) or 'none'}; "
+                  f"{summ['saved_ms_per_inference']} ms saved per inference in the confirmation passes", flush=True)
+        return 0
     if not 0 <= args.deep_share <= 1:
         raise UserError(f"--deep-share must be in [0, 1] (got {args.deep_share})")
     trials = _per_model(args.trials, names, "--trials", int)
-    minutes = _per_model(args.minutes, names, "--minutes", float)
+    minutes = _per_model(args.minutes or "55,35", names, "--minutes", float)
     command = "python -m lab02_tvm.tuning.longrun " + " ".join(sys.argv[1:] if argv is None else argv)
     flags = {key: value for key, value in (("layout", args.layout),
                                            ("layout_rewrite", _on(args.layout_rewrite)),
