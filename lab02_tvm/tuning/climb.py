@@ -125,6 +125,16 @@ def variant(record: Any, inst: Any, decision: Any, postprocs: list) -> Any | Non
                                     ms.arg_info.ArgInfo.from_entry_func(sch.mod, remove_preproc=True))
 
 
+def space_of(record: Any, target: Any) -> Any:
+    """The search space a record came from, for its postprocessors: the register-tile space
+    (:func:`lab02_tvm.schedule.intrin.tile_space`, whose ``RewriteTensorize`` leaves the tile's zero-init a loop)
+    when its trace tensorizes (``longrun tune --tile``), else the target's default (``"post-order-apply"``)."""
+    from ..schedule.intrin import tile_for, tile_space
+    if not any(i.kind.name == "Tensorize" for i in record.trace.insts):
+        return "post-order-apply"
+    return tile_space(tile_for(record.workload.mod, target if isinstance(target, dict) else None)[0])
+
+
 def _changes(before: Any, after: Any) -> list[str]:
     """The decisions that differ between two traces of one workload, as ``"<inst> <old> -> <new>"``."""
     def decisions(trace) -> list[tuple[str, str]]:
@@ -135,7 +145,9 @@ def _changes(before: Any, after: Any) -> list[str]:
 
 @dataclass
 class Climb:
-    """One kernel's climb. Times in ms per call; ``confirm_s``: ``{"stored"|"climbed": per-round seconds}``."""
+    """One kernel's climb. Times in ms per call: ``stored_ms`` the stored best in the confirmation pass (in the first
+    step's pass when no step was taken), ``climbed_ms`` the climbed record in the confirmation pass; ``confirm_s``:
+    ``{"stored"|"climbed": per-round seconds}`` of that pass."""
 
     kernel: str
     steps: int = 0
@@ -178,7 +190,8 @@ def climb_record(record: Any, target: Any, *, kernel: str, cache_flush: bool, ro
     runner = runner or make_runner(cache_flush)
     out = Climb(kernel)
     with tuning_environment(tgt), cpu_tensor_intrinsics(tgt):
-        ctx = ms.TuneContext(mod=record.workload.mod, target=tgt, space_generator="post-order-apply", task_name=kernel)
+        ctx = ms.TuneContext(mod=record.workload.mod, target=tgt, space_generator=space_of(record, target),
+                             task_name=kernel)
         postprocs = list(ctx.space_generator.postprocs)
     current = record
     for _ in range(max_steps):
@@ -193,6 +206,8 @@ def climb_record(record: Any, target: Any, *, kernel: str, cache_flush: bool, ro
         med = {i: statistics.median(t) for i, t in times.items() if t}
         if 0 not in med:  # the current record does not run now: nothing to compare against
             break
+        if current is record:
+            out.stored_ms = 1e3 * med[0]  # until a confirmation pass times it again
         best = min(med, key=med.__getitem__)
         if best == 0 or med[best] > (1 - min_gain) * med[0]:
             break
@@ -294,7 +309,8 @@ def write_table(model: str, rows: list[dict], summ: dict, folder: str | os.PathL
     notes = ("Each kernel's best record hill-climbed on this host (tuning/climb.py): measured = neighbours built and "
              "timed (one prime factor of a tile moved, or another unroll depth), steps = moves taken (each at least "
              "min_gain faster in its pass); stored_ms and climbed_ms = the stored best and the climbed record "
-             "interleaved in the confirmation pass (rounds rounds, timed as the folder's records); written = the "
+             "interleaved in the confirmation pass (rounds rounds, timed as the folder's records; without a step, "
+             "stored_ms is the stored best in the first step's pass); written = the "
              "climbed record joined the folder (climbed_ms <= (1 - min_gain) x stored_ms); saved_ms_per_inference = "
              "(stored_ms - climbed_ms) x calls for those; changes = the decisions that differ.")
     return write(LAB, f"climb_{model}", rows, title=f"Lab 02: {model}'s records hill-climbed on this host", notes=notes,

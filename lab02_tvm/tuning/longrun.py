@@ -285,8 +285,9 @@ def retime_folder(model: str, *, root: Path | None = None, top_k: int = TOP_K, r
     return summ
 
 
-def climb_model(model: str, *, root: Path | None = None, top_k: int | None = None, ranked_by: str | None = None,
-                minutes: float | None = None, rounds: int = ROUNDS, min_gain: float = MIN_GAIN) -> dict:
+def climb_model(model: str, *, command: str, root: Path | None = None, top_k: int | None = None,
+                ranked_by: str | None = None, minutes: float | None = None, rounds: int = ROUNDS,
+                min_gain: float = MIN_GAIN) -> dict:
     """``longrun climb``: hill-climb the kernels of a folder (:mod:`lab02_tvm.tuning.climb`), prune, note it.
 
     Kernels are climbed in the order of the time they take in the model (calls x stored best time), or of
@@ -328,7 +329,7 @@ def climb_model(model: str, *, root: Path | None = None, top_k: int | None = Non
                                  minutes=minutes, rounds=rounds, min_gain=min_gain, on_kernel=done)
     bar.close()
     rows = [c.row(weight.get(c.kernel)) for c in got]
-    summ = {"date_utc": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M"),
+    summ = {"date_utc": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M"), "command": command,
             "minutes": round((time.time() - t0) / 60, 1), "kernels": len(got), "measured": sum(c.measured for c in got),
             "rounds": rounds, "min_gain": min_gain, "ranked_by": ranked_by or "time in the model",
             "written": [c.kernel for c in got if c.record is not None],
@@ -451,9 +452,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.deep_by_roofline and args.deep_by_ort:
         raise UserError("--deep-by-roofline and --deep-by-ort rank the deep phase two ways: pick one")
     ranked_by = "ort" if args.deep_by_ort else "roofline" if args.deep_by_roofline else None
+    command = "python -m lab02_tvm.tuning.longrun " + " ".join(sys.argv[1:] if argv is None else argv)
     if args.action == "climb":
         for name in names:
-            summ = climb_model(name, root=args.root, top_k=args.deep_top_k or None, ranked_by=ranked_by,
+            summ = climb_model(name, command=command, root=args.root, top_k=args.deep_top_k or None, ranked_by=ranked_by,
                                minutes=args.minutes and _per_model(args.minutes, names, "--minutes", float)[name],
                                rounds=args.rounds,
                                min_gain=args.min_gain)
@@ -465,7 +467,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise UserError(f"--deep-share must be in [0, 1] (got {args.deep_share})")
     trials = _per_model(args.trials, names, "--trials", int)
     minutes = _per_model(args.minutes or "55,35", names, "--minutes", float)
-    command = "python -m lab02_tvm.tuning.longrun " + " ".join(sys.argv[1:] if argv is None else argv)
     flags = {key: value for key, value in (("layout", args.layout),
                                            ("layout_rewrite", _on(args.layout_rewrite)),
                                            ("combine_matmul", _on(args.combine_matmul)),
