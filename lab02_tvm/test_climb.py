@@ -17,7 +17,8 @@ from lab02_tvm.tuning.database import database_paths, prune, read_database
 
 pytestmark = pytest.mark.lab02
 
-M, K, N = 64, 128, 64
+#: 48 x 96 rows x columns: a multiple of every first register tile (6 x 16 on AVX2, 8 x 48 on AVX-512)
+M, K, N = 48, 128, 96
 FLOPS = 2 * M * K * N
 #: fp32 matmul against float64 NumPy: each output sums K products of |x|, |w| <= 1 in another order; every
 #: partial sum rounds by at most eps32 * K, so |error| <= K * K * 2**-23 ~ 2e-3 (the worst case; typical is far less).
@@ -33,16 +34,17 @@ def _matmul():
     return tvm.IRModule({"main": te.create_prim_func([x, w, y])})
 
 
-def _record(target: dict):
-    """A measured-looking record of the matmul (its first sketch, post-processed) and the target's postprocessors."""
+def _record(target: dict, space="post-order-apply", tensorized: bool = False):
+    """A measured-looking record of the matmul (its first sketch, or first with the register tile, post-processed)
+    and the space's postprocessors."""
     import tvm
     from tvm.s_tir import meta_schedule as ms
     from lab02_tvm.tuning.harness import cpu_tensor_intrinsics
     tgt = tvm.target.Target(target)
     mod = _matmul()
     with cpu_tensor_intrinsics(tgt):
-        ctx = ms.TuneContext(mod=mod, target=tgt, space_generator="post-order-apply", task_name="t", rand_state=0)
-        sch = ctx.generate_design_space()[0]
+        ctx = ms.TuneContext(mod=mod, target=tgt, space_generator=space, task_name="t", rand_state=0)
+        sch = next(s for s in ctx.generate_design_space() if not tensorized or any(i.kind.name == "Blockize" for i in s.trace.insts))
         postprocs = list(ctx.space_generator.postprocs)
     wl = ms.database.Workload(mod)
     rec = ms.database.TuningRecord(sch.trace, wl, [1e-9], tgt, ms.arg_info.ArgInfo.from_prim_func(mod["main"]))
@@ -97,6 +99,30 @@ def test_every_neighbour_keeps_the_loop_and_computes_the_matmul(host):
         _run(v, target)
     inst, d = tiles[0]
     assert cl.variant(rec, inst, d[1:], postprocs) is None  # a split into one part fewer does not replay
+
+
+def test_a_tensorized_record_climbs_in_the_register_tile_space(host):
+    """A record searched with the register tile (``longrun --tile``) is post-processed as its space does
+    (``RewriteTensorize`` keeping the zero-init a loop): its neighbours replay there and compute the matmul;
+    the default space's postprocessors reject them."""
+    import tvm
+    from tvm.s_tir import meta_schedule as ms
+    from lab02_tvm.schedule.intrin import tile_for, tile_space
+    from lab02_tvm.tuning.harness import cpu_tensor_intrinsics
+    target = {**host, "num-cores": 1}
+    intrin, why = tile_for(_matmul(), target)
+    assert intrin, why
+    rec, postprocs = _record(target, tile_space(intrin), tensorized=True)
+    assert any(i.kind.name == "Tensorize" for i in rec.trace.insts)
+    assert cl.space_of(rec, target) != "post-order-apply" and cl.space_of(_record(target)[0], target) == "post-order-apply"
+    tgt = tvm.target.Target(target)
+    with cpu_tensor_intrinsics(tgt):
+        default = list(ms.TuneContext(mod=_matmul(), target=tgt, space_generator="post-order-apply",
+                                      task_name="t").space_generator.postprocs)
+        inst, d = next((i, d) for i, d in cl.neighbours(rec.trace) if i.kind.name == "SamplePerfectTile")
+        climbed = cl.variant(rec, inst, d, postprocs)
+        assert climbed is not None and cl.variant(rec, inst, d, default) is None
+    _run(climbed, target)
 
 
 def _folder(path, target: dict):
