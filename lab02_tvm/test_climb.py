@@ -155,6 +155,10 @@ def test_a_winner_is_written_with_both_times_from_its_confirmation_pass(tmp_path
     from tvm.s_tir import meta_schedule as ms
     [tvm_rec] = ms.database.JSONDatabase(*map(str, database_paths(tmp_path))).get_all_tuning_records()
     assert str(tvm_rec.trace) == str(won.trace) and c.row(2)["gain_pct"] == 50.0
+    summ = cl.summary([c], [c.row(2)], command="longrun climb", seconds=90, rounds=2, min_gain=cl.MIN_GAIN, ranked_by="x")
+    assert summ["written"] == ["matmul"] and summ["saved_ms_per_inference"] == 2.0 and summ["minutes"] == 1.5
+    assert c.line_text() == "matmul: 3 measured, 1 steps, 2.000 -> 1.000 ms (50.0 %) written"
+    json.dumps(summ)
     _run(tvm_rec, target)
 
 

@@ -166,6 +166,12 @@ class Climb:
         """Fraction of the stored best's time the climbed record saves in the confirmation pass (0 when none)."""
         return 1 - self.climbed_ms / self.stored_ms if self.stored_ms and self.climbed_ms else 0.0
 
+    def line_text(self) -> str:
+        """One progress line: what was measured and what it found."""
+        found = f"{self.stored_ms:.3f} -> {self.climbed_ms:.3f} ms ({100 * self.gain:.1f} %)" if self.climbed_ms else "no step"
+        return (f"{self.kernel}: {self.measured} measured, {self.steps} steps, {found}"
+                + (" written" if self.record is not None else ""))
+
     def row(self, weight: int | None) -> dict:
         return {"kernel": self.kernel, "calls": weight, "stored_ms": _ms(self.stored_ms) if self.stored_ms else None,
                 "climbed_ms": _ms(self.climbed_ms) if self.climbed_ms else None,
@@ -275,6 +281,17 @@ def climb_folder(work_dir: str | os.PathLike, target: Any, *, order: list[str], 
             on_kernel(c)
     _write(work_dir, db, [c for c in done if c.record is not None])
     return done
+
+
+def summary(got: list[Climb], rows: list[dict], *, command: str, seconds: float, rounds: int, min_gain: float,
+            ranked_by: str) -> dict:
+    """What a provenance keeps of a climb (``"climbed"``): when, how, what it measured and what it wrote."""
+    import datetime
+    return {"date_utc": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M"), "command": command,
+            "minutes": round(seconds / 60, 1), "kernels": len(got), "measured": sum(c.measured for c in got),
+            "rounds": rounds, "min_gain": min_gain, "ranked_by": ranked_by,
+            "written": [c.kernel for c in got if c.record is not None],
+            "saved_ms_per_inference": round(sum(r["saved_ms_per_inference"] for r in rows), 3)}
 
 
 def _write(work_dir: str | os.PathLike, db: Any, wins: list[Climb]) -> None:

@@ -13,6 +13,8 @@ work; ``TVM_BIND_THREADS=0`` keeps TVM from pinning its thread)::
 ``python -m lab02_tvm.tuning.longrun retime --model bert`` re-times a folder's records on this host
 (:mod:`lab02_tvm.tuning.retime`), as ``tune`` does before it prunes (``--retime K``, 0 = off): the records
 of earlier runs were timed on hosts of other speeds, and the build picks the lowest stored time.
+``python -m lab02_tvm.tuning.longrun climb --model resnet50`` times the one-step neighbours of each kernel's
+best record and keeps a faster one (:mod:`lab02_tvm.tuning.climb`).
 """
 from __future__ import annotations
 
@@ -318,22 +320,15 @@ def climb_model(model: str, *, command: str, root: Path | None = None, top_k: in
         cost = {k: weight.get(k, 1) * t for k, t in best.items() if k}
     order = [k for k in sorted(cost, key=cost.__getitem__, reverse=True) if k in best and cost[k] > 0][:top_k]
     bar = tqdm(total=len(order), desc=f"climb {model}", unit="kernel")
-    def done(c) -> None:
-        bar.update(1)
-        bar.write(f"  {c.kernel}: {c.measured} measured, {c.steps} steps, "
-                  + (f"{c.stored_ms:.3f} -> {c.climbed_ms:.3f} ms ({100 * c.gain:.1f} %)" if c.climbed_ms else "no step")
-                  + (" written" if c.record is not None else ""))
     t0 = time.time()
     with tvm_threads(1):
         got = climb.climb_folder(work, target, order=order, names=names, cache_flush=timing_of(prov) == "cold",
-                                 minutes=minutes, rounds=rounds, min_gain=min_gain, on_kernel=done)
+                                 minutes=minutes, rounds=rounds, min_gain=min_gain,
+                                 on_kernel=lambda c: (bar.update(1), bar.write(f"  {c.line_text()}")))
     bar.close()
     rows = [c.row(weight.get(c.kernel)) for c in got]
-    summ = {"date_utc": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M"), "command": command,
-            "minutes": round((time.time() - t0) / 60, 1), "kernels": len(got), "measured": sum(c.measured for c in got),
-            "rounds": rounds, "min_gain": min_gain, "ranked_by": ranked_by or "time in the model",
-            "written": [c.kernel for c in got if c.record is not None],
-            "saved_ms_per_inference": round(sum(r["saved_ms_per_inference"] for r in rows), 3)}
+    summ = climb.summary(got, rows, command=command, seconds=time.time() - t0, rounds=rounds, min_gain=min_gain,
+                         ranked_by=ranked_by or "time in the model")
     climb.write_table(model, rows, summ, work)
     pruned = prune(work)
     earlier = [*prov.get("climbed_earlier", []), *([prov["climbed"]] if "climbed" in prov else [])]
@@ -384,7 +379,8 @@ def _merge(names: list[str], source: Path | None, root: Path | None) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``tune`` (the long run, then prune + provenance), ``prune`` (shipped folders in place), ``retime``
-    (re-time a folder's records on this host) or ``merge`` (join another root's folder into one)."""
+    (re-time a folder's records on this host), ``merge`` (join another root's folder into one) or ``climb``
+    (hill-climb each kernel's best record, :func:`climb_model`)."""
     from common.cli import parser
     p = parser("python -m lab02_tvm.tuning.longrun", __doc__)
     p.add_argument("action", choices=["tune", "prune", "retime", "merge", "climb"],
@@ -396,7 +392,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--minutes", default=None, help="wall-clock cap per model, minutes (tune: checked before each "
                    "task, which is trimmed to the trials that fit at the run's pace; default 55,35; climb: checked "
                    "before each kernel, default none)")
-    p.add_argument("--deep-top-k", type=int, default=8, help="hottest tasks that get two thirds of the trials")
+    p.add_argument("--deep-top-k", type=int, default=8, help="tune: hottest tasks that get two thirds of the trials; "
+                   "climb: kernels climbed (0 = all)")
     p.add_argument("--deep-share", type=float, default=2 / 3,
                    help="share of the trials for the deep phase (default 2/3; 0.95 for a top-up of the slowest kernels)")
     p.add_argument("--deep-by-roofline", action="store_true",
@@ -423,7 +420,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         "default: the folder's (warm for folders tuned before the option), else cold")
     p.add_argument("--retime", type=int, default=TOP_K, metavar="K",
                    help=f"re-time each kernel's K best records on this host before pruning (default {TOP_K}; 0 = off)")
-    p.add_argument("--rounds", type=int, default=ROUNDS, help=f"interleaved rounds of the re-timing (default {ROUNDS})")
+    p.add_argument("--rounds", type=int, default=ROUNDS,
+                   help=f"interleaved rounds of the re-timing and of the climb's confirmation pass (default {ROUNDS})")
     p.add_argument("--min-gain", type=float, default=MIN_GAIN,
                    help=f"least gain (fraction) for a re-timed record to replace the stored best (default {MIN_GAIN})")
     p.add_argument("--from", dest="source", type=Path, default=None, metavar="ROOT",
