@@ -125,6 +125,44 @@ def test_a_tensorized_record_climbs_in_the_register_tile_space(host):
         _run(v, target)
 
 
+def test_compute_location_moves_by_hand_and_on_a_padded_conv(host):
+    """location_moves: one loop out, one in, root, inline. On a 3x3 NHWC conv with padding (MetaSchedule samples
+    where the padding is computed), every compute-location neighbour that replays computes the conv (NumPy)."""
+    import tvm
+    from tvm import te, topi
+    from tvm.s_tir import meta_schedule as ms
+    from lab02_tvm.tuning.harness import cpu_tensor_intrinsics
+    assert cl.location_moves(5) == [4, 6, -1, -2] and cl.location_moves(-1) == [-2, 0] and cl.location_moves(-2) == [-1]
+    assert cl.location_moves(0) == [-1, 1, -2]
+    target = {**host, "num-cores": 1}
+    tgt = tvm.target.Target(target)
+    x, w = te.placeholder((1, 14, 14, 16), name="x"), te.placeholder((3, 3, 16, 16), name="w")
+    mod = tvm.IRModule({"main": te.create_prim_func([x, w, topi.nn.conv2d_nhwc(x, w, 1, 1, 1)])})
+    with cpu_tensor_intrinsics(tgt):
+        ctx = ms.TuneContext(mod=mod, target=tgt, space_generator="post-order-apply", task_name="t", rand_state=0)
+        postprocs = list(ctx.space_generator.postprocs)
+        recs = [ms.database.TuningRecord(s.trace, ms.database.Workload(mod), None, tgt,
+                                         ms.arg_info.ArgInfo.from_prim_func(mod["main"]))
+                for s in ctx.generate_design_space()]
+        moves = [(r, i, d) for r in recs for i, d in cl.neighbours(r.trace) if i.kind.name == "SampleComputeLocation"]
+        assert moves, "no sketch of the padded conv samples a compute location"
+        built = [v for r, i, d in moves if (v := cl.variant(r, i, d, postprocs)) is not None]
+    assert built, "no compute-location neighbour replays"
+    rng = np.random.default_rng(0)
+    xv, wv = rng.uniform(-1, 1, (1, 14, 14, 16)).astype("float32"), rng.uniform(-1, 1, (3, 3, 16, 16)).astype("float32")
+    xp = np.pad(xv.astype("float64"), ((0, 0), (1, 1), (1, 1), (0, 0)))
+    ref = sum(np.einsum("nhwc,co->nhwo", xp[:, a:a + 14, b:b + 14, :], wv[a, b].astype("float64"))
+              for a in range(3) for b in range(3))
+    for v in built[:4]:
+        sch = tvm.s_tir.Schedule(v.workload.mod)
+        v.trace.apply_to_schedule(sch, remove_postproc=False)
+        lib = tvm.compile(sch.mod, target=tgt)
+        out = tvm.runtime.tensor(np.zeros((1, 14, 14, 16), "float32"))
+        lib["main"](tvm.runtime.tensor(xv), tvm.runtime.tensor(wv), out)
+        # 144 products of |x|, |w| <= 1 per output, summed in another order: the ATOL bound with K = 144
+        np.testing.assert_allclose(out.numpy(), ref, rtol=0, atol=144 * 144 * 2.0 ** -23)
+
+
 def _folder(path, target: dict):
     """A database folder holding the matmul's record with an impossible stored time (1 ns)."""
     import tvm

@@ -10,7 +10,9 @@ knob at a time):
 1. the **neighbours** of a record (:func:`neighbours`): each ``SamplePerfectTile`` decision with one prime
    factor moved from one loop level to another (``[1, 14, 1, 4]`` -> ``[1, 28, 1, 2]``: the register tile
    halves, its loop doubles; the product, the loop's extent, stays), within the instruction's
-   ``max_innermost_factor``; each ``SampleCategorical`` (the unroll depth) at every other candidate;
+   ``max_innermost_factor``; each ``SampleCategorical`` (the unroll depth) at every other candidate; each
+   ``SampleComputeLocation`` (where the padding of a convolution is computed) one loop out or in, at the root
+   or inlined;
 2. each neighbour replayed on the workload with the postprocessors run again (:func:`variant`: a changed tile
    changes the weight layout the layout rewrite derives from it), built and timed as the tuning runner times
    them (cold or warm, as the folder's records were), every candidate once per round in a rotated order
@@ -87,8 +89,8 @@ def neighbours(trace: Any) -> list[tuple[Any, Any]]:
     """``(instruction, decision)`` for every one-step neighbour of a MetaSchedule trace's sampling decisions.
 
     ``SamplePerfectTile``: :func:`tile_moves` of its decision (attrs: ``n``, ``max_innermost_factor``);
-    ``SampleCategorical``: each other candidate index. Other sampling instructions (compute locations) keep
-    their decisions.
+    ``SampleCategorical``: each other candidate index; ``SampleComputeLocation`` (where a producer such as a
+    convolution's padding is computed): :func:`location_moves`.
     """
     out: list[tuple[Any, Any]] = []
     for inst in trace.insts:
@@ -99,7 +101,16 @@ def neighbours(trace: Any) -> list[tuple[Any, Any]]:
             out += [(inst, d) for d in tile_moves([int(x) for x in decision], int(inst.attrs[1]))]
         elif inst.kind.name == "SampleCategorical":
             out += [(inst, c) for c in range(len(inst.attrs[0])) if c != int(decision)]
+        elif inst.kind.name == "SampleComputeLocation":
+            out += [(inst, c) for c in location_moves(int(decision))]
     return out
+
+
+def location_moves(decision: int) -> list[int]:
+    """Where else a ``SampleComputeLocation`` may put its block: one loop out and one loop in, at the root
+    (``-1``: its own loop nest before the consumer) and inlined (``-2``). ``5`` -> ``[4, 6, -1, -2]``; a location
+    the block cannot take (past its consumer's loops, or inlining a block that cannot be) fails its replay."""
+    return [c for c in dict.fromkeys((decision - 1, decision + 1, -1, -2)) if c >= -2 and c != decision]
 
 
 def variant(record: Any, inst: Any, decision: Any, postprocs: list) -> Any | None:
