@@ -234,6 +234,8 @@ def test_bad_input_changes_nothing(tmp_path, host):
         cl.climb_folder(tmp_path, other, order=[], names={}, cache_flush=False)
     assert "\n" not in str(e.value) and database_paths(tmp_path)[1].read_bytes() == before
     from lab02_tvm.tuning import longrun
+    with pytest.raises(UserError, match="0 for all"):
+        longrun.main(["climb", "--model", "bert", "--deep-top-k", "-1", "--root", str(tmp_path / "empty")])
     with pytest.raises(UserError, match="holds no records to climb"):  # before the model is loaded
         longrun.main(["climb", "--model", "bert", "--root", str(tmp_path / "empty")])
     json.loads(before.decode().splitlines()[0])

@@ -452,6 +452,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ranked_by = "ort" if args.deep_by_ort else "roofline" if args.deep_by_roofline else None
     command = "python -m lab02_tvm.tuning.longrun " + " ".join(sys.argv[1:] if argv is None else argv)
     if args.action == "climb":
+        if args.deep_top_k < 0:
+            raise UserError(f"longrun climb: --deep-top-k is the number of kernels to climb, 0 for all (got {args.deep_top_k})")
         for name in names:
             summ = climb_model(name, command=command, root=args.root, top_k=args.deep_top_k or None, ranked_by=ranked_by,
                                minutes=args.minutes and _per_model(args.minutes, names, "--minutes", float)[name],
