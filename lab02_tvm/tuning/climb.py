@@ -327,20 +327,13 @@ def _write(work_dir: str | os.PathLike, db: Any, wins: list[Climb]) -> None:
 def write_table(model: str, rows: list[dict], summ: dict, folder: str | os.PathLike) -> dict:
     """``results/lab02/climb_<model>.{md,csv,json}``: one row per kernel climbed (:meth:`Climb.row`), the summary in
     its environment."""
-    from pathlib import Path
-
-    from common.results import write_table as write
-    from common.timing import environment
-
-    from .. import LAB
-    from .records import rel
+    from .retime import pass_table
     notes = ("Each kernel's best record hill-climbed on this host (tuning/climb.py): measured = neighbours built and "
-             "timed (one prime factor of a tile moved, or another unroll depth), steps = moves taken (each at least "
-             "min_gain faster in its pass); stored_ms and climbed_ms = the stored best and the climbed record "
-             "interleaved in the confirmation pass (rounds rounds, timed as the folder's records; without a step, "
-             "stored_ms is the stored best in the first step's pass); written = the "
+             "timed (one prime factor of a tile moved, another unroll depth, or another compute location), steps = "
+             "moves taken (each at least min_gain faster in its pass); stored_ms and climbed_ms = the stored best and "
+             "the climbed record interleaved in the confirmation pass (rounds rounds, timed as the folder's records; "
+             "without a step, stored_ms is the stored best in the first step's pass); written = the "
              "climbed record joined the folder (climbed_ms <= (1 - min_gain) x stored_ms); saved_ms_per_inference = "
              "(stored_ms - climbed_ms) x calls for those; changes = the decisions that differ.")
-    return write(LAB, f"climb_{model}", rows, title=f"Lab 02: {model}'s records hill-climbed on this host", notes=notes,
-                 env=environment(threads=1, folder=rel(Path(folder)), **{k: v for k, v in summ.items() if k != "written"}),
-                 meta={"written": summ["written"]})
+    return pass_table(f"climb_{model}", rows, summ, folder, title=f"Lab 02: {model}'s records hill-climbed on this host",
+                      notes=notes, listed="written")

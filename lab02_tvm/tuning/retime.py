@@ -202,15 +202,23 @@ def summary(rows: list[dict], *, top_k: int, rounds: int, seconds: float, min_ga
 
 def write_table(model: str, rows: list[dict], summ: dict, folder: str | os.PathLike) -> dict:
     """``results/lab02/retime_<model>.{md,csv,json}``: the rows of :func:`retime` with its :func:`summary`."""
+    notes = ("Each kernel's best records re-timed on this host in one pass (interleaved rounds, timed as the "
+             "folder's records were): stored_ms = the stored best as stored; stored_now_ms = that record now; "
+             "best_now_ms = the fastest record now; host_ratio = stored_now / stored (> 1: this host ran slower "
+             "than the one that timed it); changed = another record is the best now.")
+    return pass_table(f"retime_{model}", rows, summ, folder, title=f"Lab 02: {model}'s records re-timed on this host",
+                      notes=notes, listed="changed")
+
+
+def pass_table(stem: str, rows: list[dict], summ: dict, folder: str | os.PathLike, *, title: str, notes: str,
+               listed: str) -> dict:
+    """A pass over a records folder as a Lab 02 results table: ``rows``, the environment with ``summ`` (but its
+    ``listed`` kernel list, which goes to the table's setup) and the folder. Used by re-timing and the climb."""
     from common.results import write_table as write
     from common.timing import environment
 
     from .. import LAB
     from .records import rel
-    notes = ("Each kernel's best records re-timed on this host in one pass (interleaved rounds, timed as the "
-             "folder's records were): stored_ms = the stored best as stored; stored_now_ms = that record now; "
-             "best_now_ms = the fastest record now; host_ratio = stored_now / stored (> 1: this host ran slower "
-             "than the one that timed it); changed = another record is the best now.")
-    return write(LAB, f"retime_{model}", rows, title=f"Lab 02: {model}'s records re-timed on this host", notes=notes,
-                 env=environment(threads=1, folder=rel(Path(folder)), **{k: v for k, v in summ.items() if k != "changed"}),
-                 meta={"changed": summ["changed"]})
+    return write(LAB, stem, rows, title=title, notes=notes,
+                 env=environment(threads=1, folder=rel(Path(folder)), **{k: v for k, v in summ.items() if k != listed}),
+                 meta={listed: summ[listed]})
