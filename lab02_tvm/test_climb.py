@@ -227,8 +227,9 @@ def test_bad_input_changes_nothing(tmp_path, host):
     before = database_paths(tmp_path)[1].read_bytes()
     with pytest.raises(UserError, match="tune those kernels first"):
         cl.climb_folder(tmp_path, target, order=["fused_nothing"], names={}, cache_flush=False)
-    with pytest.raises(UserError, match=r"rounds and max_steps must be >= 1 and min_gain in \[0, 1\)"):
-        cl.climb_folder(tmp_path, target, order=[], names={}, cache_flush=False, rounds=0)
+    for bad in ({"rounds": 0}, {"step_rounds": 0}, {"min_gain": 1.0}):
+        with pytest.raises(UserError, match=r"step_rounds must be >= 1 and min_gain in \[0, 1\)"):
+            cl.climb_folder(tmp_path, target, order=[], names={}, cache_flush=False, **bad)
     other = {**host, "mcpu": "znver3" if host.get("mcpu") != "znver3" else "znver4", "num-cores": 1}
     with pytest.raises(UserError, match="climb them on that machine") as e:
         cl.climb_folder(tmp_path, other, order=[], names={}, cache_flush=False)
@@ -236,6 +237,8 @@ def test_bad_input_changes_nothing(tmp_path, host):
     from lab02_tvm.tuning import longrun
     with pytest.raises(UserError, match="0 for all"):
         longrun.main(["climb", "--model", "bert", "--deep-top-k", "-1", "--root", str(tmp_path / "empty")])
+    with pytest.raises(UserError, match="--step-rounds must be >= 1"):
+        longrun.main(["climb", "--model", "bert", "--step-rounds", "0", "--root", str(tmp_path / "empty")])
     with pytest.raises(UserError, match="holds no records to climb"):  # before the model is loaded
         longrun.main(["climb", "--model", "bert", "--root", str(tmp_path / "empty")])
     json.loads(before.decode().splitlines()[0])

@@ -193,9 +193,11 @@ class Climb:
 
 
 def climb_record(record: Any, target: Any, *, kernel: str, cache_flush: bool, rounds: int = ROUNDS,
-                 max_steps: int = MAX_STEPS, min_gain: float = MIN_GAIN, builder=None, runner=None) -> Climb:
+                 max_steps: int = MAX_STEPS, min_gain: float = MIN_GAIN, step_rounds: int = STEP_ROUNDS,
+                 builder=None, runner=None) -> Climb:
     """Climb from one record (steps 1-4 of the module docstring); ``Climb.record`` is the climbed record when
-    the confirmation pass has it ``min_gain`` faster than ``record``, else ``None``."""
+    the confirmation pass has it ``min_gain`` faster than ``record``, else ``None``. ``step_rounds``: interleaved
+    rounds per candidate in each step (more rounds, fewer steps that the confirmation pass then refutes)."""
     from tvm.s_tir import meta_schedule as ms
 
     from .harness import cpu_tensor_intrinsics, make_builder, make_runner, tuning_environment
@@ -217,7 +219,7 @@ def climb_record(record: Any, target: Any, *, kernel: str, cache_flush: bool, ro
             for inst, decision in neighbours(current.trace):
                 if (v := variant(current, inst, decision, postprocs)) is not None:
                     cands[len(cands)] = v
-        times = _measure(cands, tgt, rounds=STEP_ROUNDS, cache_flush=cache_flush, builder=builder, runner=runner,
+        times = _measure(cands, tgt, rounds=step_rounds, cache_flush=cache_flush, builder=builder, runner=runner,
                          progress=False)
         out.measured += len(cands) - 1
         med = {i: statistics.median(t) for i, t in times.items() if t}
@@ -245,7 +247,7 @@ def climb_record(record: Any, target: Any, *, kernel: str, cache_flush: bool, ro
 
 def climb_folder(work_dir: str | os.PathLike, target: Any, *, order: list[str], names: dict[str, str],
                  cache_flush: bool, minutes: float | None = None, rounds: int = ROUNDS, max_steps: int = MAX_STEPS,
-                 min_gain: float = MIN_GAIN, on_kernel: Callable[[Climb], None] | None = None) -> list[Climb]:
+                 min_gain: float = MIN_GAIN, step_rounds: int = STEP_ROUNDS, on_kernel: Callable[[Climb], None] | None = None) -> list[Climb]:
     """Climb the best record of each workload of ``work_dir`` named in ``order`` (kernel names, in that order) and
     write the climbed records that win into the folder.
 
@@ -256,18 +258,18 @@ def climb_folder(work_dir: str | os.PathLike, target: Any, *, order: list[str], 
         names: ``{workload structural hash: kernel name}``.
         cache_flush: time cold or warm, as the folder's records were timed.
         minutes: wall-clock cap, checked before each kernel (``None``: none).
-        rounds, max_steps, min_gain: as :func:`climb_record`.
+        rounds, max_steps, min_gain, step_rounds: as :func:`climb_record`.
         on_kernel: called with each kernel's :class:`Climb` as it finishes (progress).
     Returns:
         one :class:`Climb` per kernel climbed, in ``order``.
     Raises:
-        UserError: ``rounds``/``max_steps`` < 1 or ``min_gain`` outside [0, 1); records of another target;
+        UserError: ``rounds``/``max_steps``/``step_rounds`` < 1 or ``min_gain`` outside [0, 1); records of another target;
             a name in ``order`` that no workload of the folder has.
         CorruptDatabase: a database line does not parse (nothing is written).
     """
-    if rounds < 1 or max_steps < 1 or not 0 <= min_gain < 1:
-        raise UserError(f"climb: rounds and max_steps must be >= 1 and min_gain in [0, 1) "
-                        f"(got {rounds}, {max_steps}, {min_gain})")
+    if min(rounds, max_steps, step_rounds) < 1 or not 0 <= min_gain < 1:
+        raise UserError(f"climb: rounds, max_steps and step_rounds must be >= 1 and min_gain in [0, 1) "
+                        f"(got {rounds}, {max_steps}, {step_rounds}, {min_gain})")
     db = read_database(work_dir)
     here = target_dict(target)
     if any(t != here for t in db.targets):
@@ -285,7 +287,7 @@ def climb_folder(work_dir: str | os.PathLike, target: Any, *, order: list[str], 
         if i not in recs:  # its trace no longer replays: nothing to climb from
             continue
         c = climb_record(recs[i], target, kernel=kernel, cache_flush=cache_flush, rounds=rounds, max_steps=max_steps,
-                         min_gain=min_gain)
+                         min_gain=min_gain, step_rounds=step_rounds)
         c.workload, c.line = w, i
         done.append(c)
         if on_kernel:
@@ -295,12 +297,12 @@ def climb_folder(work_dir: str | os.PathLike, target: Any, *, order: list[str], 
 
 
 def summary(got: list[Climb], rows: list[dict], *, command: str, seconds: float, rounds: int, min_gain: float,
-            ranked_by: str) -> dict:
+            ranked_by: str, step_rounds: int = STEP_ROUNDS) -> dict:
     """What a provenance keeps of a climb (``"climbed"``): when, how, what it measured and what it wrote."""
     import datetime
     return {"date_utc": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M"), "command": command,
             "minutes": round(seconds / 60, 1), "kernels": len(got), "measured": sum(c.measured for c in got),
-            "rounds": rounds, "min_gain": min_gain, "ranked_by": ranked_by,
+            "rounds": rounds, "step_rounds": step_rounds, "min_gain": min_gain, "ranked_by": ranked_by,
             "written": [c.kernel for c in got if c.record is not None],
             "saved_ms_per_inference": round(sum(r["saved_ms_per_inference"] for r in rows), 3)}
 
@@ -324,9 +326,9 @@ def _write(work_dir: str | os.PathLike, db: Any, wins: list[Climb]) -> None:
         jdb.commit_tuning_record(ms.database.TuningRecord(r.trace, w, c.confirm_s["climbed"], r.target, r.args_info))
 
 
-def write_table(model: str, rows: list[dict], summ: dict, folder: str | os.PathLike) -> dict:
-    """``results/lab02/climb_<model>.{md,csv,json}``: one row per kernel climbed (:meth:`Climb.row`), the summary in
-    its environment."""
+def write_table(model: str, rows: list[dict], summ: dict, folder: str | os.PathLike, *, name: str | None = None) -> dict:
+    """``results/lab02/climb_<model>.{md,csv,json}`` (``name``: another stem, so that each pass keeps its rows): one
+    row per kernel climbed (:meth:`Climb.row`), the summary in its environment."""
     from .retime import pass_table
     notes = ("Each kernel's best record hill-climbed on this host (tuning/climb.py): measured = neighbours built and "
              "timed (one prime factor of a tile moved, another unroll depth, or another compute location), steps = "
@@ -335,5 +337,5 @@ def write_table(model: str, rows: list[dict], summ: dict, folder: str | os.PathL
              "without a step, stored_ms is the stored best in the first step's pass); written = the "
              "climbed record joined the folder (climbed_ms <= (1 - min_gain) x stored_ms); saved_ms_per_inference = "
              "(stored_ms - climbed_ms) x calls for those; changes = the decisions that differ.")
-    return pass_table(f"climb_{model}", rows, summ, folder, title=f"Lab 02: {model}'s records hill-climbed on this host",
+    return pass_table(name or f"climb_{model}", rows, summ, folder, title=f"Lab 02: {model}'s records hill-climbed on this host",
                       notes=notes, listed="written")

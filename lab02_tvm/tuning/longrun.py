@@ -32,6 +32,7 @@ from common.results import read_table
 from ..models import MODELS
 from .database import RECORDS, prune, read_database
 from .method import FIELD, Method, task_of_kernel
+from .climb import STEP_ROUNDS
 from .retime import MIN_GAIN, ROUNDS, TOP_K
 from .records import (LOG_ROOT, SHIPPED_ROOT, TIMINGS, carried_over, earlier_runs, read_provenance, rel, shipped_dir, target_key,
                       timing_of, write_provenance)
@@ -289,13 +290,15 @@ def retime_folder(model: str, *, root: Path | None = None, top_k: int = TOP_K, r
 
 def climb_model(model: str, *, command: str, root: Path | None = None, top_k: int | None = None,
                 ranked_by: str | None = None, minutes: float | None = None, rounds: int = ROUNDS,
-                min_gain: float = MIN_GAIN) -> dict:
+                min_gain: float = MIN_GAIN, step_rounds: int = STEP_ROUNDS, table: str | None = None) -> dict:
     """``longrun climb``: hill-climb the kernels of a folder (:mod:`lab02_tvm.tuning.climb`), prune, note it.
 
     Kernels are climbed in the order of the time they take in the model (calls x stored best time), or of
     ``ranked_by`` (:data:`RANKINGS`: the ms each loses against the roof or ONNX Runtime), the first ``top_k``
     (all when ``None``); ``minutes`` caps the wall time (checked before each kernel). Writes the table
-    ``climb_<model>`` and the provenance's ``"climbed"`` (earlier climbs move to ``"climbed_earlier"``).
+    ``climb_<model>`` (``table``: another name, so that an earlier pass's rows stay) and the provenance's
+    ``"climbed"`` (earlier climbs move to ``"climbed_earlier"``); ``step_rounds`` as
+    :func:`lab02_tvm.tuning.climb.climb_record`.
 
     Raises:
         UserError: the folder holds no records, or see :func:`lab02_tvm.tuning.climb.climb_folder`.
@@ -324,12 +327,13 @@ def climb_model(model: str, *, command: str, root: Path | None = None, top_k: in
     with tvm_threads(1):
         got = climb.climb_folder(work, target, order=order, names=names, cache_flush=timing_of(prov) == "cold",
                                  minutes=minutes, rounds=rounds, min_gain=min_gain,
+                                 step_rounds=step_rounds,
                                  on_kernel=lambda c: (bar.update(1), bar.write(f"  {c.line_text()}")))
     bar.close()
     rows = [c.row(weight.get(c.kernel)) for c in got]
     summ = climb.summary(got, rows, command=command, seconds=time.time() - t0, rounds=rounds, min_gain=min_gain,
-                         ranked_by=ranked_by or "time in the model")
-    climb.write_table(model, rows, summ, work)
+                         ranked_by=ranked_by or "time in the model", step_rounds=step_rounds)
+    climb.write_table(model, rows, summ, work, name=table)
     pruned = prune(work)
     earlier = [*prov.get("climbed_earlier", []), *([prov["climbed"]] if "climbed" in prov else [])]
     write_provenance(work, {**prov, "climbed": summ, "records": pruned["records"],
@@ -422,6 +426,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                    help=f"re-time each kernel's K best records on this host before pruning (default {TOP_K}; 0 = off)")
     p.add_argument("--rounds", type=int, default=ROUNDS,
                    help=f"interleaved rounds of the re-timing and of the climb's confirmation pass (default {ROUNDS})")
+    p.add_argument("--step-rounds", type=int, default=STEP_ROUNDS,
+                   help=f"climb: interleaved rounds per candidate in each step (default {STEP_ROUNDS})")
+    p.add_argument("--name", default=None,
+                   help="climb: the results table's name (default climb_<model>; one per pass keeps each pass's rows)")
     p.add_argument("--min-gain", type=float, default=MIN_GAIN,
                    help=f"least gain (fraction) for a re-timed record to replace the stored best (default {MIN_GAIN})")
     p.add_argument("--from", dest="source", type=Path, default=None, metavar="ROOT",
@@ -454,11 +462,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.action == "climb":
         if args.deep_top_k < 0:
             raise UserError(f"longrun climb: --deep-top-k is the number of kernels to climb, 0 for all (got {args.deep_top_k})")
+        if args.step_rounds < 1:
+            raise UserError(f"longrun climb: --step-rounds must be >= 1 (got {args.step_rounds})")
         for name in names:
             summ = climb_model(name, command=command, root=args.root, top_k=args.deep_top_k or None, ranked_by=ranked_by,
                                minutes=args.minutes and _per_model(args.minutes, names, "--minutes", float)[name],
-                               rounds=args.rounds,
-                               min_gain=args.min_gain)
+                               rounds=args.rounds, min_gain=args.min_gain, step_rounds=args.step_rounds,
+                               table=args.name and (args.name if len(names) == 1 else f"{args.name}_{name}"))
             print(f"{name}: climbed {summ['kernels']} kernels in {summ['minutes']} min ({summ['measured']} "
                   f"candidates measured); written {len(summ['written'])}: {', '.join(summ['written']) or 'none'}; "
                   f"{summ['saved_ms_per_inference']} ms saved per inference in the confirmation passes", flush=True)
