@@ -162,6 +162,28 @@ def test_choice_ranks_by_trials_within_a_tier(tmp_path):
     assert c.status == "compatible" and c.work_dir == best and c.build_target["mcpu"] == "znver2"
 
 
+def test_field_method_records_come_before_older_ones_of_any_rank(tmp_path):
+    """A Zen 3 host whose own folder was tuned NCHW builds from the AVX2 EPYC's NHWC + rewrite records (it has
+    every znver1 instruction), and the line says which folder was passed over and why; a host whose own folder
+    has the method keeps it, and without method records the old order stands."""
+    from lab02_tvm.tuning.method import FIELD, PLAIN
+    root = tmp_path / "shipped"
+    made = _shipped_for(root, "znver3", trials=1695)  # no "method" in the provenance: NCHW, no rewrite
+    assert _choose("bert", "znver3", root=root, scratch_root=tmp_path / "s").status == "exact"
+    made |= _shipped_for(root, "znver1", trials=352)
+    records.write_provenance(made["znver1"], {"trials": 352, "minutes": 17, "method": FIELD.as_dict()})
+    c = _choose("bert", "znver3", root=root, scratch_root=tmp_path / "s")
+    assert (c.status, c.work_dir, c.build_target["mcpu"], c.method) == ("compatible", made["znver1"], "znver1", FIELD)
+    assert "llvm-znver3-1c passed over: tuned NCHW" in c.line and "\n" not in c.line
+    assert c.label() == "compatible: llvm-znver1-1c, built for znver1"
+    records.write_provenance(made["znver3"], {"trials": 1695, "minutes": 90, "method": FIELD.as_dict()})
+    assert _choose("bert", "znver3", root=root, scratch_root=tmp_path / "s").work_dir == made["znver3"]
+    records.write_provenance(made["znver1"], {"trials": 352, "minutes": 17, "method": PLAIN.as_dict()})
+    records.write_provenance(made["znver3"], {"trials": 1695, "minutes": 90})
+    c = _choose("bert", "znver4", root=root, scratch_root=tmp_path / "s")  # both old: most trials, as before
+    assert c.work_dir == made["znver3"] and "passed over" not in c.line
+
+
 def test_bad_records_of_another_cpu_are_passed_over_and_left_untouched(tmp_path):
     """Corrupt file, a target that does not parse, an unknown method: one line each, nothing written."""
     root, scratch = tmp_path / "shipped", tmp_path / "scratch"
@@ -494,3 +516,18 @@ def test_records_ab_refuses_a_table_name_that_is_not_a_plain_file_name(tmp_path,
     from lab02_tvm.measure.records_ab import main
     with pytest.raises(UserError, match="letters, digits"):
         main(["--model", "bert", str(tmp_path), str(tmp_path), "--name", name])
+
+
+def test_records_ab_cpu_must_run_here(tmp_path, monkeypatch):
+    """``records_ab --cpu``: an unknown LLVM CPU, or one with instructions this host lacks (a simulated AVX2
+    host, never this machine's set), is one line before any build; a CPU the host covers is taken as it is."""
+    from common import isa
+    from common.errors import UserError
+    from lab02_tvm.measure.records_ab import main, runnable_cpu
+    with pytest.raises(UserError, match="not an LLVM CPU name"):
+        main(["--model", "bert", str(tmp_path), "--cpu", "notacpu"])
+    monkeypatch.setattr(isa, "host_features", lambda: isa.isa_features("x86-64-v3"))
+    with pytest.raises(UserError, match=r"this host lacks .*avx512bw.*\(e\.g\. x86-64-v3\)") as e:
+        runnable_cpu("skylake-avx512")
+    assert "\n" not in str(e.value)
+    assert runnable_cpu("x86-64-v3") == "x86-64-v3"

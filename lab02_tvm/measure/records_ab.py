@@ -7,6 +7,10 @@ them interleaved with PyTorch eager in one run at 1 thread (:func:`common.timing
 ratio between the two folders comes from one run on one machine. A folder that replaces a shipped one
 (a top-up cannot: another method or another timing, :mod:`lab02_tvm.tuning.longrun`) is chosen by this
 table, written to ``results/lab02/records_ab_<model>.{md,csv,json}`` (``--name`` another).
+
+``--cpu x86-64-v3`` builds every folder for that LLVM CPU instead of the host's: what a host without its own
+records builds (:func:`lab02_tvm.tuning.records.choose`, rank 3: AVX2 code from AVX2 records), measured on a
+host that has those instructions.
 """
 from __future__ import annotations
 
@@ -19,15 +23,16 @@ from common.errors import UserError
 from .. import LAB
 
 
-def compare_folders(model: str, folders: dict[str, Path], *, repeats: int = 20) -> list[dict]:
+def compare_folders(model: str, folders: dict[str, Path], *, repeats: int = 20, cpu: str | None = None) -> list[dict]:
     """One row per folder (and one for eager): median / p10 / p90 ms, speed over eager, records, gate.
 
     Args:
         model: a :data:`lab02_tvm.models.MODELS` key (full size, batch 1).
         folders: ``{label: records folder}`` (each holding a MetaSchedule database and its provenance).
         repeats: timed rounds of the interleaved run.
+        cpu: the LLVM CPU to build for (``None``: the host's); its instructions must all be on the host.
     Raises:
-        UserError: a folder holds no database, or an unknown tuning method.
+        UserError: a folder holds no database, an unknown tuning method, or a ``cpu`` whose code cannot run here.
         common.gates.GateError: a build differs from PyTorch beyond the model's gate.
     """
 
@@ -41,6 +46,7 @@ def compare_folders(model: str, folders: dict[str, Path], *, repeats: int = 20) 
     from ..tuning.database import load_database
     from ..tuning.method import Method
 
+    target = {**host_target(), "num-cores": 1, **({"mcpu": runnable_cpu(cpu)} if cpu else {})}
     provs, methods = {}, {}
     for label, folder in folders.items():  # bad input fails here, before the model is built
         load_database(folder)
@@ -49,7 +55,6 @@ def compare_folders(model: str, folders: dict[str, Path], *, repeats: int = 20) 
     bundle = build_bundles([model], quick=False)[model]
     im = import_torch(bundle)
     base = tuning_module(im)
-    target = {**host_target(), "num-cores": 1}
     runners, info = {}, {}
     for label, folder in folders.items():
         prov, method = provs[label], methods[label]
@@ -59,7 +64,7 @@ def compare_folders(model: str, folders: dict[str, Path], *, repeats: int = 20) 
         gate_outputs(im, outs, stage=f"records_ab/{label}")
         trials, minutes = records.run_totals(prov)
         runners[label] = runner
-        info[label] = {"folder": records.rel(Path(folder)), "method": str(method), "timing": records.timing_of(prov),
+        info[label] = {"folder": records.rel(Path(folder)), "built_for": target["mcpu"], "method": str(method), "timing": records.timing_of(prov),
                        "trials": trials, "tuning_min": round(minutes, 1), "kernels": built.line(),
                        "max_abs": error_summary(im.reference, outs)["max_abs"], "gate": gate_for(im.reference)[1]}
     stats = interleaved({"pytorch_eager": bundle.eager(), **runners}, warmup=3, repeats=repeats, progress=True)
@@ -67,6 +72,22 @@ def compare_folders(model: str, folders: dict[str, Path], *, repeats: int = 20) 
     return [{"model": model, "build": label, **info.get(label, {}), "median_ms": round(s.median_ms, 3),
              "p10_ms": round(s.p10_ms, 3), "p90_ms": round(s.p90_ms, 3), "n": s.n,
              "vs_eager": round(eager_ms / s.median_ms, 3)} for label, s in stats.items()]
+
+
+def runnable_cpu(cpu: str) -> str:
+    """``cpu`` when it is an LLVM CPU name and this host has every instruction LLVM gives it (``common.isa``).
+
+    Raises:
+        UserError: an unknown name, or instructions this host lacks (named).
+    """
+    from common import isa
+    if cpu != "generic" and not isa.is_valid_cpu(cpu):
+        raise UserError(f"--cpu {cpu!r} is not an LLVM CPU name (e.g. x86-64-v3, znver3, skylake-avx512)")
+    missing = isa.missing_on(cpu, isa.host_features())
+    if missing:
+        raise UserError(f"--cpu {cpu}: this host lacks {', '.join(missing[:4])}{', ...' if len(missing) > 4 else ''}; "
+                        f"pick a CPU whose instructions it has (e.g. {isa.x86_level(isa.host_features())})")
+    return cpu
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -83,21 +104,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--repeats", type=int, default=20, help="timed rounds of the interleaved run")
     p.add_argument("--name", default=None, help="table name (default records_ab_<model>; one per decision "
                                                 "keeps the earlier ones)")
+    p.add_argument("--cpu", default=None, help="build every folder for this LLVM CPU (default: the host's), "
+                                               "e.g. x86-64-v3 for AVX2 code on an AVX-512 host")
     args = p.parse_args(argv)
     positive("--repeats", args.repeats)
+    if args.cpu:
+        runnable_cpu(args.cpu)
     if args.name is not None and not re.fullmatch(r"[A-Za-z0-9_-]+", args.name):
         raise UserError(f"--name {args.name!r}: letters, digits, '_' and '-' only (it names files in results/lab02)")
     folders = {chr(ord("A") + i): f for i, f in enumerate(args.folders)}
     set_torch_threads(1)
     with tvm_threads(1), host_speed(2.0) as host:  # how fast the host ran around the timing (common.roof)
-        rows = compare_folders(args.model, folders, repeats=args.repeats)
+        rows = compare_folders(args.model, folders, repeats=args.repeats, cpu=args.cpu)
     for r in rows:
         step(1, "records_ab", f"{r['build']}: {r['median_ms']} ms, {r['vs_eager']}x eager"
                               + (f" ({r['folder']}, {r['timing']}, {r['trials']} trials)" if "folder" in r else ""))
     notes = ("One interleaved run at 1 thread: PyTorch eager and the model built from each records folder "
              "(build_from_database in the folder's method, gated against PyTorch); vs_eager = eager median / "
              "build median. timing: how the folder's candidates were timed (warm: back to back; cold: caches "
-             "flushed before each run).")
+             "flushed before each run); built_for: the LLVM CPU the code was built for.")
     paths = write_table(LAB, args.name or f"records_ab_{args.model}", rows, title=f"Records A/B: {args.model}", notes=notes,
                         env=environment(threads=1, machine_note="1 core", **host), meta={"repeats": args.repeats})
     step(2, "write", str(paths["md"]))

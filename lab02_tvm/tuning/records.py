@@ -234,6 +234,12 @@ def _candidate(folder: Path, host: dict, have: frozenset) -> tuple[_Candidate | 
                       f"{cpu}'s {shown} absent here, common ISA {level}: building for {level}"), ""
 
 
+def _field(method) -> bool:
+    """Whether records were tuned in the field's layout with weight layout rewrite (graph rewrites aside)."""
+    from .method import FIELD
+    return (method.layout, method.layout_rewrite) == (FIELD.layout, FIELD.layout_rewrite)
+
+
 def choose(model: str, target, *, root: Path | None = None, scratch_root: Path | None = None,
            have: frozenset[str] | None = None) -> Choice:
     """The shipped records of ``model`` to build with on ``target`` (the host), or a scratch folder and why.
@@ -249,7 +255,13 @@ def choose(model: str, target, *, root: Path | None = None, scratch_root: Path |
        ``x86-64-v3`` is common): built for that level (the schedules' tiles were measured for those vectors);
     4. otherwise tuning from scratch with the run's budget.
 
-    Among several candidates of one rank: the widest vectors of the build CPU, then the most trials. The host's
+    Records tuned with the field's method (:data:`lab02_tvm.tuning.method.FIELD`: NHWC + weight layout rewrite)
+    come before any tuned without it, whatever their rank: a folder tuned NCHW before the method existed is
+    passed over, with a clause saying so, when another kind's method records run here. Measured with both
+    built for ``x86-64-v3`` on one host (``results/rocketlake/lab02/records_ab_*_avx2.md``), the AVX2 EPYC's
+    method records (``llvm-znver1-1c``) ran ResNet-50 1.43x, BERT-base 1.23x and LLaMA-tiny 1.44x (s32) and
+    1.22x (s128) faster than the Zen 3 NCHW ones, which had 3-4x the trials on the two large models. Among several candidates of one
+    rank: the widest vectors of the build CPU, then the most trials. The host's
     instruction set ``have`` defaults to the real one for the host's own CPU name, else that CPU's (a
     simulated host, ``MLC_CPU``); a test names it. Never raises on bad records: a corrupt file, a target that does not parse or an
     unknown method becomes a line (the file is left as it is) and the folder is passed over.
@@ -274,7 +286,8 @@ def choose(model: str, target, *, root: Path | None = None, scratch_root: Path |
                 return Choice("corrupt", scratch, 0, f"{why}; tuning from scratch in {rel(scratch)}", host, FIELD)
     if cands:
         width = {name: i for i, (_, name) in enumerate(isa.VECTOR_ISAS)}  # 0 = the widest
-        best = min(cands, key=lambda c: (c.tier, width.get(isa.widest_vectors(isa.isa_features(c.build_cpu)), 99),
+        best = min(cands, key=lambda c: (not _field(c.method), c.tier,
+                                         width.get(isa.widest_vectors(isa.isa_features(c.build_cpu)), 99),
                                          -run_totals(c.prov)[0]))
         trials, minutes = run_totals(best.prov)
         made = f", {trials} trials in {minutes:.0f} min" if "trials" in best.prov else ""
@@ -282,9 +295,12 @@ def choose(model: str, target, *, root: Path | None = None, scratch_root: Path |
         if best.tier == 0:
             return Choice("exact", best.work_dir, best.records, f"shipped records {rel(best.work_dir)} ({what})",
                           host, best.method, best.key)
+        older = [c for c in cands if c.tier < best.tier]
+        passed = (f"; {', '.join(c.key for c in older)} passed over: tuned {older[0].method}, before the field's "
+                  f"method {FIELD}" if older else "")
         return Choice("compatible", best.work_dir, best.records,
-                      f"records for {best.key} on this {host['mcpu']} host: {best.why} ({rel(best.work_dir)}, {what})",
-                      {**host, "mcpu": best.build_cpu}, best.method, best.key)
+                      f"records for {best.key} on this {host['mcpu']} host: {best.why} ({rel(best.work_dir)}, "
+                      f"{what}){passed}", {**host, "mcpu": best.build_cpu}, best.method, best.key)
     if folders:
         return Choice("other-target", scratch, 0,
                       f"shipped records of {model} are for {', '.join(f.parent.name for f in folders)}, none usable "
