@@ -176,6 +176,8 @@ def test_field_method_records_come_before_older_ones_of_any_rank(tmp_path):
     assert (c.status, c.work_dir, c.build_target["mcpu"], c.method) == ("compatible", made["znver1"], "znver1", FIELD)
     assert "llvm-znver3-1c passed over: tuned NCHW" in c.line and "\n" not in c.line
     assert c.label() == "compatible: llvm-znver1-1c, built for znver1"
+    c = _choose("bert", "haswell", root=root, scratch_root=tmp_path / "s")  # one rank (x86-64-v3) for both
+    assert c.work_dir == made["znver1"] and c.line.endswith("before the field's method NHWC + weight layout rewrite")
     records.write_provenance(made["znver3"], {"trials": 1695, "minutes": 90, "method": FIELD.as_dict()})
     assert _choose("bert", "znver3", root=root, scratch_root=tmp_path / "s").work_dir == made["znver3"]
     records.write_provenance(made["znver1"], {"trials": 352, "minutes": 17, "method": PLAIN.as_dict()})

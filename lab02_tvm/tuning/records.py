@@ -295,7 +295,7 @@ def choose(model: str, target, *, root: Path | None = None, scratch_root: Path |
         if best.tier == 0:
             return Choice("exact", best.work_dir, best.records, f"shipped records {rel(best.work_dir)} ({what})",
                           host, best.method, best.key)
-        older = [c for c in cands if c.tier < best.tier]
+        older = [c for c in cands if _field(best.method) and not _field(c.method)]
         passed = (f"; {', '.join(c.key for c in older)} passed over: tuned {older[0].method}, before the field's "
                   f"method {FIELD}" if older else "")
         return Choice("compatible", best.work_dir, best.records,
