@@ -191,3 +191,7 @@ def test_provenance_keeps_the_retiming_of_earlier_runs():
     [run] = earlier_runs(prev)
     assert run["retimed"] == {"top_k": 4, "changed": ["k"]} and "trials_per_task" not in run
     json.dumps(run)
+    # a top-up after two climbs keeps both: the last as "climbed", the one before in "climbed_earlier"
+    prev |= {"climbed": {"written": ["b"]}, "climbed_earlier": [{"written": ["a"]}]}
+    [run] = earlier_runs(prev)
+    assert run["climbed"] == {"written": ["b"]} and run["climbed_earlier"] == [{"written": ["a"]}]

@@ -87,7 +87,8 @@ def timing_of(prov: dict) -> str:
 
 
 #: What a top-up keeps of each earlier run in ``earlier_runs`` (the per-task counts are dropped).
-RUN_KEYS = ("date_utc", "command", "trials_this_run", "minutes", "seconds_per_trial", "note", "retimed", "climbed")
+RUN_KEYS = ("date_utc", "command", "trials_this_run", "minutes", "seconds_per_trial", "note", "retimed", "climbed",
+            "retimed_earlier", "climbed_earlier")
 
 
 def run_totals(prov: dict) -> tuple[int, float]:
