@@ -64,8 +64,8 @@ def compare_folders(model: str, folders: dict[str, Path], *, repeats: int = 20, 
         gate_outputs(im, outs, stage=f"records_ab/{label}")
         trials, minutes = records.run_totals(prov)
         runners[label] = runner
-        info[label] = {"folder": records.rel(Path(folder)), "built_for": target["mcpu"], "method": str(method), "timing": records.timing_of(prov),
-                       "trials": trials, "tuning_min": round(minutes, 1), "kernels": built.line(),
+        info[label] = {"folder": records.rel(Path(folder)), "built_for": target["mcpu"], "method": str(method),
+                       "timing": records.timing_of(prov), "trials": trials, "tuning_min": round(minutes, 1), "kernels": built.line(),
                        "max_abs": error_summary(im.reference, outs)["max_abs"], "gate": gate_for(im.reference)[1]}
     stats = interleaved({"pytorch_eager": bundle.eager(), **runners}, warmup=3, repeats=repeats, progress=True)
     eager_ms = stats["pytorch_eager"].median_ms
