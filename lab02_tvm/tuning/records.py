@@ -261,7 +261,7 @@ def choose(model: str, target, *, root: Path | None = None, scratch_root: Path |
     passed over, with a clause saying so, when another kind's method records run here. Measured with both
     built for ``x86-64-v3`` on one host (``results/rocketlake/lab02/records_ab_*_avx2.md``), the AVX2 EPYC's
     method records (``llvm-znver1-1c``) ran ResNet-50 1.43x, BERT-base 1.23x and LLaMA-tiny 1.44x (s32) and
-    1.22x (s128) faster than the Zen 3 NCHW ones, which had 3-4x the trials on the two large models.
+    1.22x (s128) faster than the Zen 3 NCHW ones, which had 3.1x and 4.4x the trials on the two large models.
 
     Among several candidates of one rank: the widest vectors of the build CPU, then the most trials. The host's
     instruction set ``have`` defaults to the real one for the host's own CPU name, else that CPU's (a
