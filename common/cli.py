@@ -100,3 +100,16 @@ def positive(name: str, value: float | int | None, *, strict: bool = True) -> No
         return
     if (value <= 0) if strict else (value < 0):
         raise UserError(f"{name} must be {'>' if strict else '>='} 0 (got {value})")
+
+
+def table_name(name: str, value: str | None) -> None:
+    """Raise :class:`UserError` unless ``value`` is ``None`` or a plain file stem (letters, digits, ``_``, ``-``):
+    a results table's name, which must not write outside its results folder.
+
+    Args:
+        name: the option as typed, e.g. ``"--name"``.
+        value: the parsed value.
+    """
+    import re
+    if value is not None and not re.fullmatch(r"[A-Za-z0-9_-]+", value):
+        raise UserError(f"{name} {value!r}: letters, digits, '_' and '-' only (it names files in the results folder)")

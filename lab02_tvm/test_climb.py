@@ -239,6 +239,8 @@ def test_bad_input_changes_nothing(tmp_path, host):
         longrun.main(["climb", "--model", "bert", "--deep-top-k", "-1", "--root", str(tmp_path / "empty")])
     with pytest.raises(UserError, match="--step-rounds must be >= 1"):
         longrun.main(["climb", "--model", "bert", "--step-rounds", "0", "--root", str(tmp_path / "empty")])
+    with pytest.raises(UserError, match="letters, digits"):  # a table name outside the results folder
+        longrun.main(["climb", "--model", "bert", "--name", "../x", "--root", str(tmp_path / "empty")])
     with pytest.raises(UserError, match="holds no records to climb"):  # before the model is loaded
         longrun.main(["climb", "--model", "bert", "--root", str(tmp_path / "empty")])
     json.loads(before.decode().splitlines()[0])

@@ -14,7 +14,6 @@ host that has those instructions.
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -92,7 +91,7 @@ def runnable_cpu(cpu: str) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m lab02_tvm.measure.records_ab --model M FOLDER_A FOLDER_B [...]``."""
-    from common.cli import parser, positive, step
+    from common.cli import parser, positive, step, table_name
     from common.results import write_table
     from common.roof import host_speed
     from common.timing import environment, set_torch_threads, tvm_threads
@@ -110,8 +109,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     positive("--repeats", args.repeats)
     if args.cpu:
         runnable_cpu(args.cpu)
-    if args.name is not None and not re.fullmatch(r"[A-Za-z0-9_-]+", args.name):
-        raise UserError(f"--name {args.name!r}: letters, digits, '_' and '-' only (it names files in results/lab02)")
+    table_name("--name", args.name)
     folders = {chr(ord("A") + i): f for i, f in enumerate(args.folders)}
     set_torch_threads(1)
     with tvm_threads(1), host_speed(2.0) as host:  # how fast the host ran around the timing (common.roof)

@@ -385,7 +385,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """``tune`` (the long run, then prune + provenance), ``prune`` (shipped folders in place), ``retime``
     (re-time a folder's records on this host), ``merge`` (join another root's folder into one) or ``climb``
     (hill-climb each kernel's best record, :func:`climb_model`)."""
-    from common.cli import parser
+    from common.cli import parser, table_name
     p = parser("python -m lab02_tvm.tuning.longrun", __doc__)
     p.add_argument("action", choices=["tune", "prune", "retime", "merge", "climb"],
                    help="tune (long run), prune the shipped databases, re-time a folder's records on this host, "
@@ -464,6 +464,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise UserError(f"longrun climb: --deep-top-k is the number of kernels to climb, 0 for all (got {args.deep_top_k})")
         if args.step_rounds < 1:
             raise UserError(f"longrun climb: --step-rounds must be >= 1 (got {args.step_rounds})")
+        table_name("--name", args.name)
         for name in names:
             summ = climb_model(name, command=command, root=args.root, top_k=args.deep_top_k or None, ranked_by=ranked_by,
                                minutes=args.minutes and _per_model(args.minutes, names, "--minutes", float)[name],
