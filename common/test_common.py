@@ -160,11 +160,31 @@ def test_timing_statistics_from_known_samples():
         timing.TimingStats.from_samples([])
 
 
-def test_interleaved_runs_every_candidate_round_robin():
-    order = []
-    res = timing.interleaved({"a": lambda: order.append("a"), "b": lambda: order.append("b")}, warmup=1, repeats=3)
-    assert order == ["a", "b"] * 4
-    assert res["a"].n == 3 and res["b"].n == 3
+def test_interleaved_runs_every_candidate_once_per_round():
+    calls = []
+    res = timing.interleaved({k: (lambda k=k: calls.append(k)) for k in "abc"}, warmup=1, repeats=30)
+    assert calls[:3] == ["a", "b", "c"]  # warm-up in the given order
+    rounds = [calls[i:i + 3] for i in range(3, len(calls), 3)]
+    assert len(rounds) == 30 and all(sorted(r) == ["a", "b", "c"] for r in rounds)
+    assert rounds == timing.round_orders("abc", 30)  # the timed rounds are round_orders' (seed 0)
+    assert all(res[k].n == 30 for k in "abc")
+
+
+def test_round_orders_spread_predecessors_and_never_repeat_a_candidate():
+    # The fixed order a, b, c, a, b, c gives each candidate one predecessor in every round; the
+    # shuffled rounds must give each both of the others, and every position, many times.
+    orders = timing.round_orders("abc", 300, seed=7)
+    seq = [x for o in orders for x in o]
+    assert all(x != y for x, y in zip(seq, seq[1:]))  # never twice in a row (own warm caches)
+    for k in "abc":
+        before = [seq[i - 1] for i in range(1, len(seq)) if seq[i] == k]
+        for other in set("abc") - {k}:
+            assert 0.35 <= before.count(other) / len(before) <= 0.65  # 1/2 expected; 300 rounds, ~5 sd
+        for pos in range(3):
+            assert 0.2 <= sum(o[pos] == k for o in orders) / 300 <= 0.47  # 1/3 expected
+    assert timing.round_orders("abc", 300, seed=7) == orders  # seeded: the same orders again
+    two = [x for o in timing.round_orders("ab", 50) for x in o]
+    assert all(x != y for x, y in zip(two, two[1:]))  # two candidates: strict alternation
 
 
 def test_measure_and_environment():

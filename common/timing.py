@@ -2,8 +2,9 @@
 
 On the shared 2-core machines this course was built on, 2-thread timings swing 2-4x between
 processes while 1-thread timings hold within about 15%; defaults are therefore **1 thread** and
-comparisons are made as **ratios of interleaved runs in one process** (:func:`interleaved` runs
-A, B, C, A, B, C, … so slow phases of the machine hit every candidate alike).
+comparisons are made as **ratios of interleaved runs in one process** (:func:`interleaved` runs every
+candidate once per round, so slow phases of the machine hit every candidate alike, and shuffles each
+round's order, so no candidate always runs right after the same one).
 """
 from __future__ import annotations
 
@@ -11,9 +12,10 @@ import contextlib
 import importlib.metadata
 import os
 import platform
+import random
 import time
 from dataclasses import asdict, dataclass, field
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -75,15 +77,51 @@ def measure(fn: Callable[[], object], *, warmup: int = 3, repeats: int = 20,
     return TimingStats.from_samples(samples)
 
 
+def round_orders(labels: Sequence[str], rounds: int, *, seed: int = 0) -> list[list[str]]:
+    """The order of each timed round of :func:`interleaved`: a seeded shuffle, never starting with the last.
+
+    A fixed order (A, B, C, A, B, C, ...) gives every candidate the same predecessor in every round, and
+    what ran before a candidate changes its time (caches, branch predictors, frequency): measured on
+    Lab 02's records A/B, the folder timed second ran about 0.8 % faster, whichever it was. A fresh random
+    order each round spreads predecessors and positions over all candidates alike (Google Benchmark's
+    ``--benchmark_enable_random_interleaving``, docs/random_interleaving.md; randomized setup against
+    measurement bias: Mytkowicz et al., "Producing Wrong Data Without Doing Anything Obviously Wrong!",
+    ASPLOS 2009). A round never starts with the candidate that ended the round before, so none runs
+    twice in a row on its own warm caches; with two candidates that leaves A, B, A, B, ...
+
+    Args:
+        labels: the candidates (at least one).
+        rounds: how many rounds.
+        seed: the shuffle's seed (the same seed gives the same orders).
+
+    Returns:
+        ``rounds`` lists, each a permutation of ``labels``.
+    """
+    rng = random.Random(seed)
+    orders: list[list[str]] = []
+    for _ in range(rounds):
+        order = list(labels)
+        rng.shuffle(order)
+        if orders and len(order) > 1 and order[0] == orders[-1][-1]:
+            swap = rng.randrange(1, len(order))
+            order[0], order[swap] = order[swap], order[0]
+        orders.append(order)
+    return orders
+
+
 def interleaved(fns: dict[str, Callable[[], object]], *, warmup: int = 3, repeats: int = 20,
-                progress: bool = False) -> dict[str, TimingStats]:
-    """Time several candidates round-robin (A, B, C, A, B, C, …) so their ratios come from one run.
+                progress: bool = False, seed: int = 0) -> dict[str, TimingStats]:
+    """Time several candidates in interleaved rounds, so their ratios come from one run.
+
+    Each round runs every candidate once, in that round's order from :func:`round_orders` (a seeded
+    shuffle, so no candidate always follows the same one); warm-up rounds run them in ``fns`` order.
 
     Args:
         fns: ``{label: zero-argument callable}``.
         warmup: untimed rounds before timing.
         repeats: timed rounds; each candidate gets this many samples.
         progress: show a tqdm bar over rounds.
+        seed: the seed of the rounds' orders.
 
     Returns:
         ``{label: TimingStats}``.
@@ -92,12 +130,13 @@ def interleaved(fns: dict[str, Callable[[], object]], *, warmup: int = 3, repeat
         for fn in fns.values():
             fn()
     samples: dict[str, list[float]] = {k: [] for k in fns}
-    rounds = range(repeats)
+    rounds = round_orders(list(fns), repeats, seed=seed)
     if progress:
         from tqdm import tqdm
         rounds = tqdm(rounds, desc="timing", leave=False)
-    for _ in rounds:
-        for label, fn in fns.items():
+    for order in rounds:
+        for label in order:
+            fn = fns[label]
             t0 = time.perf_counter()
             fn()
             samples[label].append(time.perf_counter() - t0)

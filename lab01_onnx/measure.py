@@ -1,7 +1,7 @@
 """Lab 01's measurements: latency (eager vs ONNX Runtime, ORT levels) and the passes' scaling.
 
 * :func:`latency_rows` -- PyTorch eager vs ORT CPU (vs ORT CUDA with TF32 off where a GPU and
-  onnxruntime-gpu exist), timed round-robin (:func:`common.timing.interleaved`) at fixed threads,
+  onnxruntime-gpu exist), timed in interleaved, shuffled rounds (:func:`common.timing.interleaved`) at fixed threads,
   each backend first gated against eager (max abs <= ``atol``) so nothing wrong is ever timed.
 * :func:`ort_level_rows` -- ORT's four graph optimization levels on one shape, interleaved.
 * every latency row has ``gflops`` and ``pct_peak``: PyTorch's FLOP count of the shape

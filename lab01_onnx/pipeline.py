@@ -432,8 +432,8 @@ def tables(ctx: Ctx) -> None:
               "quantization": "Lab 01: INT8 QDQ static quantization vs fp32",
               "export_bugs": "Lab 01: export bug families caught by the gate",
               "bisect": "Lab 01: bisection of a deliberately wrong rewrite"}
-    notes = {"latency": "Interleaved timing (round-robin) so ratios come from one run; ORT sessions use "
-                        "the custom-optimized model. Speedups are ratios of medians. On a loaded machine "
+    notes = {"latency": "Interleaved timing (every candidate once per round, each round shuffled) so "
+                        "ratios come from one run; ORT sessions use the custom-optimized model. Speedups are ratios of medians. On a loaded machine "
                         "samples are bimodal (time slices lost to other processes): p10 is then the "
                         "steadier figure.",
              "quantization": "Latency interleaved fp32/int8 in one run at batch 1, sequence 128; on a loaded "

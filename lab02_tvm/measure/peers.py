@@ -1,7 +1,8 @@
 """Lab 02 against its peers: PyTorch eager, torch.compile, ONNX Runtime and TVM in one interleaved run.
 
-What a user would pick instead of TVM, on the same inputs, at 1 thread, timed round-robin in one
-process (``common.timing.interleaved``: slow phases of a shared machine hit every peer alike):
+What a user would pick instead of TVM, on the same inputs, at 1 thread, timed in interleaved rounds in one
+process (``common.timing.interleaved``: slow phases of a shared machine hit every peer alike, each
+round in a fresh shuffled order so no peer always runs after the same one):
 
 * ``pytorch_eager`` -- the reference: every other peer's outputs are gated against it;
 * ``torch_compile`` -- ``torch.compile`` (TorchInductor, C++/OpenMP code for the CPU); skipped with
