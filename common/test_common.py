@@ -166,7 +166,8 @@ def test_interleaved_runs_every_candidate_once_per_round():
     assert calls[:3] == ["a", "b", "c"]  # warm-up in the given order
     rounds = [calls[i:i + 3] for i in range(3, len(calls), 3)]
     assert len(rounds) == 30 and all(sorted(r) == ["a", "b", "c"] for r in rounds)
-    assert rounds == timing.round_orders("abc", 30)  # the timed rounds are round_orders' (seed 0)
+    assert rounds == timing.round_orders("abc", 30, after="c")  # round_orders' (seed 0), after the warm-up
+    assert all(x != y for x, y in zip(calls, calls[1:]))  # no candidate twice in a row, warm-up included
     assert all(res[k].n == 30 for k in "abc")
 
 

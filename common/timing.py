@@ -77,7 +77,7 @@ def measure(fn: Callable[[], object], *, warmup: int = 3, repeats: int = 20,
     return TimingStats.from_samples(samples)
 
 
-def round_orders(labels: Sequence[str], rounds: int, *, seed: int = 0) -> list[list[str]]:
+def round_orders(labels: Sequence[str], rounds: int, *, seed: int = 0, after: str | None = None) -> list[list[str]]:
     """The order of each timed round of :func:`interleaved`: a seeded shuffle, never starting with the last.
 
     A fixed order (A, B, C, A, B, C, ...) gives every candidate the same predecessor in every round, and
@@ -93,19 +93,22 @@ def round_orders(labels: Sequence[str], rounds: int, *, seed: int = 0) -> list[l
         labels: the candidates (at least one).
         rounds: how many rounds.
         seed: the shuffle's seed (the same seed gives the same orders).
+        after: the candidate that ran just before the first round (the warm-up's last), if any.
 
     Returns:
         ``rounds`` lists, each a permutation of ``labels``.
     """
     rng = random.Random(seed)
     orders: list[list[str]] = []
+    last = after
     for _ in range(rounds):
         order = list(labels)
         rng.shuffle(order)
-        if orders and len(order) > 1 and order[0] == orders[-1][-1]:
+        if len(order) > 1 and order[0] == last:
             swap = rng.randrange(1, len(order))
             order[0], order[swap] = order[swap], order[0]
         orders.append(order)
+        last = order[-1]
     return orders
 
 
@@ -130,7 +133,7 @@ def interleaved(fns: dict[str, Callable[[], object]], *, warmup: int = 3, repeat
         for fn in fns.values():
             fn()
     samples: dict[str, list[float]] = {k: [] for k in fns}
-    rounds = round_orders(list(fns), repeats, seed=seed)
+    rounds = round_orders(list(fns), repeats, seed=seed, after=list(fns)[-1] if warmup and fns else None)
     if progress:
         from tqdm import tqdm
         rounds = tqdm(rounds, desc="timing", leave=False)
