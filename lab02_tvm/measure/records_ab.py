@@ -117,7 +117,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for r in rows:
         step(1, "records_ab", f"{r['build']}: {r['median_ms']} ms, {r['vs_eager']}x eager"
                               + (f" ({r['folder']}, {r['timing']}, {r['trials']} trials)" if "folder" in r else ""))
-    notes = ("One interleaved run at 1 thread: PyTorch eager and the model built from each records folder "
+    notes = ("One interleaved run at 1 thread, each round in a shuffled order (common.timing.round_orders): "
+             "PyTorch eager and the model built from each records folder "
              "(build_from_database in the folder's method, gated against PyTorch); vs_eager = eager median / "
              "build median. timing: how the folder's candidates were timed (warm: back to back; cold: caches "
              "flushed before each run); built_for: the LLVM CPU the code was built for.")
