@@ -1,0 +1,114 @@
+"""The GEMM ceiling (``lab02_tvm.measure.gemm_ceiling``): the shapes it reads off a model, the products it times.
+
+References: PyTorch's own ``conv2d`` and ``F.unfold`` (the implicit GEMM of a convolution) and float64 NumPy
+(each library's product).
+"""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from lab02_tvm.measure import gemm_ceiling as gc
+
+
+class _Tiny(torch.nn.Module):
+    """A linear layer used twice, a strided padded conv, a grouped conv (not a GEMM) and a second linear."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(8, 16)
+        self.conv = torch.nn.Conv2d(3, 4, 3, stride=2, padding=1)
+        self.dw = torch.nn.Conv2d(4, 4, 3, padding=1, groups=4)
+        self.head = torch.nn.Linear(16, 5)
+
+    def forward(self, x, img):
+        y = self.head(self.fc(self.fc.weight.new_ones(2, 3, 8)) + self.fc(x))
+        return y, self.dw(self.conv(img))
+
+
+def test_model_gemms_reads_linear_and_conv_shapes_and_counts_calls():
+    torch.manual_seed(0)
+    gemms = gc.model_gemms(_Tiny().eval(), {"x": torch.randn(2, 3, 8), "img": torch.randn(1, 3, 9, 9)})
+    # (9 + 2 - 3) // 2 + 1 = 5: the conv's output is 5 x 5; the grouped conv is not a GEMM and is left out
+    assert [(g.op, g.m, g.k, g.n, g.calls) for g in gemms] == [
+        ("linear 8->16", 6, 8, 16, 2), ("linear 16->5", 6, 16, 5, 1), ("conv 3x3 3->4 stride 2 at 5x5", 25, 27, 4, 1)]
+    assert gemms[2].flops == 2 * 25 * 27 * 4
+
+
+def test_a_convolution_is_its_implicit_gemm():
+    """The rule the conv rows rest on: conv2d(x, W) == W.view(Cout, Cin kh kw) @ unfold(x), M = Ho Wo columns."""
+    torch.manual_seed(1)
+    conv = torch.nn.Conv2d(3, 4, 3, stride=2, padding=1, bias=False)
+    x = torch.randn(1, 3, 9, 9)
+    (g,) = gc.model_gemms(conv, {"input": x})
+    cols = torch.nn.functional.unfold(x, 3, padding=1, stride=2)  # [1, K, M]
+    assert tuple(cols.shape[1:]) == (g.k, g.m)
+    gemm = (conv.weight.view(g.n, g.k) @ cols[0]).view(1, g.n, 5, 5)
+    # float32 sums over K = 27 terms of unit-scale products: 1e-5 is ~100 ulps of the outputs' scale
+    torch.testing.assert_close(gemm, conv(x), atol=1e-5, rtol=1e-5)
+
+
+def test_every_library_computes_the_product_and_a_wrong_one_is_caught():
+    g = gc.Gemm("test", 5, 7, 3)
+    fns, ref = gc.library_calls(g)
+    assert set(fns) == set(gc.LIBRARIES)
+    for lib, fn in fns.items():
+        out = fn()
+        assert out.shape == (5, 3) and out.dtype == np.float32
+        assert gc.check_against(ref, out, lib) <= gc.RTOL
+    with pytest.raises(AssertionError, match="max \\|d\\|"):
+        gc.check_against(ref, fns["numpy"]() + 1e-2 * np.abs(ref).max(), "shifted")
+
+
+def test_time_gemm_row_is_consistent():
+    g = gc.Gemm("test", 32, 64, 48, calls=3)
+    row = gc.time_gemm(g, repeats=2, peak_gflops=100.0, evict=gc.evictor(1 << 20))
+    flops = 2 * 32 * 64 * 48
+    for lib in gc.LIBRARIES:
+        for run in ("", "_cold"):
+            ms = row[f"{lib}{run}_ms"]
+            assert ms > 0
+            # % of a 100 GFLOP/s peak = GFLOP/s = 2 M K N / ms; ms is kept to 4 significant digits (5e-4
+            # relative) and the % to 0.1
+            expected = flops / ms / 1e6
+            assert abs(row[f"{lib}{run}_pct_peak"] - expected) <= 5e-4 * expected + 0.051
+    assert row["best"] == min(gc.LIBRARIES, key=lambda lib: row[f"{lib}_ms"])
+    assert row["best_cold"] == min(gc.LIBRARIES, key=lambda lib: row[f"{lib}_cold_ms"])
+    assert row["best_gflops"] == pytest.approx(row["best_pct_peak"], abs=0.11)
+    assert row["max_rel_err"] <= gc.RTOL and row["inner"] >= 1
+
+
+def test_cold_run_evicts_before_every_call_and_runs_each_once_a_round():
+    log = []
+    fns = {k: (lambda k=k: log.append(k)) for k in "abc"}
+    stats = gc.cold_run(fns, repeats=4, evict=lambda: log.append("evict"))
+    assert {k: s.n for k, s in stats.items()} == {"a": 4, "b": 4, "c": 4}
+    assert log[0::2] == ["evict"] * 12 and sorted(log[1::2]) == sorted("abc" * 4)
+    assert all(sorted(log[1::2][i:i + 3]) == list("abc") for i in range(0, 12, 3))
+
+
+def test_evictor_touches_its_whole_buffer():
+    evict = gc.evictor(4096)
+    evict()
+    evict()
+    (buf,) = [c.cell_contents for c in evict.__closure__]
+    assert buf.nbytes == 4096 and np.all(buf == 3.0)
+
+
+def test_main_writes_the_table_slowest_first(results_dir):
+    assert gc.main(["--model", "llama_tiny_s32", "--repeats", "1"]) == 0
+    doc = json.loads((results_dir / "lab02" / "gemm_ceiling_llama_tiny_s32.json").read_text())
+    rows = doc["rows"]
+    assert rows and all(r["op"].startswith("linear") for r in rows)
+    totals = [r["best_cold_total_ms"] for r in rows]
+    assert totals == sorted(totals, reverse=True)
+    assert doc["env"]["threads"] == 1 and "numpy_blas" in doc["env"]
+
+
+def test_main_rejects_a_bad_name(results_dir):
+    from common.errors import UserError
+    with pytest.raises(UserError, match="--name"):
+        gc.main(["--model", "bert", "--name", "../x"])
