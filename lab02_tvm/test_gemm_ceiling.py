@@ -112,3 +112,21 @@ def test_main_rejects_a_bad_name(results_dir):
     from common.errors import UserError
     with pytest.raises(UserError, match="--name"):
         gc.main(["--model", "bert", "--name", "../x"])
+
+
+def test_pipeline_step_11_writes_the_ceiling_of_each_studied_model(results_dir, capsys, monkeypatch):
+    """Step 11 with no builds to profile still measures the studied models' GEMMs (LLaMA-tiny has no hot op)."""
+    from lab02_tvm.models import build_bundle
+    from lab02_tvm.pipeline import steps
+    from lab02_tvm.pipeline.run import settings
+    monkeypatch.setenv("CI", "true")  # 2 rounds a shape
+    s = settings(["--quick", "--model", "all"])
+    p = steps.Products(bundles={m: build_bundle(m, quick=True) for m in ("bert", "llama_tiny_s32")})
+    p.ims = dict.fromkeys(p.bundles)
+    steps.roofline(s, p)
+    assert "[11 gemm-ceiling] bert: linear" in capsys.readouterr().out
+    doc = json.loads((results_dir / "lab02" / "gemm_ceiling_bert_quick.json").read_text())
+    # the reduced BERT (hidden 128, 2 layers, sequence 128): Q, K, V, O and the MLP's two, per layer
+    assert {(r["m"], r["k"], r["n"]) for r in doc["rows"] if r["calls"] > 1} >= {(128, 128, 128)}
+    assert doc["meta"]["repeats"] == 2 and "host_speed" in doc["env"]
+    assert not (results_dir / "lab02" / "gemm_ceiling_llama_tiny_s32_quick.json").exists()

@@ -270,34 +270,38 @@ def blas_names() -> dict:
             "onnxruntime_blas": "MLAS (its own kernels)"}
 
 
-def measure_model(model: str, *, repeats: int = 30, progress: bool = True) -> list[dict]:
-    """:func:`time_gemm` on every GEMM shape of a Lab 02 model at full size (batch 1), slowest first
-    by the best library's cold total (calls x ms: where a model's time goes).
-
-    Raises:
-        UserError: an unknown model.
-    """
+def measure_gemms(gemms: Sequence[Gemm], *, repeats: int = 30, progress: bool = True, desc: str = "gemm ceiling") -> list[dict]:
+    """:func:`time_gemm` on each shape at 1 thread (NumPy's BLAS, PyTorch and ONNX Runtime), slowest first by the
+    best library's cold total (calls x ms: where a model's time goes)."""
     from threadpoolctl import threadpool_limits
 
     from common.roof import cached_roof
     from common.timing import set_torch_threads
 
-    from ..models import build_bundle
-    bundle = build_bundle(model)
-    gemms = model_gemms(bundle.model, bundle.inputs)
     peak = (cached_roof() or {}).get("peak_gflops")
     set_torch_threads(1)
-    rows = []
     with threadpool_limits(limits=1):
         it = gemms
         if progress:
             from tqdm import tqdm
-            it = tqdm(gemms, desc=f"gemm ceiling {model}", leave=False)
+            it = tqdm(gemms, desc=desc, leave=False)
         evict = evictor()
         rows = [time_gemm(g, repeats=repeats, peak_gflops=peak, evict=evict) for g in it]
     for r in rows:
         r["best_cold_total_ms"] = round(r["calls"] * r[f"{r['best_cold']}_cold_ms"], 3)
     return sorted(rows, key=lambda r: -r["best_cold_total_ms"])
+
+
+def measure_model(model: str, *, repeats: int = 30, quick: bool = False, progress: bool = True) -> list[dict]:
+    """:func:`measure_gemms` on every GEMM shape of a Lab 02 model (batch 1; ``quick``: its reduced configuration).
+
+    Raises:
+        UserError: an unknown model.
+    """
+    from ..models import build_bundle
+    bundle = build_bundle(model, quick=quick)
+    return measure_gemms(model_gemms(bundle.model, bundle.inputs), repeats=repeats, progress=progress,
+                         desc=f"gemm ceiling {model}")
 
 
 NOTES = ("One row per GEMM shape of the model (M x K x N; calls = layers of that shape), each library timed "
@@ -310,15 +314,29 @@ NOTES = ("One row per GEMM shape of the model (M x K x N; calls = layers of that
          "against a float64 product (bound 1e-4).")
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m lab02_tvm.measure.gemm_ceiling --model M [--repeats R] [--name NAME]``."""
-    from common.cli import parser, positive, step, table_name
+def write_ceiling(model: str, rows: list[dict], *, repeats: int, name: str | None = None, extra_env: dict | None = None) -> dict:
+    """Write ``results/lab02/<name>.{md,csv,json}`` (default ``gemm_ceiling_<model>``); returns the paths."""
     from common.results import write_table
-    from common.roof import host_speed
     from common.timing import environment
+    return write_table(LAB, name or f"gemm_ceiling_{model}", rows, title=f"GEMM ceiling: {model}", notes=NOTES,
+                       env=environment(threads=1, machine_note="1 core", **blas_names(), **(extra_env or {})),
+                       meta={"repeats": repeats, "sample_s": SAMPLE_S, "evict_bytes": EVICT_BYTES, "rtol": RTOL})
+
+
+def summary_line(row: dict) -> str:
+    """One row in a line: the shape and each library's % of the peak, warm / cold."""
+    return (f"{row['op']} ({row['m']}x{row['k']}x{row['n']}, {row['calls']} calls): "
+            + ", ".join(f"{lib} {row[f'{lib}_pct_peak']} / {row[f'{lib}_cold_pct_peak']} %" for lib in LIBRARIES)
+            + " of peak (warm / cold)")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m lab02_tvm.measure.gemm_ceiling --model M [--repeats R] [--quick] [--name NAME]``."""
+    from common.cli import parser, positive, step, table_name
+    from common.roof import host_speed
 
     from ..models import MODELS
-    p = parser("python -m lab02_tvm.measure.gemm_ceiling", __doc__)
+    p = parser("python -m lab02_tvm.measure.gemm_ceiling", __doc__, quick="the model's reduced configuration")
     p.add_argument("--model", required=True, choices=list(MODELS))
     p.add_argument("--repeats", type=int, default=30, help="timed rounds per shape and run (warm ~4 ms a sample)")
     p.add_argument("--name", default=None, help="table name (default gemm_ceiling_<model>)")
@@ -326,14 +344,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     positive("--repeats", args.repeats)
     table_name("--name", args.name)
     with host_speed(2.0) as host:
-        rows = measure_model(args.model, repeats=args.repeats)
+        rows = measure_model(args.model, repeats=args.repeats, quick=args.quick)
     for r in rows[:8]:
-        step(1, "gemm_ceiling", f"{r['op']} ({r['m']}x{r['k']}x{r['n']}, {r['calls']} calls): "
-                                + ", ".join(f"{lib} {r[f'{lib}_pct_peak']} / {r[f'{lib}_cold_pct_peak']} %" for lib in LIBRARIES)
-                                + " of peak (warm / cold)")
-    paths = write_table(LAB, args.name or f"gemm_ceiling_{args.model}", rows, title=f"GEMM ceiling: {args.model}",
-                        notes=NOTES, env=environment(threads=1, machine_note="1 core", **blas_names(), **host),
-                        meta={"repeats": args.repeats, "sample_s": SAMPLE_S, "evict_bytes": EVICT_BYTES, "rtol": RTOL})
+        step(1, "gemm_ceiling", summary_line(r))
+    paths = write_ceiling(args.model, rows, repeats=args.repeats, name=args.name, extra_env=host)
     step(2, "write", str(paths["md"]))
     return 0
 

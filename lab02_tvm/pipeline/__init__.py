@@ -18,6 +18,8 @@ lines and checks a gate; ``--only STEP`` runs one step and what it builds on, ``
 9. tuning over an RPC tracker on loopback — :mod:`lab02_tvm.tuning.rpc`;
 10. extension: the custom TIR loop-reordering pass in the lowering pipeline, measured — :mod:`lab02_tvm.schedule.tir_pass`;
 11. roofline: every kernel of the untuned and tuned builds under the machine's roof — :mod:`lab02_tvm.measure.roofline`;
+    and the GEMM shapes of ResNet-50 and BERT-base in NumPy's, PyTorch's and ONNX Runtime's BLAS, warm and
+    cold: what a library reaches on them — :mod:`lab02_tvm.measure.gemm_ceiling`;
 12. peers: PyTorch eager, torch.compile, ONNX Runtime and TVM tuned in one run — :mod:`lab02_tvm.measure.peers`;
 13. layout assignment on ResNet-50, NCHW vs NHWC — :mod:`lab02_tvm.measure.layout`;
 14. AutoTVM-style template vs MetaSchedule's space on the hottest kernel — :mod:`lab02_tvm.schedule.search_space`;

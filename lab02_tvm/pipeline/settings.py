@@ -64,6 +64,8 @@ class Settings:
     roofline_repeats: dict[str, int]
     #: seconds of each FMA re-measure before and after the timed steps 7, 11, 12 and 15 (``host_speed`` in their tables)
     host_check_s: float
+    #: step 11's GEMM ceiling: interleaved rounds per shape, warm and cold (:mod:`lab02_tvm.measure.gemm_ceiling`)
+    ceiling_repeats: int
     #: step 15's interleaved rounds (one instrumented TVM and one profiled ONNX Runtime inference each)
     vs_ort_rounds: int
     env: dict = field(repr=False)
@@ -136,5 +138,5 @@ def resolve(args: argparse.Namespace, steps: frozenset[str]) -> Settings:
         trials=args.trials, budgets=budgets, peer_repeats=args.repeats or pick(20, 3),
         layout_trials=0 if args.quick else pick(16, 4), layout_repeats=1 if args.quick else 2,
         space_trials=pick(32, 4), roofline_repeats={"untuned": pick(2, 1), "tuned": pick(10, 1)},
-        host_check_s=pick(2.0, 0.2), vs_ort_rounds=pick(10, 2),
+        host_check_s=pick(2.0, 0.2), vs_ort_rounds=pick(10, 2), ceiling_repeats=pick(30, 2),
         env=environment(threads=args.threads, machine_note="shared 2-core machine"))

@@ -289,8 +289,11 @@ def tir_pass(s: Settings, p: Products) -> None:
 
 
 def roofline(s: Settings, p: Products) -> None:
-    """Step 11: per-kernel roofline of the untuned and tuned builds (:func:`lab02_tvm.measure.roofline.roofline`)."""
+    """Step 11: per-kernel roofline of the untuned and tuned builds (:func:`lab02_tvm.measure.roofline.roofline`),
+    then the GEMM shapes of each studied model in the BLAS libraries (:mod:`lab02_tvm.measure.gemm_ceiling`)."""
+    from ..measure.gemm_ceiling import measure_gemms, model_gemms, summary_line, write_ceiling
     from ..measure.roofline import roofline as profile_builds
+    from ..models import MODELS
     for name in p.ims:
         builds = {}
         if name in p.untuned:
@@ -305,6 +308,16 @@ def roofline(s: Settings, p: Products) -> None:
         for sm in res["summary"]:
             step(11, "roofline", f"{name} {sm['build']}: {sm['whole_ms']} ms, {sm['gflops']} GFLOP/s "
                                  f"({sm['pct_peak']}% of peak), {sm['lost_ms']} ms above the roof")
+    for name in p.ims:  # what the BLAS libraries reach on the same GEMM shapes: the roof a real kernel meets
+        if MODELS[name].hot_op is None or name not in p.bundles:
+            continue
+        bundle = p.bundles[name]
+        with host_speed(s.host_check_s) as host:
+            rows = measure_gemms(model_gemms(bundle.model, bundle.inputs), repeats=s.ceiling_repeats,
+                                 desc=f"gemm ceiling {name}")
+        write_ceiling(name, rows, repeats=s.ceiling_repeats, name=f"gemm_ceiling_{name}_quick" if s.quick else None,
+                      extra_env=host)
+        step(11, "gemm-ceiling", f"{name}: {summary_line(rows[0])}")
 
 
 def peers(s: Settings, p: Products) -> None:
