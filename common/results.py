@@ -55,10 +55,18 @@ ROOT = Path(__file__).resolve().parent.parent / "results"
 
 
 def results_dir(lab: str = "") -> Path:
-    """``results/<lab>`` (or ``$MLC_RESULTS_DIR/<lab>``), created if needed."""
+    """``results/<lab>`` (or ``$MLC_RESULTS_DIR/<lab>``), created if needed.
+
+    Raises:
+        UserError: the folder cannot be created (a file in the way, no permission): one line naming it.
+    """
     base = Path(os.environ.get("MLC_RESULTS_DIR", ROOT))
     path = base / lab if lab else base
-    path.mkdir(parents=True, exist_ok=True)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(f"cannot create the results folder {path} ({exc.strerror or exc}); "
+                        f"set MLC_RESULTS_DIR to a writable folder") from None
     return path
 
 

@@ -18,8 +18,8 @@ The shapes come from one eager forward of the model with hooks on every ``nn.Lin
 GEMM (im2col; Chellapilla et al., "High Performance Convolutional Neural Networks for Document
 Processing", 2006), ``M = batch * Ho * Wo``, ``K = Cin * kh * kw``, ``N = Cout`` -- the same FLOPs as
 the convolution, without the im2col copy a direct or Winograd kernel does not make. A 1x1 stride-1
-convolution in NHWC *is* that GEMM; for the others the GEMM's time is a floor on what any convolution
-schedule of the same multiplies takes, not the convolution's time.
+convolution in NHWC *is* that GEMM; for the others the GEMM's time is what a library takes for the same
+multiplies, an estimate to hold a convolution kernel against, not the convolution's time nor a bound on it.
 
 Each shape is timed with the three libraries in two interleaved runs (each round in a shuffled order,
 :func:`common.timing.round_orders`):
@@ -28,14 +28,19 @@ Each shape is timed with the three libraries in two interleaved runs (each round
   repeats the GEMM for about 4 ms (``inner``), so the timer's overhead is under 0.1 %;
 * **cold**: one call a sample, each after :data:`EVICT_BYTES` of other data went through the caches
   (untimed), as a model's other layers pass between two calls of one layer (ResNet-50 holds ~100 MB of
-  weights): what the library reaches when its weights come from memory, the condition of a model's
-  kernel and of MetaSchedule's cache-flushed timing (``lab02_tvm.tuning.harness``).
+  weights): what the library reaches when its operands are not in the core's own caches (L1, L2), the
+  condition of a model's kernel and of MetaSchedule's cache-flushed timing (``lab02_tvm.tuning.harness``).
+  Whether they then come from a shared L3 or from memory depends on the host (its cache sizes are in the
+  table's environment). On a tiny shape (LLaMA-tiny's, microseconds) a cold call is mostly the library's
+  per-call overhead, not its arithmetic.
 
 Every library's output is checked against a float64 NumPy product first (:data:`RTOL`).
 
 ``python -m lab02_tvm.measure.gemm_ceiling --model resnet50`` writes
-``results/lab02/gemm_ceiling_<model>.{md,csv,json}``; the README sets its % of peak beside the tuned
-kernels' (``roofline_<model>.md``, ``vs_ort_resnet50.md``).
+``results/lab02/gemm_ceiling_<model>.{md,csv,json}`` (``_quick`` added with ``--quick``; the results root
+is ``$MLC_RESULTS_DIR`` when set); % of peak needs this CPU's roof (``python -m common.roof``). Lab 02's
+step 11 writes the same tables for ResNet-50 and BERT-base; the README sets their % of peak beside the
+tuned kernels' (``roofline_<model>.md``, ``vs_ort_resnet50.md``).
 """
 from __future__ import annotations
 
@@ -43,6 +48,7 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -257,17 +263,33 @@ def time_gemm(g: Gemm, *, repeats: int = 30, peak_gflops: float | None = None,
 
 
 def blas_names() -> dict:
-    """Which BLAS each library runs on this install: NumPy's from ``threadpoolctl``, PyTorch's from its build
+    """Which BLAS each library runs on this install: NumPy's from ``threadpoolctl`` (the library loaded from
+    NumPy's own ``numpy.libs``: SciPy, once imported, loads another OpenBLAS), PyTorch's from its build
     configuration (``torch.__config__.show()``'s ``BLAS_INFO``)."""
     import re
 
     import torch
     from threadpoolctl import threadpool_info
     numpy_blas = next((f"{i.get('internal_api')} {i.get('version')}" for i in threadpool_info()
-                       if i.get("user_api") == "blas"), "unknown")
+                       if i.get("user_api") == "blas" and "numpy" in Path(i.get("filepath", "")).parent.name), "unknown")
     found = re.search(r"BLAS_INFO=(\w+)", torch.__config__.show())
     return {"numpy_blas": numpy_blas, "torch_blas": found.group(1) if found else "unknown",
             "onnxruntime_blas": "MLAS (its own kernels)"}
+
+
+def cache_sizes() -> dict:
+    """``{"caches": "L1d 48K, L2 2048K, L3 491520K"}`` from ``/sys/devices/system/cpu/cpu0/cache`` (empty where the
+    host does not say): what "cold" means on this host."""
+    base = Path("/sys/devices/system/cpu/cpu0/cache")
+    parts = []
+    for idx in sorted(base.glob("index*")):
+        try:
+            level, kind, size = ((idx / f).read_text().strip() for f in ("level", "type", "size"))
+        except OSError:
+            continue
+        if kind != "Instruction":
+            parts.append(f"L{level}{'d' if kind == 'Data' else ''} {size}")
+    return {"caches": ", ".join(parts)} if parts else {}
 
 
 def measure_gemms(gemms: Sequence[Gemm], *, repeats: int = 30, progress: bool = True, desc: str = "gemm ceiling") -> list[dict]:
@@ -305,22 +327,28 @@ def measure_model(model: str, *, repeats: int = 30, quick: bool = False, progres
 
 
 NOTES = ("One row per GEMM shape of the model (M x K x N; calls = layers of that shape), each library timed "
-         "at 1 thread in two interleaved runs, warm (the same operands back to back; ms = median sample / inner) and "
-         "cold (each call after 64 MiB of other data went through the caches): numpy = np.matmul into a preallocated output (its BLAS, "
-         "threadpoolctl limit 1), torch = torch.mm(out=) (PyTorch's CPU BLAS), onnxruntime = one MatMul node with "
-         "the weight as an initializer (MLAS, prepacked). % of peak against the "
-         "measured FMA peak (common.roof). A convolution's row is its implicit GEMM (M = Ho Wo, K = Cin kh kw, "
-         "N = Cout): the convolution's FLOPs, not its time. max_rel_err: the worst library's max |d| / max |ref| "
+         "at 1 thread in two interleaved runs, warm (the same operands back to back; a sample repeats the GEMM `inner` "
+         "times, ms = median sample / inner) and cold (one call a sample, each after 64 MiB of other data went through "
+         "the caches): numpy = np.matmul into a preallocated output (its BLAS, threadpoolctl limit 1), torch = "
+         "torch.mm(out=) (PyTorch's CPU BLAS), onnxruntime = one MatMul node with the weight as an initializer (MLAS, "
+         "prepacked). % of peak against the measured FMA peak (common.roof; empty without a roof for this CPU). A "
+         "convolution's row is its implicit GEMM (M = batch Ho Wo, K = Cin kh kw, N = Cout): the convolution's FLOPs, "
+         "not its time. best / best_cold: the fastest library warm / cold; rows sorted by best_cold_total_ms = calls x "
+         "the best cold ms (where a model's time would go). max_rel_err: the worst library's max |d| / max |ref| "
          "against a float64 product (bound 1e-4).")
 
 
-def write_ceiling(model: str, rows: list[dict], *, repeats: int, name: str | None = None, extra_env: dict | None = None) -> dict:
-    """Write ``results/lab02/<name>.{md,csv,json}`` (default ``gemm_ceiling_<model>``); returns the paths."""
+def write_ceiling(model: str, rows: list[dict], *, repeats: int, quick: bool = False, name: str | None = None,
+                  extra_env: dict | None = None) -> dict:
+    """Write ``results/lab02/<name>.{md,csv,json}`` (default ``gemm_ceiling_<model>``, ``_quick`` added for the
+    reduced model); returns the paths."""
     from common.results import write_table
     from common.timing import environment
-    return write_table(LAB, name or f"gemm_ceiling_{model}", rows, title=f"GEMM ceiling: {model}", notes=NOTES,
-                       env=environment(threads=1, machine_note="1 core", **blas_names(), **(extra_env or {})),
-                       meta={"repeats": repeats, "sample_s": SAMPLE_S, "evict_bytes": EVICT_BYTES, "rtol": RTOL})
+    stem = name or f"gemm_ceiling_{model}{'_quick' if quick else ''}"
+    return write_table(LAB, stem, rows, title=f"GEMM ceiling: {model}{' (reduced)' if quick else ''}", notes=NOTES,
+                       env=environment(threads=1, machine_note="1 core", **blas_names(), **cache_sizes(), **(extra_env or {})),
+                       meta={"model": model, "quick": quick, "repeats": repeats, "sample_s": SAMPLE_S,
+                             "evict_bytes": EVICT_BYTES, "rtol": RTOL})
 
 
 def summary_line(row: dict) -> str:
@@ -333,21 +361,27 @@ def summary_line(row: dict) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m lab02_tvm.measure.gemm_ceiling --model M [--repeats R] [--quick] [--name NAME]``."""
     from common.cli import parser, positive, step, table_name
-    from common.roof import host_speed
+    from common.results import results_dir
+    from common.roof import cached_roof, host_speed
 
     from ..models import MODELS
-    p = parser("python -m lab02_tvm.measure.gemm_ceiling", __doc__, quick="the model's reduced configuration")
+    p = parser("python -m lab02_tvm.measure.gemm_ceiling", __doc__, quick="the model's reduced configuration",
+               epilog="writes results/lab02/gemm_ceiling_<model>[_quick].{md,csv,json} (under $MLC_RESULTS_DIR when set); "
+                      "% of peak needs this CPU's roof: python -m common.roof")
     p.add_argument("--model", required=True, choices=list(MODELS))
     p.add_argument("--repeats", type=int, default=30, help="timed rounds per shape and run (warm ~4 ms a sample)")
     p.add_argument("--name", default=None, help="table name (default gemm_ceiling_<model>)")
     args = p.parse_args(argv)
     positive("--repeats", args.repeats)
     table_name("--name", args.name)
+    results_dir(LAB)  # an unwritable results folder fails here, before any timing
+    if not (cached_roof() or {}).get("peak_gflops"):
+        step(0, "gemm_ceiling", "no measured roof for this CPU (python -m common.roof): the % of peak columns stay empty")
     with host_speed(2.0) as host:
         rows = measure_model(args.model, repeats=args.repeats, quick=args.quick)
     for r in rows[:8]:
         step(1, "gemm_ceiling", summary_line(r))
-    paths = write_ceiling(args.model, rows, repeats=args.repeats, name=args.name, extra_env=host)
+    paths = write_ceiling(args.model, rows, repeats=args.repeats, quick=args.quick, name=args.name, extra_env=host)
     step(2, "write", str(paths["md"]))
     return 0
 

@@ -315,8 +315,7 @@ def roofline(s: Settings, p: Products) -> None:
         with host_speed(s.host_check_s) as host:
             rows = measure_gemms(model_gemms(bundle.model, bundle.inputs), repeats=s.ceiling_repeats,
                                  desc=f"gemm ceiling {name}")
-        write_ceiling(name, rows, repeats=s.ceiling_repeats, name=f"gemm_ceiling_{name}_quick" if s.quick else None,
-                      extra_env=host)
+        write_ceiling(name, rows, repeats=s.ceiling_repeats, quick=s.quick, extra_env=host)
         step(11, "gemm-ceiling", f"{name}: {summary_line(rows[0])}")
 
 
