@@ -117,6 +117,7 @@ def test_time_gemm_reports_ms_per_call(monkeypatch):
         assert ms <= row[f"{lib}_ms"] <= 1.5 * ms and ms <= row[f"{lib}_cold_ms"] <= 1.5 * ms, (lib, row)
         assert row[f"{lib}_pct_peak"] is None
     assert row["best"] == row["best_cold"] == "numpy"
+    assert gc.summary_line(row).endswith("ms (warm / cold)")  # no roof: ms, not "None %"
 
 
 def test_measure_gemms_times_every_library_at_one_thread(monkeypatch):

@@ -352,9 +352,11 @@ def write_ceiling(model: str, rows: list[dict], *, repeats: int, quick: bool = F
 
 
 def summary_line(row: dict) -> str:
-    """One row in a line: the shape and each library's % of the peak, warm / cold."""
-    return (f"{row['op']} ({row['m']}x{row['k']}x{row['n']}, {row['calls']} calls): "
-            + ", ".join(f"{lib} {row[f'{lib}_pct_peak']} / {row[f'{lib}_cold_pct_peak']} %" for lib in LIBRARIES)
+    """One row in a line: the shape and each library's % of the peak, warm / cold (ms without a roof)."""
+    head = f"{row['op']} ({row['m']}x{row['k']}x{row['n']}, {row['calls']} calls): "
+    if row[f"{LIBRARIES[0]}_pct_peak"] is None:
+        return head + ", ".join(f"{lib} {row[f'{lib}_ms']} / {row[f'{lib}_cold_ms']} ms" for lib in LIBRARIES) + " (warm / cold)"
+    return (head + ", ".join(f"{lib} {row[f'{lib}_pct_peak']} / {row[f'{lib}_cold_pct_peak']} %" for lib in LIBRARIES)
             + " of peak (warm / cold)")
 
 
