@@ -113,7 +113,7 @@ def round_orders(labels: Sequence[str], rounds: int, *, seed: int = 0, after: st
 
 
 def interleaved(fns: dict[str, Callable[[], object]], *, warmup: int = 3, repeats: int = 20,
-                progress: bool = False, seed: int = 0) -> dict[str, TimingStats]:
+                progress: bool = False, seed: int = 0, before: Callable[[], object] | None = None) -> dict[str, TimingStats]:
     """Time several candidates in interleaved rounds, so their ratios come from one run.
 
     Each round runs every candidate once, in that round's order from :func:`round_orders` (a seeded
@@ -125,6 +125,7 @@ def interleaved(fns: dict[str, Callable[[], object]], *, warmup: int = 3, repeat
         repeats: timed rounds; each candidate gets this many samples.
         progress: show a tqdm bar over rounds.
         seed: the seed of the rounds' orders.
+        before: called untimed right before every timed call (e.g. a cache flush, for cold timings).
 
     Returns:
         ``{label: TimingStats}``.
@@ -140,6 +141,8 @@ def interleaved(fns: dict[str, Callable[[], object]], *, warmup: int = 3, repeat
     for order in rounds:
         for label in order:
             fn = fns[label]
+            if before is not None:
+                before()
             t0 = time.perf_counter()
             fn()
             samples[label].append(time.perf_counter() - t0)

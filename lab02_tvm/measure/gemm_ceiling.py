@@ -209,17 +209,10 @@ def evictor(nbytes: int = EVICT_BYTES) -> Callable[[], None]:
 
 
 def cold_run(fns: dict[str, Callable[[], object]], *, repeats: int, evict: Callable[[], None]) -> dict:
-    """``{label: TimingStats}`` of single calls, each right after ``evict()`` (untimed), in rounds whose orders
-    come from :func:`common.timing.round_orders`."""
-    from common.timing import TimingStats, round_orders
-    samples: dict[str, list[float]] = {k: [] for k in fns}
-    for order in round_orders(list(fns), repeats):
-        for label in order:
-            evict()
-            t0 = time.perf_counter()
-            fns[label]()
-            samples[label].append(time.perf_counter() - t0)
-    return {k: TimingStats.from_samples(v) for k, v in samples.items()}
+    """``{label: TimingStats}`` of single calls, each right after ``evict()`` (untimed), in interleaved rounds
+    (:func:`common.timing.interleaved`, no warm-up: a warm-up call would only warm what ``evict`` flushes)."""
+    from common.timing import interleaved
+    return interleaved(fns, warmup=0, repeats=repeats, before=evict)
 
 
 def time_gemm(g: Gemm, *, repeats: int = 30, peak_gflops: float | None = None,
