@@ -24,10 +24,8 @@ searched one by at least ``min_gain``. The chosen records' ``run_secs`` are thos
 """
 from __future__ import annotations
 
-import os
 import re
 import shlex
-import shutil
 import sys
 import tempfile
 import time
@@ -35,7 +33,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 
 from common.errors import UserError
 
@@ -139,22 +136,6 @@ def _tiled_block_name(pre: str, rv: str) -> str:
     return m.group(1)
 
 
-def _write_folder(out: Path, entries: list[tuple[Any, Any]]) -> Path:
-    """A database folder holding one record per workload: ``entries`` = ``[(workload PrimFunc module, TuningRecord)]``."""
-    from tvm.s_tir import meta_schedule as ms
-
-    from .database import database_paths
-    out.mkdir(parents=True, exist_ok=True)
-    wl, rec = database_paths(out)
-    for p in (wl, rec):
-        p.unlink(missing_ok=True)
-    db = ms.database.JSONDatabase(str(wl), str(rec))
-    for func_mod, r in entries:
-        w = db.commit_workload(func_mod)
-        db.commit_tuning_record(ms.database.TuningRecord(r.trace, w, r.run_secs, r.target, r.args_info))
-    return out
-
-
 def choose(model: str, src: str | Path, out: str | Path, *, rounds: int = 10, min_gain: float = MIN_GAIN,
            progress: bool = True, quick: bool = False, command: str | None = None) -> list[dict]:
     """Choose each kernel's epilogue placement in the model; write ``out`` (a records folder) and return the rows.
@@ -177,32 +158,18 @@ def choose(model: str, src: str | Path, out: str | Path, *, rounds: int = 10, mi
         common.gates.GateError: a build differs from PyTorch beyond the model's gate.
     """
     from common.timing import set_torch_threads, tvm_threads
-    from tqdm import tqdm
 
-    from ..build import VMRunner, gate_outputs, host_target
     from ..graph.frontend import import_torch
     from ..graph.passes import tuning_module
-    from ..measure.profile import profile_vm
     from ..models import build_bundles
-    from . import records
-    from .apply import build_from_database
-    from .database import RECORDS, WORKLOADS, load_database, task_records
-    from .method import Method, PREPACKED
+    from .database import task_records
+    from .inmodel import check_out, host_records, kernel_ms_by_build, median_ms, write_records
+    from .method import PREPACKED
     from .tasks import extract_tasks
 
     src, out = Path(src), Path(out)
-    s_r, o_r = src.resolve(), out.resolve()
-    if o_r == s_r or o_r in s_r.parents or s_r in o_r.parents:
-        raise UserError(f"{out} overlaps the records folder {src}: the chosen records must go to a folder outside it")
-    if out.exists() and (not out.is_dir() or {q.name for q in out.iterdir()} - {WORKLOADS, RECORDS, records.PROVENANCE}):
-        raise UserError(f"{out} exists and is not a records folder: remove it or choose another OUT")
-    db = load_database(src)
-    prov = records.read_provenance(src)
-    method = Method.from_provenance(prov)
-    target = {**host_target(), "num-cores": 1}
-    if prov.get("target") and not records.same_target(prov["target"], target):
-        raise UserError(f"{src} holds records for {records.target_key(prov['target'])}, this host is "
-                        f"{records.target_key(target)}: place epilogues on the machine the records were tuned on")
+    check_out([src], out)
+    db, prov, method, target = host_records(src, "place epilogues")
     set_torch_threads(1)
     with tvm_threads(1):
         im = import_torch(build_bundles([model], quick=quick)[model])
@@ -224,29 +191,16 @@ def choose(model: str, src: str | Path, out: str | Path, *, rounds: int = 10, mi
             raise UserError(f"{src} holds no record of {model}'s kernels in its method ({method}): is it {model}'s folder?")
         movable = sorted(set().union(*(v.keys() for v in variants.values())))
         with tempfile.TemporaryDirectory(prefix="lab02_epilogue_") as tmp:
-            runners = {}
+            folders = {}
             for arm in ("searched", *LEVELS):
-                entries = []
-                for name, (t, r) in best.items():
-                    sch = variants.get(arm, {}).get(name)
-                    entries.append((t.task.dispatched[0], r if sch is None else _with_trace(r, sch)))
-                folder = _write_folder(Path(tmp) / arm, entries)
-                built = build_from_database(mod, target, folder, layout_rewrite=method.layout_rewrite)
-                runner = VMRunner(built.executable, im, with_params=False)
-                gate_outputs(im, runner.outputs(), stage=f"epilogue_{arm}")
-                runners[arm] = runner
-            times: dict[str, list[dict]] = {arm: [] for arm in runners}
-            calls: dict[str, int] = {}
-            for _ in tqdm(range(rounds), desc=f"{model}: kernels in the model", disable=not progress):
-                for arm, runner in runners.items():
-                    prof = profile_vm(runner, runner.args, repeats=1)
-                    times[arm].append({k: v["ms"] / max(v["calls"], 1) for k, v in prof["kernels"].items()})
-                    if arm == "searched":
-                        calls = {k: v["calls"] for k, v in prof["kernels"].items()}
+                entries = [(t.task.dispatched[0], r if variants.get(arm, {}).get(name) is None
+                            else _with_trace(r, variants[arm][name])) for name, (t, r) in best.items()]
+                folders[arm] = write_records(Path(tmp) / arm, entries, {})
+            times, calls = kernel_ms_by_build(mod, im, target, folders, layout_rewrite=method.layout_rewrite,
+                                              rounds=rounds, progress=progress, desc=f"{model}: kernels in the model")
         rows, chosen = [], {}
         for name in movable:
-            med = {arm: float(np.median([x.get(name + PREPACKED, x.get(name, np.nan)) for x in times[arm]]))
-                   for arm in times}
+            med = {arm: median_ms(times[arm], name) for arm in times}
             pick = min((lv for lv in LEVELS if name in variants[lv]), key=lambda lv: med[lv])
             gain = 1 - med[pick] / med["searched"]
             keep = pick if gain >= min_gain else "searched"
@@ -262,22 +216,13 @@ def choose(model: str, src: str | Path, out: str | Path, *, rounds: int = 10, mi
             r = _with_trace(r, variants[lv][name], run_s=ms_per_call / 1e3)
         entries.append((t.task.dispatched[0], r))
     earlier = (prov.get("epilogue") or {}).get("kernels", {})  # kernels an earlier run moved stay named
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
-    try:  # written beside ``out``, then swapped in: a failure leaves ``out`` as it was
-        _write_folder(tmp, entries)
-        records.write_provenance(tmp, {**prov, "epilogue": {
+    write_records(out, entries, {**prov, "epilogue": {
         "note": "epilogue (the tiled block's consumer) moved into the tile where that ran at least "
                 f"{round(100 * min_gain)} % faster in the model (lab02_tvm.tuning.epilogue); these records' "
                 "run_secs are their per-call times in the model, not cold times alone",
         "command": command, "date_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime()), "rounds": rounds,
         "min_gain": min_gain,
         "kernels": {**earlier, **{n: {"level": lv, "model_ms": round(m, 4)} for n, (lv, m) in sorted(chosen.items())}}}})
-        if out.exists():
-            shutil.rmtree(out)
-        os.replace(tmp, out)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
     return rows
 
 

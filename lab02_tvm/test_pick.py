@@ -1,0 +1,141 @@
+"""Tests of lab02_tvm.tuning.pick: a top-up's record replaces the shipped one only where it runs faster in the model
+than the pass's noise allows, and the folder it writes builds, holds the chosen traces and says what it picked.
+
+References: the decision rule is checked on hand-made rows (exact arithmetic); the end-to-end pick builds the
+test-size ResNet from each folder through the lab's PyTorch gate (``build.gate_outputs``), which every build it
+times passes, and reads the written database back with MetaSchedule's own ``JSONDatabase``.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from common.errors import UserError
+from lab02_tvm.tuning import pick
+
+pytestmark = pytest.mark.lab02
+
+SHIPPED = Path(__file__).resolve().parents[1] / "results/lab02/tuning/llvm-rocketlake-1c/resnet50"
+
+
+def _row(kernel, base_ms, topup_ms, *, same=False, holds="both"):
+    return {"kernel": kernel, "holds": holds, "same": same, "base_ms": base_ms, "topup_ms": topup_ms}
+
+
+def test_a_record_is_taken_only_past_min_gain_and_past_the_noise_of_the_same_kernels():
+    """Same-record kernels differ by up to 4 %: that is the floor, so a 3.5 % gain stays with the base even with
+    ``min_gain`` 3 %; 6 % is taken; a slower top-up record is never taken; a kernel one folder alone holds takes
+    that folder's record."""
+    rows, noise = pick.decide([_row("same_a", 1.0, 0.96, same=True), _row("same_b", 2.0, 2.02, same=True),
+                               _row("win", 1.0, 0.94), _row("near", 1.0, 0.965), _row("loss", 1.0, 1.1),
+                               _row("new", None, 0.5, holds="topup"), _row("old", 0.7, None, holds="base")],
+                              min_gain=0.03)
+    assert noise == pytest.approx(4.0)
+    got = {r["kernel"]: r["chosen"] for r in rows}
+    assert got == {"same_a": "same", "same_b": "same", "win": "topup", "near": "base", "loss": "base",
+                   "new": "topup", "old": "base"}
+    assert {r["kernel"]: r["gain_pct"] for r in rows}["win"] == pytest.approx(6.0)
+
+
+def test_min_gain_rules_when_the_noise_is_below_it():
+    """No same-record kernel moved more than 1 %: a 4 % gain passes ``min_gain`` 3 % and fails 5 %."""
+    rows = [_row("same", 1.0, 0.99, same=True), _row("k", 1.0, 0.96)]
+    assert pick.decide([dict(r) for r in rows], 0.03)[0][1]["chosen"] == "topup"
+    assert pick.decide([dict(r) for r in rows], 0.05)[0][1]["chosen"] == "base"
+
+
+def _folder(tmp_path, name, **prov_changes):
+    """A copy of the shipped ResNet-50 folder with its provenance edited (no target: taken as this host's)."""
+    from lab02_tvm.tuning import records
+    dst = tmp_path / name
+    shutil.copytree(SHIPPED, dst)
+    prov = {k: v for k, v in records.read_provenance(dst).items() if k != "target"}
+    records.write_provenance(dst, {**prov, **prov_changes})
+    return dst
+
+
+def test_folders_of_two_methods_or_timings_are_refused_before_anything_is_built(tmp_path):
+    """Kernels tuned another way are other workloads, times taken another way do not rank together: one line
+    each, and no OUT written."""
+    base = _folder(tmp_path, "base")
+    nchw = _folder(tmp_path, "nchw", method={"layout": "NCHW", "layout_rewrite": False})
+    warm = _folder(tmp_path, "warm", timing="warm")
+    for other, words in ((nchw, "pick between folders of one method"), (warm, "is timed as the folder it tops up")):
+        with pytest.raises(UserError, match=words) as e:
+            pick.pick("resnet50", base, other, tmp_path / "out", rounds=1, progress=False)
+        assert "\n" not in str(e.value) and not (tmp_path / "out").exists()
+    with pytest.raises(UserError, match="overlaps the records folder"):
+        pick.pick("resnet50", base, warm, warm / "inner", rounds=1, progress=False)
+
+
+def _two_records(func_mod, target):
+    """Two different postprocessed MetaSchedule sketches of one kernel (two traces a search could record)."""
+    import tvm
+    from tvm.s_tir import meta_schedule as ms
+    from lab02_tvm.tuning import epilogue
+    from lab02_tvm.tuning.harness import cpu_tensor_intrinsics
+    tgt = tvm.target.Target(target)
+    with cpu_tensor_intrinsics(tgt):
+        ctx = ms.TuneContext(mod=func_mod, target=tgt, space_generator="post-order-apply", task_name="t", rand_state=0)
+    got = []
+    for sch in ctx.generate_design_space():
+        try:
+            got.append(epilogue.postprocess(sch, func_mod, target))
+        except UserError:
+            continue
+        if len(got) == 2 and str(got[0].trace) != str(got[1].trace):
+            return got
+    pytest.fail("MetaSchedule wrote fewer than two sketches that pass its postprocessors")
+
+
+@pytest.mark.slow
+def test_pick_builds_both_times_them_in_the_model_and_writes_the_chosen_records(tmp_path, results_dir):
+    """Test-size ResNet, two convolutions: the base folder holds sketch 0 of both, the top-up sketch 1 of the
+    first (a candidate) and sketch 0 of the second (the same record). The written folder holds, per kernel,
+    the trace of the folder its row chose; it builds with both kernels scheduled; the provenance is the
+    top-up's with a ``picked`` block."""
+    import tvm
+    from tvm.s_tir import meta_schedule as ms
+    from lab02_tvm.build import host_target
+    from lab02_tvm.graph.frontend import import_torch
+    from lab02_tvm.graph.passes import tuning_module
+    from lab02_tvm.models import build_bundle
+    from lab02_tvm.tuning import records
+    from lab02_tvm.tuning.apply import build_from_database
+    from lab02_tvm.tuning.database import load_database, task_records
+    from lab02_tvm.tuning.method import FIELD
+    from lab02_tvm.tuning.tasks import extract_tasks
+    target = {**host_target(), "num-cores": 1}
+    im = import_torch(build_bundle("resnet50", quick=True))
+    mod = FIELD.module(tuning_module(im))
+    convs = [t for t in extract_tasks(mod, target, True) if "conv2d" in t.name][:2]
+    sketches = {t.name: _two_records(t.task.dispatched[0], target) for t in convs}
+    folders = {}
+    for label, which in (("base", {convs[0].name: 0, convs[1].name: 0}), ("topup", {convs[0].name: 1, convs[1].name: 0})):
+        folders[label] = d = tmp_path / label
+        d.mkdir()
+        db = ms.database.JSONDatabase(str(d / "database_workload.json"), str(d / "database_tuning_record.json"))
+        for t in convs:
+            sch = sketches[t.name][which[t.name]]
+            db.commit_tuning_record(ms.database.TuningRecord(
+                sch.trace, db.commit_workload(t.task.dispatched[0]), [1e-3], tvm.target.Target(target),
+                ms.arg_info.ArgInfo.from_prim_func(t.task.dispatched[0]["main"])))
+        records.write_provenance(d, {"method": FIELD.as_dict(), "timing": "cold", "trials": 2 if label == "base" else 3})
+    rows, summ = pick.pick("resnet50", folders["base"], folders["topup"], tmp_path / "out", rounds=2,
+                           progress=False, quick=True, command="test")
+    by = {r["kernel"]: r for r in rows}
+    assert set(by) == {t.name for t in convs} and summ["candidates"] == 1
+    assert by[convs[1].name]["same"] and by[convs[1].name]["chosen"] == "same"
+    first = by[convs[0].name]
+    assert not first["same"] and first["chosen"] in ("topup", "base") and first["base_ms"] > 0 and first["topup_ms"] > 0
+    out_db = load_database(tmp_path / "out")
+    want = sketches[convs[0].name][1 if first["chosen"] == "topup" else 0]
+    assert str(task_records(out_db, convs[0].task)[0].trace) == str(want.trace)
+    assert str(task_records(out_db, convs[1].task)[0].trace) == str(sketches[convs[1].name][0].trace)
+    prov = json.loads((tmp_path / "out" / "PROVENANCE.json").read_text())
+    assert prov["trials"] == 3 and prov["picked"]["candidates"] == 1 and prov["picked"]["command"] == "test"
+    assert set(prov["picked"]["kernels"]) == ({convs[0].name} if first["chosen"] == "topup" else set())
+    assert build_from_database(mod, target, tmp_path / "out", layout_rewrite=True).kernels_tuned == 2

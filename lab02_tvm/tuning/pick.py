@@ -1,0 +1,201 @@
+"""Which of a top-up's new records replace the shipped ones: each kernel's two schedules, timed in the model.
+
+A top-up (:mod:`lab02_tvm.tuning.longrun`: ``tune``, ``retime``, ``climb`` into a copy of the shipped folder)
+keeps, per kernel, the record that ran fastest *alone*. On the AVX-512 Intel kind a BERT-base top-up whose
+climbed attention projection ran 6.7 % faster alone made the model 8-9 % slower in both orders of
+``records_ab`` (the Lab 02 README's tuning log): in the model that kernel's input is in cache and its weights
+are not, which the kernel timed alone does not see. :func:`pick` settles it where the kernel runs:
+
+1. every kernel whose best record differs between ``base`` (the folder that ships) and ``topup`` (a top-up
+   of it) is a candidate;
+2. both folders are built and every kernel is timed in the model, interleaved
+   (:func:`lab02_tvm.tuning.inmodel.kernel_ms_by_build`; each build gated against PyTorch);
+3. a candidate takes the top-up's record only if it runs at least ``min_gain`` faster per call in the model
+   *and* by more than the pass's own noise: the largest gap between the two builds on the kernels whose
+   records are the same in both (the same code, so their gap is the host's);
+4. the chosen folder (``out``) is ``base``'s records with the picked ones swapped in, and the top-up's
+   provenance (its trials, its runs) plus a ``"picked"`` block naming each kernel's times in the model.
+
+The whole model is then compared with the shipped folder in ``records_ab`` (kernels interact through the
+caches they leave; this pass times each kernel in its own build). ``python -m lab02_tvm.tuning.pick --model bert
+BASE TOPUP OUT`` writes ``OUT`` and the table ``results/lab02/pick_<model>.{md,csv,json}``.
+"""
+from __future__ import annotations
+
+import shlex
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from common.errors import UserError
+
+from .. import LAB
+
+#: the least in-model gain (fraction) for which a top-up's record replaces the shipped one: run-to-run noise
+#: of one kernel in the model is 1-4 % on these hosts (:mod:`lab02_tvm.tuning.epilogue`'s measurements)
+MIN_GAIN = 0.03
+
+
+def _same(a, b) -> bool:
+    """Whether two records schedule a kernel alike (the same trace: the same code)."""
+    return a is not None and b is not None and str(a.trace) == str(b.trace)
+
+
+def _round(ms: float) -> float | None:
+    """ms to 4 decimals; ``None`` for NaN (a build without that kernel)."""
+    return None if ms != ms else round(ms, 4)
+
+
+def decide(rows: list[dict], min_gain: float) -> tuple[list[dict], float]:
+    """Mark each candidate row ``chosen`` = ``"topup"`` or ``"base"``; return the rows and the noise floor (%).
+
+    Args:
+        rows: one per kernel: ``kernel``, ``holds`` (``"both"``, ``"base"`` or ``"topup"``: which folders have a
+            record of it), ``same`` (both hold the same record), ``base_ms``, ``topup_ms`` (per call in the model;
+            ``None`` where a build lacks the kernel).
+        min_gain: the least gain (fraction) a top-up record needs.
+    Returns:
+        the rows with ``gain_pct`` (100 (1 - topup/base)) and ``chosen`` (``"same"`` for kernels that do not
+        differ), and the noise floor: the largest ``|gain_pct|`` among the ``same`` kernels (0 without any).
+        A kernel only one folder holds takes that folder's record (the other build runs it untuned).
+    """
+    for r in rows:
+        b, t = r["base_ms"], r["topup_ms"]
+        r["gain_pct"] = round(100 * (1 - t / b), 2) if b and t is not None else None
+    noise = max((abs(r["gain_pct"]) for r in rows if r["same"] and r["gain_pct"] is not None), default=0.0)
+    need = max(100 * min_gain, noise)
+    for r in rows:
+        if r["same"]:
+            r["chosen"] = "same"
+        elif r["holds"] != "both":
+            r["chosen"] = r["holds"]
+        else:
+            r["chosen"] = "topup" if r["gain_pct"] is not None and r["gain_pct"] > need else "base"
+    return rows, noise
+
+
+def pick(model: str, base: str | Path, topup: str | Path, out: str | Path, *, rounds: int = 20,
+         min_gain: float = MIN_GAIN, progress: bool = True, quick: bool = False,
+         command: str | None = None) -> tuple[list[dict], dict]:
+    """Choose per kernel between ``base``'s and ``topup``'s record by their times in the model; write ``out``.
+
+    Args:
+        model: the model both folders hold records of (a :data:`lab02_tvm.models.MODELS` key).
+        base: the records folder that ships (never written).
+        topup: a top-up of it, tuned in the same method and timing on this host (never written).
+        out: where the chosen records go (created; a records folder there is replaced).
+        rounds: interleaved in-model profiling rounds (each one instrumented inference per build).
+        min_gain: the least in-model gain (fraction) for a top-up record (also: more than the pass's noise floor).
+        quick: the test-size model (for records tuned on it).
+        command: the command line, for the provenance.
+    Returns:
+        ``(rows, summary)``: one row per kernel either folder has a record of (``kernel, calls, same,
+        base_ms, topup_ms`` per call in the model, ``gain_pct``, ``chosen``), and ``{"candidates", "picked",
+        "noise_pct", "saved_ms"}`` (``saved_ms``: calls x the per-call gain of the picked, per inference).
+    Raises:
+        UserError: a folder holds no database, was tuned for another target, the two differ in method or
+            timing, neither holds a record of ``model``'s kernels, or ``out`` overlaps a source or is not a
+            records folder (nothing written then).
+        common.gates.GateError: a build differs from PyTorch beyond the model's gate.
+    """
+    from common.timing import set_torch_threads, tvm_threads
+
+    from ..graph.frontend import import_torch
+    from ..graph.passes import tuning_module
+    from ..models import build_bundles
+    from . import records
+    from .database import task_records
+    from .inmodel import check_out, host_records, kernel_ms_by_build, median_ms, write_records
+    from .method import PREPACKED
+    from .tasks import extract_tasks
+
+    base, topup, out = Path(base), Path(topup), Path(out)
+    check_out([base, topup], out)
+    db_a, prov_a, method, target = host_records(base, "pick records in the model")
+    db_b, prov_b, method_b, _ = host_records(topup, "pick records in the model")
+    if method_b != method:
+        raise UserError(f"{topup} was tuned {method_b} and {base} {method}: their kernels are other workloads; "
+                        "pick between folders of one method")
+    if records.timing_of(prov_a) != records.timing_of(prov_b):
+        raise UserError(f"{topup} was timed {records.timing_of(prov_b)} and {base} {records.timing_of(prov_a)}: "
+                        "a top-up is timed as the folder it tops up")
+    set_torch_threads(1)
+    with tvm_threads(1):
+        im = import_torch(build_bundles([model], quick=quick)[model])
+        mod = method.module(tuning_module(im))
+        infos = extract_tasks(mod, target, method.layout_rewrite)
+        best = {}
+        for t in infos:
+            ra, rb = (task_records(db, t.task) for db in (db_a, db_b))
+            if ra or rb:
+                best[t.name] = (t, ra[0] if ra else None, rb[0] if rb else None)
+        if not best:
+            raise UserError(f"{base} and {topup} hold no record of {model}'s kernels in their method ({method})")
+        times, calls = kernel_ms_by_build(mod, im, target, {"base": base, "topup": topup},
+                                          layout_rewrite=method.layout_rewrite, rounds=rounds, progress=progress,
+                                          desc=f"{model}: base and top-up in the model")
+    rows = [{"kernel": name, "calls": calls.get(name + PREPACKED, calls.get(name)),
+             "holds": "both" if ra is not None and rb is not None else ("base" if ra is not None else "topup"),
+             "same": _same(ra, rb), "base_ms": _round(median_ms(times["base"], name)),
+             "topup_ms": _round(median_ms(times["topup"], name))} for name, (_, ra, rb) in sorted(best.items())]
+    rows, noise = decide(rows, min_gain)
+    chosen = {r["kernel"]: r for r in rows if r["chosen"] == "topup"}
+    entries = [(t.task.dispatched[0], rb if name in chosen else ra) for name, (t, ra, rb) in best.items()
+               if (rb if name in chosen else ra) is not None]
+    saved = sum((r["base_ms"] - r["topup_ms"]) * (r["calls"] or 0) for r in chosen.values() if r["gain_pct"] is not None)
+    summ = {"candidates": sum(not r["same"] for r in rows), "picked": sorted(chosen), "noise_pct": noise,
+            "saved_ms": round(saved, 3), "rounds": rounds, "min_gain": min_gain}
+    write_records(out, entries, {**prov_b, "picked": {
+        "note": f"a kernel takes the top-up's record only where it ran at least {round(100 * min_gain)} % (and more "
+                "than the noise floor: the largest gap between the two builds on kernels with the same record) "
+                "faster per call in the model (lab02_tvm.tuning.pick); the others keep the base folder's",
+        "base": records.rel(base), "topup": records.rel(topup), "command": command,
+        "date_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime()), **summ,
+        "kernels": {n: {"base_ms": r["base_ms"], "topup_ms": r["topup_ms"], "gain_pct": r["gain_pct"]}
+                    for n, r in sorted(chosen.items())}}})
+    return rows, summ
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m lab02_tvm.tuning.pick --model bert BASE TOPUP OUT``: pick, write OUT and the table ``pick_<model>``."""
+    from common.cli import parser, positive, step, table_name
+    from common.results import write_table
+    from common.roof import host_speed
+    from common.timing import environment
+
+    from ..models import MODELS
+    p = parser("python -m lab02_tvm.tuning.pick", __doc__)
+    p.add_argument("--model", required=True, choices=list(MODELS))
+    p.add_argument("base", help="the records folder that ships (never written)")
+    p.add_argument("topup", help="a top-up of it: same method, same timing, this host (never written)")
+    p.add_argument("out", help="folder for the chosen records (replaced)")
+    p.add_argument("--rounds", type=int, default=20, help="interleaved in-model profiling rounds")
+    p.add_argument("--min-gain", type=float, default=MIN_GAIN, help="least in-model gain (fraction) for a top-up record")
+    p.add_argument("--name", default=None, help="table name (default pick_<model>)")
+    args = p.parse_args(argv)
+    positive("--rounds", args.rounds)
+    table_name("--name", args.name)
+    cmd = shlex.join(["python", "-m", "lab02_tvm.tuning.pick", *(argv if argv is not None else sys.argv[1:])])
+    with host_speed(2.0) as host:
+        rows, summ = pick(args.model, args.base, args.topup, args.out, rounds=args.rounds, min_gain=args.min_gain,
+                          command=cmd)
+    step(1, "pick", f"{args.model}: {summ['candidates']} kernels differ; noise floor {summ['noise_pct']} %; the "
+                    f"top-up's record taken for " + (", ".join(summ["picked"]) or "none")
+                    + f" ({summ['saved_ms']} ms an inference in the model)")
+    paths = write_table(LAB, args.name or f"pick_{args.model}", rows, title=f"Lab 02: {args.model}'s top-up, picked in the model",
+                        env=environment(threads=1, machine_note="1 core", base=args.base, topup=args.topup, out=args.out,
+                                        **host),
+                        meta={k: v for k, v in summ.items() if k != "picked"} | {"picked": ", ".join(summ["picked"])},
+                        notes="Per kernel either folder has a record of: its time per call in the model (median of "
+                              "interleaved rounds, each build once per round in a shuffled order) built from the base "
+                              "folder and from the top-up; same = both hold the same record (their gap is the pass's "
+                              "noise); chosen = topup where it gains >= min_gain and more than the noise floor.")
+    step(2, "write", f"{args.out}; {paths['md']}")
+    return 0
+
+
+if __name__ == "__main__":
+    from common.errors import run_cli
+
+    raise SystemExit(run_cli(main))
