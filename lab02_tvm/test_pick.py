@@ -21,8 +21,8 @@ pytestmark = pytest.mark.lab02
 SHIPPED = Path(__file__).resolve().parents[1] / "results/lab02/tuning/llvm-rocketlake-1c/resnet50"
 
 
-def _row(kernel, base_ms, topup_ms, *, same=False, holds="both"):
-    return {"kernel": kernel, "holds": holds, "same": same, "base_ms": base_ms, "topup_ms": topup_ms}
+def _row(kernel, base_ms, topup_ms, *, same=False, holds="both", calls=1):
+    return {"kernel": kernel, "calls": calls, "holds": holds, "same": same, "base_ms": base_ms, "topup_ms": topup_ms}
 
 
 def test_a_record_is_taken_only_past_min_gain_and_past_the_noise_of_the_same_kernels():
@@ -38,6 +38,13 @@ def test_a_record_is_taken_only_past_min_gain_and_past_the_noise_of_the_same_ker
     assert got == {"same_a": "same", "same_b": "same", "win": "topup", "near": "base", "loss": "base",
                    "new": "topup", "old": "base"}
     assert {r["kernel"]: r["gain_pct"] for r in rows}["win"] == pytest.approx(6.0)
+
+
+def test_the_noise_floor_ignores_kernels_too_small_to_time():
+    """A same-record kernel at 0.1 % of the kernel time moving 30 % does not raise the floor; one at 10 % does."""
+    rows = [_row("tiny", 0.01, 0.007, same=True), _row("big", 0.5, 0.49, same=True, calls=2), _row("k", 8.0, 7.6)]
+    chosen, noise = pick.decide(rows, 0.03)
+    assert noise == pytest.approx(2.0) and chosen[2]["chosen"] == "topup"
 
 
 def test_min_gain_rules_when_the_noise_is_below_it():

@@ -15,6 +15,10 @@ work; ``TVM_BIND_THREADS=0`` keeps TVM from pinning its thread)::
 of earlier runs were timed on hosts of other speeds, and the build picks the lowest stored time.
 ``python -m lab02_tvm.tuning.longrun climb --model resnet50`` times the one-step neighbours of each kernel's
 best record and keeps a faster one (:mod:`lab02_tvm.tuning.climb`).
+
+All of these time a kernel alone. A top-up into a copy of the shipped folder then goes through
+``python -m lab02_tvm.tuning.pick --model M SHIPPED TOPUP OUT`` (each of its new records kept only where it runs
+faster in the model) and ``python -m lab02_tvm.measure.records_ab`` (the whole model, both orders) before it ships.
 """
 from __future__ import annotations
 

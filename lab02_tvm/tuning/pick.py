@@ -35,6 +35,9 @@ from .. import LAB
 #: the least in-model gain (fraction) for which a top-up's record replaces the shipped one: run-to-run noise
 #: of one kernel in the model is 1-4 % on these hosts (:mod:`lab02_tvm.tuning.epilogue`'s measurements)
 MIN_GAIN = 0.03
+#: the noise floor is read on same-record kernels taking at least this share of the base build's kernel time: a 2 us
+#: transpose moves by a fifth between rounds, which says nothing of a 4 ms matmul's noise
+NOISE_SHARE = 0.005
 
 
 def _same(a, b) -> bool:
@@ -51,19 +54,22 @@ def decide(rows: list[dict], min_gain: float) -> tuple[list[dict], float]:
     """Mark each candidate row ``chosen`` = ``"topup"`` or ``"base"``; return the rows and the noise floor (%).
 
     Args:
-        rows: one per kernel: ``kernel``, ``holds`` (``"both"``, ``"base"`` or ``"topup"``: which folders have a
+        rows: one per kernel: ``kernel``, ``calls`` (per inference), ``holds`` (``"both"``, ``"base"`` or ``"topup"``: which folders have a
             record of it), ``same`` (both hold the same record), ``base_ms``, ``topup_ms`` (per call in the model;
             ``None`` where a build lacks the kernel).
         min_gain: the least gain (fraction) a top-up record needs.
     Returns:
         the rows with ``gain_pct`` (100 (1 - topup/base)) and ``chosen`` (``"same"`` for kernels that do not
-        differ), and the noise floor: the largest ``|gain_pct|`` among the ``same`` kernels (0 without any).
-        A kernel only one folder holds takes that folder's record (the other build runs it untuned).
+        differ), and the noise floor: the largest ``|gain_pct|`` among the ``same`` kernels that take at least
+        :data:`NOISE_SHARE` of the base build's kernel time (calls x ms; 0 without any). A kernel only one folder
+        holds takes that folder's record (the other build runs it untuned).
     """
     for r in rows:
         b, t = r["base_ms"], r["topup_ms"]
         r["gain_pct"] = round(100 * (1 - t / b), 2) if b and t is not None else None
-    noise = max((abs(r["gain_pct"]) for r in rows if r["same"] and r["gain_pct"] is not None), default=0.0)
+    total = sum((r["base_ms"] or 0) * (r.get("calls") or 1) for r in rows)
+    noise = max((abs(r["gain_pct"]) for r in rows if r["same"] and r["gain_pct"] is not None
+                 and r["base_ms"] * (r.get("calls") or 1) >= NOISE_SHARE * total), default=0.0)
     need = max(100 * min_gain, noise)
     for r in rows:
         if r["same"]:
