@@ -102,6 +102,17 @@ def positive(name: str, value: float | int | None, *, strict: bool = True) -> No
         raise UserError(f"{name} must be {'>' if strict else '>='} 0 (got {value})")
 
 
+def fraction(name: str, value: float) -> None:
+    """Raise :class:`UserError` unless ``0 <= value < 1`` (a least gain, a share; NaN and infinities fail too).
+
+    Args:
+        name: the option as typed, e.g. ``"--min-gain"``.
+        value: the parsed value.
+    """
+    if not 0 <= value < 1:
+        raise UserError(f"{name} must be in [0, 1), a fraction such as 0.03 for 3 % (got {value})")
+
+
 def table_name(name: str, value: str | None) -> None:
     """Raise :class:`UserError` unless ``value`` is ``None`` or a plain file stem (letters, digits, ``_``, ``-``):
     a results table's name, which must not write outside its results folder.

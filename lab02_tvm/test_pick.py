@@ -27,10 +27,10 @@ def _row(kernel, base_ms, topup_ms, *, again_ms=None, same=False, holds="both", 
 
 
 def test_a_record_is_taken_only_past_min_gain_and_past_the_noise_of_the_base_build_twice():
-    """The base build's twin differs by up to 4 % (an A/A gap): that is the floor, so a 3.5 % gain stays with the
-    base even with ``min_gain`` 3 %; 6 % is taken; a slower top-up record is never taken; a same-record kernel's
-    own gap (its neighbours changed) is not noise and not a candidate; a kernel one folder alone holds takes
-    that folder's record."""
+    """The base build's twin differs by up to 4 % on kernels as heavy as the candidates (an A/A gap): that is
+    their floor, so a 3.5 % gain stays with the base even with ``min_gain`` 3 %; 6 % is taken; a slower top-up
+    record is never taken; a same-record kernel's own gap (its neighbours changed) is not a candidate; a kernel
+    one folder alone holds takes that folder's record."""
     rows, noise = pick.decide([_row("same_a", 1.0, 0.90, again_ms=0.96, same=True),
                                _row("same_b", 2.0, 2.02, again_ms=2.02, same=True),
                                _row("win", 1.0, 0.94), _row("near", 1.0, 0.965), _row("loss", 1.0, 1.1),
@@ -43,18 +43,24 @@ def test_a_record_is_taken_only_past_min_gain_and_past_the_noise_of_the_base_bui
     assert {r["kernel"]: r["gain_pct"] for r in rows}["win"] == pytest.approx(6.0)
 
 
-def test_the_noise_floor_ignores_kernels_too_small_to_time():
-    """A same-record kernel at 0.1 % of the kernel time moving 30 % does not raise the floor; one at 10 % does."""
-    rows = [_row("tiny", 0.01, 0.01, again_ms=0.007), _row("big", 0.5, 0.5, again_ms=0.49, calls=2),
-            _row("k", 8.0, 7.6)]
-    chosen, noise = pick.decide(rows, 0.03)
-    assert noise == pytest.approx(2.0) and chosen[2]["chosen"] == "topup"
+def test_each_kernel_is_judged_by_the_noise_of_kernels_at_least_half_as_heavy():
+    """A 0.01 ms kernel whose twin moved 30 % sets the floor of a 0.02 ms candidate (20 % gain: kept), not of an
+    8 ms one, whose floor is the 2 % of a 5 ms (2 calls x 2.5) kernel (5 % gain: taken)."""
+    rows = [_row("tiny", 0.01, 0.01, again_ms=0.007), _row("big", 2.5, 2.5, again_ms=2.45, calls=2),
+            _row("small", 0.02, 0.016), _row("k", 8.0, 7.6)]
+    got, noise = pick.decide(rows, 0.03)
+    by = {r["kernel"]: r for r in got}
+    assert by["k"]["floor_pct"] == pytest.approx(2.0) and by["k"]["chosen"] == "topup"
+    assert by["small"]["floor_pct"] == pytest.approx(30.0) and by["small"]["chosen"] == "base"
+    assert noise == pytest.approx(30.0)
 
 
-def test_min_gain_rules_when_the_noise_is_below_it():
-    """No kernel of the A/A pair moved more than 1 %: a 4 % gain passes ``min_gain`` 3 % and fails 5 %."""
-    rows = [_row("same", 1.0, 0.99, again_ms=1.01, same=True), _row("k", 1.0, 0.96)]
-    assert pick.decide([dict(r) for r in rows], 0.03)[0][1]["chosen"] == "topup"
+def test_min_gain_is_a_least_gain_and_rules_when_the_noise_is_below_it():
+    """No kernel of the A/A pair moved more than 1 %: a gain of exactly 3 % passes ``min_gain`` 3 %, 4 % passes
+    it and fails 5 %."""
+    rows = [_row("same", 1.0, 0.99, again_ms=1.01, same=True), _row("k", 1.0, 0.96), _row("edge", 1.0, 0.97)]
+    by = {r["kernel"]: r["chosen"] for r in pick.decide([dict(r) for r in rows], 0.03)[0]}
+    assert by["k"] == by["edge"] == "topup"
     assert pick.decide([dict(r) for r in rows], 0.05)[0][1]["chosen"] == "base"
 
 
@@ -80,6 +86,32 @@ def test_folders_of_two_methods_or_timings_are_refused_before_anything_is_built(
         assert "\n" not in str(e.value) and not (tmp_path / "out").exists()
     with pytest.raises(UserError, match="overlaps the records folder"):
         pick.pick("resnet50", base, warm, warm / "inner", rounds=1, progress=False)
+
+
+def test_another_models_folder_a_shipped_out_and_a_bad_min_gain_are_one_line_each(tmp_path):
+    """Before anything is built: a folder of another model (its provenance says so), an OUT that is a records
+    folder pick did not write (a shipped one: never replaced) and ``--min-gain`` outside [0, 1)."""
+    from common.errors import UserError as UE
+    base = _folder(tmp_path, "base")
+    shipped_copy = _folder(tmp_path, "shipped_copy")
+    with pytest.raises(UE, match="holds resnet50's records, not bert's: pass --model resnet50"):
+        pick.pick("bert", base, shipped_copy, tmp_path / "out", rounds=1, progress=False)
+    before = sorted(q.read_bytes() for q in shipped_copy.iterdir())
+    with pytest.raises(UE, match="a records folder this command did not write"):
+        pick.pick("resnet50", base, _folder(tmp_path, "topup"), shipped_copy, rounds=1, progress=False)
+    assert sorted(q.read_bytes() for q in shipped_copy.iterdir()) == before
+    for bad in ("nan", "-0.1", "1.5"):
+        with pytest.raises(UE, match=r"--min-gain must be in \[0, 1\)"):
+            pick.main(["--model", "resnet50", str(base), str(base), str(tmp_path / "o"), "--min-gain", bad])
+
+
+@pytest.mark.slow
+def test_a_top_up_without_a_new_record_is_refused_before_the_builds(tmp_path):
+    """Two copies of one folder: nothing differs, so nothing is built or timed and no OUT is written."""
+    base, copy = _folder(tmp_path, "base"), _folder(tmp_path, "copy")
+    with pytest.raises(UserError, match="no kernel's record differs"):
+        pick.pick("resnet50", base, copy, tmp_path / "out", rounds=1, progress=False)
+    assert not (tmp_path / "out").exists()
 
 
 def _two_records(func_mod, target):

@@ -154,7 +154,7 @@ def choose(model: str, src: str | Path, out: str | Path, *, rounds: int = 10, mi
     Raises:
         UserError: ``src`` holds no database or no record of ``model``'s kernels, its records were tuned for
             another target than this host's (the in-model times would be this host's), or ``out`` overlaps ``src``
-            or is an existing folder that is not a records folder (nothing is deleted then).
+            or exists and is not empty nor a folder this command wrote (nothing is deleted then).
         common.gates.GateError: a build differs from PyTorch beyond the model's gate.
     """
     from common.timing import set_torch_threads, tvm_threads
@@ -168,8 +168,8 @@ def choose(model: str, src: str | Path, out: str | Path, *, rounds: int = 10, mi
     from .tasks import extract_tasks
 
     src, out = Path(src), Path(out)
-    check_out([src], out)
-    db, prov, method, target = host_records(src, "place epilogues")
+    check_out([src], out, "epilogue")
+    db, prov, method, target = host_records(src, "place epilogues", model)
     set_torch_threads(1)
     with tvm_threads(1):
         im = import_torch(build_bundles([model], quick=quick)[model])
@@ -240,7 +240,7 @@ def _with_trace(record, sch, run_s: float | None = None):
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m lab02_tvm.tuning.epilogue --model resnet50 SRC OUT``: choose, write OUT, table ``epilogue_<model>``."""
-    from common.cli import parser, positive, step
+    from common.cli import fraction, parser, positive, step
     from common.results import write_table
     from common.timing import environment
     p = parser("python -m lab02_tvm.tuning.epilogue", __doc__)
@@ -251,6 +251,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--min-gain", type=float, default=MIN_GAIN, help="least in-model speedup (fraction) to move an epilogue")
     args = p.parse_args(argv)
     positive("--rounds", args.rounds)
+    fraction("--min-gain", args.min_gain)
     rows = choose(args.model, args.src, args.out, rounds=args.rounds, min_gain=args.min_gain,
                   command=shlex.join(["python", "-m", "lab02_tvm.tuning.epilogue", *(argv if argv is not None else sys.argv[1:])]))
     moved = [r for r in rows if r["chosen"] != "searched"]

@@ -31,12 +31,16 @@ import numpy as np
 from common.errors import UserError
 
 
-def check_out(sources: list[Path], out: Path) -> None:
-    """Refuse an ``out`` folder that would overwrite a source or anything that is not a records folder.
+def check_out(sources: list[Path], out: Path, made_by: str) -> None:
+    """Refuse an ``out`` folder that would overwrite a source, or anything this command did not write.
 
+    Args:
+        sources: the folders read (never written).
+        out: the folder to write; an existing one is replaced only if it is empty or a records folder whose
+            provenance has the key ``made_by`` (``"epilogue"``, ``"picked"``): one this command wrote before.
     Raises:
-        UserError: ``out`` is, holds or sits inside a source folder, or exists holding files other than a
-            database and its provenance (nothing is deleted then).
+        UserError: ``out`` is, holds or sits inside a source folder, or exists and is not empty nor such a
+            folder (a shipped records folder among them; nothing is deleted then).
     """
     from . import records
     from .database import RECORDS, WORKLOADS
@@ -45,26 +49,53 @@ def check_out(sources: list[Path], out: Path) -> None:
         s_r = src.resolve()
         if o_r == s_r or o_r in s_r.parents or s_r in o_r.parents:
             raise UserError(f"{out} overlaps the records folder {src}: the chosen records must go to a folder outside it")
-    if out.exists() and (not out.is_dir() or {q.name for q in out.iterdir()} - {WORKLOADS, RECORDS, records.PROVENANCE}):
+    if not out.exists() or (out.is_dir() and not any(out.iterdir())):
+        return
+    if not out.is_dir() or {q.name for q in out.iterdir()} - {WORKLOADS, RECORDS, records.PROVENANCE}:
         raise UserError(f"{out} exists and is not a records folder: remove it or choose another OUT")
+    if made_by not in read_provenance_or_fail(out):
+        raise UserError(f"{out} is a records folder this command did not write (its PROVENANCE.json has no "
+                        f"{made_by!r}): choose another OUT, or remove it first if it is yours to lose")
 
 
-def host_records(src: Path, what: str) -> tuple[Any, dict, Any, dict]:
-    """``(database, provenance, Method, host target)`` of a records folder tuned for this host.
+def read_provenance_or_fail(folder: Path) -> dict:
+    """A folder's ``PROVENANCE.json`` (``{}`` when absent).
+
+    Raises:
+        UserError: the file is not JSON (one line naming it).
+    """
+    import json
+
+    from . import records
+    try:
+        return records.read_provenance(folder)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise UserError(f"{folder / records.PROVENANCE} does not parse ({exc}): restore it from git or remove it") from None
+
+
+def host_records(src: Path, what: str, model: str) -> tuple[Any, dict, Any, dict]:
+    """``(database, provenance, Method, host target)`` of a records folder of ``model`` tuned for this host.
+
+    A folder whose provenance names no target (or no model) is taken as this host's (or ``model``'s): the
+    build then finds out, as a build from it would.
 
     Args:
         src: a records folder (database files and ``PROVENANCE.json``).
         what: what the caller does, for the error line (``"place epilogues"``).
+        model: the model the caller builds (a :data:`lab02_tvm.models.MODELS` key).
     Raises:
-        UserError: no database, an unknown method, or records tuned for another target than this host's
-            (their in-model times would be this host's, not theirs).
+        UserError: no database, a provenance that does not parse, another model's records, an unknown method,
+            or records tuned for another target than this host's (their in-model times would be this host's).
     """
     from ..build import host_target
     from . import records
     from .database import load_database
     from .method import Method
+    prov = read_provenance_or_fail(src)
+    if prov.get("model") and prov["model"] != model:
+        raise UserError(f"{src} holds {prov['model']}'s records, not {model}'s: pass --model {prov['model']} "
+                        f"or {model}'s folder")
     db = load_database(src)
-    prov = records.read_provenance(src)
     method = Method.from_provenance(prov)
     target = {**host_target(), "num-cores": 1}
     if prov.get("target") and not records.same_target(prov["target"], target):
@@ -83,7 +114,8 @@ def kernel_ms_by_build(mod, im, target: dict, folders: Mapping[str, Path], *, la
         target: the target dict the records were tuned for (this host's).
         folders: ``{label: records folder}``.
         layout_rewrite: the folders' weight layout rewrite flag.
-        rounds: profiled inferences per build (after one warm-up each).
+        rounds: rounds; in each, every build runs three inferences back to back (a warm-up, a plain run and
+            the instrumented one whose kernel times are kept: ``profile_vm(repeats=1)``).
     Returns:
         ``({label: [one {kernel: ms per call} per round]}, {kernel: calls per inference})``.
     Raises:

@@ -12,8 +12,8 @@ are not, which the kernel timed alone does not see. :func:`pick` settles it wher
    (:func:`lab02_tvm.tuning.inmodel.kernel_ms_by_build`; each gated against PyTorch): ``base``, ``base``
    again (an A/A pair: the same code twice, so its gaps are the pass's noise) and ``topup``;
 3. a candidate takes the top-up's record only if it runs at least ``min_gain`` faster per call in the model
-   *and* by more than the noise floor: the largest A/A gap among the kernels that take a visible share of the
-   model. A kernel whose record is the same in both folders is not noise-free between them: its neighbours
+   *and* by more than its noise floor: the largest A/A gap among the kernels with at least half its time per
+   inference (:func:`decide`). A kernel whose record is the same in both folders is not noise-free between them: its neighbours
    differ, and with them what it finds in cache (BERT-base's GELU, after a top-up's FFN matmul, 12 % slower
    with its own record unchanged; ``pick_bert_b5``). The table gives those kernels' gaps as ``neighbours_ms``;
 4. the chosen folder (``out``) is ``base``'s records with the picked ones swapped in, and the top-up's
@@ -38,9 +38,6 @@ from .. import LAB
 #: the least in-model gain (fraction) for which a top-up's record replaces the shipped one: run-to-run noise
 #: of one kernel in the model is 1-4 % on these hosts (:mod:`lab02_tvm.tuning.epilogue`'s measurements)
 MIN_GAIN = 0.03
-#: the noise floor is read on kernels taking at least this share of the base build's kernel time: a 2 us transpose
-#: moves by a fifth between rounds, which says nothing of a 4 ms matmul's noise
-NOISE_SHARE = 0.005
 
 
 def _same(a, b) -> bool:
@@ -54,35 +51,40 @@ def _round(ms: float) -> float | None:
 
 
 def decide(rows: list[dict], min_gain: float) -> tuple[list[dict], float]:
-    """Mark each candidate row ``chosen`` = ``"topup"`` or ``"base"``; return the rows and the noise floor (%).
+    """Mark each row's ``chosen`` record; return the rows and the highest noise floor a candidate faced (%).
 
     Args:
-        rows: one per kernel: ``kernel``, ``calls`` (per inference), ``holds`` (``"both"``, ``"base"`` or ``"topup"``: which folders have a
-            record of it), ``same`` (both hold the same record), ``base_ms``, ``again_ms`` (the base build's twin),
-            ``topup_ms`` (per call in the model; ``None`` where a build lacks the kernel).
+        rows: one per kernel: ``kernel``, ``calls`` (per inference), ``holds`` (``"both"``, ``"base"`` or
+            ``"topup"``: which folders have a record of it), ``same`` (both hold the same record), ``base_ms``,
+            ``again_ms`` (the base build's twin), ``topup_ms`` (ms per call in the model; ``None`` where a build
+            lacks the kernel).
         min_gain: the least gain (fraction) a top-up record needs.
     Returns:
-        the rows with ``aa_pct`` (100 (1 - again/base)), ``gain_pct`` (100 (1 - topup/base)) and ``chosen``
-        (``"same"`` for kernels that do not differ), and the noise floor: the largest ``|aa_pct|`` among the
-        kernels that take at least :data:`NOISE_SHARE` of the base build's kernel time (calls x ms; 0 without
-        any). A kernel only one folder holds takes that folder's record (the other build runs it untuned).
+        the rows with ``aa_pct`` (100 (1 - again/base): the A/A gap), ``gain_pct`` (100 (1 - topup/base)),
+        ``floor_pct`` and ``chosen``: ``"same"`` for a kernel whose records do not differ, the holder's name for
+        one only one folder holds (the other build runs it untuned), else ``"topup"`` where
+        ``gain_pct >= 100 min_gain`` and ``gain_pct > floor_pct``, ``"base"`` otherwise. A kernel's noise floor is
+        the largest ``|aa_pct|`` among the kernels with at least half its time per inference (calls x ms per
+        call), itself included: noise shrinks as a kernel's time grows (a 2 us transpose moves by a fifth
+        between rounds, a 4 ms matmul by a few tenths of a percent), so each is judged by kernels as heavy.
     """
     for r in rows:
         b = r["base_ms"]
         r["aa_pct"], r["gain_pct"] = (round(100 * (1 - x / b), 2) if b and x is not None else None
                                       for x in (r["again_ms"], r["topup_ms"]))
-    total = sum((r["base_ms"] or 0) * (r.get("calls") or 1) for r in rows)
-    noise = max((abs(r["aa_pct"]) for r in rows if r["aa_pct"] is not None
-                 and r["base_ms"] * (r.get("calls") or 1) >= NOISE_SHARE * total), default=0.0)
-    need = max(100 * min_gain, noise)
+    weight = {id(r): (r["base_ms"] or 0) * (r.get("calls") or 0) for r in rows}
+    timed = [r for r in rows if r["aa_pct"] is not None]
+    highest = 0.0
     for r in rows:
         if r["same"]:
-            r["chosen"] = "same"
-        elif r["holds"] != "both":
-            r["chosen"] = r["holds"]
+            r["chosen"], r["floor_pct"] = "same", None
+        elif r["holds"] != "both" or r["gain_pct"] is None:
+            r["chosen"], r["floor_pct"] = (r["holds"] if r["holds"] != "both" else "base"), None
         else:
-            r["chosen"] = "topup" if r["gain_pct"] is not None and r["gain_pct"] > need else "base"
-    return rows, noise
+            r["floor_pct"] = max((abs(q["aa_pct"]) for q in timed if weight[id(q)] >= weight[id(r)] / 2), default=0.0)
+            highest = max(highest, r["floor_pct"])
+            r["chosen"] = "topup" if r["gain_pct"] >= 100 * min_gain and r["gain_pct"] > r["floor_pct"] else "base"
+    return rows, highest
 
 
 def pick(model: str, base: str | Path, topup: str | Path, out: str | Path, *, rounds: int = 20,
@@ -103,13 +105,15 @@ def pick(model: str, base: str | Path, topup: str | Path, out: str | Path, *, ro
         ``(rows, summary)``: one row per kernel either folder has a record of (``kernel, calls, holds, same,
         base_ms, again_ms, topup_ms`` per call in the model, ``aa_pct``, ``gain_pct``, ``chosen``), and
         ``{"candidates", "picked", "noise_pct", "saved_ms", "neighbours_ms", "base_kernels_ms", "topup_kernels_ms"}``
-        (per inference: ``saved_ms`` = calls x the per-call gain of the picked; ``neighbours_ms`` = what the
+        (``noise_pct``: the highest floor a candidate faced; per inference: ``saved_ms`` = calls x the per-call
+        gain of the picked that both folders hold; ``neighbours_ms`` = what the
         kernels with the same record in both lost (+) or gained (-) in the top-up's build; ``*_kernels_ms`` = the
         sum of every kernel's time in each build).
     Raises:
-        UserError: a folder holds no database, was tuned for another target, the two differ in method or
-            timing, neither holds a record of ``model``'s kernels, or ``out`` overlaps a source or is not a
-            records folder (nothing written then).
+        UserError: a folder holds no database or another model's records, was tuned for another target, the
+            two differ in method or timing, neither holds a record of ``model``'s kernels, no kernel's record
+            differs, or ``out`` overlaps a source or exists and is not empty nor a folder pick wrote (nothing
+            written then).
         common.gates.GateError: a build differs from PyTorch beyond the model's gate.
     """
     from common.timing import set_torch_threads, tvm_threads
@@ -124,9 +128,9 @@ def pick(model: str, base: str | Path, topup: str | Path, out: str | Path, *, ro
     from .tasks import extract_tasks
 
     base, topup, out = Path(base), Path(topup), Path(out)
-    check_out([base, topup], out)
-    db_a, prov_a, method, target = host_records(base, "pick records in the model")
-    db_b, prov_b, method_b, _ = host_records(topup, "pick records in the model")
+    check_out([base, topup], out, "picked")
+    db_a, prov_a, method, target = host_records(base, "pick records in the model", model)
+    db_b, prov_b, method_b, _ = host_records(topup, "pick records in the model", model)
     if method_b != method:
         raise UserError(f"{topup} was tuned {method_b} and {base} {method}: their kernels are other workloads; "
                         "pick between folders of one method")
@@ -145,6 +149,9 @@ def pick(model: str, base: str | Path, topup: str | Path, out: str | Path, *, ro
                 best[t.name] = (t, ra[0] if ra else None, rb[0] if rb else None)
         if not best:
             raise UserError(f"{base} and {topup} hold no record of {model}'s kernels in their method ({method})")
+        if all(_same(ra, rb) for _, ra, rb in best.values()):
+            raise UserError(f"no kernel's record differs between {base} and {topup}: nothing to pick (the top-up "
+                            "found no new best)")
         times, calls = kernel_ms_by_build(mod, im, target, {"base": base, "again": base, "topup": topup},
                                           layout_rewrite=method.layout_rewrite, rounds=rounds, progress=progress,
                                           desc=f"{model}: base and top-up in the model")
@@ -156,7 +163,8 @@ def pick(model: str, base: str | Path, topup: str | Path, out: str | Path, *, ro
     chosen = {r["kernel"]: r for r in rows if r["chosen"] == "topup"}
     entries = [(t.task.dispatched[0], rb if name in chosen else ra) for name, (t, ra, rb) in best.items()
                if (rb if name in chosen else ra) is not None]
-    saved = sum((r["base_ms"] - r["topup_ms"]) * (r["calls"] or 0) for r in chosen.values() if r["gain_pct"] is not None)
+    saved = sum((r["base_ms"] - r["topup_ms"]) * (r["calls"] or 0) for r in chosen.values()
+                if r["holds"] == "both" and r["gain_pct"] is not None)  # a kernel untuned in base is no saving
     per_inference = {arm: sum((r[f"{arm}_ms"] or 0) * (r["calls"] or 0) for r in rows) for arm in ("base", "topup")}
     neighbours = sum((r["topup_ms"] - r["base_ms"]) * (r["calls"] or 0) for r in rows
                      if r["same"] and r["gain_pct"] is not None)
@@ -164,10 +172,11 @@ def pick(model: str, base: str | Path, topup: str | Path, out: str | Path, *, ro
             "saved_ms": round(saved, 3), "neighbours_ms": round(neighbours, 3),
             "base_kernels_ms": round(per_inference["base"], 2), "topup_kernels_ms": round(per_inference["topup"], 2),
             "rounds": rounds, "min_gain": min_gain}
-    write_records(out, entries, {**prov_b, "picked": {
-        "note": f"a kernel takes the top-up's record only where it ran at least {round(100 * min_gain)} % (and more "
-                "than the noise floor: the largest gap between two builds of the base folder) "
-                "faster per call in the model (lab02_tvm.tuning.pick); the others keep the base folder's",
+    write_records(out, entries, {**prov_b, "records": len(entries), "picked": {
+        "note": f"a kernel takes the top-up's record only where it ran at least {100 * min_gain:g} % (and more "
+                "than its noise floor: the largest gap between two builds of the base folder among kernels with at "
+                "least half its time) faster per call in the model (lab02_tvm.tuning.pick); the others keep the "
+                "base folder's; trials and runs are the top-up's, records this folder's",
         "base": records.rel(base), "topup": records.rel(topup), "command": command,
         "date_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime()), **summ,
         "kernels": {n: {"base_ms": r["base_ms"], "topup_ms": r["topup_ms"], "gain_pct": r["gain_pct"]}
@@ -177,7 +186,7 @@ def pick(model: str, base: str | Path, topup: str | Path, out: str | Path, *, ro
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m lab02_tvm.tuning.pick --model bert BASE TOPUP OUT``: pick, write OUT and the table ``pick_<model>``."""
-    from common.cli import parser, positive, step, table_name
+    from common.cli import fraction, parser, positive, step, table_name
     from common.results import write_table
     from common.roof import host_speed
     from common.timing import environment
@@ -193,12 +202,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--name", default=None, help="table name (default pick_<model>)")
     args = p.parse_args(argv)
     positive("--rounds", args.rounds)
+    fraction("--min-gain", args.min_gain)
     table_name("--name", args.name)
     cmd = shlex.join(["python", "-m", "lab02_tvm.tuning.pick", *(argv if argv is not None else sys.argv[1:])])
     with host_speed(2.0) as host:
         rows, summ = pick(args.model, args.base, args.topup, args.out, rounds=args.rounds, min_gain=args.min_gain,
                           command=cmd)
-    step(1, "pick", f"{args.model}: {summ['candidates']} kernels differ; noise floor {summ['noise_pct']} %; the "
+    step(1, "pick", f"{args.model}: {summ['candidates']} kernels differ; highest noise floor {summ['noise_pct']} %; the "
                     f"top-up's record taken for " + (", ".join(summ["picked"]) or "none")
                     + f" ({summ['saved_ms']} ms an inference in the model); kernels in the base build "
                     f"{summ['base_kernels_ms']} ms, in the top-up's {summ['topup_kernels_ms']} ms, of which "
@@ -211,8 +221,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                               "interleaved rounds, each build once per round in a shuffled order) built from the base "
                               "folder, from it again (again_ms, aa_pct: an A/A pair, the pass's noise) and from the "
                               "top-up; same = both folders hold the same record (its gap then comes from its "
-                              "neighbours); chosen = topup where gain_pct >= min_gain and above the noise floor "
-                              "(the largest |aa_pct| among kernels with >= 0.5 % of the kernel time).")
+                              "neighbours); chosen = topup where gain_pct >= min_gain and above floor_pct, the "
+                              "kernel's noise floor (the largest |aa_pct| among kernels with at least half its "
+                              "time per inference).")
     step(2, "write", f"{args.out}; {paths['md']}")
     return 0
 
