@@ -64,6 +64,14 @@ def test_min_gain_is_a_least_gain_and_rules_when_the_noise_is_below_it():
     assert pick.decide([dict(r) for r in rows], 0.05)[0][1]["chosen"] == "base"
 
 
+def test_candidates_are_the_first_k_distinct_traces_best_first():
+    """A search can record one schedule twice: the second copy is not another candidate."""
+    from types import SimpleNamespace as R
+    recs = [R(trace="a"), R(trace="a"), R(trace="b"), R(trace="c"), R(trace="d")]
+    assert [r.trace for r in pick._candidates(recs, 3)] == ["a", "b", "c"]
+    assert [r.trace for r in pick._candidates(recs[:2], 3)] == ["a"]
+
+
 def _folder(tmp_path, name, **prov_changes):
     """A copy of the shipped ResNet-50 folder with its provenance edited (no target: taken as this host's)."""
     from lab02_tvm.tuning import records
@@ -137,9 +145,10 @@ def _two_records(func_mod, target):
 @pytest.mark.slow
 def test_pick_builds_both_times_them_in_the_model_and_writes_the_chosen_records(tmp_path, results_dir):
     """Test-size ResNet, two convolutions: the base folder holds sketch 0 of both, the top-up sketch 1 of the
-    first (a candidate) and sketch 0 of the second (the same record). The written folder holds, per kernel,
-    the trace of the folder its row chose; it builds with both kernels scheduled; the provenance is the
-    top-up's with a ``picked`` block."""
+    first (a candidate), then sketch 0 of it (the base's record, no candidate), and sketch 0 of the second (the
+    same record). With ``top_k=2`` two top-up builds are timed; the written folder holds, per kernel, the trace
+    of the folder its row chose (the candidate's rank 1); it builds with both kernels scheduled; the provenance
+    is the top-up's with a ``picked`` block."""
     import tvm
     from tvm.s_tir import meta_schedule as ms
     from lab02_tvm.build import host_target
@@ -162,18 +171,19 @@ def test_pick_builds_both_times_them_in_the_model_and_writes_the_chosen_records(
         d.mkdir()
         db = ms.database.JSONDatabase(str(d / "database_workload.json"), str(d / "database_tuning_record.json"))
         for t in convs:
-            sch = sketches[t.name][which[t.name]]
-            db.commit_tuning_record(ms.database.TuningRecord(
-                sch.trace, db.commit_workload(t.task.dispatched[0]), [1e-3], tvm.target.Target(target),
-                ms.arg_info.ArgInfo.from_prim_func(t.task.dispatched[0]["main"])))
+            extra = [0] if label == "topup" and t is convs[0] else []  # a slower second record: base's own
+            for k, run_s in zip([which[t.name], *extra], (1e-3, 2e-3)):
+                db.commit_tuning_record(ms.database.TuningRecord(
+                    sketches[t.name][k].trace, db.commit_workload(t.task.dispatched[0]), [run_s],
+                    tvm.target.Target(target), ms.arg_info.ArgInfo.from_prim_func(t.task.dispatched[0]["main"])))
         records.write_provenance(d, {"method": FIELD.as_dict(), "timing": "cold", "trials": 2 if label == "base" else 3})
-    rows, summ = pick.pick("resnet50", folders["base"], folders["topup"], tmp_path / "out", rounds=2,
+    rows, summ = pick.pick("resnet50", folders["base"], folders["topup"], tmp_path / "out", rounds=2, top_k=2,
                            progress=False, quick=True, command="test")
     by = {r["kernel"]: r for r in rows}
     assert set(by) == {t.name for t in convs} and summ["candidates"] == 1
     assert by[convs[1].name]["same"] and by[convs[1].name]["chosen"] == "same"
     first = by[convs[0].name]
-    assert not first["same"] and first["chosen"] in ("topup", "base")
+    assert not first["same"] and first["chosen"] in ("topup", "base") and first["topup_rank"] == 1
     assert min(first["base_ms"], first["again_ms"], first["topup_ms"]) > 0 and summ["base_kernels_ms"] > 0
     out_db = load_database(tmp_path / "out")
     want = sketches[convs[0].name][1 if first["chosen"] == "topup" else 0]

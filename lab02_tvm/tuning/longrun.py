@@ -72,7 +72,8 @@ def tune_records(model: str, trials: int, minutes: float, *, command: str, root:
                  deep_top_k: int = 8, progress: bool = True, only_missing: bool = False,
                  deep_share: float = 2 / 3, deep_cost: dict[str, float] | None = None,
                  method=None, tile: bool = False, timing: str | None = None, retime_top_k: int = TOP_K,
-                 retime_rounds: int = ROUNDS, retime_min_gain: float = MIN_GAIN, ranked_by: str | None = None) -> dict:
+                 retime_rounds: int = ROUNDS, retime_min_gain: float = MIN_GAIN, ranked_by: str | None = None,
+                 keep_all: bool = False) -> dict:
     """Tune one full-size model (1 core) into its shipped folder, prune it, write its provenance.
 
     Budget: ``1 - deep_share`` of ``trials`` (default a third) spread over every task (hottest
@@ -97,6 +98,9 @@ def tune_records(model: str, trials: int, minutes: float, *, command: str, root:
     (:func:`lab02_tvm.tuning.retime.retime`; 0 = keep the stored times),
     so the records of earlier runs, timed on other days, compete with this run's on today's host; the
     table ``retime_<model>`` and the provenance's ``"retimed"`` say what it changed.
+    ``keep_all``: neither re-time nor prune: every record the search measured stays (each kernel's candidates
+    for :mod:`lab02_tvm.tuning.pick` ``--top-k``, which times them in the model); such a folder is a scratch
+    one, never shipped as it is.
 
     Raises:
         UserError: ``method`` or ``timing`` differs from that of the records already in the folder.
@@ -141,8 +145,9 @@ def tune_records(model: str, trials: int, minutes: float, *, command: str, root:
                              deep_cost=deep_cost, layout_rewrite=method.layout_rewrite,
                              space=tile_space_for(target) if tile else None, cache_flush=timing == "cold")
         retimed = _retime(model, report.workloads, target, work, timing, retime_top_k, retime_rounds,
-                          retime_min_gain) if retime_top_k else None
-    pruned = prune(work)
+                          retime_min_gain) if retime_top_k and not keep_all else None
+    pruned = prune(work) if not keep_all else {"records_before": len(read_database(work).records),
+                                                "records": len(read_database(work).records)}
     info = {"model": model, "target": str(as_target(target)), "target_key": target_key(target),
             "trials": report.trials_in_db, "trials_this_run": report.trials,
             "minutes": round((time.time() - t0) / 60, 1),
@@ -158,6 +163,8 @@ def tune_records(model: str, trials: int, minutes: float, *, command: str, root:
             "trials_per_task": {r["task"]: r["records"] for r in report.tasks},
             "trials_all_runs": report.trials + sum(int(r.get("trials_this_run") or 0) for r in earlier),
             "earlier_runs": earlier, **carried_over(prev)}
+    if keep_all:
+        info["kept_all"] = "every measured record kept (longrun tune --keep-all): not re-timed, not pruned"
     if retimed:
         info["retimed"] = retimed
     write_provenance(work, info)
@@ -428,6 +435,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         "default: the folder's (warm for folders tuned before the option), else cold")
     p.add_argument("--retime", type=int, default=TOP_K, metavar="K",
                    help=f"re-time each kernel's K best records on this host before pruning (default {TOP_K}; 0 = off)")
+    p.add_argument("--keep-all", action="store_true",
+                   help="tune: keep every measured record (no re-timing, no pruning), for tuning.pick --top-k")
     p.add_argument("--rounds", type=int, default=ROUNDS,
                    help=f"interleaved rounds of the re-timing and of the climb's confirmation pass (default {ROUNDS})")
     p.add_argument("--step-rounds", type=int, default=STEP_ROUNDS,
@@ -497,7 +506,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                             only_missing=args.only_missing, deep_share=args.deep_share, deep_cost=cost,
                             method=method, root=args.root, tile=args.tile, timing=args.timing,
                             retime_top_k=args.retime, retime_rounds=args.rounds, retime_min_gain=args.min_gain,
-                            ranked_by=ranked_by)
+                            ranked_by=ranked_by, keep_all=args.keep_all)
         print(f"{name}: {info['trials_this_run']} trials measured ({info['trials_all_runs']} in all runs), "
               f"{info['minutes']} min, {info['tasks_in_db']}/{info['tasks']} "
               f"tasks, pruned {info['records_before_prune']} -> {info['records']} records", flush=True)

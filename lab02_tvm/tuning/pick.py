@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import shlex
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -87,8 +88,20 @@ def decide(rows: list[dict], min_gain: float) -> tuple[list[dict], float]:
     return rows, highest
 
 
+def _candidates(recs: list, k: int) -> list:
+    """The first ``k`` records of a best-first list whose traces differ (a search can record one schedule twice)."""
+    out, seen = [], set()
+    for r in recs:
+        if str(r.trace) not in seen:
+            seen.add(str(r.trace))
+            out.append(r)
+        if len(out) == k:
+            break
+    return out
+
+
 def pick(model: str, base: str | Path, topup: str | Path, out: str | Path, *, rounds: int = 20,
-         min_gain: float = MIN_GAIN, progress: bool = True, quick: bool = False,
+         min_gain: float = MIN_GAIN, top_k: int = 1, progress: bool = True, quick: bool = False,
          command: str | None = None) -> tuple[list[dict], dict]:
     """Choose per kernel between ``base``'s and ``topup``'s record by their times in the model; write ``out``.
 
@@ -99,16 +112,21 @@ def pick(model: str, base: str | Path, topup: str | Path, out: str | Path, *, ro
         out: where the chosen records go (created; a records folder there is replaced).
         rounds: interleaved in-model profiling rounds (each one instrumented inference per build, three builds).
         min_gain: the least in-model gain (fraction) for a top-up record (also: more than the pass's noise floor).
+        top_k: candidates per kernel from ``topup`` (its ``top_k`` best records with distinct traces, as a
+            ``longrun tune --keep-all`` folder holds them): build ``i`` (1..top_k) takes each kernel's ``i``-th
+            (or its last, for a kernel with fewer), and a kernel's top-up time is its fastest build's. The
+            minimum of ``top_k`` noisy times is biased low: the whole-model ``records_ab`` decides.
         quick: the test-size model (for records tuned on it).
         command: the command line, for the provenance.
     Returns:
         ``(rows, summary)``: one row per kernel either folder has a record of (``kernel, calls, holds, same,
-        base_ms, again_ms, topup_ms`` per call in the model, ``aa_pct``, ``gain_pct``, ``chosen``), and
+        base_ms, again_ms, topup_ms`` per call in the model, ``topup_rank`` (which of the top-up's records),
+        ``aa_pct``, ``gain_pct``, ``floor_pct``, ``chosen``), and
         ``{"candidates", "picked", "noise_pct", "saved_ms", "neighbours_ms", "base_kernels_ms", "topup_kernels_ms"}``
         (``noise_pct``: the highest floor a candidate faced; per inference: ``saved_ms`` = calls x the per-call
         gain of the picked that both folders hold; ``neighbours_ms`` = what the
         kernels with the same record in both lost (+) or gained (-) in the top-up's build; ``*_kernels_ms`` = the
-        sum of every kernel's time in each build).
+        sum of every kernel's time in the base build and in the top-up's, each kernel at its fastest rank).
     Raises:
         UserError: a folder holds no database or another model's records, was tuned for another target, the
             two differ in method or timing, neither holds a record of ``model``'s kernels, no kernel's record
@@ -144,25 +162,38 @@ def pick(model: str, base: str | Path, topup: str | Path, out: str | Path, *, ro
         infos = extract_tasks(mod, target, method.layout_rewrite)
         best = {}
         for t in infos:
-            ra, rb = (task_records(db, t.task) for db in (db_a, db_b))
+            ra, rb = task_records(db_a, t.task), _candidates(task_records(db_b, t.task), top_k)
             if ra or rb:
-                best[t.name] = (t, ra[0] if ra else None, rb[0] if rb else None)
+                best[t.name] = (t, ra[0] if ra else None, rb)
         if not best:
             raise UserError(f"{base} and {topup} hold no record of {model}'s kernels in their method ({method})")
-        if all(_same(ra, rb) for _, ra, rb in best.values()):
+        if all(all(_same(ra, r) for r in rb) for _, ra, rb in best.values()):
             raise UserError(f"no kernel's record differs between {base} and {topup}: nothing to pick (the top-up "
                             "found no new best)")
-        times, calls = kernel_ms_by_build(mod, im, target, {"base": base, "again": base, "topup": topup},
-                                          layout_rewrite=method.layout_rewrite, rounds=rounds, progress=progress,
-                                          desc=f"{model}: base and top-up in the model")
-    rows = [{"kernel": name, "calls": calls.get(name + PREPACKED, calls.get(name)),
-             "holds": "both" if ra is not None and rb is not None else ("base" if ra is not None else "topup"),
-             "same": _same(ra, rb), **{f"{arm}_ms": _round(median_ms(times[arm], name)) for arm in times}}
-            for name, (_, ra, rb) in sorted(best.items())]
+        arms = [f"topup{i + 1}" for i in range(max(len(rb) for _, _, rb in best.values()))]
+        with tempfile.TemporaryDirectory(prefix="lab02_pick_") as tmp:
+            folders = {"base": base, "again": base}
+            for i, arm in enumerate(arms):  # each kernel's i-th candidate (its last if fewer; base's if none)
+                entries = [(t.task.dispatched[0], rb[min(i, len(rb) - 1)] if rb else ra) for t, ra, rb in best.values()]
+                folders[arm] = write_records(Path(tmp) / arm, entries, {})
+            times, calls = kernel_ms_by_build(mod, im, target, folders, layout_rewrite=method.layout_rewrite,
+                                              rounds=rounds, progress=progress,
+                                              desc=f"{model}: base and {len(arms)} top-up build(s) in the model")
+    rows = []
+    for name, (_, ra, rb) in sorted(best.items()):
+        tried = {i: median_ms(times[arms[i]], name) for i, r in enumerate(rb) if not _same(ra, r)}
+        rank = min(tried, key=tried.get) if tried else 0
+        rows.append({"kernel": name, "calls": calls.get(name + PREPACKED, calls.get(name)),
+                     "holds": "both" if ra is not None and rb else ("base" if ra is not None else "topup"),
+                     "same": not tried, "base_ms": _round(median_ms(times["base"], name)),
+                     "again_ms": _round(median_ms(times["again"], name)),
+                     "topup_ms": _round(median_ms(times[arms[rank]], name)) if rb else None,
+                     "topup_rank": rank + 1 if tried else None})
     rows, noise = decide(rows, min_gain)
     chosen = {r["kernel"]: r for r in rows if r["chosen"] == "topup"}
-    entries = [(t.task.dispatched[0], rb if name in chosen else ra) for name, (t, ra, rb) in best.items()
-               if (rb if name in chosen else ra) is not None]
+    entries = [(t.task.dispatched[0], rb[chosen[name]["topup_rank"] - 1 if chosen[name]["topup_rank"] else 0]
+                if name in chosen else ra) for name, (t, ra, rb) in best.items()]
+    entries = [(f, r) for f, r in entries if r is not None]
     saved = sum((r["base_ms"] - r["topup_ms"]) * (r["calls"] or 0) for r in chosen.values()
                 if r["holds"] == "both" and r["gain_pct"] is not None)  # a kernel untuned in base is no saving
     per_inference = {arm: sum((r[f"{arm}_ms"] or 0) * (r["calls"] or 0) for r in rows) for arm in ("base", "topup")}
@@ -171,7 +202,7 @@ def pick(model: str, base: str | Path, topup: str | Path, out: str | Path, *, ro
     summ = {"candidates": sum(not r["same"] for r in rows), "picked": sorted(chosen), "noise_pct": noise,
             "saved_ms": round(saved, 3), "neighbours_ms": round(neighbours, 3),
             "base_kernels_ms": round(per_inference["base"], 2), "topup_kernels_ms": round(per_inference["topup"], 2),
-            "rounds": rounds, "min_gain": min_gain}
+            "rounds": rounds, "min_gain": min_gain, "top_k": top_k}
     write_records(out, entries, {**prov_b, "records": len(entries), "picked": {
         "note": f"a kernel takes the top-up's record only where it ran at least {100 * min_gain:g} % (and more "
                 "than its noise floor: the largest gap between two builds of the base folder among kernels with at "
@@ -179,7 +210,8 @@ def pick(model: str, base: str | Path, topup: str | Path, out: str | Path, *, ro
                 "base folder's; trials and runs are the top-up's, records this folder's",
         "base": records.rel(base), "topup": records.rel(topup), "command": command,
         "date_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime()), **summ,
-        "kernels": {n: {"base_ms": r["base_ms"], "topup_ms": r["topup_ms"], "gain_pct": r["gain_pct"]}
+        "kernels": {n: {"base_ms": r["base_ms"], "topup_ms": r["topup_ms"], "gain_pct": r["gain_pct"],
+                        "topup_rank": r["topup_rank"]}
                     for n, r in sorted(chosen.items())}}})
     return rows, summ
 
@@ -199,15 +231,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("out", help="folder for the chosen records (replaced)")
     p.add_argument("--rounds", type=int, default=20, help="interleaved in-model profiling rounds")
     p.add_argument("--min-gain", type=float, default=MIN_GAIN, help="least in-model gain (fraction) for a top-up record")
+    p.add_argument("--top-k", type=int, default=1, help="candidates per kernel from TOPUP (its best records with "
+                   "distinct traces; a longrun tune --keep-all folder holds them): one build per rank")
     p.add_argument("--name", default=None, help="table name (default pick_<model>)")
     args = p.parse_args(argv)
     positive("--rounds", args.rounds)
+    positive("--top-k", args.top_k)
     fraction("--min-gain", args.min_gain)
     table_name("--name", args.name)
     cmd = shlex.join(["python", "-m", "lab02_tvm.tuning.pick", *(argv if argv is not None else sys.argv[1:])])
     with host_speed(2.0) as host:
         rows, summ = pick(args.model, args.base, args.topup, args.out, rounds=args.rounds, min_gain=args.min_gain,
-                          command=cmd)
+                          top_k=args.top_k, command=cmd)
     step(1, "pick", f"{args.model}: {summ['candidates']} kernels differ; highest noise floor {summ['noise_pct']} %; the "
                     f"top-up's record taken for " + (", ".join(summ["picked"]) or "none")
                     + f" ({summ['saved_ms']} ms an inference in the model); kernels in the base build "
