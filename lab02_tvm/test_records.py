@@ -533,3 +533,24 @@ def test_records_ab_cpu_must_run_here(tmp_path, monkeypatch):
         runnable_cpu("skylake-avx512")
     assert "\n" not in str(e.value)
     assert runnable_cpu("x86-64-v3") == "x86-64-v3"
+
+
+@pytest.mark.slow
+def test_keep_all_neither_retimes_nor_prunes(tmp_path, monkeypatch):
+    """``longrun tune --keep-all`` (candidates for ``pick --top-k``): every record the folder holds after the
+    search is still there, no re-timing ran, and the provenance says so. The search itself is stood in for
+    (it adds nothing here): this checks what happens after it."""
+    from types import SimpleNamespace
+    from lab02_tvm.tuning import tune as tune_mod
+    from lab02_tvm.tuning.method import FIELD
+    root = tmp_path / "shipped"
+    here = _shipped_for(root, _host_target()["mcpu"])[_host_target()["mcpu"]]
+    _write_db(here, [(0, [1e-3], _host_target()), (0, [2e-3], _host_target()), (1, [1e-3], _host_target())])
+    records.write_provenance(here, {"trials": 3, "minutes": 1, "method": FIELD.as_dict(), "timing": "cold"})
+    lines = (here / database.RECORDS).read_text()
+    report = SimpleNamespace(trials_in_db=3, trials=0, seconds_per_trial=None, stopped_by_time=False, build_errors=0,
+                             tasks_total=2, tasks_tuned=2, tasks=[], workloads={})
+    monkeypatch.setattr(tune_mod, "tune", lambda *a, **k: report)
+    monkeypatch.setattr(longrun, "_retime", lambda *a, **k: pytest.fail("--keep-all re-timed"))
+    info = longrun.tune_records("bert", 4, 1.0, command="test", root=root, progress=False, keep_all=True)
+    assert (here / database.RECORDS).read_text() == lines and info["records"] == 3 and "kept_all" in info
