@@ -10,12 +10,13 @@ are not, which the kernel timed alone does not see. :func:`pick` settles it wher
    of it) is a candidate;
 2. three builds are timed kernel by kernel in the model, interleaved
    (:func:`lab02_tvm.tuning.inmodel.kernel_ms_by_build`; each gated against PyTorch): ``base``, ``base``
-   again (an A/A pair: the same code twice, so its gaps are the pass's noise) and ``topup``;
+   again (an A/A pair: the same code twice, so its gaps are the pass's noise) and ``topup`` (with ``--top-k K``,
+   K builds: each kernel's K best records of a ``longrun tune --keep-all`` folder, one rank per build);
 3. a candidate takes the top-up's record only if it runs at least ``min_gain`` faster per call in the model
    *and* by more than its noise floor: the largest A/A gap among the kernels with at least half its time per
    inference (:func:`decide`). A kernel whose record is the same in both folders is not noise-free between them: its neighbours
    differ, and with them what it finds in cache (BERT-base's GELU, after a top-up's FFN matmul, 12 % slower
-   with its own record unchanged; ``pick_bert_b5``). The table gives those kernels' gaps as ``neighbours_ms``;
+   with its own record unchanged; ``pick_bert_b5``). The summary sums those kernels' gaps as ``neighbours_ms``;
 4. the chosen folder (``out``) is ``base``'s records with the picked ones swapped in, and the top-up's
    provenance (its trials, its runs) plus a ``"picked"`` block naming each kernel's times in the model.
 
@@ -110,8 +111,9 @@ def pick(model: str, base: str | Path, topup: str | Path, out: str | Path, *, ro
         base: the records folder that ships (never written).
         topup: a top-up of it, tuned in the same method and timing on this host (never written).
         out: where the chosen records go (created; a records folder there is replaced).
-        rounds: interleaved in-model profiling rounds (each one instrumented inference per build, three builds).
-        min_gain: the least in-model gain (fraction) for a top-up record (also: more than the pass's noise floor).
+        rounds: interleaved in-model profiling rounds (each one instrumented inference per build: base, base
+            again and one per top-up rank).
+        min_gain: the least in-model gain (fraction) for a top-up record (which must also beat its noise floor).
         top_k: candidates per kernel from ``topup`` (its ``top_k`` best records with distinct traces, as a
             ``longrun tune --keep-all`` folder holds them): build ``i`` (1..top_k) takes each kernel's ``i``-th
             (or its last, for a kernel with fewer), and a kernel's top-up time is its fastest build's. The
