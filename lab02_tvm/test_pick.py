@@ -113,15 +113,6 @@ def test_another_models_folder_a_shipped_out_and_a_bad_min_gain_are_one_line_eac
             pick.main(["--model", "resnet50", str(base), str(base), str(tmp_path / "o"), "--min-gain", bad])
 
 
-@pytest.mark.slow
-def test_a_top_up_without_a_new_record_is_refused_before_the_builds(tmp_path):
-    """Two copies of one folder: nothing differs, so nothing is built or timed and no OUT is written."""
-    base, copy = _folder(tmp_path, "base"), _folder(tmp_path, "copy")
-    with pytest.raises(UserError, match="no kernel's record differs"):
-        pick.pick("resnet50", base, copy, tmp_path / "out", rounds=1, progress=False)
-    assert not (tmp_path / "out").exists()
-
-
 def _two_records(func_mod, target):
     """Two different postprocessed MetaSchedule sketches of one kernel (two traces a search could record)."""
     import tvm
@@ -148,7 +139,7 @@ def test_pick_builds_both_times_them_in_the_model_and_writes_the_chosen_records(
     first (a candidate), then sketch 0 of it (the base's record, no candidate), and sketch 0 of the second (the
     same record). With ``top_k=2`` two top-up builds are timed; the written folder holds, per kernel, the trace
     of the folder its row chose (the candidate's rank 1); it builds with both kernels scheduled; the provenance
-    is the top-up's with a ``picked`` block."""
+    is the top-up's with a ``picked`` block. A copy of the base folder as the top-up is refused before any build."""
     import tvm
     from tvm.s_tir import meta_schedule as ms
     from lab02_tvm.build import host_target
@@ -193,3 +184,8 @@ def test_pick_builds_both_times_them_in_the_model_and_writes_the_chosen_records(
     assert prov["trials"] == 3 and prov["picked"]["candidates"] == 1 and prov["picked"]["command"] == "test"
     assert set(prov["picked"]["kernels"]) == ({convs[0].name} if first["chosen"] == "topup" else set())
     assert build_from_database(mod, target, tmp_path / "out", layout_rewrite=True).kernels_tuned == 2
+    shutil.copytree(folders["base"], tmp_path / "base_copy")  # nothing differs: refused before any build
+    with pytest.raises(UserError, match="no kernel's record differs"):
+        pick.pick("resnet50", folders["base"], tmp_path / "base_copy", tmp_path / "out2", rounds=1, progress=False,
+                  quick=True)
+    assert not (tmp_path / "out2").exists()
