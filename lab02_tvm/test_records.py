@@ -554,3 +554,17 @@ def test_keep_all_neither_retimes_nor_prunes(tmp_path, monkeypatch):
     monkeypatch.setattr(longrun, "_retime", lambda *a, **k: pytest.fail("--keep-all re-timed"))
     info = longrun.tune_records("bert", 4, 1.0, command="test", root=root, progress=False, keep_all=True)
     assert (here / database.RECORDS).read_text() == lines and info["records"] == 3 and "kept_all" in info
+
+
+def test_a_corrupt_provenance_is_one_line_and_choose_passes_the_folder_over(tmp_path):
+    """A truncated PROVENANCE.json: reading it names the file in one line; ``choose`` never raises on bad records
+    and says why it passed the folder over; the file is left as it was."""
+    from common.errors import UserError
+    root = tmp_path / "shipped"
+    d = _shipped_for(root, "znver3")["znver3"]
+    (d / records.PROVENANCE).write_text('{"trials": 1')
+    with pytest.raises(UserError, match="PROVENANCE.json does not parse") as e:
+        records.read_provenance(d)
+    assert "\n" not in str(e.value)
+    c = _choose("bert", "znver3", root=root, scratch_root=tmp_path / "s")
+    assert not c.shipped and "does not parse" in c.line and (d / records.PROVENANCE).read_text() == '{"trials": 1'

@@ -53,24 +53,9 @@ def check_out(sources: list[Path], out: Path, made_by: str) -> None:
         return
     if not out.is_dir() or {q.name for q in out.iterdir()} - {WORKLOADS, RECORDS, records.PROVENANCE}:
         raise UserError(f"{out} exists and is not a records folder: remove it or choose another OUT")
-    if made_by not in read_provenance_or_fail(out):
+    if made_by not in records.read_provenance(out):
         raise UserError(f"{out} is a records folder this command did not write (its PROVENANCE.json has no "
                         f"{made_by!r}): choose another OUT, or remove it first if it is yours to lose")
-
-
-def read_provenance_or_fail(folder: Path) -> dict:
-    """A folder's ``PROVENANCE.json`` (``{}`` when absent).
-
-    Raises:
-        UserError: the file is not JSON (one line naming it).
-    """
-    import json
-
-    from . import records
-    try:
-        return records.read_provenance(folder)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise UserError(f"{folder / records.PROVENANCE} does not parse ({exc}): restore it from git or remove it") from None
 
 
 def host_records(src: Path, what: str, model: str) -> tuple[Any, dict, Any, dict]:
@@ -91,7 +76,7 @@ def host_records(src: Path, what: str, model: str) -> tuple[Any, dict, Any, dict
     from . import records
     from .database import load_database
     from .method import Method
-    prov = read_provenance_or_fail(src)
+    prov = records.read_provenance(src)
     if prov.get("model") and prov["model"] != model:
         raise UserError(f"{src} holds {prov['model']}'s records, not {model}'s: pass --model {prov['model']} "
                         f"or {model}'s folder")

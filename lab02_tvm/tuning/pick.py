@@ -193,9 +193,8 @@ def pick(model: str, base: str | Path, topup: str | Path, out: str | Path, *, ro
                      "topup_rank": rank + 1 if tried else None})
     rows, noise = decide(rows, min_gain)
     chosen = {r["kernel"]: r for r in rows if r["chosen"] == "topup"}
-    entries = [(t.task.dispatched[0], rb[chosen[name]["topup_rank"] - 1 if chosen[name]["topup_rank"] else 0]
-                if name in chosen else ra) for name, (t, ra, rb) in best.items()]
-    entries = [(f, r) for f, r in entries if r is not None]
+    entries = [(t.task.dispatched[0], rb[chosen[name]["topup_rank"] - 1] if name in chosen else ra)
+               for name, (t, ra, rb) in best.items() if name in chosen or ra is not None]
     saved = sum((r["base_ms"] - r["topup_ms"]) * (r["calls"] or 0) for r in chosen.values()
                 if r["holds"] == "both" and r["gain_pct"] is not None)  # a kernel untuned in base is no saving
     per_inference = {arm: sum((r[f"{arm}_ms"] or 0) * (r["calls"] or 0) for r in rows) for arm in ("base", "topup")}

@@ -71,9 +71,18 @@ def write_provenance(work_dir: str | os.PathLike, info: dict) -> Path:
 
 
 def read_provenance(work_dir: str | os.PathLike) -> dict:
-    """``PROVENANCE.json`` of a database folder (``{}`` when absent)."""
+    """``PROVENANCE.json`` of a database folder (``{}`` when absent).
+
+    Raises:
+        UserError: the file is not JSON (one line naming it).
+    """
     p = Path(work_dir) / PROVENANCE
-    return json.loads(p.read_text()) if p.is_file() else {}
+    if not p.is_file():
+        return {}
+    try:
+        return json.loads(p.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise UserError(f"{p} does not parse ({exc}): restore it from git or remove it") from None
 
 
 #: how a run timed its candidates (``tuning.harness.evaluator_config``: cache_flush off / on)
@@ -212,8 +221,8 @@ def _candidate(folder: Path, host: dict, have: frozenset) -> tuple[_Candidate | 
     t = targets[0]
     if t["kind"] != host["kind"] or t["num-cores"] != host["num-cores"]:
         return None, f"records in {rel(folder)} are for {target_key(t)} ({t['num-cores']} cores, {t['kind']})"
-    prov = read_provenance(folder)
     try:
+        prov = read_provenance(folder)
         method = Method.from_provenance(prov)
     except UserError as exc:
         return None, f"{rel(folder / PROVENANCE)}: {exc}"
