@@ -241,6 +241,17 @@ def test_a_top_up_keeps_the_folders_timing(tmp_path):
     assert {p.name: p.read_bytes() for p in here.iterdir()} == before
 
 
+def test_a_folder_of_register_tile_records_is_topped_up_with_the_tile(tmp_path):
+    """``longrun.folder_tiles``: a shipped folder whose records name the fp32 tile (its traces replay only in the
+    tile space) against one tuned without it, and a folder without records."""
+    from lab02_tvm.schedule.intrin import NAME_PREFIX
+    shipped = records.SHIPPED_ROOT / "llvm-rocketlake-1c"
+    assert NAME_PREFIX in (shipped / "bert" / "database_tuning_record.json").read_text()
+    assert longrun.folder_tiles(shipped / "bert")
+    assert not longrun.folder_tiles(shipped / "resnet50")
+    assert not longrun.folder_tiles(tmp_path)
+
+
 def test_mlc_cpu_override_is_checked_against_the_host(monkeypatch):
     """MLC_CPU names the CPU to compile for; one this host cannot execute is refused in one line."""
     from common import isa

@@ -129,9 +129,13 @@ def make_impl(mr: int, nr: int, kt: int = K_TILE, width: int = 16):
     return impl
 
 
+#: what every tile's registry name starts with (a record whose trace names it was tuned in :func:`tile_space`)
+NAME_PREFIX = "mlc_fp32_tile_"
+
+
 def intrin_name(mr: int, nr: int, kt: int = K_TILE, width: int = 16) -> str:
     """``"mlc_fp32_tile_8x32x4_w16"``: the registry name of one tile shape and vector width."""
-    return f"mlc_fp32_tile_{mr}x{nr}x{kt}_w{width}"
+    return f"{NAME_PREFIX}{mr}x{nr}x{kt}_w{width}"
 
 
 def register_fp32_tile(mr: int | None = None, nr: int | None = None, *, kt: int = K_TILE,

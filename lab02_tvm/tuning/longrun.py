@@ -88,6 +88,8 @@ def tune_records(model: str, trials: int, minutes: float, *, command: str, root:
     with the parallel matmuls combined, whose other kernels keep their workloads). ``tile``: search with the fp32 register tile
     (:func:`lab02_tvm.schedule.intrin.tile_space_for`; the workloads are the same, so its records join the
     folder's, and the build picks the fastest of either kind per kernel); recorded as ``"space"`` in the run.
+    A folder that holds tile records is always topped up with the tile (:func:`folder_tiles`): its records seed
+    the search, and a tile trace replayed in the default space fails inside MetaSchedule (``RewriteTensorize``).
     ``timing``: ``"cold"`` (every candidate timed with its operands flushed from the caches, one run per
     repeat: :func:`lab02_tvm.tuning.harness.evaluator_config`) or ``"warm"`` (back-to-back runs, as every
     folder tuned before 2026-12-02 was: provenance without ``"timing"`` means warm); default: the
@@ -136,6 +138,10 @@ def tune_records(model: str, trials: int, minutes: float, *, command: str, root:
         raise UserError(f"{rel(work)} holds records timed {had_timing}; a top-up timed {timing} would compare "
                         f"times taken two ways: tune into another folder (--root) or keep --timing {had_timing}")
     earlier = earlier_runs(prev)
+    if not tile and folder_tiles(work):
+        tile = True
+        print(f"{rel(work)} holds register-tile records: topped up in the register-tile space, as they were tuned",
+              flush=True)
     with tvm_threads(1):
         mod = method.module(tuning_module(import_torch(build_bundles([model], quick=False)[model])))
         t0 = time.time()
@@ -355,6 +361,14 @@ def climb_model(model: str, *, command: str, root: Path | None = None, top_k: in
 def folder_method(work: Path) -> Method | None:
     """The method of the records in ``work`` (its ``PROVENANCE.json``), ``None`` when it holds no records."""
     return Method.from_provenance(read_provenance(work)) if (work / RECORDS).is_file() else None
+
+
+def folder_tiles(work: Path) -> bool:
+    """Whether a record in ``work`` schedules its kernel with the fp32 register tile (its trace names one:
+    :data:`lab02_tvm.schedule.intrin.NAME_PREFIX`); such traces replay only in the tile space."""
+    from ..schedule.intrin import NAME_PREFIX
+    f = work / RECORDS
+    return f.is_file() and NAME_PREFIX in f.read_text()
 
 
 def _on(flag: str | None) -> bool | None:

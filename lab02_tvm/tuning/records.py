@@ -107,10 +107,10 @@ def run_totals(prov: dict) -> tuple[int, float]:
     return int(trials or 0), float(sum(float(r.get("minutes") or 0) for r in runs))
 
 
-#: What a top-up copies from the folder's provenance unchanged: the records this chain replaced, and the
+#: What a top-up copies from the folder's provenance unchanged: the records this chain replaced, the
 #: epilogues placed in the model (:mod:`lab02_tvm.tuning.epilogue`; a top-up keeps a moved record unless a
-#: candidate beats its in-model time).
-CHAIN_KEYS = ("replaces", "epilogue")
+#: candidate beats its in-model time), and the other kind's folder the chain started from (:mod:`lab02_tvm.tuning.seed`).
+CHAIN_KEYS = ("replaces", "epilogue", "seeded_from")
 
 
 def carried_over(prev: dict) -> dict:

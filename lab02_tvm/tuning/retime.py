@@ -108,7 +108,7 @@ def _measure(recs: dict[int, Any], target, *, rounds: int, cache_flush: bool, bu
 
 
 def retime(work_dir: str | os.PathLike, target, *, top_k: int = TOP_K, rounds: int = ROUNDS, min_gain: float = MIN_GAIN,
-           cache_flush: bool = True,
+           cache_flush: bool = True, keep_untimed: bool = True,
            names: dict[str, str] | None = None, progress: bool = True, builder=None, runner=None) -> list[dict]:
     """Re-measure the ``top_k`` best records of every workload of ``work_dir`` on this host and rewrite their times.
 
@@ -121,6 +121,10 @@ def retime(work_dir: str | os.PathLike, target, *, top_k: int = TOP_K, rounds: i
         min_gain: another record replaces the stored best only if it runs at least this fraction faster now;
             the records in between are dropped (kept, the database would rank them on noise).
         cache_flush: time cold (operands flushed before every run, as ``longrun --timing cold``) or warm.
+        keep_untimed: a workload whose stored best does not build or run now keeps its records as they were
+            (default: the build would otherwise lose its schedule); ``False`` (:mod:`lab02_tvm.tuning.seed`:
+            records timed on another machine) keeps only the records timed now, and drops the workloads
+            with none, whose stored times say nothing about this host.
         names: ``{workload structural hash: kernel name}`` for the rows (default ``"workload <index>"``).
         builder, runner: MetaSchedule builder and runner (default :func:`harness.make_builder`,
             :func:`harness.make_runner`).
@@ -155,10 +159,15 @@ def retime(work_dir: str | os.PathLike, target, *, top_k: int = TOP_K, rounds: i
         timed = [i for i in idx if times.get(i)]
         name = (names or {}).get(db.workloads[w][0], f"workload {w}")
         if idx[0] not in timed:  # the stored best does not build or run now: keep what the workload had
-            keep.update({i: db.records[i] for i, r in enumerate(db.records) if r[0] == w})
-            rows.append({"kernel": name, "retimed": 0, "stored_ms": _ms(1e3 * mean_run_s(db.records[idx[0]][1][1])),
-                         "stored_now_ms": None, "best_now_ms": None, "fastest_other_ms": None, "host_ratio": None,
-                         "changed": False, "gain_pct": None})
+            kept = {i: db.records[i] for i, r in enumerate(db.records) if r[0] == w} if keep_untimed else \
+                {i: [w, [db.records[i][1][0], times[i], *db.records[i][1][2:]]] for i in timed}
+            keep.update(kept)
+            other_now = [1e3 * sum(times[i]) / len(times[i]) for i in timed]
+            rows.append({"kernel": name, "retimed": 0 if keep_untimed else len(timed),
+                         "stored_ms": _ms(1e3 * mean_run_s(db.records[idx[0]][1][1])), "stored_now_ms": None,
+                         "best_now_ms": None if keep_untimed or not other_now else _ms(min(other_now)),
+                         "fastest_other_ms": _ms(min(other_now)) if other_now else None, "host_ratio": None,
+                         "changed": bool(other_now) and not keep_untimed, "gain_pct": None})
             continue
         now = {i: 1e3 * sum(times[i]) / len(times[i]) for i in timed}
         first_now = now[idx[0]]
@@ -173,7 +182,7 @@ def retime(work_dir: str | os.PathLike, target, *, top_k: int = TOP_K, rounds: i
                      "host_ratio": round(first_now / stored, 3), "changed": best != idx[0],
                      "gain_pct": round(100 * (1 - now[best] / first_now), 1)})
     for i, r in enumerate(db.records):  # workloads without a valid record (all failed) keep theirs
-        if r[0] not in picks:
+        if r[0] not in picks and keep_untimed:
             keep[i] = r
     _, rec_path = database_paths(work_dir)
     atomic_write(rec_path, "".join(json.dumps(keep[i]) + "\n" for i in sorted(keep)))
