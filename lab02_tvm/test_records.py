@@ -242,14 +242,16 @@ def test_a_top_up_keeps_the_folders_timing(tmp_path):
 
 
 def test_a_folder_of_register_tile_records_is_topped_up_with_the_tile(tmp_path):
-    """``longrun.folder_tiles``: a shipped folder whose records name the fp32 tile (its traces replay only in the
-    tile space) against one tuned without it, and a folder without records."""
-    from lab02_tvm.schedule.intrin import NAME_PREFIX
-    shipped = records.SHIPPED_ROOT / "llvm-rocketlake-1c"
-    assert NAME_PREFIX in (shipped / "bert" / "database_tuning_record.json").read_text()
-    assert longrun.folder_tiles(shipped / "bert")
-    assert not longrun.folder_tiles(shipped / "resnet50")
-    assert not longrun.folder_tiles(tmp_path)
+    """``longrun.folder_tiles``: a folder whose records name the fp32 tile (such traces replay only in the tile
+    space), one whose records name none, and one without records."""
+    from lab02_tvm.schedule.intrin import intrin_name
+    line = '[0, [[[["Annotate", [], [], ["meta_schedule.auto_tensorize", "{}"]]]], [0.001], {{}}, []]]\n'
+    (tmp_path / "tile").mkdir()
+    (tmp_path / "tile" / database.RECORDS).write_text(line.format(intrin_name(8, 32, width=16)))
+    (tmp_path / "plain").mkdir()
+    (tmp_path / "plain" / database.RECORDS).write_text(line.format("meta_schedule.parallel"))
+    assert longrun.folder_tiles(tmp_path / "tile") and longrun.folder_tiles(tmp_path / "tile") is True
+    assert not longrun.folder_tiles(tmp_path / "plain") and not longrun.folder_tiles(tmp_path / "none")
 
 
 def test_mlc_cpu_override_is_checked_against_the_host(monkeypatch):

@@ -7,6 +7,7 @@ failed record. A time measured here is told apart from one carried over by that 
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 
@@ -79,6 +80,16 @@ def test_check_source_refuses_what_cannot_seed_this_host(tmp_path, host):
                            "method": {"layout": "NHWC", "layout_rewrite": True}})
     prov, method = seed.check_source(src, "bert", here)
     assert method.layout == "NHWC" and method.layout_rewrite and prov["model"] == "bert"
+    write_provenance(src, {"model": "bert", "target": json.dumps(_other(host)), "method": {"layout": "XYZW"}})
+    with pytest.raises(UserError, match="PROVENANCE.json: .*XYZW"):
+        seed.check_source(src, "bert", here)
+    write_provenance(src, {"model": "bert", "target": json.dumps(_other(host)), "timing": "hot"})
+    with pytest.raises(UserError, match="says timing 'hot': pass --timing cold or warm"):
+        seed.check_source(src, "bert", here)
+    rec = database_paths(src)[1]  # every record failed where it was tuned: nothing to start from
+    rec.write_text("".join(json.dumps([r[0], [r[1][0], [1e10], *r[1][2:]]]) + "\n" for r in read_database(src).records))
+    with pytest.raises(UserError, match="holds no record that ran where it was tuned"):
+        seed.check_source(src, "bert", here)
 
 
 def test_seed_refuses_a_folder_that_is_not_empty_and_writes_nothing(tmp_path, host):
@@ -94,6 +105,10 @@ def test_seed_refuses_a_folder_that_is_not_empty_and_writes_nothing(tmp_path, ho
     assert [p.name for p in dst.parent.iterdir()] == ["bert"] and (dst / "mine.txt").read_text() == "keep"
     with pytest.raises(UserError, match="--rounds must be"):
         seed.main(["--model", "bert", str(src), "--rounds", "0", "--root", str(tmp_path / "root")])
+    (tmp_path / "afile").write_text("")
+    with pytest.raises(UserError, match="cannot write under .*: choose another --root") as e:
+        seed.main(["--model", "bert", str(src), "--root", str(tmp_path / "afile")])
+    assert "\n" not in str(e.value) and (tmp_path / "afile").read_text() == ""
 
 
 def test_a_top_up_keeps_where_the_chain_started():
@@ -113,6 +128,7 @@ def test_seed_writes_this_hosts_folder_from_another_kinds_shipped_records(tmp_pa
     root = tmp_path / "seeded"
     dst, rows, prov = seed.seed_folder("llama_tiny_s32", src, root=root, top_k=1, rounds=2, progress=False)
     assert dst == root / target_key(here) / "llama_tiny_s32" and sorted(p.name for p in dst.parent.iterdir()) == [dst.name]
+    assert dst.stat().st_mode & 0o777 == 0o755
     assert read_provenance(dst) == prov
     assert prov["seeded_from"]["target_key"] == src.parent.name and prov["trials_all_runs"] == 0
     assert prov["seeded_from"]["trials_all_runs"] == read_provenance(src)["trials_all_runs"] > 0
@@ -124,3 +140,10 @@ def test_seed_writes_this_hosts_folder_from_another_kinds_shipped_records(tmp_pa
     assert len(timed) == len(db.records) and all(r["host_ratio"] > 0 for r in timed)
     with pytest.raises(UserError, match="is not empty"):
         seed.seed_folder("llama_tiny_s32", src, root=root, progress=False)
+    # another model's folder whose provenance does not say so: its workloads are none of this model's kernels
+    other = tmp_path / "s128"
+    shutil.copytree(src.parent / "llama_tiny_s128", other)
+    write_provenance(other, {k: v for k, v in read_provenance(other).items() if k != "model"})
+    with pytest.raises(UserError, match="is a kernel of llama_tiny_s32 tuned"):
+        seed.seed_folder("llama_tiny_s32", other, root=tmp_path / "r2", progress=False)
+    assert not any((tmp_path / "r2").rglob("*.json"))

@@ -159,6 +159,7 @@ def write_records(out: Path, entries: list[tuple[Any, Any]], prov: dict) -> Path
             w = db.commit_workload(func_mod)
             db.commit_tuning_record(ms.database.TuningRecord(r.trace, w, r.run_secs, r.target, r.args_info))
         records.write_provenance(tmp, prov)
+        tmp.chmod(0o755)  # mkdtemp's folder is private; a records folder is not
         if out.exists():
             shutil.rmtree(out)
         os.replace(tmp, out)

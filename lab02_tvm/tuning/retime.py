@@ -18,7 +18,8 @@ closer than that, two passes over the same records disagree. Records below the `
 workload, or within ``min_gain`` of the stored best, are dropped: their times are from another day, or
 would rank against the stored best's on noise. A workload whose stored best does not build or run now keeps its
 records unchanged (its row says ``retimed`` 0): dropping the record the model is built from, on a
-failure of this pass, could only make the build slower. ``python -m lab02_tvm.tuning.longrun retime`` runs it on a
+failure of this pass, could only make the build slower. Records timed on another machine
+(:mod:`lab02_tvm.tuning.seed`: ``keep_untimed=False``) keep only what was timed here. ``python -m lab02_tvm.tuning.longrun retime`` runs it on a
 folder; ``longrun tune`` runs it before pruning (``--retime K``, default 4).
 """
 from __future__ import annotations

@@ -4,8 +4,9 @@ A record is a schedule and the time it took on the machine that measured it. The
 host can build for itself; the time is that machine's, and so is the choice it made: on the AVX-512 Intel
 kind, built from Zen 4's records (the same method, 2,235 trials, timed warm), BERT-base ran 1.80x slower
 than from its own (249.0 against 138.7 ms) and ResNet-50 1.66x (73.9 against 44.5 ms;
-``records_ab_bert_xkind``, ``records_ab_resnet50_xkind`` in ``results/rocketlake/lab02``). Another kind's
-records are therefore never built from as they are; they can still be where a search starts.
+``records_ab_bert_xkind``, ``records_ab_resnet50_xkind`` in ``results/rocketlake/lab02``). A host without
+records of its own builds from another kind's as they are (:func:`lab02_tvm.tuning.records.choose`, ranks 2-3);
+a kind that tunes its own can start its search from them.
 ``python -m lab02_tvm.tuning.seed --model M SRC [--root R]``:
 
 1. copies ``SRC`` (a records folder of another target, the same model) into a new folder of this host's target
@@ -18,8 +19,9 @@ records are therefore never built from as they are; they can still be where a se
    keeps (:data:`lab02_tvm.tuning.records.CHAIN_KEYS`); and the table ``seed_<model>`` (per kernel: its time
    there, here, and the ratio).
 
-Everything is written in a folder beside the destination and renamed into place at the end, so a stopped run
-leaves nothing half-seeded. ``longrun tune --root R`` then tops the folder up: MetaSchedule's evolutionary search
+Everything is written in a hidden folder beside the destination (``.<model>.*``) and renamed into place at the
+end: a run that fails removes it, and one killed mid-way leaves at most that hidden folder, never a half-seeded
+destination. ``longrun tune --root R`` then tops the folder up: MetaSchedule's evolutionary search
 draws part of each task's first population from the database's best measured records
 (``EvolutionarySearch(init_measured_ratio=0.2)``), so the search starts from the other kind's schedules as
 timed here; ``records_ab`` against this kind's shipped folder decides whether the result ships.
@@ -56,21 +58,32 @@ def check_source(src: Path, model: str, target: dict):
     """``(provenance, Method)`` of ``src`` when it can seed ``model``'s folder for ``target``.
 
     Raises:
-        UserError: no database or a corrupt one, another model's records, an unknown method, no target in the
-            provenance, or records of this very target (those are topped up with ``longrun tune``, not seeded).
+        UserError: no database or a corrupt one, no record that ran there, another model's records, an unknown
+            method or timing, a target that is missing or does not parse, or records of this very target (those
+            are topped up with ``longrun tune``, not seeded). Whether the workloads are ``model``'s kernels is
+            checked once the model is imported (:func:`seed_folder`).
     """
     from .method import Method
     prov = read_provenance(src)
-    read_database(src)  # no database, or a corrupt one: one line, before anything is written
+    if not read_database(src).ranked_per_workload(1):  # no database, a corrupt one, or nothing that ran
+        raise UserError(f"{src} holds no record that ran where it was tuned: nothing to seed from")
     if prov.get("model") and prov["model"] != model:
         raise UserError(f"{src} holds {prov['model']}'s records, not {model}'s: pass --model {prov['model']} or "
                         f"{model}'s folder")
     if not prov.get("target"):
-        raise UserError(f"{src}/PROVENANCE.json names no target: seeding needs to know which machine timed the records")
-    if same_target(prov["target"], target):
+        raise UserError(f"{src}/PROVENANCE.json names no target: seed from a folder `longrun tune` wrote (its "
+                        "provenance says which machine timed the records)")
+    if timing_of(prov) not in TIMINGS:
+        raise UserError(f"{src}/PROVENANCE.json says timing {timing_of(prov)!r}: pass --timing cold or warm")
+    try:
+        here = same_target(prov["target"], target)
+        method = Method.from_provenance(prov)
+    except (UserError, ValueError) as exc:
+        raise UserError(f"{src}/PROVENANCE.json: {exc}") from None
+    if here:
         raise UserError(f"{src} holds this host's own records ({target_key(target)}): top them up with "
                         f"`longrun tune --root`, seeding is for another machine kind's records")
-    return prov, Method.from_provenance(prov)
+    return prov, method
 
 
 def retarget(src: Path, dst: Path, target: dict) -> int:
@@ -109,8 +122,8 @@ def seed_folder(model: str, src: Path, *, root: Path | None = None, timing: str 
     Returns:
         ``(the folder written, the re-timing's rows, its provenance)``.
     Raises:
-        UserError: see :func:`check_source`; a destination that is not empty; ``timing`` not in
-            :data:`~lab02_tvm.tuning.records.TIMINGS`; no record of ``src`` that builds and runs here.
+        UserError: see :func:`check_source`; a destination that is not empty or cannot be written; ``timing`` not
+            in :data:`~lab02_tvm.tuning.records.TIMINGS`; no record of ``src`` that builds and runs here.
     """
     from common.timing import set_torch_threads, tvm_threads
     import tvm
@@ -129,15 +142,22 @@ def seed_folder(model: str, src: Path, *, root: Path | None = None, timing: str 
     timing = timing or timing_of(src_prov)
     if timing not in TIMINGS:
         raise UserError(f"unknown timing {timing!r}: choose one of {', '.join(TIMINGS)}")
+    src_db = read_database(src)
     set_torch_threads(1)
-    dst.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{dst.name}.", dir=dst.parent))
+    try:
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{dst.name}.", dir=dst.parent))
+    except OSError as exc:
+        raise UserError(f"cannot write under {rel(dst.parent)} ({exc.strerror}): choose another --root") from None
     try:
         t0 = time.time()
         n_in = retarget(src, tmp, target)
         with tvm_threads(1):
             mod = method.module(tuning_module(import_torch(build_bundles([model], quick=False)[model])))
             names = rt.kernel_names(extract_tasks(mod, target, method.layout_rewrite))
+            if not any(wl[0] in names for wl in src_db.workloads):
+                raise UserError(f"none of {src}'s workloads is a kernel of {model} tuned {method}: pass the folder "
+                                f"of {model}'s records (nothing was written)")
             rows = rt.retime(tmp, target, top_k=top_k, rounds=rounds, min_gain=MIN_GAIN, cache_flush=timing == "cold",
                              keep_untimed=False, names=names, progress=progress)
         if not read_database(tmp).records:
@@ -145,7 +165,9 @@ def seed_folder(model: str, src: Path, *, root: Path | None = None, timing: str 
         pruned = prune(tmp)
         summ = rt.summary(rows, top_k=top_k, rounds=rounds, seconds=time.time() - t0)
         trials, minutes = run_totals(src_prov)
-        lost = [r["kernel"] for r in rows if not r["retimed"]]
+        ran = src_db.ranked_per_workload(1)  # workloads with no record that ran there get no row: named too
+        lost = [r["kernel"] for r in rows if not r["retimed"]] + [names.get(wl[0], f"workload {w}")
+                                                                   for w, wl in enumerate(src_db.workloads) if w not in ran]
         prov = {"model": model, "target": str(as_target(target)), "target_key": target_key(target),
                 "method": method.as_dict(), "layout_rewrite": method.layout_rewrite, "timing": timing,
                 "trials": 0, "trials_this_run": 0, "trials_all_runs": 0, "minutes": round((time.time() - t0) / 60, 1),
@@ -154,11 +176,14 @@ def seed_folder(model: str, src: Path, *, root: Path | None = None, timing: str 
                 "command": command, "tvm": tvm.__version__, "threads": 1, "retimed": summ,
                 "note": (f"seeded from {src_prov.get('target_key') or target_key(src_prov['target'])}'s records "
                          f"(tuning/seed.py): re-timed here ({timing}), no trials run here yet"
-                         + (f"; dropped (no record builds and runs here): {', '.join(lost)}" if lost else "")),
+                         + (f"; dropped (no record that ran there, or none that builds and runs here): "
+                            f"{', '.join(lost)}" if lost else "")),
                 "seeded_from": {"folder": rel(Path(src)), "target_key": target_key(src_prov["target"]),
                                 "timing": timing_of(src_prov), "trials_all_runs": trials, "minutes": round(minutes, 1),
-                                "date_utc": src_prov.get("date_utc")}}
+                                "date_utc": src_prov.get("date_utc"),
+                                **({"seeded_from": src_prov["seeded_from"]} if "seeded_from" in src_prov else {})}}
         write_provenance(tmp, prov)
+        tmp.chmod(0o755)  # mkdtemp's folder is private; a records folder is not
         if dst.exists():
             dst.rmdir()  # empty (checked above)
         os.replace(tmp, dst)
@@ -197,7 +222,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                        f"{prov['seeded_from']['target_key']}", notes=notes, listed="changed")
     step(1, "seed", f"{rel(dst)}: {prov['records']} records from {prov['seeded_from']['target_key']}, "
                     f"re-timed here (x{summ['host_ratio_median']} their time there, median); "
-                    f"next: longrun tune --model {args.model} --root {rel(dst.parents[1])}")
+                    f"next: python -m lab02_tvm.tuning.longrun tune --model {args.model} --root {rel(dst.parents[1])}")
     step(2, "write", rel(paths["md"]))
     return 0
 
