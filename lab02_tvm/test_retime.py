@@ -182,6 +182,8 @@ def test_longrun_retime_refuses_an_empty_folder_and_k_0(tmp_path):
         longrun.main(["retime", "--model", "bert", "--retime", "0", "--root", str(tmp_path)])
     with pytest.raises(UserError, match="--retime must be >= 0"):
         longrun.main(["tune", "--model", "bert", "--retime", "-1", "--root", str(tmp_path)])
+    with pytest.raises(UserError, match="no MetaSchedule database in .*nowhere"):  # before the model loads
+        longrun.main(["retime", "--model", "bert", "--root", str(tmp_path), "--incumbents", str(tmp_path / "nowhere")])
 
 
 def test_provenance_keeps_the_retiming_of_earlier_runs():
@@ -195,3 +197,26 @@ def test_provenance_keeps_the_retiming_of_earlier_runs():
     prev |= {"climbed": {"written": ["b"]}, "climbed_earlier": [{"written": ["a"]}]}
     [run] = earlier_runs(prev)
     assert run["climbed"] == {"written": ["b"]} and run["climbed_earlier"] == [{"written": ["a"]}]
+
+
+def test_the_incumbent_is_re_timed_whatever_its_stored_time_and_is_the_record_to_beat(tmp_path, host):
+    """A top-up's new records stored below the folder's old best push it out of the ``top_k`` by stored time:
+    with ``incumbents`` naming the third sketch (stored slowest), top_k 1 still re-times it, and with min_gain
+    1 - 1e-7 (no real time beats another 1e7x) it is the record that stays. Without, only the first is timed."""
+    target = {**host, "num-cores": 1}
+    traces = _database(tmp_path, target)
+    hash_ = read_database(tmp_path).workloads[0][0]
+    before = database_paths(tmp_path)[1].read_text()
+    inc = {hash_: json.dumps(json.loads(before.splitlines()[2])[1][0])}  # the third record's trace, as stored
+    assert rt.incumbents(tmp_path) == {hash_: json.dumps(json.loads(before.splitlines()[0])[1][0])}  # the best now
+    assert rt.incumbents(tmp_path / "none") == {}
+    [row] = rt.retime(tmp_path, target, top_k=1, rounds=1, min_gain=1 - 1e-7, incumbents=inc, progress=False)
+    assert row["retimed"] == 2 and row["stored_ms"] == pytest.approx(1e3 * STORED[2]) and not row["changed"]
+    assert row["fastest_other_ms"] > 1e3 * FLOPS / 1e12  # the stored best was timed too
+    from tvm.s_tir import meta_schedule as ms
+    [kept] = ms.database.JSONDatabase(*map(str, database_paths(tmp_path))).get_all_tuning_records()
+    assert str(kept.trace) == traces[2]
+    # an incumbent the folder does not hold (another trace) changes nothing: the stored best leads
+    database_paths(tmp_path)[1].write_text(before)
+    [row] = rt.retime(tmp_path, target, top_k=1, rounds=1, incumbents={hash_: "[]"}, progress=False)
+    assert row["retimed"] == 1 and row["stored_ms"] == pytest.approx(1e3 * STORED[0])

@@ -37,7 +37,7 @@ from ..models import MODELS
 from .database import RECORDS, prune, read_database
 from .method import FIELD, Method, task_of_kernel
 from .climb import STEP_ROUNDS
-from .retime import MIN_GAIN, ROUNDS, TOP_K
+from .retime import MIN_GAIN, ROUNDS, TOP_K, incumbents
 from .records import (LOG_ROOT, SHIPPED_ROOT, TIMINGS, carried_over, earlier_runs, read_provenance, rel, shipped_dir, target_key,
                       timing_of, write_provenance)
 
@@ -138,6 +138,7 @@ def tune_records(model: str, trials: int, minutes: float, *, command: str, root:
         raise UserError(f"{rel(work)} holds records timed {had_timing}; a top-up timed {timing} would compare "
                         f"times taken two ways: tune into another folder (--root) or keep --timing {had_timing}")
     earlier = earlier_runs(prev)
+    before = incumbents(work)  # each kernel's record before this run: re-timed against the new ones
     if not tile and folder_tiles(work):
         tile = True
         print(f"{rel(work)} holds register-tile records: topped up in the register-tile space, as they were tuned",
@@ -151,7 +152,7 @@ def tune_records(model: str, trials: int, minutes: float, *, command: str, root:
                              deep_cost=deep_cost, layout_rewrite=method.layout_rewrite,
                              space=tile_space_for(target) if tile else None, cache_flush=timing == "cold")
         retimed = _retime(model, report.workloads, target, work, timing, retime_top_k, retime_rounds,
-                          retime_min_gain) if retime_top_k and not keep_all else None
+                          retime_min_gain, incumbents=before) if retime_top_k and not keep_all else None
     pruned = prune(work) if not keep_all else {"records_before": len(read_database(work).records),
                                                 "records": len(read_database(work).records)}
     info = {"model": model, "target": str(as_target(target)), "target_key": target_key(target),
@@ -244,15 +245,18 @@ RANKINGS = {"roofline": ("roofline", lost_ms_by_kernel, "ranked by ms lost again
 
 
 def _retime(model: str, names: dict[str, str], target: dict, work: Path, timing: str, top_k: int, rounds: int,
-            min_gain: float = MIN_GAIN) -> dict:
+            min_gain: float = MIN_GAIN, incumbents: dict[str, str] | None = None) -> dict:
     """Re-time ``work``'s records (:func:`lab02_tvm.tuning.retime.retime`), write the table ``retime_<model>``,
     and return the provenance's ``"retimed"``. ``names``: ``{workload hash: task name}``
-    (:func:`lab02_tvm.tuning.retime.kernel_names`) for the table's rows."""
+    (:func:`lab02_tvm.tuning.retime.kernel_names`) for the table's rows; ``incumbents``: the folder's best
+    records before a top-up (:func:`lab02_tvm.tuning.retime.incumbents`), each the record to beat."""
     from . import retime as rt
     t0 = time.time()
     rows = rt.retime(work, target, top_k=top_k, rounds=rounds, min_gain=min_gain, cache_flush=timing == "cold",
-                     names=names)
+                     names=names, incumbents=incumbents)
     summ = rt.summary(rows, top_k=top_k, rounds=rounds, seconds=time.time() - t0, min_gain=min_gain)
+    if incumbents:
+        summ["incumbents"] = "each kernel's record before the top-up re-timed too, the record to beat"
     paths = rt.write_table(model, rows, summ, work)
     print(f"{model}: re-timed {summ['kernels']} kernels on this host (stored best now x{summ['host_ratio_median']} "
           f"its stored time, median); another record is the best now for {len(summ['changed'])}: "
@@ -285,20 +289,30 @@ def _folder_tasks(model: str, root: Path | None, what: str) -> tuple[dict, Path,
 
 
 def retime_folder(model: str, *, root: Path | None = None, top_k: int = TOP_K, rounds: int = ROUNDS,
-                  min_gain: float = MIN_GAIN) -> dict:
+                  min_gain: float = MIN_GAIN, incumbents_from: Path | None = None) -> dict:
     """``longrun retime``: re-time a folder's records on this host, prune to the best, note it in the provenance.
 
+    ``incumbents_from``: a records folder (the shipped one a top-up was copied from) whose best record of each
+    kernel is re-timed too and is the record to beat (:func:`lab02_tvm.tuning.retime.retime`'s ``incumbents``):
+    how a top-up re-times since 2026-12-05, for a folder tuned with ``--keep-all`` or before then.
+
     Raises:
-        UserError: the folder holds no records (or see :func:`lab02_tvm.tuning.retime.retime`).
+        UserError: the folder holds no records, ``incumbents_from`` holds no database (or see
+            :func:`lab02_tvm.tuning.retime.retime`).
     """
     from common.timing import tvm_threads
     from .retime import kernel_names
 
+    before = None
+    if incumbents_from is not None:
+        read_database(incumbents_from)  # one line, before the model loads
+        before = incumbents(incumbents_from)
     target, work, infos = _folder_tasks(model, root, "re-time")
     prov = read_provenance(work)
     earlier = [*prov.get("retimed_earlier", []), *([prov["retimed"]] if "retimed" in prov else [])]
     with tvm_threads(1):
-        summ = _retime(model, kernel_names(infos), target, work, timing_of(prov), top_k, rounds, min_gain)
+        summ = _retime(model, kernel_names(infos), target, work, timing_of(prov), top_k, rounds, min_gain,
+                       incumbents=before)
     pruned = prune(work)
     write_provenance(work, {**prov, "retimed": summ, "records": pruned["records"],
                             **({"retimed_earlier": earlier} if earlier else {})})
@@ -459,6 +473,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                    help="climb: the results table's name (default climb_<model>; one per pass keeps each pass's rows)")
     p.add_argument("--min-gain", type=float, default=MIN_GAIN,
                    help=f"least gain (fraction) for a re-timed record to replace the stored best (default {MIN_GAIN})")
+    p.add_argument("--incumbents", type=Path, default=None, metavar="FOLDER",
+                   help="retime: also re-time FOLDER's best record of each kernel (the shipped folder a top-up "
+                        "was copied from), the record to beat")
     p.add_argument("--from", dest="source", type=Path, default=None, metavar="ROOT",
                    help="merge: the folder of target folders whose records join --root's (tuning/merge.py)")
     p.add_argument("--root", type=Path, default=None,
@@ -480,7 +497,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.retime < 1:
             raise UserError("longrun retime: --retime K must be >= 1 (the records re-timed per kernel)")
         for name in names:
-            retime_folder(name, root=args.root, top_k=args.retime, rounds=args.rounds, min_gain=args.min_gain)
+            retime_folder(name, root=args.root, top_k=args.retime, rounds=args.rounds, min_gain=args.min_gain,
+                          incumbents_from=args.incumbents)
         return 0
     if args.deep_by_roofline and args.deep_by_ort:
         raise UserError("--deep-by-roofline and --deep-by-ort rank the deep phase two ways: pick one")

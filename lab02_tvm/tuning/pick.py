@@ -2,9 +2,10 @@
 
 A top-up (:mod:`lab02_tvm.tuning.longrun`: ``tune``, ``retime``, ``climb`` into a copy of the shipped folder)
 keeps, per kernel, the record that ran fastest *alone*. On the AVX-512 Intel kind a BERT-base top-up whose
-climbed attention projection ran 6.7 % faster alone made the model 8-9 % slower in both orders of
-``records_ab`` (the Lab 02 README's tuning log): in the model that kernel's input is in cache and its weights
-are not, which the kernel timed alone does not see. :func:`pick` settles it where the kernel runs:
+climbed attention projection ran 6.7 % faster alone (in the climb's own pass) ran it 5.4 % slower in the model:
+there its input is in cache and its weights are not, which the kernel timed alone does not see (that top-up's
+FFN matmul, 23.5 % slower in the model, was a record the re-timing had never timed against the shipped one:
+:func:`lab02_tvm.tuning.retime.retime`'s ``incumbents``). :func:`pick` settles it where the kernel runs:
 
 1. every kernel whose best record differs between ``base`` (the folder that ships) and ``topup`` (a top-up
    of it) is a candidate;
