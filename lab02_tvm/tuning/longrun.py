@@ -15,6 +15,8 @@ work; ``TVM_BIND_THREADS=0`` keeps TVM from pinning its thread)::
 of earlier runs were timed on hosts of other speeds, and the build picks the lowest stored time.
 ``python -m lab02_tvm.tuning.longrun climb --model resnet50`` times the one-step neighbours of each kernel's
 best record and keeps a faster one (:mod:`lab02_tvm.tuning.climb`).
+``python -m lab02_tvm.tuning.longrun harvest --model bert --root build/lab02/harvest`` gathers every record the
+shipped folder's committed versions held and re-times them all against the shipped ones (:mod:`lab02_tvm.tuning.history`).
 
 All of these time a kernel alone. A top-up into a copy of the shipped folder then goes through
 ``python -m lab02_tvm.tuning.pick --model M SHIPPED TOPUP OUT`` (each of its new records kept only where it runs
@@ -256,7 +258,7 @@ def _retime(model: str, names: dict[str, str], target: dict, work: Path, timing:
                      names=names, incumbents=incumbents)
     summ = rt.summary(rows, top_k=top_k, rounds=rounds, seconds=time.time() - t0, min_gain=min_gain)
     if incumbents:
-        summ["incumbents"] = "each kernel's record before the top-up re-timed too, the record to beat"
+        summ["incumbents"] = "each kernel's record before this run (or --incumbents) re-timed too, the record to beat"
     paths = rt.write_table(model, rows, summ, work)
     print(f"{model}: re-timed {summ['kernels']} kernels on this host (stored best now x{summ['host_ratio_median']} "
           f"its stored time, median); another record is the best now for {len(summ['changed'])}: "
@@ -404,6 +406,29 @@ def _method_with(flags: dict, model: str, root: Path | None):
     return replace(folder_method(shipped_dir(model, {**host_target(), "num-cores": 1}, root)) or FIELD, **flags)
 
 
+def harvest(model: str, root: Path, *, rounds: int = ROUNDS, min_gain: float = MIN_GAIN) -> dict:
+    """``longrun harvest``: every record the shipped folder of ``model`` ever held (:func:`lab02_tvm.tuning.history.union`)
+    into ``root``'s folder, all re-timed here with the shipped records as the ones to beat, then pruned.
+
+    Returns:
+        the re-timing's provenance entry (:func:`retime_folder`), with ``"history"`` (versions, records).
+    Raises:
+        UserError: ``root`` is the shipped root, the shipped folder has no history, ``root``'s folder is not empty.
+    """
+    from ..build import host_target
+    from . import history
+    if root is None or Path(root).resolve() == SHIPPED_ROOT.resolve():
+        raise UserError("longrun harvest writes a scratch folder: name it with --root (e.g. build/lab02/harvest)")
+    target = {**host_target(), "num-cores": 1}
+    src, dst = shipped_dir(model, target), shipped_dir(model, target, root)
+    info = history.union(src, dst)
+    print(f"{model}: {info['records']} records of {info['workloads']} workloads from {info['versions']} committed "
+          f"versions of {rel(src)}", flush=True)
+    summ = retime_folder(model, root=root, top_k=history.most_per_workload(dst), rounds=rounds, min_gain=min_gain,
+                         incumbents_from=src)
+    return {**summ, "history": info}
+
+
 def _merge(names: list[str], source: Path | None, root: Path | None) -> int:
     """``longrun merge --from ROOT``: join each model's folder under ``source`` into the one under ``root``."""
     from ..build import host_target
@@ -422,13 +447,14 @@ def _merge(names: list[str], source: Path | None, root: Path | None) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``tune`` (the long run, then prune + provenance), ``prune`` (shipped folders in place), ``retime``
-    (re-time a folder's records on this host), ``merge`` (join another root's folder into one) or ``climb``
-    (hill-climb each kernel's best record, :func:`climb_model`)."""
+    (re-time a folder's records on this host), ``merge`` (join another root's folder into one), ``climb``
+    (hill-climb each kernel's best record, :func:`climb_model`) or ``harvest`` (:func:`harvest`)."""
     from common.cli import parser, table_name
     p = parser("python -m lab02_tvm.tuning.longrun", __doc__)
-    p.add_argument("action", choices=["tune", "prune", "retime", "merge", "climb"],
+    p.add_argument("action", choices=["tune", "prune", "retime", "merge", "climb", "harvest"],
                    help="tune (long run), prune the shipped databases, re-time a folder's records on this host, "
-                        "merge two folders, or hill-climb each kernel's best record (tuning/climb.py)")
+                        "merge two folders, hill-climb each kernel's best record (tuning/climb.py), or harvest "
+                        "every record the shipped folder's git history holds (tuning/history.py)")
     p.add_argument("--model", default="all", choices=[*MODELS, "all"],
                    help="all = resnet50 and bert (the long run); LLaMA-tiny one sequence at a time")
     p.add_argument("--trials", default="1800,1100", help="trials per model (one value or resnet50,bert)")
@@ -493,6 +519,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                         f"(got {args.retime}, {args.rounds}, {args.min_gain})")
     if args.action == "merge":
         return _merge(names, args.source, args.root)
+    if args.action == "harvest":
+        for name in names:
+            harvest(name, args.root, rounds=args.rounds, min_gain=args.min_gain)
+        return 0
     if args.action == "retime":
         if args.retime < 1:
             raise UserError("longrun retime: --retime K must be >= 1 (the records re-timed per kernel)")
