@@ -70,7 +70,31 @@ def test_union_refuses_what_it_cannot_read_or_would_overwrite(repo, tmp_path):
         history.union(tmp_path / "elsewhere", tmp_path / "o3", repo=repo)
 
 
+def test_union_follows_a_move_skips_a_deletion_and_counts_the_working_tree(repo, tmp_path):
+    """The folder moved, then deleted (``git log --follow --diff-filter=d``: every version read from its own path),
+    then brought back uncommitted with a record of its own: that newest version is in the union too."""
+    git = ["git", "-C", str(repo)]
+    subprocess.run([*git, "mv", "shipped", "moved"], check=True)
+    subprocess.run([*git, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "v3 moved"], check=True)
+    moved = repo / "moved" / "bert"
+    assert [p for _, p in history.versions(moved, repo)] == ["moved/bert/" + RECORDS] + ["shipped/bert/" + RECORDS] * 2
+    subprocess.run([*git, "rm", "-rq", "moved"], check=True)
+    subprocess.run([*git, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "v4 deleted"], check=True)
+    assert len(history.versions(moved, repo)) == 3  # the deleting commit has no version to read
+    assert history.union(moved, tmp_path / "o1", repo=repo)["records"] == 3
+    moved.mkdir(parents=True)
+    (moved / WORKLOADS).write_text(json.dumps(["h3", "module h3"]) + "\n")
+    (moved / RECORDS).write_text(json.dumps([0, [[["D"]], [5e-4], TARGET, []]]) + "\n")
+    info = history.union(moved, tmp_path / "o2", repo=repo)
+    assert info["records"] == 4 and info["workloads"] == 3
+    (tmp_path / "afile").write_text("")
+    with pytest.raises(UserError, match="is not empty"):
+        history.union(moved, tmp_path / "afile", repo=repo)
+
+
 def test_longrun_harvest_needs_a_scratch_root():
     from lab02_tvm.tuning import longrun
     with pytest.raises(UserError, match="name it with --root"):
         longrun.main(["harvest", "--model", "bert"])
+    with pytest.raises(UserError, match="--incumbents names one model's records folder"):
+        longrun.main(["retime", "--incumbents", "somewhere"])

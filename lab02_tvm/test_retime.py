@@ -216,6 +216,14 @@ def test_the_incumbent_is_re_timed_whatever_its_stored_time_and_is_the_record_to
     from tvm.s_tir import meta_schedule as ms
     [kept] = ms.database.JSONDatabase(*map(str, database_paths(tmp_path))).get_all_tuning_records()
     assert str(kept.trace) == traces[2]
+    # an incumbent that no longer applies here has no claim: the records timed now replace the workload's
+    gone = tmp_path / "gone"
+    _database(gone, target, foreign_best=True)
+    foreign = database_paths(gone)[1].read_text().splitlines()[0]
+    [row] = rt.retime(gone, target, top_k=2, rounds=1, incumbents={hash_: json.dumps(json.loads(foreign)[1][0])},
+                      progress=False)
+    assert row["retimed"] == 1 and row["changed"] and row["best_now_ms"] > 1e3 * FLOPS / 1e12
+    assert [len(r[1][1]) for r in read_database(gone).records] == [1]  # only the record timed now, its time
     # an incumbent the folder does not hold (another trace) changes nothing: the stored best leads
     database_paths(tmp_path)[1].write_text(before)
     [row] = rt.retime(tmp_path, target, top_k=1, rounds=1, incumbents={hash_: "[]"}, progress=False)

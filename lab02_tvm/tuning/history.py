@@ -38,10 +38,19 @@ def _git(repo: Path, *args: str) -> str:
     return r.stdout
 
 
-def versions(folder: Path, repo: Path = REPO_ROOT) -> list[str]:
-    """The commits that changed ``folder``'s records file, newest first (``[]`` when it was never committed)."""
+def versions(folder: Path, repo: Path = REPO_ROOT) -> list[tuple[str, str]]:
+    """``[(commit, records file path in it)]``: every committed version of ``folder``'s records file, newest first,
+    across moves (``--follow``) and without the commits that deleted it; paths from the top of the git tree."""
     rel_path = Path(folder).resolve().relative_to(Path(repo).resolve()) / RECORDS
-    return _git(repo, "log", "--format=%H", "--", str(rel_path)).split()
+    out = _git(repo, "log", "--follow", "--diff-filter=d", "--format=commit %H", "--name-only", "--", str(rel_path))
+    found, rev = [], None
+    for line in out.splitlines():
+        if line.startswith("commit "):
+            rev = line.split()[1]
+        elif line.strip() and rev is not None:
+            found.append((rev, line.strip()))
+            rev = None
+    return found
 
 
 def union(folder: Path, out: Path, repo: Path = REPO_ROOT) -> dict:
@@ -51,29 +60,30 @@ def union(folder: Path, out: Path, repo: Path = REPO_ROOT) -> dict:
     (``longrun harvest`` does). ``out``'s provenance is ``folder``'s now plus ``"history"``.
 
     Args:
-        folder: a records folder tracked in ``repo`` (a shipped one).
+        folder: a records folder tracked in ``repo`` (a shipped one); its working-tree files count as the newest version.
         out: an empty or absent folder (written in place: a scratch folder, never a shipped one).
     Returns:
         ``{"versions", "workloads", "records"}``: commits read, distinct workloads and records written.
     Raises:
-        UserError: ``folder`` is outside ``repo`` or has no committed version, ``out`` is not empty, git is missing
-            or fails.
+        UserError: ``folder`` is outside ``repo`` or has no committed version, ``out`` exists and is not an empty
+            folder, git is missing or fails.
     """
     folder, out = Path(folder), Path(out)
+    check_out(out)
     try:
         revs = versions(folder, repo)
     except ValueError:
         raise UserError(f"{folder} is not inside {repo}: only a committed folder has a history") from None
     if not revs:
         raise UserError(f"{rel(folder)} has no committed version: nothing to harvest")
-    if out.exists() and any(out.iterdir()):
-        raise UserError(f"{rel(out)} is not empty: harvest into another --root, or remove it first if it is yours to lose")
-    rel_dir = folder.resolve().relative_to(Path(repo).resolve())
     index: dict[str, int] = {}
     workloads, records, seen = [], [], set()
-    for rev in revs:
-        wls = [json.loads(x) for x in _git(repo, "show", f"{rev}:{rel_dir / WORKLOADS}").splitlines() if x.strip()]
-        for line in _git(repo, "show", f"{rev}:{rel_dir / RECORDS}").splitlines():
+    texts = [((folder / WORKLOADS).read_text(), (folder / RECORDS).read_text())] if (folder / RECORDS).is_file() else []
+    texts += [(_git(repo, "show", f"{rev}:{Path(path).parent / WORKLOADS}"), _git(repo, "show", f"{rev}:{path}"))
+              for rev, path in revs]  # the working tree first: a version not yet committed is one too
+    for wl_text, rec_text in texts:
+        wls = [json.loads(x) for x in wl_text.splitlines() if x.strip()]
+        for line in rec_text.splitlines():
             if not line.strip():
                 continue
             w, rec = json.loads(line)
@@ -91,6 +101,12 @@ def union(folder: Path, out: Path, repo: Path = REPO_ROOT) -> dict:
     info = {"versions": len(revs), "workloads": len(workloads), "records": len(records)}
     write_provenance(out, {**read_provenance(folder), "history": {"from": rel(folder), **info}})
     return info
+
+
+def check_out(out: Path) -> None:
+    """Refuse an ``out`` that exists and is not an empty folder (a harvest never overwrites)."""
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise UserError(f"{rel(out)} is not empty: harvest into another --root, or remove it first if it is yours to lose")
 
 
 def most_per_workload(out: str | os.PathLike) -> int:

@@ -247,11 +247,12 @@ RANKINGS = {"roofline": ("roofline", lost_ms_by_kernel, "ranked by ms lost again
 
 
 def _retime(model: str, names: dict[str, str], target: dict, work: Path, timing: str, top_k: int, rounds: int,
-            min_gain: float = MIN_GAIN, incumbents: dict[str, str] | None = None) -> dict:
+            min_gain: float = MIN_GAIN, incumbents: dict[str, str] | None = None, table: str | None = None) -> dict:
     """Re-time ``work``'s records (:func:`lab02_tvm.tuning.retime.retime`), write the table ``retime_<model>``,
     and return the provenance's ``"retimed"``. ``names``: ``{workload hash: task name}``
     (:func:`lab02_tvm.tuning.retime.kernel_names`) for the table's rows; ``incumbents``: the folder's best
-    records before a top-up (:func:`lab02_tvm.tuning.retime.incumbents`), each the record to beat."""
+    records before a top-up (:func:`lab02_tvm.tuning.retime.incumbents`), each the record to beat; ``table``: the
+    table's name (default ``retime_<model>``)."""
     from . import retime as rt
     t0 = time.time()
     rows = rt.retime(work, target, top_k=top_k, rounds=rounds, min_gain=min_gain, cache_flush=timing == "cold",
@@ -259,7 +260,7 @@ def _retime(model: str, names: dict[str, str], target: dict, work: Path, timing:
     summ = rt.summary(rows, top_k=top_k, rounds=rounds, seconds=time.time() - t0, min_gain=min_gain)
     if incumbents:
         summ["incumbents"] = "each kernel's record before this run (or --incumbents) re-timed too, the record to beat"
-    paths = rt.write_table(model, rows, summ, work)
+    paths = rt.write_table(model, rows, summ, work, stem=table)
     print(f"{model}: re-timed {summ['kernels']} kernels on this host (stored best now x{summ['host_ratio_median']} "
           f"its stored time, median); another record is the best now for {len(summ['changed'])}: "
           f"{', '.join(summ['changed']) or 'none'} ({rel(paths['md'])})", flush=True)
@@ -291,7 +292,7 @@ def _folder_tasks(model: str, root: Path | None, what: str) -> tuple[dict, Path,
 
 
 def retime_folder(model: str, *, root: Path | None = None, top_k: int = TOP_K, rounds: int = ROUNDS,
-                  min_gain: float = MIN_GAIN, incumbents_from: Path | None = None) -> dict:
+                  min_gain: float = MIN_GAIN, incumbents_from: Path | None = None, table: str | None = None) -> dict:
     """``longrun retime``: re-time a folder's records on this host, prune to the best, note it in the provenance.
 
     ``incumbents_from``: a records folder (the shipped one a top-up was copied from) whose best record of each
@@ -314,7 +315,7 @@ def retime_folder(model: str, *, root: Path | None = None, top_k: int = TOP_K, r
     earlier = [*prov.get("retimed_earlier", []), *([prov["retimed"]] if "retimed" in prov else [])]
     with tvm_threads(1):
         summ = _retime(model, kernel_names(infos), target, work, timing_of(prov), top_k, rounds, min_gain,
-                       incumbents=before)
+                       incumbents=before, table=table)
     pruned = prune(work)
     write_provenance(work, {**prov, "retimed": summ, "records": pruned["records"],
                             **({"retimed_earlier": earlier} if earlier else {})})
@@ -408,7 +409,8 @@ def _method_with(flags: dict, model: str, root: Path | None):
 
 def harvest(model: str, root: Path, *, rounds: int = ROUNDS, min_gain: float = MIN_GAIN) -> dict:
     """``longrun harvest``: every record the shipped folder of ``model`` ever held (:func:`lab02_tvm.tuning.history.union`)
-    into ``root``'s folder, all re-timed here with the shipped records as the ones to beat, then pruned.
+    into ``root``'s folder, all re-timed here with the shipped records as the ones to beat, then pruned; the table
+    ``retime_<model>_history``.
 
     Returns:
         the re-timing's provenance entry (:func:`retime_folder`), with ``"history"`` (versions, records).
@@ -425,7 +427,7 @@ def harvest(model: str, root: Path, *, rounds: int = ROUNDS, min_gain: float = M
     print(f"{model}: {info['records']} records of {info['workloads']} workloads from {info['versions']} committed "
           f"versions of {rel(src)}", flush=True)
     summ = retime_folder(model, root=root, top_k=history.most_per_workload(dst), rounds=rounds, min_gain=min_gain,
-                         incumbents_from=src)
+                         incumbents_from=src, table=f"retime_{model}_history")
     return {**summ, "history": info}
 
 
@@ -520,9 +522,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.action == "merge":
         return _merge(names, args.source, args.root)
     if args.action == "harvest":
+        from ..build import host_target
+        from .history import check_out
+        if args.root is not None:  # every destination checked before the first (long) re-timing
+            for name in names:
+                check_out(shipped_dir(name, {**host_target(), "num-cores": 1}, args.root))
         for name in names:
             harvest(name, args.root, rounds=args.rounds, min_gain=args.min_gain)
         return 0
+    if args.incumbents is not None and len(names) > 1:
+        raise UserError("--incumbents names one model's records folder: pass --model too")
     if args.action == "retime":
         if args.retime < 1:
             raise UserError("longrun retime: --retime K must be >= 1 (the records re-timed per kernel)")

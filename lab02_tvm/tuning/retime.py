@@ -135,7 +135,8 @@ def retime(work_dir: str | os.PathLike, target, *, top_k: int = TOP_K, rounds: i
         incumbents: ``{workload structural hash: trace}`` (:func:`incumbents`): the record each workload was built
             with before a top-up. It is re-timed whatever its stored time (besides the ``top_k``) and is the one
             that stays unless another beats it by ``min_gain``: its stored time is from an earlier pass, and a
-            top-up's new records, stored below it, would otherwise push it out of the ``top_k`` unmeasured.
+            top-up's new records, stored below it, would otherwise push it out of the ``top_k`` unmeasured. An
+            incumbent that no longer builds or runs has no claim: the records timed now replace the workload's.
         names: ``{workload structural hash: kernel name}`` for the rows (default ``"workload <index>"``).
         builder, runner: MetaSchedule builder and runner (default :func:`harness.make_builder`,
             :func:`harness.make_runner`).
@@ -161,7 +162,8 @@ def retime(work_dir: str | os.PathLike, target, *, top_k: int = TOP_K, rounds: i
     picks = db.ranked_per_workload(top_k)
     if not picks:  # nothing measured: re-timing would write an empty records file
         raise UserError(f"{work_dir} holds no successfully measured record: nothing to re-time (nothing was written)")
-    for w, i in _incumbent_lines(db, incumbents or {}).items():  # first: the record to beat
+    inc = _incumbent_lines(db, incumbents or {})
+    for w, i in inc.items():  # first: the record to beat
         picks[w] = [i, *[j for j in picks[w] if j != i]]
     recs = _decode(db, picks)
     times = _measure(recs, target, rounds=rounds, cache_flush=cache_flush, builder=builder, runner=runner,
@@ -172,15 +174,16 @@ def retime(work_dir: str | os.PathLike, target, *, top_k: int = TOP_K, rounds: i
         timed = [i for i in idx if times.get(i)]
         name = (names or {}).get(db.workloads[w][0], f"workload {w}")
         if idx[0] not in timed:  # the stored best does not build or run now: keep what the workload had
-            kept = {i: db.records[i] for i, r in enumerate(db.records) if r[0] == w} if keep_untimed else \
+            as_was = keep_untimed and not (w in inc and timed)  # an incumbent that fails now has no claim
+            kept = {i: db.records[i] for i, r in enumerate(db.records) if r[0] == w} if as_was else \
                 {i: [w, [db.records[i][1][0], times[i], *db.records[i][1][2:]]] for i in timed}
             keep.update(kept)
             other_now = [1e3 * sum(times[i]) / len(times[i]) for i in timed]
-            rows.append({"kernel": name, "retimed": 0 if keep_untimed else len(timed),
+            rows.append({"kernel": name, "retimed": 0 if as_was else len(timed),
                          "stored_ms": _ms(1e3 * mean_run_s(db.records[idx[0]][1][1])), "stored_now_ms": None,
-                         "best_now_ms": None if keep_untimed or not other_now else _ms(min(other_now)),
+                         "best_now_ms": None if as_was or not other_now else _ms(min(other_now)),
                          "fastest_other_ms": _ms(min(other_now)) if other_now else None, "host_ratio": None,
-                         "changed": bool(other_now) and not keep_untimed, "gain_pct": None})
+                         "changed": bool(other_now) and not as_was, "gain_pct": None})
             continue
         now = {i: 1e3 * sum(times[i]) / len(times[i]) for i in timed}
         first_now = now[idx[0]]
@@ -241,13 +244,14 @@ def summary(rows: list[dict], *, top_k: int, rounds: int, seconds: float, min_ga
             "changed": [r["kernel"] for r in rows if r["changed"]]}
 
 
-def write_table(model: str, rows: list[dict], summ: dict, folder: str | os.PathLike) -> dict:
-    """``results/lab02/retime_<model>.{md,csv,json}``: the rows of :func:`retime` with its :func:`summary`."""
+def write_table(model: str, rows: list[dict], summ: dict, folder: str | os.PathLike, stem: str | None = None) -> dict:
+    """``results/lab02/retime_<model>.{md,csv,json}`` (or ``stem``): the rows of :func:`retime` with its :func:`summary`."""
     notes = ("Each kernel's best records re-timed on this host in one pass (interleaved rounds, timed as the "
-             "folder's records were): stored_ms = the stored best as stored; stored_now_ms = that record now; "
+             "folder's records were): stored_ms = the stored best (or the incumbent, the folder's record before "
+             "a top-up) as stored; stored_now_ms = that record now; "
              "best_now_ms = the fastest record now; host_ratio = stored_now / stored (> 1: this host ran slower "
              "than the one that timed it); changed = another record is the best now.")
-    return pass_table(f"retime_{model}", rows, summ, folder, title=f"Lab 02: {model}'s records re-timed on this host",
+    return pass_table(stem or f"retime_{model}", rows, summ, folder, title=f"Lab 02: {model}'s records re-timed on this host",
                       notes=notes, listed="changed")
 
 
