@@ -25,7 +25,7 @@ from pathlib import Path
 from common.errors import UserError
 
 from .database import RECORDS, WORKLOADS
-from .records import REPO_ROOT, read_provenance, rel, write_provenance
+from .records import REPO_ROOT, read_provenance, rel, require_empty, write_provenance
 
 
 def _git(repo: Path, *args: str) -> str:
@@ -69,7 +69,7 @@ def union(folder: Path, out: Path, repo: Path = REPO_ROOT) -> dict:
             folder, git is missing or fails.
     """
     folder, out = Path(folder), Path(out)
-    check_out(out)
+    require_empty(out, "harvest")
     try:
         revs = versions(folder, repo)
     except ValueError:
@@ -101,12 +101,6 @@ def union(folder: Path, out: Path, repo: Path = REPO_ROOT) -> dict:
     info = {"versions": len(revs), "workloads": len(workloads), "records": len(records)}
     write_provenance(out, {**read_provenance(folder), "history": {"from": rel(folder), **info}})
     return info
-
-
-def check_out(out: Path) -> None:
-    """Refuse an ``out`` that exists and is not an empty folder (a harvest never overwrites)."""
-    if out.exists() and (not out.is_dir() or any(out.iterdir())):
-        raise UserError(f"{rel(out)} is not empty: harvest into another --root, or remove it first if it is yours to lose")
 
 
 def most_per_workload(out: str | os.PathLike) -> int:

@@ -116,9 +116,6 @@ def tune_records(model: str, trials: int, minutes: float, *, command: str, root:
 
     from common.timing import set_torch_threads, tvm_threads
     from ..build import host_target
-    from ..models import build_bundles
-    from ..graph.frontend import import_torch
-    from ..graph.passes import tuning_module
     from .tasks import as_target
     from ..schedule.intrin import tile_space_for
     from .tune import tune
@@ -146,7 +143,7 @@ def tune_records(model: str, trials: int, minutes: float, *, command: str, root:
         print(f"{rel(work)} holds register-tile records: topped up in the register-tile space, as they were tuned",
               flush=True)
     with tvm_threads(1):
-        mod = method.module(tuning_module(import_torch(build_bundles([model], quick=False)[model])))
+        mod = method.model_module(model)
         t0 = time.time()
         report = tune(mod, target, work, max_trials_global=trials, tune_minutes=minutes,
                              deep_top_k=deep_top_k, deep_trials=int(trials * deep_share), progress=progress, deep_by_time=True,
@@ -275,9 +272,6 @@ def _folder_tasks(model: str, root: Path | None, what: str) -> tuple[dict, Path,
     """
     from common.timing import set_torch_threads, tvm_threads
     from ..build import host_target
-    from ..graph.frontend import import_torch
-    from ..graph.passes import tuning_module
-    from ..models import build_bundles
     from .tasks import extract_tasks
 
     set_torch_threads(1)
@@ -287,7 +281,7 @@ def _folder_tasks(model: str, root: Path | None, what: str) -> tuple[dict, Path,
     if method is None or not read_database(work).best_per_workload():  # bad input fails before the model loads
         raise UserError(f"{rel(work)} holds no records to {what}: tune it first (longrun tune --model {model})")
     with tvm_threads(1):
-        mod = method.module(tuning_module(import_torch(build_bundles([model], quick=False)[model])))
+        mod = method.model_module(model)
         return target, work, extract_tasks(mod, target, method.layout_rewrite)
 
 
@@ -523,10 +517,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _merge(names, args.source, args.root)
     if args.action == "harvest":
         from ..build import host_target
-        from .history import check_out
+        from .records import require_empty
         if args.root is not None:  # every destination checked before the first (long) re-timing
             for name in names:
-                check_out(shipped_dir(name, {**host_target(), "num-cores": 1}, args.root))
+                require_empty(shipped_dir(name, {**host_target(), "num-cores": 1}, args.root), "harvest")
         for name in names:
             harvest(name, args.root, rounds=args.rounds, min_gain=args.min_gain)
         return 0

@@ -73,6 +73,14 @@ class Method:
         mod = winograd_conv2d(mod, tile=dict(self.winograd).get) if self.winograd else mod
         return combine_parallel_matmul(mod) if self.combine_matmul else mod
 
+    def model_module(self, model: str):
+        """:meth:`module` of the full-size ``model`` (a :data:`lab02_tvm.models.MODELS` key, batch 1, seeded weights),
+        imported from PyTorch and prepared for tuning: what the long run, the re-timing and a seed extract tasks from."""
+        from ..graph.frontend import import_torch
+        from ..graph.passes import tuning_module
+        from ..models import build_bundles
+        return self.module(tuning_module(import_torch(build_bundles([model], quick=False)[model])))
+
     def extends(self, other: Method) -> bool:
         """Whether records tuned with ``other`` are workloads of a build with this method too: this method
         is ``other`` with more of the graph rewrites of :data:`REWRITES` switched on (or more map sizes in its

@@ -338,6 +338,17 @@ def rel(p: Path) -> str:
         return str(p)
 
 
+def require_empty(out: Path, command: str) -> None:
+    """Refuse an ``out`` that exists and is not an empty folder: ``command`` (``"seed"``, ``"harvest"``) starts a
+    folder and never overwrites one.
+
+    Raises:
+        UserError: one line naming ``out`` and what to do.
+    """
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise UserError(f"{rel(out)} is not empty: {command} into another --root, or remove it first if it is yours to lose")
+
+
 def copy_records(src: str | os.PathLike, dst: str | os.PathLike) -> Path:
     """Copy a (checked) database to ``dst`` so a run can top it up without touching the shipped one."""
     read_database(src)

@@ -47,7 +47,8 @@ from pathlib import Path
 from common.errors import UserError
 
 from .database import WORKLOADS, database_paths, prune, read_database, target_dict
-from .records import REPO_ROOT, TIMINGS, read_provenance, rel, run_totals, same_target, shipped_dir, target_key, timing_of, write_provenance
+from .records import (REPO_ROOT, TIMINGS, read_provenance, rel, require_empty, run_totals, same_target, shipped_dir, target_key,
+                      timing_of, write_provenance)
 from .retime import MIN_GAIN, ROUNDS, TOP_K
 
 #: where seeded folders go by default (git-ignored): never the shipped records
@@ -103,12 +104,6 @@ def retarget(src: Path, dst: Path, target: dict) -> int:
     return len(lines)
 
 
-def _check_dst(dst: Path) -> None:
-    """Refuse a destination that already holds anything: a seed starts a folder, it never overwrites one."""
-    if dst.exists() and (not dst.is_dir() or any(dst.iterdir())):
-        raise UserError(f"{rel(dst)} is not empty: seed into another --root, or remove it first if it is yours to lose")
-
-
 def seed_folder(model: str, src: Path, *, root: Path | None = None, timing: str | None = None, top_k: int = TOP_K,
                 rounds: int = ROUNDS, command: str = "", progress: bool = True) -> tuple[Path, list[dict], dict]:
     """Seed this host's folder of ``model`` under ``root`` from ``src`` (another target's records); no tuning.
@@ -129,15 +124,12 @@ def seed_folder(model: str, src: Path, *, root: Path | None = None, timing: str 
     import tvm
 
     from ..build import host_target
-    from ..graph.frontend import import_torch
-    from ..graph.passes import tuning_module
-    from ..models import build_bundles
     from . import retime as rt
     from .tasks import as_target, extract_tasks
 
     target = {**host_target(), "num-cores": 1}
     dst = shipped_dir(model, target, root or SEED_ROOT)
-    _check_dst(dst)
+    require_empty(dst, "seed")
     src_prov, method = check_source(src, model, target)
     timing = timing or timing_of(src_prov)
     if timing not in TIMINGS:
@@ -153,7 +145,7 @@ def seed_folder(model: str, src: Path, *, root: Path | None = None, timing: str 
         t0 = time.time()
         n_in = retarget(src, tmp, target)
         with tvm_threads(1):
-            mod = method.module(tuning_module(import_torch(build_bundles([model], quick=False)[model])))
+            mod = method.model_module(model)
             names = rt.kernel_names(extract_tasks(mod, target, method.layout_rewrite))
             if not any(wl[0] in names for wl in src_db.workloads):
                 raise UserError(f"none of {src}'s workloads is a kernel of {model} tuned {method}: pass the folder "
