@@ -78,11 +78,9 @@ def _cpu_line() -> str:
     """Which kind of machine ran the suite (CPU model, LLVM CPU, widest vectors): :mod:`common.isa`."""
     try:
         from common import isa
-        d = isa.describe()
+        return isa.summary_line()
     except Exception as exc:  # noqa: BLE001 - a header line must never stop the run (the tests report it)
         return f"cpu: unknown ({type(exc).__name__}: {str(exc)[:80]})"
-    return (f"cpu: {d['cpu_model']} | LLVM cpu {d['llvm_cpu']} | widest vectors {d['vector_isa']} | "
-            f"{d['x86_level'] or 'below x86-64'}")
 
 
 def pytest_report_header(config):

@@ -153,14 +153,23 @@ def describe() -> dict:
             "vector_isa": widest_vectors(have), "x86_level": x86_level(have)}
 
 
-def main(argv=None) -> int:
-    """One line: CPU model, LLVM CPU, widest vector ISA, x86-64 level (and ``MLC_CPU`` when set)."""
-    from common.cli import parser
-    parser("python -m common.isa", __doc__).parse_args(argv)
+def summary_line() -> str:
+    """One line: CPU model, LLVM CPU, widest vector ISA, x86-64 level (and ``MLC_CPU`` when set).
+
+    The line ``.ci/run``, ``python -m common.isa`` and the test session's header print, so a red run
+    says on which kind of machine, and for which CPU, it compiled.
+    """
     d = describe()
     override = f", compiling for {ENV}={d['target_cpu']}" if d["target_cpu"] != d["llvm_cpu"] else ""
-    print(f"cpu: {d['cpu_model']} | LLVM cpu {d['llvm_cpu']} | widest vectors {d['vector_isa']} | "
-          f"{d['x86_level'] or 'below x86-64'}{override}")
+    return (f"cpu: {d['cpu_model']} | LLVM cpu {d['llvm_cpu']} | widest vectors {d['vector_isa']} | "
+            f"{d['x86_level'] or 'below x86-64'}{override}")
+
+
+def main(argv=None) -> int:
+    """Print :func:`summary_line`."""
+    from common.cli import parser
+    parser("python -m common.isa", __doc__).parse_args(argv)
+    print(summary_line())
     return 0
 
 
