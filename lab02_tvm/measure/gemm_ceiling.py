@@ -39,7 +39,7 @@ Every library's output is checked against a float64 NumPy product first (:data:`
 ``python -m lab02_tvm.measure.gemm_ceiling --model resnet50`` writes
 ``results/lab02/gemm_ceiling_<model>.{md,csv,json}`` (``_quick`` added with ``--quick``; the results root
 is ``$MLC_RESULTS_DIR`` when set); % of peak needs this CPU's roof (``python -m common.roof``). Lab 02's
-step 11 writes the same tables for ResNet-50 and BERT-base; the README sets their % of peak beside the
+step 11 writes the same tables for ResNet-50 and BERT-base; Lab 02's MEASURED.md sets their % of peak beside the
 tuned kernels' (``roofline_<model>.md``, ``vs_ort_resnet50.md``).
 """
 from __future__ import annotations

@@ -4,8 +4,8 @@ The tuner times a candidate alone (:func:`lab02_tvm.tuning.harness.make_runner`:
 or back to back). In the model a kernel's input was just written by the kernel before it and its weights were
 last read an inference ago, so a schedule faster alone can be slower there: on the AVX-512 Intel kind a
 climbed BERT-base attention projection ran 6.7 % faster alone and about 5 % slower in the model, and the
-top-up that held it made the whole model 8-9 % slower (``records_ab_bert_b5{,b}``; the Lab 02 README's
-tuning log). The choices made here are therefore made in the model:
+top-up that held it made the whole model 8-9 % slower (``records_ab_bert_b5{,b}``; the tuning log of
+Lab 02's RECORDS.md). The choices made here are therefore made in the model:
 
 * :func:`kernel_ms_by_build` builds the model from each records folder (each gated against PyTorch,
   :func:`lab02_tvm.build.gate_outputs`) and times every kernel call in it with the Relax VM's instrument hook
