@@ -122,6 +122,18 @@ def pytest_collection_modifyitems(config, items):
                 item.add_marker(pytest.mark.skip(reason=reason))
 
 
+@pytest.fixture(autouse=True)
+def _results_env_restored():
+    """``$MLC_RESULTS_DIR`` as it was before each test: a ``--quick`` command line a test parses points it at
+    ``build/results-quick`` (:func:`common.cli.quick_results`) for the rest of the process otherwise."""
+    before = os.environ.get("MLC_RESULTS_DIR")
+    yield
+    if before is None:
+        os.environ.pop("MLC_RESULTS_DIR", None)
+    else:
+        os.environ["MLC_RESULTS_DIR"] = before
+
+
 @pytest.fixture
 def results_dir(tmp_path, monkeypatch):
     """A temporary results root (``$MLC_RESULTS_DIR``) so tests never touch the committed results/."""

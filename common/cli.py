@@ -5,7 +5,9 @@
   (:func:`common.errors.run_cli` does both).
 - ``-v`` is counted, like tinygrad's ``DEBUG`` levels: ``-v`` prints what each step did in more
   detail (rewrites and their counts, per-op tables), ``-vv`` also prints the IR after each stage.
-- ``--quick`` always means "small budgets for a fast check" and takes no value; a step is skipped
+- ``--quick`` always means "small budgets for a fast check" and takes no value; its tables go to
+  :data:`QUICK_RESULTS` (``build/results-quick/``) unless ``MLC_RESULTS_DIR`` names a folder, so a quick
+  look never overwrites the committed full-run tables under ``results/``; a step is skipped
   with ``--skip-<step>`` (never ``--no-<step>``); budgets under ``CI=true`` come from
   :mod:`common.budget`, never from a flag's default, so a full run can always be asked for.
 - Every step prints lines that start with ``[N step]`` (step number, short name), e.g.
@@ -23,11 +25,29 @@ Example::
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 
 from .errors import UserError
 
-__all__ = ["Parser", "parser", "step", "want_ir", "positive"]
+__all__ = ["Parser", "parser", "step", "want_ir", "positive", "QUICK_RESULTS"]
+
+#: Where a ``--quick`` run writes its tables when ``MLC_RESULTS_DIR`` is not set (:func:`quick_results`).
+QUICK_RESULTS = Path(__file__).resolve().parent.parent / "build" / "results-quick"
+
+
+def quick_results() -> Path:
+    """Point this process's results at :data:`QUICK_RESULTS`, unless ``MLC_RESULTS_DIR`` is set; return the folder.
+
+    A ``--quick`` run measures reduced models and budgets: its rows beside the committed full-run tables of
+    ``results/`` (which the READMEs quote) would replace them with numbers of another experiment.
+    """
+    if not os.environ.get("MLC_RESULTS_DIR"):
+        os.environ["MLC_RESULTS_DIR"] = str(QUICK_RESULTS)
+        print(f"--quick: tables go to {QUICK_RESULTS} (results/ keeps the full runs; MLC_RESULTS_DIR chooses "
+              f"another folder)", flush=True)
+    return Path(os.environ["MLC_RESULTS_DIR"])
 
 
 class Parser(argparse.ArgumentParser):
@@ -70,6 +90,8 @@ def parser(prog: str, doc: str | None = None, *, steps: Iterable[str] = (), quic
     def parse_args(args: Sequence[str] | None = None, namespace=None):
         ns = _orig(args, namespace)
         ns.skip = set(ns.skip or ())
+        if getattr(ns, "quick", False):
+            quick_results()
         return ns
 
     p.parse_args = parse_args  # type: ignore[method-assign]

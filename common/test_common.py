@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 
 import numpy as np
 import pytest
@@ -488,3 +489,19 @@ def test_hypothesis_explores_new_examples_and_prints_a_replayable_seed():
     assert run.returncode == 0 and "seed 7: replay with --hypothesis-seed=7" in run.stdout
     run = _pytest_run("-q", "common/test_common.py::test_budget_pick", CI="true")
     assert run.returncode == 0 and "profile 'mlc'" in run.stdout and "--hypothesis-seed=" in run.stdout
+
+
+def test_quick_runs_write_beside_not_over_the_committed_results(monkeypatch, capsys):
+    """``--quick`` (reduced models and budgets) points the tables at build/results-quick, so a quick look never
+    replaces the full-run tables the READMEs quote; an explicit MLC_RESULTS_DIR wins; no --quick changes nothing."""
+    from common.cli import QUICK_RESULTS, parser
+    p = parser("python -m x", "x", quick="small budgets")
+    monkeypatch.delenv("MLC_RESULTS_DIR", raising=False)
+    p.parse_args([])
+    assert "MLC_RESULTS_DIR" not in os.environ and results.results_dir("lab01") == results.ROOT / "lab01"
+    p.parse_args(["--quick"])
+    assert results.results_dir("lab01") == QUICK_RESULTS / "lab01" and "build/results-quick" in capsys.readouterr().out
+    assert QUICK_RESULTS.parent.name == "build" and QUICK_RESULTS.parent.parent == results.ROOT.parent
+    monkeypatch.setenv("MLC_RESULTS_DIR", "/tmp/mine")
+    p.parse_args(["--quick"])
+    assert os.environ["MLC_RESULTS_DIR"] == "/tmp/mine"

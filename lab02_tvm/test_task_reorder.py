@@ -89,7 +89,9 @@ def test_matmul_inner_spatial_loop_moves_inside_the_reduction():
     f = matmul()
     st = ReorderStats()
     g = reorder_prim_func(f, "mm", st)
-    assert st.reordered == ["mm/T_matmul_update: (ax0, ax1, k) -> (ax0, k, ax1)"]
+    assert st.reordered == ["mm/T_matmul_update: (ax0, ax1, k) -> (ax0, k, ax1)"], (
+        f"expected the update block's inner spatial loop ax1 moved inside k; skipped (with your plan's "
+        f"reasons): {st.skipped}")
     loops = block_loops(g)
     assert loops["T_matmul_update"] == ["ax0", "k", "ax1"], loops
     assert block_loops(f)["T_matmul"] == ["ax0", "ax1", "k"]  # the input PrimFunc is untouched
@@ -100,7 +102,8 @@ def test_batch_matmul_keeps_the_outer_loops_in_order():
     from lab02_tvm.schedule.tir_pass import ReorderStats, reorder_prim_func
     st = ReorderStats()
     g = reorder_prim_func(batch_matmul(), "bmm", st)
-    assert st.reordered == ["bmm/T_batch_matmul_NN_update: (b, i, j, k) -> (b, i, k, j)"]
+    assert st.reordered == ["bmm/T_batch_matmul_NN_update: (b, i, j, k) -> (b, i, k, j)"], (
+        f"expected j (the output's last axis) moved inside k, b and i kept in order; skipped: {st.skipped}")
     assert block_loops(g)["T_batch_matmul_NN_update"] == ["b", "i", "k", "j"]
 
 
@@ -118,8 +121,10 @@ def test_ineligible_block_is_left_alone(how):
     from lab02_tvm.schedule.tir_pass import ReorderStats, reorder_prim_func
     f = _ineligible(how)
     st = ReorderStats()
-    assert reorder_prim_func(f, how, st).same_as(f)
-    assert not st.reordered and st.blocks_seen >= 1 and sum(st.skipped.values()) >= 1
+    assert reorder_prim_func(f, how, st).same_as(f) and not st.reordered, (
+        f"the {how} block breaks a precondition of the reorder (TASKS.md, task 2.1) and must be left alone; "
+        f"the pass reordered {st.reordered}")
+    assert st.blocks_seen >= 1 and sum(st.skipped.values()) >= 1, f"expected a skip reason recorded: {st.skipped}"
 
 
 @pytest.mark.task("lab02.reorder", points=2)

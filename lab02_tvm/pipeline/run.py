@@ -62,7 +62,7 @@ STEPS = (
     Step("tir-pass", tir_pass, needs=("untuned",)),
     Step("roofline", roofline, uses=("untuned", "tuning")),
     Step("peers", peers, uses=("tuning",)),
-    Step("layout", layout),
+    Step("layout", layout, needs=("passes",)),
     Step("spaces", search_spaces, needs=("tuning",)),
     Step("vs-ort", vs_ort, needs=("tuning",)),
 )
