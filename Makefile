@@ -99,7 +99,9 @@ test: setup optional-debs
 	$(PY) -m pytest
 
 # The course edition (common/course): `make student [OUT=build/student]` writes the student handout (a fresh
-# git repository, one commit: stubs for the tasks of each lab's tasks.toml, no solutions, no hidden tests);
+# git repository, one commit: stubs for the tasks of each lab's tasks.toml, no solutions, no hidden tests; the
+# files git tracks only, with one warning line naming untracked ones left out) after its leak scan, which fails
+# the make (exit 1, one line per leak, OUT untouched) when it finds a solution line or an instructor file;
 # `make grade SUB=<folder> [OUT=build/grade]` grades a submission into OUT/<lab>/results.json (Gradescope)
 # and results.md. The release gate is part of `make test`; `$(PY) -m common.course gate --all` stubs every task.
 student: setup

@@ -5,7 +5,9 @@
 ``summary``: one table of a class from the grader's reports (REPORT: a Gradescope ``results.json`` or a
 ``make grade`` output folder holding ``<lab>/results.json``): score per task and submission, the totals,
 per-task mean and median, Markdown on stdout; ``--out DIR`` also writes ``summary.md``, ``summary.csv``,
-``summary.json`` and a histogram PNG per task (see :mod:`common.course.summary`).
+``summary.json`` and a histogram PNG per task (see :mod:`common.course.summary`). A submission whose
+reports lack a task others have shows it ``missing`` with a partial total, and one ``warning:`` line on
+stderr names its reports and the labs they lack.
 
 Exit codes (:func:`common.errors.run_cli`): 0 ok, 2 bad input (one ``error:`` line: a missing report,
 a file that is not a Gradescope results.json, ...).
@@ -28,6 +30,8 @@ def main(argv=None) -> int:
     from common.course import summary
 
     table = summary.collect(args.reports)
+    for line in table.warnings():
+        print(line, file=sys.stderr)
     sys.stdout.write(summary.markdown(table))
     if args.out:
         paths = summary.write(table, args.out)

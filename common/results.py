@@ -70,14 +70,39 @@ def results_dir(lab: str = "") -> Path:
     return path
 
 
+def _umask() -> int:
+    """The process's umask, read without changing it where Linux tells it (``/proc/self/status``)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)  # elsewhere: set and restore (a moment's window for other threads)
+    os.umask(mask)
+    return mask
+
+
+def _file_mode(path: Path) -> int:
+    """The mode a file written at ``path`` should have: the existing file's, else 0666 less the umask (0644
+    under the usual 022), as ``open`` would create it; ``mkstemp``'s temporary files are 0600."""
+    try:
+        return path.stat().st_mode & 0o7777
+    except OSError:
+        return 0o666 & ~_umask()
+
+
 def atomic_write(path: str | os.PathLike, data: bytes | str) -> Path:
-    """Write ``data`` to ``path`` via a temporary file in the same folder + ``os.replace``."""
+    """Write ``data`` to ``path`` via a temporary file in the same folder + ``os.replace``; the file gets the
+    mode :func:`_file_mode` says (the one it had, else as ``open`` would create it), not ``mkstemp``'s 0600."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     raw = data.encode() if isinstance(data, str) else data
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as fh:
+            os.fchmod(fh.fileno(), _file_mode(path))
             fh.write(raw)
         os.replace(tmp, path)
     except BaseException:
@@ -99,6 +124,8 @@ def atomic_output(path: str | os.PathLike) -> Iterator[Path]:
     tmp = Path(name)
     try:
         yield tmp
+        with contextlib.suppress(OSError):  # the writer may have replaced the file: set the mode now
+            os.chmod(tmp, _file_mode(path))
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)

@@ -505,3 +505,25 @@ def test_quick_runs_write_beside_not_over_the_committed_results(monkeypatch, cap
     monkeypatch.setenv("MLC_RESULTS_DIR", "/tmp/mine")
     p.parse_args(["--quick"])
     assert os.environ["MLC_RESULTS_DIR"] == "/tmp/mine"
+
+
+def test_a_command_turns_a_stub_into_one_line(capsys):
+    """In the handout a command (``python -m``: ``run_cli(stubs_as_errors(main))``) reaching a task not written yet
+    exits 2 with one ``error:`` line naming the task and the step noted on it; other errors pass through."""
+    from common.course.notimpl import NotImplementedTask, stubs_as_errors
+
+    def main(argv=None):
+        exc = NotImplementedTask("lab09.demo", where="f in lab09/mod.py")
+        exc.add_note("step build")
+        raise exc
+
+    assert run_cli(stubs_as_errors(main), []) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: step build needs a task you have not written yet") \
+        and "lab09.demo" in err[0], err
+
+    def boom(argv=None):
+        raise ValueError("not a stub")
+
+    with pytest.raises(ValueError):
+        run_cli(stubs_as_errors(boom), [])

@@ -340,4 +340,6 @@ def _check(child_args: Sequence[str], model: Path, files: Sequence[Path], out_di
 
 
 if __name__ == "__main__":
-    raise SystemExit(run_cli(main))
+    from common.course.notimpl import stubs_as_errors
+
+    raise SystemExit(run_cli(stubs_as_errors(main)))

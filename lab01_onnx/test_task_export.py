@@ -10,7 +10,7 @@ Tolerance of the numeric check: float32 on both sides, a Linear of 8 inputs and 
 most 7 positions (|values| < 10): each side rounds a few times per element, so 1e-5 absolute is about
 100 ulp at the largest value, and any real mistake (a baked size, a wrong mask) is off by O(1).
 
-Run: ``pytest --task lab01.export``.
+Run: ``.venv/bin/python -m pytest --task lab01.export``.
 """
 from __future__ import annotations
 

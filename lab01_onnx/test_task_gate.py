@@ -9,7 +9,7 @@ logit). The number of disagreements is then the number of flipped or spoiled pos
 keeps. Agreements are compared exactly where the fraction is a dyadic number (any formula gives the
 same float), else to 1e-12; ``max_abs`` to 1e-12 (one float64 subtraction of float32 values).
 
-Run: ``pytest --task lab01.gate``.
+Run: ``.venv/bin/python -m pytest --task lab01.gate``.
 """
 from __future__ import annotations
 

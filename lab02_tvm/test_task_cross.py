@@ -6,7 +6,7 @@ a real shared library of this host, and ``cross_compile`` on a tiny Relax module
 holds AArch64 objects only, and a build for the host's x86-64 is refused. No lab pass runs here (the
 module is built with ``relax.BlockBuilder``), so this task is graded on its own.
 
-Run: ``pytest --task lab02.cross`` (or ``pytest lab02_tvm/test_task_cross.py``).
+Run: ``.venv/bin/python -m pytest --task lab02.cross`` (or ``.venv/bin/python -m pytest lab02_tvm/test_task_cross.py``).
 """
 from __future__ import annotations
 

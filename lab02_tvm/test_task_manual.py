@@ -10,7 +10,7 @@ ends vectorised, unrolled and parallel as its docstring says. Loop names are not
 Tolerance of the numeric check: float32 sums of K = 64 products, reassociated by the tile (and by the
 vector lanes) against NumPy's float64 sum: ``rtol = 1e-5``, ``atol = 1e-5 * max|ref|``.
 
-Run: ``pytest --task lab02.manual`` (or ``pytest lab02_tvm/test_task_manual.py``).
+Run: ``.venv/bin/python -m pytest --task lab02.manual`` (or ``.venv/bin/python -m pytest lab02_tvm/test_task_manual.py``).
 """
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ and the 32/64-term matmuls in another order than PyTorch and evaluate erf with t
 which moves results by a few float32 ulps (~1e-6 on values of order 1); 1e-4 leaves two orders of
 magnitude of margin and still catches a wrong kernel (a dropped bias, an unnormalised BatchNorm).
 
-Run: ``pytest --task lab02.passes`` (or ``pytest lab02_tvm/test_task_passes.py``).
+Run: ``.venv/bin/python -m pytest --task lab02.passes`` (or ``.venv/bin/python -m pytest lab02_tvm/test_task_passes.py``).
 """
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ its reduction loops, every other block is left alone (the same PrimFunc object b
 changes nothing, and the built kernel computes what NumPy computes. The loop order is read from the
 TVMScript text here, not with the lab's own ``loop_nest``.
 
-Run: ``pytest --task lab02.reorder`` (or ``pytest lab02_tvm/test_task_reorder.py``).
+Run: ``.venv/bin/python -m pytest --task lab02.reorder`` (or ``.venv/bin/python -m pytest lab02_tvm/test_task_reorder.py``).
 """
 from __future__ import annotations
 

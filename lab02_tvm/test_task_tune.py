@@ -7,7 +7,7 @@ checked against expectations computed here another way (the shallow phase dealt 
 to the covered tasks, hottest first; the deep phase likewise). The tasks are :class:`TaskInfo` rows with
 no TVM task (``plan_budget`` reads their names only), sorted by share, hottest first; nothing is tuned.
 
-Run: ``pytest --task lab02.tune`` (or ``pytest lab02_tvm/test_task_tune.py``).
+Run: ``.venv/bin/python -m pytest --task lab02.tune`` (or ``.venv/bin/python -m pytest lab02_tvm/test_task_tune.py``).
 """
 from __future__ import annotations
 

@@ -56,11 +56,9 @@ GPU = ("builtin.module(func.func(gpu-map-parallel-loops{mapping-policy=innermost
        "gpu-kernel-outlining, canonicalize)")
 TO_SPIRV = ("builtin.module(fold-memref-alias-ops, lower-affine, convert-gpu-to-spirv, "
             "spirv.module(spirv-lower-abi-attrs, spirv-update-vce, canonicalize, cse))")
-#: No canonicalization in the fused schedule before the GPU mapping: it would fold the foralls of
-#: one iteration (sizes <= tile) away and nothing would be left to map to workgroups.
-FUSED_BUFFERIZE = ("builtin.module(one-shot-bufferize{bufferize-function-boundaries "
-                   "function-boundary-type-conversion=identity-layout-map}, "
-                   "buffer-results-to-out-params{modify-public-functions hoist-static-allocs}, cse)")
+#: Passes of the bufferize stage (Task 3.4's pipeline) the fused schedule leaves out (see
+#: :func:`fused_bufferize`).
+FUSED_LEAVES_OUT = ("canonicalize", "dealloc")
 PRIVATE = ("builtin.module(func.func(promote-buffers-to-stack{max-alloc-size-in-bytes=64}, "
            "convert-linalg-to-loops), cse)")
 FUSE_SCRIPT = """
@@ -91,6 +89,59 @@ module attributes {{transform.with_named_sequence}} {{
   }}
 }}
 """
+
+
+def _split_passes(text: str) -> list[str]:
+    """The top-level entries of a pass list (``a{x=1}, b(c, d), e`` -> ``["a{x=1}", "b(c, d)", "e"]``)."""
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in "({":
+            depth += 1
+        elif ch in ")}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            out.append(text[start:i].strip())
+            start = i + 1
+    out.append(text[start:].strip())
+    return [p for p in out if p]
+
+
+def _without(passes: str) -> str:
+    """``passes`` (a pass list) without the passes :data:`FUSED_LEAVES_OUT` names, nested lists included."""
+    kept = []
+    for entry in _split_passes(passes):
+        first = min((i for i in (entry.find("("), entry.find("{")) if i >= 0), default=len(entry))
+        name = entry[:first].strip()
+        if first < len(entry) and entry[first] == "(" and entry.endswith(")"):  # a nested list: op(passes)
+            inner = _without(entry[first + 1:-1])
+            if inner:
+                kept.append(f"{name}({inner})")
+        elif not (name == FUSED_LEAVES_OUT[0] or FUSED_LEAVES_OUT[1] in name):
+            kept.append(entry)
+    return ", ".join(kept)
+
+
+def fused_bufferize() -> str:
+    """The fused schedule's ``bufferize`` stage: Task 3.4's bufferize pipeline
+    (:func:`lab03_mlir.bufferization.bufferize_pipeline`, as :data:`lab03_mlir.lowering.BUFFERIZE` runs it)
+    without its ``canonicalize`` and deallocation passes, then ``cse``.
+
+    No canonicalization before the GPU mapping: it would fold the foralls of one iteration (sizes <= tile)
+    away and nothing would be left to map to workgroups. No deallocation: each point's 1x1 accumulator
+    goes to the stack instead (:func:`private_accumulators`), and a kernel frees no buffer.
+
+    Raises:
+        UserError: the task's text is not one ``builtin.module(...)`` pipeline.
+    """
+    text = lowering.resolved(lowering.BUFFERIZE).strip()
+    head = "builtin.module("
+    if not (text.startswith(head) and text.endswith(")")):
+        raise UserError(f"the fused schedule reads Task 3.4's bufferize pipeline as 'builtin.module(...)', "
+                        f"got {text!r}")
+    kept = _without(text[len(head):-1])
+    if not kept:
+        raise UserError(f"Task 3.4's bufferize pipeline has nothing but canonicalization and deallocation: {text!r}")
+    return f"{head}{kept}{'' if _split_passes(kept)[-1] == 'cse' else ', cse'})"
 
 
 def tile_and_fuse(module: ir.Module, tile: int = 8) -> None:
@@ -165,7 +216,8 @@ def stages(schedule: str = "fused", tile: int = 8) -> list[tuple[str, str | Call
                              f"scf-parallel-loop-tiling{{parallel-loop-tile-sizes={tile},{tile} no-min-max-bounds}}))"),
                 ("gpu", GPU), *tail]
     if schedule == "fused":
-        return [("tile_fuse", lambda mod: tile_and_fuse(mod, tile)), ("bufferize", FUSED_BUFFERIZE),
+        return [("tile_fuse", lambda mod: tile_and_fuse(mod, tile)),
+                ("bufferize", lowering.LazyPipeline(fused_bufferize)),  # Task 3.4's, run when the stage runs
                 ("private", private_accumulators),
                 ("gpu", GPU.replace("func.func(", "func.func(scf-forall-to-parallel, ", 1)), *tail]
     raise UserError(f"--schedule must be one of {', '.join(SCHEDULES)} (got {schedule!r})")

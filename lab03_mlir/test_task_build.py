@@ -7,7 +7,7 @@ and, compiled and run by IREE (an independent compiler of linalg on tensors, so 
 without the lowering of Task 3.4), exactly ``max(A @ B + bias, 0)``: the inputs are multiples of 1/16,
 so every sum is exact in any order and the check is bitwise against float64.
 
-Run: ``pytest --task lab03.build``.
+Run: ``.venv/bin/python -m pytest --task lab03.build``.
 """
 from __future__ import annotations
 

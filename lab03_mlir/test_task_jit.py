@@ -9,7 +9,7 @@ views, compared with NumPy. A copy and one float32 addition per element round ex
 the comparison is bitwise (no tolerance). ``aligned`` may point at the first element (``offset`` 0) or
 below it (``offset`` > 0): both are correct descriptors and both pass.
 
-Run: ``pytest --task lab03.jit``.
+Run: ``.venv/bin/python -m pytest --task lab03.jit``.
 """
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ linalg on tensors (not built by Task 3.1, so this task is graded on its own):
   product and every sum of up to a few hundred of them is exact in float32 in any order: any loop order,
   tiling or fusion a correct pipeline picks gives the same bits.
 
-Run: ``pytest --task lab03.lower``.
+Run: ``.venv/bin/python -m pytest --task lab03.lower``.
 """
 from __future__ import annotations
 

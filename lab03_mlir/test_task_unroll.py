@@ -6,7 +6,7 @@ trip count and step the rewrite defines (read with the walker of ``lab03_mlir/te
 iteration are gone, and the kernel, lowered and JIT-compiled, computes what the loop computes in the
 loop's own order (float32 sums compared bitwise with a sequential NumPy loop).
 
-Run: ``pytest --task lab03.unroll``.
+Run: ``.venv/bin/python -m pytest --task lab03.unroll``.
 """
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ node left on the CPU stays in the file under its own name). FLOPs are counted by
 (2 per multiply-add for MatMul and Conv, 1 per output element otherwise: the convention of
 ``lab04_npu/graphfacts.py``). Percentages are compared to the stated rounding (2 or 3 decimals).
 
-Run: ``pytest --task lab04.coverage``.
+Run: ``.venv/bin/python -m pytest --task lab04.coverage``.
 """
 from __future__ import annotations
 

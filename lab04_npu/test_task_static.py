@@ -13,7 +13,7 @@ do not go through it:
 * the QNN EP (HTP backend, fp16) compiles and runs it; its outputs agree with ORT's CPU EP within
   2 % of each output's scale (41 fp16 roundings, u = 2^-11; measured below 0.2 %).
 
-Run: ``pytest --task lab04.static``.
+Run: ``.venv/bin/python -m pytest --task lab04.static``.
 """
 from __future__ import annotations
 

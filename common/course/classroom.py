@@ -17,7 +17,8 @@ of every lab's ``tasks.toml`` (:func:`common.course.tasks.load_course`), in numb
 - ``command``: ``python -m pytest <the task's test files> --task <id>`` (the course plugin's option: that task's
   graded tests only) with the grader's fixed ``--hypothesis-seed=0``, its ``course-grade`` Hypothesis profile and
   its per-test ``--timeout`` (pytest-timeout); the step passes (and scores ``max-score``) only when every graded
-  test of the task passes;
+  test of the task passes. Not the task's ``check`` (``.venv/bin/python -m pytest --task <id>``, for a student's
+  checkout after ``make setup``): the runner has no ``.venv``, the project is installed into setup-python's Python;
 - ``timeout``: minutes for the step; ``max-score``: the task's ``points``;
 
 then ``education/autograding-grading-reporter@v1`` with ``runners`` (the step ids) and, per step, the env

@@ -25,18 +25,21 @@ class Counterexample(AssertionError):
     expected against actual, the first place they differ). Subclasses add their own attributes."""
 
 
-def find(exc: BaseException | None) -> Counterexample | None:
-    """The first :class:`Counterexample` in ``exc``, its causes, contexts and exception groups; None if none."""
+def chain(exc: BaseException | None):
+    """``exc``, then its exception-group members, causes and contexts, breadth first, each once."""
     todo, seen = [exc], set()
     while todo:
         e = todo.pop(0)
         if e is None or id(e) in seen:
             continue
         seen.add(id(e))
-        if isinstance(e, Counterexample):
-            return e
+        yield e
         todo.extend([*getattr(e, "exceptions", ()), e.__cause__, e.__context__])
-    return None
+
+
+def find(exc: BaseException | None) -> Counterexample | None:
+    """The first :class:`Counterexample` in ``exc``, its causes, contexts and exception groups; None if none."""
+    return next((e for e in chain(exc) if isinstance(e, Counterexample)), None)
 
 
 def feedback(exc: BaseException | None, limit: int = MAX_FEEDBACK_CHARS) -> str:

@@ -7,14 +7,21 @@
    (the manifest: the tasks' ``files``) is first the handout's stub, so a file the submission lacks
    scores 0, never the reference's solution;
 2. copies the manifest's files from ``SUB`` over it; one that does not compile stays the stub and its
-   tasks score 0 with the error's first line (``SyntaxError: ... (file, line N)``). Every other file of
-   ``SUB`` that differs from both the handout and the reference (its own ``conftest.py``, edits to
-   given files) is ignored and listed;
+   tasks score 0 with the error's first line (``SyntaxError: ... (file, line N)``). So does one that
+   :func:`tampering` refuses (a static scan: it imports or reaches the grader, the test framework, the
+   import machinery or the tests, walks frames, monkeypatches a module the tests use): it is listed as
+   ``<file>: imports common.course.plugin (the grader) at line 1: not graded, left as the handout's``.
+   Every other file of ``SUB`` that differs from both the handout and the reference (its own
+   ``conftest.py``, edits to given files) is ignored and listed;
 3. runs, per lab, the graded tests of the lab's tasks (``--graded``, the reference's test files, hidden
    ones included; ``--task``: only those tasks) with ``--hypothesis-seed=0`` (the plugin's ``course-grade``
    profile: shrinking bounded to :data:`~common.course.plugin.GRADE_SHRINK_SECONDS` per failing property) and
-   ``--timeout`` seconds per test (pytest-timeout), in a fresh interpreter
-   (:func:`common.course.runner.run_pytest`);
+   ``--timeout`` seconds per test (pytest-timeout's *thread* method: the signal method raises inside the
+   test, where Hypothesis catches it as a failure and replays the hanging example with no timer left), in a
+   fresh interpreter (:func:`common.course.runner.run_pytest`). A test that ends the process (a segfault, a
+   per-test timeout, ``os._exit``) scores 0 with how it ended (``crashed the test process (SIGSEGV, signal
+   11)``, ``timed out (over the 120 s limit per test)``) and the tests that had not reported run again in a
+   new process without it, until all reported, all runs of the lab together within :func:`lab_limit_s`;
 4. writes ``<out>/<lab>/results.json`` and ``<out>/<lab>/results.md`` atomically
    (:func:`common.results.atomic_write`), even when nothing imports.
 
@@ -22,7 +29,8 @@
 
     {"score": 43, "execution_time": 12.3, "output": "...", "output_format": "text",
      "visibility": "visible", "stdout_visibility": "hidden",
-     "extra_data": {"lab", "hypothesis_seed", "timeout_s", "ignored": [...], "run_exit_status"},
+     "extra_data": {"lab", "hypothesis_seed", "timeout_s", "ignored": [...], "run_exit_status",
+                    "run_exit_statuses": [first run, each resume]},
      "tests": [{"name": "1.1 Fuse consecutive Reshapes (lab01.reshape)", "number": "1.1", "score": 20,
                 "max_score": 20, "status": "passed", "output": "...", "tags": ["lab01", "lab01.reshape"],
                 "visibility": "visible", "extra_data": {"task", "hypothesis_seed", "replay",
@@ -30,9 +38,11 @@
 
 One entry per task (its score: the points of its graded tests that passed; its maximum: ``points`` of
 ``tasks.toml``); status ``passed`` only with full marks. Its ``output``: the score, one line per test that
-did not pass, then for up to :data:`MAX_FEEDBACK_TESTS` failed tests that raised a
-:class:`~common.course.feedback.Counterexample` the whole report (Lab 01: the shrunk ONNX graph, expected
-and actual outputs, the first diverging node) and the command that replays it. ``extra_data``: the run's
+did not pass (a failed property: also its failing example on that line, ``falsifying example: test_f(x=3)``,
+and for a public test without a counterexample block the command that replays it), then for up to
+:data:`MAX_FEEDBACK_TESTS` failed tests that raised a :class:`~common.course.feedback.Counterexample` the whole
+report (Lab 01: the shrunk ONNX graph, expected and actual outputs, the first diverging node) and the command
+that replays it. ``extra_data``: the run's
 ``hypothesis_seed``, ``replay`` (the first failed test's command, ``pytest <nodeid> --hypothesis-seed=0
 --hypothesis-profile=course-grade`` for a property; None when nothing failed), and per failed test its
 ``replay`` and ``hidden`` (a hidden test: its command runs in the reference only).
@@ -45,8 +55,11 @@ written; the score is in the files), 2 for bad input (no such ``SUB``, a bad cou
 from __future__ import annotations
 
 import json
+import re
 import shutil
+import signal
 import tempfile
+import time
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,6 +68,7 @@ from common.errors import UserError
 from common.results import atomic_write
 
 from . import release
+from .intake import tampering
 from .markers import HIDDEN
 from .plugin import GRADE_PROFILE
 from .runner import Run, run_pytest
@@ -66,6 +80,8 @@ HYPOTHESIS_SEED = 0
 DEFAULT_TIMEOUT_S = 120
 #: Failed tests per task whose counterexample report is printed in full (the others: their first line).
 MAX_FEEDBACK_TESTS = 2
+#: Characters of a task's notes in its results.md row (the whole text is in results.json's output).
+MAX_NOTES_CHARS = 2000
 
 
 @dataclass
@@ -131,8 +147,18 @@ class TaskGrade:
         for r in self.items:
             if r["outcome"] not in ("passed", "not_implemented"):
                 msg = f": {r['message']}" if r["message"] else ""
-                lines.append(f"- {r['nodeid']} ({r['points']} pt): {r['outcome']}{msg}")
+                lines.append(f"- {r['nodeid']} ({r['points']} pt): {r['outcome']}{msg}{self._example(r)}")
         return "\n".join(lines)
+
+    @staticmethod
+    def _example(r: dict) -> str:
+        """A failed property's failing example and, when no feedback block below shows it, how to replay it."""
+        if not r.get("example"):
+            return ""
+        text = f"; {r['example']}"
+        if not r.get("feedback") and r.get("replay") and not r.get("hidden"):
+            text += f"; replay: {r['replay']}"
+        return text
 
 
 @dataclass
@@ -143,6 +169,8 @@ class LabGrade:
     ignored: list[str]
     seconds: float = 0.0
     timeout_s: int | None = None
+    #: every pytest run of the lab: the first (``run``), then one per resume after a test ended the process
+    runs: list[Run] = field(default_factory=list)
 
     @property
     def score(self) -> int:
@@ -174,7 +202,7 @@ def _ignored(course: Course, sub: Path, scan: release.Scan, files: list[str]) ->
     known = set(files)
     manifest = set(course.student_files)
     out = []
-    for rel in release.source_files(sub):
+    for rel in sorted({*release.source_files(sub), *release.untracked_files(sub)}):  # a submission's new files too
         if rel in manifest or rel.startswith(NOT_COPIED) or release.is_binary_result(rel):
             continue
         data = (sub / rel).read_bytes()
@@ -195,15 +223,95 @@ def _ignored(course: Course, sub: Path, scan: release.Scan, files: list[str]) ->
 
 
 def _read_report(path: Path) -> list[dict]:
+    """The records of a ``--task-report`` file written since its last ``begin`` (a forked run that crashed is
+    run again in a fresh interpreter, appending to the same file: the second run's records stand)."""
     if not path.is_file():
         return []
     out = []
     for line in path.read_text().splitlines():
         try:
-            out.append(json.loads(line))
+            record = json.loads(line)
         except json.JSONDecodeError:
             continue  # a line cut by a crash
+        if isinstance(record, dict):
+            if record.get("kind") == "begin":
+                out.clear()
+            out.append(record)
     return out
+
+
+#: What pytest-timeout's thread method prints before it ends the process (a test ran past ``--timeout``).
+_TIMEOUT_BANNER = re.compile(r"\+{5,} Timeout \+{5,}")
+#: Worst first: of two item records of one test, the grade keeps the worse (a record is never worth more twice).
+_RANK = {"failed": 0, "not_implemented": 1, "skipped": 2, "passed": 3}
+
+
+def _ended_how(run: Run, timeout_s: int) -> str:
+    """Why a run ended inside a test: a per-test timeout, a signal (named), the lab's limit, an exit status."""
+    if _TIMEOUT_BANNER.search(run.output):
+        return f"timed out (over the {timeout_s} s limit per test)"
+    if run.timed_out:
+        return "ran when the lab's time limit ran out"
+    if run.rc < 0:
+        try:
+            name = signal.Signals(-run.rc).name
+        except ValueError:
+            name = "a signal"
+        return f"crashed the test process ({name}, signal {-run.rc})"
+    return f"ended the test process (exit status {run.rc})"
+
+
+@dataclass
+class _Runs:
+    """A lab's pytest runs: the first, then one more after each test that ended the process early."""
+
+    runs: list[Run] = field(default_factory=list)
+    records: list[dict] = field(default_factory=list)
+    finished: bool = False
+    died_in: str | None = None  # the test the last run ended in, when it did not finish
+    out_of_time: bool = False
+
+
+def _run_lab(tree: Path, args: list[str], *, runner: Callable[..., Run], env: dict, work: Path, name: str,
+             limit_s: float, timeout_s: int) -> _Runs:
+    """Run ``args`` (a lab's pytest arguments, no report) until every test reported: after a run that ended
+    in a test (a crash, a per-test timeout, ``os._exit``), that test scores 0 (a failed record saying how it
+    ended) and the tests that did not report run again without it, until a run finishes, one ends before
+    any test, or ``limit_s`` seconds (all runs together) are spent."""
+    deadline = time.monotonic() + limit_s
+    exclude = work / f"{name}.exclude"
+    done: list[str] = []
+    out = _Runs()
+    while True:
+        report = work / f"{name}.{len(out.runs)}.jsonl"
+        report.unlink(missing_ok=True)
+        extra = [f"--task-exclude={exclude}"] if done else []
+        remaining = deadline - time.monotonic()
+        run = runner(tree, [*args, *extra, f"--task-report={report}"], env=env, timeout_s=max(1.0, remaining))
+        out.runs.append(run)
+        records = _read_report(report)
+        out.records += [r for r in records if r.get("kind") != "collect_error" or not done]  # reported once
+        out.finished = any(r.get("kind") == "session" for r in records)
+        out.died_in = None if out.finished else _died_in(records)
+        out.out_of_time = run.timed_out or time.monotonic() >= deadline
+        if out.finished or out.died_in is None or out.died_in in done:
+            return out
+        start = next(r for r in reversed(records) if r.get("kind") == "start" and r.get("nodeid") == out.died_in)
+        how = _ended_how(run, timeout_s)
+        if "task" in start:
+            out.records.append({"kind": "item", "nodeid": out.died_in, "task": start["task"],
+                                "points": start.get("points", 0), "outcome": "failed", "message": how,
+                                "line": start.get("line", 0), "ended_run": True, "replay": f"pytest {out.died_in}"})
+        else:
+            out.records.append({"kind": "ungraded", "nodeid": out.died_in, "outcome": "failed", "message": how})
+        done += [r["nodeid"] for r in records if r.get("kind") in ("item", "ungraded")] + [out.died_in]
+        listed = next((r["nodeids"] for r in records if r.get("kind") == "collected"), None)
+        if listed is not None and set(listed) <= set(done):  # it ended in the last test: nothing left to run
+            out.finished, out.died_in = True, None
+            return out
+        if out.out_of_time:
+            return out
+        exclude.write_text("".join(f"{n}\n" for n in dict.fromkeys(done)))
 
 
 def _hidden(lab: Lab, scan: release.Scan | None, record: dict) -> bool:
@@ -214,47 +322,63 @@ def _hidden(lab: Lab, scan: release.Scan | None, record: dict) -> bool:
         b.kind == HIDDEN and b.begin < line < b.end for b in scan.blocks.get(path, ()))
 
 
+def lab_limit_s(timeout_s: int) -> int:
+    """Seconds all pytest runs of one lab may take together (the first and every resume after a crash)."""
+    return max(600, 20 * timeout_s)
+
+
 def grade_lab(course: Course, lab: Lab, tree: Path, *, runner: Callable[..., Run], timeout_s: int,
               broken: dict[str, str], missing: set[str], ignored: list[str], work: Path,
-              tasks: Collection[str] | None = None, scan: release.Scan | None = None) -> LabGrade:
-    """Run one lab's graded tests in ``tree`` and score its tasks (only ``tasks``, ids, when given)."""
-    report = work / f"{lab.dir}.jsonl"
-    report.unlink(missing_ok=True)
+              tasks: Collection[str] | None = None, scan: release.Scan | None = None,
+              flagged: dict[str, str] | None = None) -> LabGrade:
+    """Run one lab's graded tests in ``tree`` and score its tasks (only ``tasks``, ids, when given).
+
+    A test that ends the pytest process (a segfault, ``os._exit``, a per-test timeout: pytest-timeout's
+    thread method, which also stops a Hypothesis property) scores 0 with how it ended, and the tests after it
+    run in a new process (:func:`_run_lab`), all within :func:`lab_limit_s`."""
+    flagged = flagged or {}
     chosen = [t for t in lab.tasks if tasks is None or t.id in tasks]
     files = [f for f in lab.graded_files if (tree / f).is_file()]
     only = [f"--task={t.id}" for t in chosen] if tasks is not None else []
-    args = [*files, "--graded", *only, f"--task-report={report}", f"--hypothesis-seed={HYPOTHESIS_SEED}",
-            f"--hypothesis-profile={GRADE_PROFILE}", f"--timeout={timeout_s}", "-p", "no:cacheprovider", "-q", "--tb=line"]
+    args = [*files, "--graded", *only, f"--hypothesis-seed={HYPOTHESIS_SEED}", f"--hypothesis-profile={GRADE_PROFILE}",
+            f"--timeout={timeout_s}", "--timeout-method=thread", "-p", "no:cacheprovider", "-q", "--tb=line"]
     env = {"MLC_RESULTS_DIR": str(work / "results" / lab.dir)}
-    run = runner(tree, args, env=env, timeout_s=max(600, 20 * timeout_s))
-    records = _read_report(report)
+    runs = _run_lab(tree, args, runner=runner, env=env, work=work, name=lab.dir, limit_s=lab_limit_s(timeout_s),
+                    timeout_s=timeout_s)
     grades = {t.id: TaskGrade(t) for t in chosen}
-    for r in records:
-        if r.get("kind") == "item" and r["task"] in grades:
-            if r["outcome"] == "failed":
-                r["hidden"] = _hidden(lab, scan, r)
-            g = grades[r["task"]]
-            g.items.append(r)
-            if r["outcome"] == "passed":
-                g.score += r["points"]
-    errors = [r for r in records if r.get("kind") == "collect_error"]
-    finished = any(r.get("kind") == "session" for r in records)
-    died_in = None if finished else _died_in(records)
+    items: dict[str, dict] = {}
+    for r in runs.records:  # one record per test, the worse of two (a test reports once per run)
+        if r.get("kind") == "item" and r.get("task") in grades and isinstance(r.get("points"), int):
+            old = items.get(r["nodeid"])
+            if old is None or _RANK.get(r["outcome"], 0) < _RANK.get(old["outcome"], 0):
+                items[r["nodeid"]] = r
+    for r in items.values():
+        if r["outcome"] == "failed":
+            r["hidden"] = _hidden(lab, scan, r)
+        g = grades[r["task"]]
+        g.items.append(r)
+        if r["outcome"] == "passed":
+            g.score += r["points"]
+    errors = list({(r["nodeid"], r["message"]): r for r in runs.records if r.get("kind") == "collect_error"}.values())
+    run = runs.runs[-1]
     for g in grades.values():
         for f in g.task.files:
             if f in broken:
                 g.notes.append(f"{f} does not compile: {broken[f]} (graded as the handout's stub)")
+            elif f in flagged:
+                g.notes.append(f"{f} is not graded: it {flagged[f]} (graded as the handout's stub)")
             elif f in missing:
                 g.notes.append(f"{f} is not in the submission (graded as the handout's stub)")
         for e in errors:
             if any(e["nodeid"].startswith(t) for t in (*g.task.tests, *lab.hidden_tests)) or not e["nodeid"]:
                 g.notes.append(f"collection error in {e['nodeid'] or 'the run'}: {e['message']}")
-        if not finished:
+        if not runs.finished:
             g.notes.append(f"the test run ended early (exit status {run.rc}"
-                           + (", time limit" if run.timed_out else "")
-                           + (f", in {died_in}" if died_in else "") + "): tests that did not report score 0")
+                           + (f", the lab's time limit of {lab_limit_s(timeout_s)} s" if runs.out_of_time else "")
+                           + (f", in {runs.died_in}" if runs.died_in else "") + "): tests that did not report score 0")
         g.score = min(g.score, g.task.points)
-    return LabGrade(lab, list(grades.values()), run, ignored, run.seconds, timeout_s)
+    return LabGrade(lab, list(grades.values()), runs.runs[0], ignored, sum(r.seconds for r in runs.runs), timeout_s,
+                    runs=runs.runs)
 
 
 def _died_in(records: list[dict]) -> str | None:
@@ -277,7 +401,8 @@ def results_json(g: LabGrade) -> dict:
             "output_format": "text", "visibility": "visible", "stdout_visibility": "hidden",
             "extra_data": {"lab": g.lab.dir, "hypothesis_seed": HYPOTHESIS_SEED, "timeout_s": g.timeout_s,
                            "ignored": g.ignored,
-                           "run_exit_status": g.run.rc if g.run else None},
+                           "run_exit_status": g.run.rc if g.run else None,
+                           "run_exit_statuses": [r.rc for r in g.runs]},
             "tests": tests}
 
 
@@ -292,7 +417,7 @@ def results_md(g: LabGrade) -> str:
     for t in ordered:
         notes = [ln for ln in t.summary().splitlines()[1:]]
         lines.append(f"| {t.task.number} | {t.task.title} (`{t.task.id}`) | {t.score} | {t.task.points} | {t.status} "
-                     f"| {cell('; '.join(notes)[:600])} |")
+                     f"| {cell('; '.join(notes)[:MAX_NOTES_CHARS])} |")
     lines.append(f"| | **total** | **{g.score}** | **{g.max_score}** | | |")
     lines += ["", "Ignored files (not part of the grade): " + ("; ".join(g.ignored) if g.ignored else "none"), ""]
     for t in ordered:
@@ -304,26 +429,52 @@ def results_md(g: LabGrade) -> str:
     return "\n".join(lines)
 
 
+@dataclass
+class Intake:
+    """What :func:`prepare` took from a submission: ``broken`` (file -> its SyntaxError line), ``missing``
+    files, ``flagged`` (file -> why :func:`tampering` refused it), ``ignored`` (the report's list)."""
+
+    broken: dict[str, str]
+    missing: set[str]
+    ignored: list[str]
+    flagged: dict[str, str] = field(default_factory=dict)
+
+
+def packages(root: Path) -> tuple[str, ...]:
+    """The project's top-level packages (folders of ``root`` with an ``__init__.py``)."""
+    return tuple(sorted(p.name for p in root.iterdir() if (p / "__init__.py").is_file()))
+
+
 def prepare(course: Course, sub: Path, dest: Path, scan: release.Scan | None = None,
-            files: list[str] | None = None) -> tuple[dict[str, str], set[str], list[str]]:
-    """Fill ``dest`` with the grading tree of ``sub``; returns (broken files, missing files, ignored)."""
+            files: list[str] | None = None) -> Intake:
+    """Fill ``dest`` with the grading tree of ``sub`` (see the module docstring): a student file that does not
+    compile, or that :func:`tampering` refuses, stays the handout's stub."""
     files = release.source_files(course.root) if files is None else files
     scan = release.check(course, files) if scan is None else scan
     _copy_tree(course, dest, files, scan)
-    broken, missing = {}, set()
+    own = packages(course.root)
+    intake = Intake({}, set(), [])
     for rel in course.student_files:
         src = sub / rel
         if not src.is_file():
-            missing.add(rel)
+            intake.missing.add(rel)
             continue
         text = src.read_text(errors="replace")
         try:
             compile(text, rel, "exec")
         except SyntaxError as exc:
-            broken[rel] = f"{type(exc).__name__}: {exc.msg} ({rel}, line {exc.lineno})"
+            intake.broken[rel] = f"{type(exc).__name__}: {exc.msg} ({rel}, line {exc.lineno})"
             continue
+        if rel.endswith(".py"):
+            why = tampering(text, rel, own)
+            if why:
+                more = f" (and {len(why) - 1} more)" if len(why) > 1 else ""
+                intake.flagged[rel] = why[0] + more
+                continue
         (dest / rel).write_text(text)
-    return broken, missing, _ignored(course, sub, scan, files)
+    intake.ignored = [f"{rel}: {why}: not graded, left as the handout's" for rel, why in intake.flagged.items()]
+    intake.ignored += _ignored(course, sub, scan, files)
+    return intake
 
 
 @dataclass
@@ -369,9 +520,10 @@ def grade(reference: str | Path | Reference, submission: str | Path, out: str | 
     with tempfile.TemporaryDirectory(prefix="course-grade-") as tmp:
         work = Path(tmp)
         tree = work / "tree"
-        broken, missing, ignored = prepare(course, sub, tree, ref.scan, ref.files)
-        results = [grade_lab(course, lab, tree, runner=runner, timeout_s=timeout_s, broken=broken, missing=missing,
-                             ignored=ignored, work=work, tasks=wanted, scan=ref.scan) for lab in chosen]
+        intake = prepare(course, sub, tree, ref.scan, ref.files)
+        results = [grade_lab(course, lab, tree, runner=runner, timeout_s=timeout_s, broken=intake.broken,
+                             missing=intake.missing, ignored=intake.ignored, work=work, tasks=wanted, scan=ref.scan,
+                             flagged=intake.flagged) for lab in chosen]
     if out is not None:
         for g in results:
             atomic_write(Path(out) / g.lab.dir / "results.json", json.dumps(results_json(g), indent=2) + "\n")

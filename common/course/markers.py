@@ -21,6 +21,11 @@ Blocks do not nest; an ``END`` closes the open block of the same kind at the sam
 solution block lies inside one function's body (so the stub raises when called, never at import),
 holds code, and names a task id the course knows.
 
+Markdown files have two spans of their own (:func:`render_markdown`), each marker alone on its line
+outside code fences: ``<!-- instructor -->`` ... ``<!-- /instructor -->`` (left out of the handout) and
+an HTML comment opened by ``<!-- student`` and closed by ``-->`` (invisible in the reference, plain
+text in the handout).
+
 Errors (:class:`MarkerError`, a :class:`~common.errors.UserError`; one line ``<file>:<line>: ...``):
 a malformed marker (``### BEGIN SOLUTIONS``), a marker sharing its line with code, a missing or
 unknown task id, a nested or unclosed block, an ``END`` of another kind or indentation, an empty
@@ -41,6 +46,8 @@ from common.errors import UserError
 ANY_MARKER = re.compile(r"^###\s*(BEGIN|END)\b")
 MARKER = re.compile(r"^###\s+(BEGIN|END)\s+(SOLUTION|STUB|HIDDEN TESTS)(?:\s+(\S+))?\s*$")
 SOLUTION, STUB, HIDDEN = "SOLUTION", "STUB", "HIDDEN TESTS"
+#: The kinds of the Markdown spans (:func:`find_md_blocks`).
+INSTRUCTOR, STUDENT = "INSTRUCTOR", "STUDENT"
 
 
 class MarkerError(UserError):
@@ -206,16 +213,26 @@ def render(text: str, path: str, *, stub: Collection[str] | None = None, drop_hi
               or (b.kind != HIDDEN and (stub is None or b.task in stub))]
     if not wanted:
         return text
+    def replacement(b: Block, lines: list[str]) -> list[str]:
+        if b.kind == SOLUTION:
+            return stub_lines(b, path, tasks)
+        return [_uncomment(line) for line in b.inner(lines)] if b.kind == STUB else []
+
+    return _splice(text, wanted, replacement)
+
+
+def _splice(text: str, blocks: list[Block], replacement, *, squeeze: bool = False) -> str:
+    """``text`` with each block's lines (markers included) replaced by ``replacement(block, lines)``, in order;
+    ``squeeze``: where a removal leaves two blank lines in a row, one goes. The file's line ends are kept."""
     lines = text.splitlines()
     out: list[str] = []
     pos = 1
-    for b in wanted:
+    for b in blocks:
         out.extend(lines[pos - 1:b.begin - 1])
-        if b.kind == SOLUTION:
-            out.extend(stub_lines(b, path, tasks))
-        elif b.kind == STUB:
-            out.extend(_uncomment(line) for line in b.inner(lines))
+        out.extend(replacement(b, lines))
         pos = b.end + 1
+        if squeeze and out and not out[-1].strip() and pos <= len(lines) and not lines[pos - 1].strip():
+            pos += 1
     out.extend(lines[pos - 1:])
     newline = "\r\n" if "\r\n" in text else "\n"
     return newline.join(out) + (newline if text.endswith(("\n", "\r")) else "")
@@ -234,3 +251,78 @@ def has_marker(text: str) -> bool:
         return any(ANY_MARKER.match(c) for _, c in _comments(text, "<text>"))
     except MarkerError:
         return any(ANY_MARKER.match(line.strip()) for line in text.splitlines())
+
+
+#: Markdown spans, each marker alone on its line (outside code fences): the instructor's text that the
+#: handout leaves out, and the student's text (an HTML comment, so invisible in the reference) that the
+#: handout shows as plain text.
+MD_INSTRUCTOR = ("<!-- instructor -->", "<!-- /instructor -->")
+MD_STUDENT = ("<!-- student", "-->")
+_MD_LOOKALIKE = re.compile(r"^<!--\s*/?\s*(instructor|student)\b", re.IGNORECASE)
+
+
+def find_md_blocks(text: str, path: str = "<string>") -> list[Block]:
+    """The spans of a Markdown text, in order: :class:`Block`\\ s of kind :data:`INSTRUCTOR` or :data:`STUDENT`
+    (``begin``/``end``: their marker lines).
+
+    Raises:
+        MarkerError: a malformed, nested or unclosed span (one line, with file and line).
+    """
+    spans: list[Block] = []
+    open_: tuple[str, int] | None = None
+    fence = None
+    for row, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if open_ is None or open_[0] == "instructor":
+            m = re.match(r"^(`{3,}|~{3,})", line)
+            if m and (fence is None or line.startswith(fence)):
+                fence = None if fence else m.group(1)
+                continue
+            if fence:
+                continue
+        if open_ is not None and open_[0] == "student":
+            if line == MD_STUDENT[1]:
+                spans.append(Block(STUDENT, None, open_[1], row, ""))
+                open_ = None
+            elif _MD_LOOKALIKE.match(line):
+                raise MarkerError(f"{path}:{row}: a span marker inside the student span of line {open_[1]} "
+                                  "(spans do not nest)")
+            continue
+        if line == MD_INSTRUCTOR[0] or line == MD_STUDENT[0]:
+            kind = "instructor" if line == MD_INSTRUCTOR[0] else "student"
+            if open_ is not None:
+                raise MarkerError(f"{path}:{row}: {kind} span opened inside the instructor span of line {open_[1]} "
+                                  "(spans do not nest)")
+            open_ = (kind, row)
+        elif line == MD_INSTRUCTOR[1]:
+            if open_ is None:
+                raise MarkerError(f"{path}:{row}: '{MD_INSTRUCTOR[1]}' without '{MD_INSTRUCTOR[0]}'")
+            spans.append(Block(INSTRUCTOR, None, open_[1], row, ""))
+            open_ = None
+        elif _MD_LOOKALIKE.match(line):
+            raise MarkerError(f"{path}:{row}: malformed span marker {line!r} (expected '{MD_INSTRUCTOR[0]}', "
+                              f"'{MD_INSTRUCTOR[1]}', or '{MD_STUDENT[0]}' ... '{MD_STUDENT[1]}', "
+                              "each alone on its line)")
+    if open_ is not None:
+        end = MD_INSTRUCTOR[1] if open_[0] == "instructor" else MD_STUDENT[1]
+        raise MarkerError(f"{path}:{open_[1]}: the {open_[0]} span is never closed (no '{end}' line)")
+    return spans
+
+
+def has_md_span(text: str) -> bool:
+    """Whether a Markdown text may hold an instructor or student span (a cheap test before rendering)."""
+    return any(_MD_LOOKALIKE.match(line.strip()) for line in text.splitlines())
+
+
+def render_markdown(text: str, path: str = "<string>", blocks: list[Block] | None = None) -> str:
+    """The handout version of a Markdown file: instructor spans removed (markers included), student spans
+    shown (their two marker lines removed). Where a removed span leaves two blank lines, one goes.
+    ``blocks``: the spans, if already found (:func:`find_md_blocks`).
+
+    Raises:
+        MarkerError: a malformed, nested or unclosed span (one line, with file and line).
+    """
+    spans = find_md_blocks(text, path) if blocks is None else blocks
+    if not spans:
+        return text
+    return _splice(text, spans, lambda b, lines: list(b.inner(lines)) if b.kind == STUDENT else [], squeeze=True)

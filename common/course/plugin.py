@@ -13,20 +13,33 @@ Loaded for every run of the project's suite (``-p common.course.plugin`` in ``py
   ``passed``, ``failed``, ``skipped`` or ``not_implemented``; message: the first line of what went
   wrong), ``{"kind": "ungraded", "nodeid", "outcome", "message"}`` per other test (outcome also
   ``needs_task``), ``{"kind": "collect_error", "nodeid", "message"}`` per file that did not import,
-  ``{"kind": "start", "nodeid"}`` before each test runs (so a run killed in a test names it), and
-  ``{"kind": "session", "exitstatus"}`` last (what :mod:`common.course.grade` reads).
+  ``{"kind": "begin", "pid"}`` first (a report holds the records after its last ``begin``: a run re-run
+  in a fresh interpreter appends to the same file), ``{"kind": "collected", "nodeids"}`` once the tests
+  to run are known, ``{"kind": "start", "nodeid"}`` (graded: also
+  ``"task"``, ``"points"`` and ``"line"``) before each test runs (so a run killed in a test names it, and the grader
+  can score it 0 and resume after it), and ``{"kind": "session", "exitstatus"}`` last (what
+  :mod:`common.course.grade` reads). ``--task-exclude PATH`` (a file of node ids, one a line) deselects
+  exactly those tests (the grader's resume after a crash; ``--deselect`` matches prefixes).
 - **Not implemented.** A test that raises :class:`~common.course.notimpl.NotImplementedTask` (also
   wrapped, or folded into another exception's text by a harness) is, when graded, a failure whose
-  whole report is one line ``not implemented (0/N points): not implemented: task ...`` (no
-  traceback); when not graded, a skip ``needs task <id>, not implemented yet (<where>)``.
+  whole report is one line ``not implemented (0/N points): task <id> (<where>; instructions in ...)``
+  (no traceback, and no Hypothesis advice to ``git apply`` a patch of its failing example); when not
+  graded, a skip ``needs task <id>, not implemented yet (<where>)``.
 - **Summary.** After a run with graded tests, one line per task: points earned of the points of the
-  graded tests that ran, and how many passed, failed or are not implemented.
+  graded tests that ran, and how many passed, failed or are not implemented; when the task is worth
+  more, where the rest is: "in tests not run here" (deselected, or files not collected) or "in hidden
+  tests" (the task's test files were all collected whole and still fall short: tests this tree lacks).
 - **Feedback.** A graded test that fails with a :class:`~common.course.feedback.Counterexample` (a
   harness's report: the shrunk case, expected against actual, where they first differ) gets its whole
   text in the record (``"feedback"``, with Hypothesis's notes); every failed graded record also says
   ``"hypothesis"`` (a ``@given`` test), ``"line"`` (of its ``def``, 1-based) and ``"replay"`` (the
   command that reruns it: ``pytest <nodeid> --hypothesis-seed=N --hypothesis-profile=P`` for a property
-  run with a seed, ``pytest <nodeid>`` otherwise).
+  run with a seed, ``pytest <nodeid>`` otherwise); a failed property also says ``"example"``:
+  Hypothesis's failing example (its note ``Failing test case: ...``/``Falsifying example: ...``) on one
+  line, at most :data:`MAX_EXAMPLE_CHARS` characters.
+- **Sealed.** The hooks and helpers run with a private copy of this module's globals (and of the
+  builtins), made when the plugin loads (:func:`_seal`): code under test that reassigns an attribute of
+  this module (``plugin._outcome = ...``) changes nothing the hooks call.
 - **Hypothesis profile** ``course-grade`` (what the grader passes with ``--hypothesis-seed=0``): the
   suite's settings (new examples from the seed, 100 examples unless a test says otherwise, no
   deadline), no example database, one failure per test (``report_multiple_bugs=False``), and the shrink
@@ -40,14 +53,17 @@ Loaded for every run of the project's suite (``-p common.course.plugin`` in ``py
 from __future__ import annotations
 
 import json
+import os
 import re
 
 import pytest
 
-from .feedback import feedback, find
+from .feedback import chain, feedback, find
 from .notimpl import PATTERN, task_in
 
 GRADE_PROFILE = "course-grade"
+#: The most characters of a failed property's one-line failing example in its record (``"example"``).
+MAX_EXAMPLE_CHARS = 240
 #: Seconds the shrinker may spend on one failing property under the grade profile (see the docstring).
 GRADE_SHRINK_SECONDS = 20
 try:  # hypothesis is a required package of the project; the profile must exist before its plugin configures
@@ -65,6 +81,7 @@ _INFO = pytest.StashKey[tuple]()      # (task id, points)
 _PHASES = pytest.StashKey[dict]()     # when -> (outcome, message)
 _STATE = pytest.StashKey[dict]()      # per-config state
 _FEEDBACK = pytest.StashKey[str]()    # a failed graded item's Counterexample report ("" when none)
+_EXAMPLE = pytest.StashKey[str]()     # a failed graded property's failing example, one line ("" when none)
 
 
 def pytest_addoption(parser):
@@ -73,14 +90,17 @@ def pytest_addoption(parser):
                     help="run only the graded tests of this task (id like lab01.reshape, or number like 1.1); repeatable")
     group.addoption("--graded", action="store_true", help="run only graded tests (@pytest.mark.task)")
     group.addoption("--task-report", metavar="PATH", help="append one JSON line per test and collection error (for the grader)")
+    group.addoption("--task-exclude", metavar="PATH",
+                    help="deselect exactly the test ids listed in this file, one a line (the grader's resume after a crash)")
 
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "task(id, points=N): a graded test of a student task (common.course); "
                                        "N points per collected test")
     config.stash[_STATE] = {"course": None, "results": [], "report": config.getoption("--task-report"),
-                            "shrink_limit": None}
+                            "shrink_limit": None, "collected": {}, "files": set(), "narrowed": False}
     if config.stash[_STATE]["report"]:
+        _write(config, {"kind": "begin", "pid": os.getpid()})
         config.pluginmanager.register(_Reporter(config), "common.course.reporter")
     if _option(config, "hypothesis_profile") == GRADE_PROFILE:
         try:
@@ -118,11 +138,14 @@ def _course(config):
     return state["course"]
 
 
+_ENCODE = json.JSONEncoder().encode  # bound now (the module attribute json.dumps is code under test's to break)
+
+
 def _write(config, record: dict) -> None:
     path = config.stash[_STATE]["report"]
     if path:
         with open(path, "a", encoding="utf-8") as fh:
-            fh.write(json.dumps(record) + "\n")
+            fh.write(_ENCODE(record) + "\n")
 
 
 def task_marker(item) -> tuple[str, int] | None:
@@ -140,13 +163,40 @@ def task_marker(item) -> tuple[str, int] | None:
     return mark.args[0], points
 
 
+def _excluded(config) -> set[str]:
+    path = config.getoption("--task-exclude")
+    if not path:
+        return set()
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return {ln.rstrip("\n") for ln in fh if ln.strip()}
+    except OSError as exc:
+        raise pytest.UsageError(f"--task-exclude: cannot read {path} ({exc.strerror}): give a file of test ids") from None
+
+
+@pytest.hookimpl(tryfirst=True)  # before -k, -m and --deselect: the summary knows what the task's tests were
 def pytest_collection_modifyitems(session, config, items):
+    state = config.stash[_STATE]
+    state["narrowed"] = any("::" in str(a) for a in config.args)
+    root = config.rootpath
+    for item in items:
+        try:
+            state["files"].add(item.path.relative_to(root).as_posix())
+        except ValueError:
+            pass
     graded = {}
     for item in items:
         info = task_marker(item)
         if info is not None:
             graded[item.nodeid] = info
             item.stash[_INFO] = info
+            state["collected"][info[0]] = state["collected"].get(info[0], 0) + info[1]
+    excluded = _excluded(config)
+    if excluded:
+        gone = [item for item in items if item.nodeid in excluded]
+        if gone:
+            config.hook.pytest_deselected(items=gone)
+            items[:] = [item for item in items if item.nodeid not in excluded]
     wanted = config.getoption("--task")
     if not graded and not wanted:
         return
@@ -200,6 +250,25 @@ def _not_implemented_line(exc: BaseException, task: str) -> str:
     return f"not implemented: task {task}"
 
 
+#: How Hypothesis's note of the failing example starts (6.1xx: "Failing test case"; older: "Falsifying example").
+_EXAMPLE_NOTE = re.compile(r"^(Failing test case|Falsifying example|Failing explicit example|Falsifying explicit "
+                           r"example)\s*:\s*", re.S)
+
+
+def failing_example(exc: BaseException | None, limit: int = MAX_EXAMPLE_CHARS) -> str:
+    """Hypothesis's failing example noted on ``exc`` (or its causes, contexts, group members) on one line:
+    ``falsifying example: test_f(x=1000, y=[0])``, cut at ``limit`` characters; ``""`` when there is none."""
+    for e in chain(exc):
+        for note in getattr(e, "__notes__", ()) or ():
+            m = _EXAMPLE_NOTE.match(str(note))
+            if m:
+                text = " ".join(ln.strip() for ln in str(note)[m.end():].splitlines() if ln.strip())
+                text = re.sub(r"([(\[{]) ", r"\1", re.sub(r",? ([)\]}])", r"\1", text))
+                text = f"falsifying example: {text}"
+                return text if len(text) <= limit else text[:limit - 3].rstrip() + "..."
+    return ""
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item, call):
     rep = yield
@@ -210,8 +279,11 @@ def pytest_runtest_makereport(item, call):
     task = task_in(call.excinfo.value) if call.excinfo is not None and rep.failed else None
     if task is not None and rep.when in ("setup", "call"):
         line = _not_implemented_line(call.excinfo.value, task)
+        # Hypothesis's pytest plugin would print "`git apply .hypothesis/patches/...` to add failing test
+        # cases": a stub's failure is no test case worth keeping (it reads this attribute at teardown)
+        item.__dict__.pop("_hypothesis_failing_examples", None)
         if info is not None:
-            rep.longrepr = f"not implemented (0/{info[1]} points): {line}"
+            rep.longrepr = f"not implemented (0/{info[1]} points): {line.removeprefix('not implemented: ')}"
             phases[rep.when] = ("not_implemented", line)
         else:
             m = re.search(r"\(([^()]*)\)$", line)
@@ -229,6 +301,8 @@ def pytest_runtest_makereport(item, call):
         phases[rep.when] = ("failed", _first_line(message))
         if info is not None and found is not None and _FEEDBACK not in item.stash:
             item.stash[_FEEDBACK] = feedback(found)
+        if info is not None and call.excinfo is not None and _EXAMPLE not in item.stash:
+            item.stash[_EXAMPLE] = failing_example(call.excinfo.value)
     elif rep.skipped:
         reason = rep.longrepr[2] if isinstance(rep.longrepr, tuple) else str(rep.longrepr)
         phases[rep.when] = ("skipped", _first_line(str(reason)))
@@ -251,9 +325,12 @@ def _outcome(phases: dict) -> tuple[str, str]:
 def pytest_runtest_protocol(item, nextitem):
     # written before the test runs: a run killed by a signal in it (a segfault in native code, an MLIR
     # assertion) still says which test it was (common.course.grade names it)
-    _write(item.config, {"kind": "start", "nodeid": item.nodeid})
-    res = yield
     info = item.stash.get(_INFO, None)
+    start = {"kind": "start", "nodeid": item.nodeid}
+    if info is not None:
+        start.update(task=info[0], points=info[1], line=(item.location[1] or 0) + 1)
+    _write(item.config, start)
+    res = yield
     outcome, message = _outcome(item.stash.get(_PHASES, {}))
     if info is not None:
         record = {"kind": "item", "nodeid": item.nodeid, "task": info[0], "points": info[1],
@@ -278,8 +355,11 @@ def _failure_details(item) -> dict:
         profile = _option(item.config, "hypothesis_profile")
         if profile:
             replay += f" --hypothesis-profile={profile}"
-    return {"feedback": item.stash.get(_FEEDBACK, ""), "hypothesis": prop, "line": (item.location[1] or 0) + 1,
-            "replay": replay}
+    out = {"feedback": item.stash.get(_FEEDBACK, ""), "hypothesis": prop, "line": (item.location[1] or 0) + 1,
+           "replay": replay}
+    if item.stash.get(_EXAMPLE, ""):
+        out["example"] = item.stash[_EXAMPLE]
+    return out
 
 
 class _Reporter:
@@ -287,6 +367,9 @@ class _Reporter:
 
     def __init__(self, config):
         self.config = config
+
+    def pytest_collection_finish(self, session):
+        _write(self.config, {"kind": "collected", "nodeids": [item.nodeid for item in session.items]})
 
     def pytest_collectreport(self, report):
         if report.failed:
@@ -297,8 +380,26 @@ class _Reporter:
         _write(self.config, {"kind": "session", "exitstatus": int(exitstatus)})
 
 
-def summary_lines(results: list[dict], course=None) -> list[str]:
-    """One line per task of ``results`` (the plugin's item records), in task number order."""
+def _rest(task, here: int, collected: int | None, whole: bool) -> str:
+    """Where the points of ``task`` beyond the ``here`` that ran are (see the module docstring)."""
+    if task.points <= here:
+        return ""
+    collected = here if collected is None else collected
+    where = []
+    if collected > here or (task.points > collected and not whole):
+        where.append("tests not run here")
+    if task.points > collected and whole:
+        where.append("hidden tests")
+    return f" (the task is worth {task.points}; the rest is in {' and in '.join(where)})"
+
+
+def summary_lines(results: list[dict], course=None, collected: dict | None = None, files=None,
+                  narrowed: bool = True) -> list[str]:
+    """One line per task of ``results`` (the plugin's item records), in task number order.
+
+    ``collected``: task id -> points of its graded tests collected (before any deselection); ``files``: the
+    test files collected; ``narrowed``: the run named single tests. "hidden tests" only when every test file
+    of the task was collected whole and its tests still fall short of its points."""
     by_task: dict[str, list[dict]] = {}
     for r in results:
         by_task.setdefault(r["task"], []).append(r)
@@ -313,7 +414,8 @@ def summary_lines(results: list[dict], course=None) -> list[str]:
         parts = ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in counts.items() if v)
         t = tasks.get(tid)
         head = f"task {t.number} {tid}" if t is not None else f"task {tid}"
-        total = f" (the task is worth {t.points}; the rest is in hidden tests)" if t is not None and t.points > here else ""
+        whole = not narrowed and files is not None and t is not None and all(f in files for f in t.tests)
+        total = _rest(t, here, (collected or {}).get(tid), whole) if t is not None else ""
         lines.append(f"{head}: {got}/{here} points{total}: {parts}")
     return lines
 
@@ -323,5 +425,38 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     if not results:
         return
     terminalreporter.section("course tasks")
-    for line in summary_lines(results, config.stash[_STATE]["course"]):
+    state = config.stash[_STATE]
+    for line in summary_lines(results, state["course"], state["collected"], state["files"], state["narrowed"]):
         terminalreporter.write_line(line)
+
+
+def _seal(namespace: dict) -> None:
+    """Give every function of this module (hooks, helpers, methods of its classes) a private copy of the
+    module's globals and of the builtins, taken now: pluggy holds these function objects, and what they
+    look up by name no longer goes through the module, so ``plugin._outcome = ...`` from code under test
+    (or ``builtins.open = ...``) changes nothing they call."""
+    import builtins
+    import types
+
+    snap = dict(namespace)
+    for k, v in vars(builtins).items():
+        snap.setdefault(k, v)
+    name = namespace["__name__"]
+
+    def rebind(f):
+        g = types.FunctionType(f.__code__, snap, f.__name__, f.__defaults__, f.__closure__)
+        g.__kwdefaults__, g.__qualname__, g.__doc__ = f.__kwdefaults__, f.__qualname__, f.__doc__
+        g.__module__, g.__annotations__ = f.__module__, f.__annotations__
+        g.__dict__.update(f.__dict__)  # pluggy's hookimpl options (pytest_impl)
+        return g
+
+    for key, obj in list(namespace.items()):
+        if isinstance(obj, types.FunctionType) and obj.__module__ == name:
+            snap[key] = namespace[key] = rebind(obj)
+        elif isinstance(obj, type) and obj.__module__ == name:
+            for attr, fn in list(vars(obj).items()):
+                if isinstance(fn, types.FunctionType):
+                    setattr(obj, attr, rebind(fn))
+
+
+_seal(globals())

@@ -3,20 +3,31 @@
 ``python -m common.course student --out build/student`` checks the course (:func:`check`), then writes
 a fresh git repository with one commit and no history at ``--out``:
 
-- every file of the reference's tree (``git ls-files --cached --others --exclude-standard``: tracked
-  files and new ones git does not ignore), except the instructor's (:data:`INSTRUCTOR_ONLY`: the known
-  wrong submissions and the course's own tests), the labs' ``hidden_tests`` files and binaries under
-  ``results/`` (:data:`BINARY_SUFFIXES`; the text tables stay);
+- every file git tracks in the reference (``git ls-files --cached``; a tree that is no git work tree is
+  walked), except the instructor's (:data:`INSTRUCTOR_ONLY`: the known wrong submissions, the course's
+  own tests, the mutation-testing data that quotes the solutions), the labs' ``hidden_tests`` files and
+  binaries under ``results/`` (:data:`BINARY_SUFFIXES`; the text tables stay). Files git does not
+  track (a folder of students' submissions, notes) never ship: one ``warning:`` line on stderr counts
+  the untracked, non-ignored ones left out and names the first few (:func:`untracked_files`);
 - Python files through :func:`common.course.markers.render`: solution blocks become stubs raising
   :class:`~common.course.notimpl.NotImplementedTask`, stub blocks go live, hidden-test blocks go.
   A file whose stubbed text leaves an import or a local unused gets a last line
-  ``# ruff: noqa: F401`` (or ``F841``) so the handout's linter stays clean.
+  ``# ruff: noqa: F401`` (or ``F841``) so the handout's linter stays clean;
+- Markdown files through :func:`handout_text` (:func:`common.course.markers.render_markdown`): an
+  instructor-only span (``<!-- instructor -->`` ... ``<!-- /instructor -->``, each marker alone on its
+  line) goes, and a student-only span (an HTML comment ``<!-- student`` ... ``-->``, invisible in the
+  reference) becomes plain text. :func:`check` finds them (``Scan.blocks``), so the grader knows the
+  handout's version of such a file as given, not edited.
+
+Then the written handout goes through :func:`leak_scan`; anything it finds (a line of solution code or
+of a hidden test, an instructor-only file, a marker, ...) stops the command before ``--out`` is touched:
+:class:`~common.errors.GateFailed` (exit 1), one line per leak.
 
 ``--classroom`` also writes the GitHub Classroom workflow (:mod:`common.course.classroom`) into the handout.
 
 ``--out`` is replaced only when it is a handout this command wrote (its one commit says so);
 otherwise the command refuses. Errors (one line, exit 2: :class:`~common.errors.UserError`): a bad
-``tasks.toml``, a bad marker, a solution block of a task in a file the task does not list, a task
+``tasks.toml``, a bad marker or Markdown span, a solution block of a task in a file the task does not list, a task
 without solution blocks or whose blocks sit in other functions than it lists, a graded test naming an
 unknown task or points that are not a positive int, a task with no graded test, a graded test in a
 file the grader does not run, a handout file that does not compile.
@@ -26,6 +37,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -34,13 +46,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from common.errors import UserError
+from common.errors import GateFailed, UserError
 
 from . import markers
 from .tasks import Course, load_course
 
-#: Path prefixes of the reference that never reach a student (``fixtures.py``: the tiny course of the course tests).
-INSTRUCTOR_ONLY = ("common/course/wrong/", "common/course/test_", "common/course/fixtures.py")
+#: Path prefixes of the reference that never reach a student (``fixtures.py``: the tiny course of the course tests;
+#: the mutation-testing data of the reference, whose survivors and equivalent mutants quote solution lines, and
+#: the test that reads it).
+INSTRUCTOR_ONLY = ("common/course/wrong/", "common/course/test_", "common/course/fixtures.py",
+                   "common/mutation_equivalents.toml", "results/mutation_survivors.md", "common/test_mutation.py")
 #: Files under results/ with these suffixes are binaries (plots, SPIR-V, libraries): not in the handout.
 BINARY_SUFFIXES = {".png", ".jpg", ".jpeg", ".gif", ".pdf", ".spv", ".so", ".o", ".a", ".tar", ".gz", ".bin",
                    ".onnx", ".data", ".pt", ".params", ".vmfb", ".npy", ".npz"}
@@ -52,18 +67,24 @@ _GIT_ENV = {"GIT_AUTHOR_NAME": "ml-compiler-labs", "GIT_AUTHOR_EMAIL": "course@m
             "GIT_COMMITTER_NAME": "ml-compiler-labs", "GIT_COMMITTER_EMAIL": "course@ml-compiler-labs.invalid"}
 
 
-def source_files(root: Path) -> list[str]:
-    """The files of the tree at ``root`` (relative POSIX paths, sorted): git's view when it is a work tree
-    (tracked + untracked-not-ignored, existing files only), else a walk that skips :data:`SKIP_DIRS`."""
-    root = Path(root)
+def _git_files(root: Path, *which: str) -> set[str] | None:
+    """``git ls-files <which>`` under ``root`` (None: no git work tree there, or git failed)."""
     try:
-        run = subprocess.run(["git", "-C", str(root), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-                             capture_output=True, check=True, timeout=60)
-        names = {n for n in run.stdout.decode().split("\0") if n}
-        if names:
-            return sorted(n for n in names if (root / n).is_file() and not (root / n).is_symlink())
+        run = subprocess.run(["git", "-C", str(root), "ls-files", "-z", *which], capture_output=True, check=True,
+                             timeout=60)
     except (OSError, subprocess.SubprocessError):
-        pass
+        return None
+    return {n for n in run.stdout.decode(errors="surrogateescape").split("\0") if n}
+
+
+def source_files(root: Path) -> list[str]:
+    """The files of the tree at ``root`` (relative POSIX paths, sorted): the files git tracks when it is a
+    work tree (existing files only; untracked ones are no part of the reference, see
+    :func:`untracked_files`), else a walk that skips :data:`SKIP_DIRS`."""
+    root = Path(root)
+    names = _git_files(root, "--cached")
+    if names:
+        return sorted(n for n in names if (root / n).is_file() and not (root / n).is_symlink())
     out = []
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.endswith(".egg-info"))
@@ -74,13 +95,33 @@ def source_files(root: Path) -> list[str]:
     return sorted(out)
 
 
+def untracked_files(root: Path) -> list[str]:
+    """Files under ``root`` that git neither tracks nor ignores (sorted; empty outside a git work tree):
+    what :func:`source_files` leaves out and the handout does not ship."""
+    root = Path(root)
+    if not _git_files(root, "--cached"):
+        return []
+    names = _git_files(root, "--others", "--exclude-standard") or set()
+    return sorted(n for n in names if (root / n).is_file() and not (root / n).is_symlink())
+
+
+def untracked_warning(names: list[str], shown: int = 5) -> str | None:
+    """The one ``warning:`` line about untracked files left out of the handout (None when there are none)."""
+    if not names:
+        return None
+    more = f", ... ({len(names) - shown} more)" if len(names) > shown else ""
+    return (f"warning: {len(names)} untracked file(s) not in the handout (only files git tracks ship; "
+            f"git add them to ship them): {', '.join(names[:shown])}{more}")
+
+
 def is_binary_result(rel: str) -> bool:
     return rel.startswith("results/") and Path(rel).suffix.lower() in BINARY_SUFFIXES
 
 
 @dataclass
 class Scan:
-    """What :func:`check` found: the blocks per Python file and the graded markers per task."""
+    """What :func:`check` found: the blocks per Python file (and the instructor/student spans per Markdown
+    file) and the graded markers per task."""
 
     blocks: dict[str, list[markers.Block]] = field(default_factory=dict)
     graded: dict[str, list[tuple[str, int, int]]] = field(default_factory=dict)  # task -> [(file, line, points)]
@@ -122,7 +163,14 @@ def check(course: Course, files: Iterable[str] | None = None, *, reference: bool
         if not (root / f).is_file():
             raise UserError(f"{f.split('/', 1)[0]}/tasks.toml: hidden_tests: no file {f}")
     for rel in files if files is not None else source_files(root):
-        if not rel.endswith(".py") or rel.startswith(INSTRUCTOR_ONLY[0]):
+        if rel.startswith(INSTRUCTOR_ONLY[0]):
+            continue
+        if rel.endswith(".md"):
+            text = (root / rel).read_text(errors="replace")
+            if markers.has_md_span(text) and (spans := markers.find_md_blocks(text, rel)):
+                scan.blocks[rel] = spans
+            continue
+        if not rel.endswith(".py"):
             continue
         text = (root / rel).read_text()
         blocks = markers.find_blocks(text, rel, known=tasks)
@@ -170,11 +218,14 @@ def excluded(course: Course, rel: str) -> bool:
 
 
 def handout_text(course: Course, rel: str, scan: Scan, text: str | None = None, stub=None) -> str:
-    """The handout's text of one Python file (``stub``: the task ids to stub, None: all)."""
+    """The handout's text of one Python file (``stub``: the task ids to stub, None: all) or Markdown file
+    (its instructor spans out, its student spans shown: :func:`markers.render_markdown`)."""
     text = (course.root / rel).read_text() if text is None else text
     blocks = scan.blocks.get(rel)
     if not blocks:
         return text
+    if rel.endswith(".md"):
+        return markers.render_markdown(text, rel, blocks)
     return markers.render(text, rel, stub=stub, drop_hidden=True, tasks=course.tasks, blocks=blocks)
 
 
@@ -189,7 +240,8 @@ def plan(course: Course, scan: Scan | None = None, files: Iterable[str] | None =
         if rel in scan.blocks:
             text = handout_text(course, rel, scan)
             try:
-                compile(text, rel, "exec")
+                if rel.endswith(".py"):
+                    compile(text, rel, "exec")
             except SyntaxError as exc:
                 raise UserError(f"the handout of {rel} does not compile (line {exc.lineno}: {exc.msg}): "
                                 "check its markers") from None
@@ -235,13 +287,15 @@ def is_handout(path: Path) -> bool:
 
 @dataclass
 class Handout:
-    """What :func:`build` wrote: the folder, the file count, stubs per task, hidden blocks dropped."""
+    """What :func:`build` wrote: the folder, the file count, stubs per task, hidden blocks dropped, the
+    reference's files left out, and the untracked files that were not shipped."""
 
     out: Path
     files: int
     stubs: dict[str, int]
     hidden_blocks: int
     left_out: list[str]
+    untracked: list[str] = field(default_factory=list)
 
 
 def write_tree(course: Course, files: dict[str, bytes], dest: Path) -> None:
@@ -253,14 +307,22 @@ def write_tree(course: Course, files: dict[str, bytes], dest: Path) -> None:
             p.chmod(0o755)
 
 
-def build(root: str | Path, out: str | Path, *, git: bool = True, extra: dict[str, bytes] | None = None) -> Handout:
+def _stderr(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def build(root: str | Path, out: str | Path, *, git: bool = True, extra: dict[str, bytes] | None = None,
+          leak_check: bool = True, warn=_stderr) -> Handout:
     """Write the handout of the reference at ``root`` to ``out`` (see the module docstring).
 
     ``extra``: more files (``{relative path: bytes}``, e.g. the GitHub Classroom workflow of
-    :mod:`common.course.classroom`) written into the handout before its commit.
+    :mod:`common.course.classroom`) written into the handout before its commit. ``leak_check``: run
+    :func:`leak_scan` on the new handout before it replaces ``out`` (the release gate runs it itself and
+    records what it finds). ``warn``: gets the one line about untracked files left out (default: stderr).
 
     Raises:
         UserError: a check failed, or ``out`` exists and is not a handout this command wrote.
+        GateFailed: the leak scan found something (one line per leak); ``out`` is left as it was.
     """
     course = load_course(root)
     out = Path(out).resolve()
@@ -269,17 +331,20 @@ def build(root: str | Path, out: str | Path, *, git: bool = True, extra: dict[st
     if out.exists() and any(out.iterdir()) and not is_handout(out):
         raise UserError(f"{out} exists and is not a handout written by this command: remove it or pick another --out")
     files = source_files(course.root)
+    untracked = untracked_files(course.root)
     scan = check(course, files)
     tree = plan(course, scan, files)
     for rel, data in (extra or {}).items():
         if rel in tree:
             raise UserError(f"{rel}: the reference has this file already; the handout cannot add its own")
         tree[rel] = data
+    if (line := untracked_warning(untracked)) and warn is not None:
+        warn(line)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
         write_tree(course, tree, tmp)
-        changed = [rel for rel in tree if rel in scan.blocks]
+        changed = [rel for rel in tree if rel in scan.blocks and rel.endswith(".py")]
         for rel, codes in _ruff_noqa(tmp, changed).items():
             p = tmp / rel
             p.write_text(p.read_text().rstrip("\n") + f"\n# ruff: noqa: {', '.join(codes)}\n")
@@ -287,6 +352,11 @@ def build(root: str | Path, out: str | Path, *, git: bool = True, extra: dict[st
             _git(tmp, "init", "-q")
             _git(tmp, "add", "-A", "-f")
             _git(tmp, "commit", "-q", "-m", COMMIT_MESSAGE)
+        if leak_check:
+            leaks = leak_scan(course.root, tmp, course=course, files=files, scan=scan)
+            if leaks:
+                raise GateFailed(f"the leak scan found {len(leaks)} problem(s) in the handout; {out} was not "
+                                 "written:\n" + "\n".join(leaks))
         if out.exists():
             shutil.rmtree(out)
         os.replace(tmp, out)
@@ -301,27 +371,56 @@ def build(root: str | Path, out: str | Path, *, git: bool = True, extra: dict[st
                 stubs[b.task] = stubs.get(b.task, 0) + 1
             hidden += b.kind == markers.HIDDEN
     left = [rel for rel in files if excluded(course, rel)]
-    return Handout(out=out, files=len(tree), stubs=stubs, hidden_blocks=hidden, left_out=left)
+    return Handout(out=out, files=len(tree), stubs=stubs, hidden_blocks=hidden, left_out=left, untracked=untracked)
 
 
 CACHE_PARTS = {"__pycache__", ".pytest_cache", ".hypothesis", ".ruff_cache", ".mypy_cache", ".venv"}
+#: The substring scan of :func:`leak_scan`: solution lines this long or longer (stripped) count ...
+MIN_SUBSTRING = 25
+#: ... in handout text files up to this size (bigger ones are the multi-MB tuning databases and torch-mlir
+#: dumps that programs write under results/; the whole-line scan still reads them).
+SUBSTRING_MAX_BYTES = 1 << 20
+#: Solution lines (stripped) that given code shares without giving the task away: generic idioms the
+#: substring scan would flag otherwise, each with why it is harmless.
+SHARED_LINES = {
+    "out.parent.mkdir(parents=True, exist_ok=True)": "a generic idiom (several given writers)",
+    "for i, node in enumerate(model.graph.node):": "a generic ONNX loop (debugging/overlays.py)",
+    "if ref.shape != cand.shape:": "the shape check every numeric gate starts with (common/gates.py)",
+    "check_torchscript_opset(opset)": "a given helper, named by the task's hint (common/onnx_utils.py)",
+}
+#: Statements too generic to count as solution code in the substring scan, whatever their length.
+_IDIOM = re.compile(r"^(return|raise|yield|pass|continue|break|else:|try:|finally:|import |from \S+ import )")
 
 
-def leak_scan(root: str | Path, handout: str | Path) -> list[str]:
+def substring_secret(line: str) -> bool:
+    """Whether a stripped solution line counts in the substring scan: long enough, no comment, no idiom."""
+    return (len(line) >= MIN_SUBSTRING and not line.startswith("#") and line not in SHARED_LINES
+            and not _IDIOM.match(line) and any(c.isalpha() for c in line))
+
+
+def leak_scan(root: str | Path, handout: str | Path, *, course: Course | None = None,
+              files: list[str] | None = None, scan: Scan | None = None) -> list[str]:
     """Problems of a handout against its reference (empty: none). One line each:
 
-    a marker left in a file; a line of solution code or of a hidden test (a stripped line that occurs in
-    a solution or hidden block and nowhere else in the reference's handout text, stubs included); an
-    instructor-only or hidden file; a cache; a binary under results/; a git history of more than the one
-    commit.
+    a marker (Python) or an instructor span (Markdown) left in a file; a line of solution code or of a
+    hidden test (a stripped line that occurs in a solution or hidden block and nowhere else in the
+    reference's handout text, stubs included); a solution line of :data:`MIN_SUBSTRING` characters or
+    more (:func:`substring_secret`) anywhere inside a line of a handout text file up to
+    :data:`SUBSTRING_MAX_BYTES` (a data file, a test, another lab's code), unless its own file's given
+    code holds it as a whole line or the hit is in its lab's ``tasks.toml`` or ``TASKS.md`` (the
+    instructor's hints); an instructor-only or hidden file; a cache; a binary under results/; a git
+    history of more than the one commit.
+
+    ``course``, ``files``, ``scan``: the reference already read (:func:`build` passes them).
     """
-    course = load_course(root)
-    files = source_files(course.root)
-    scan = check(course, files)
+    course = load_course(root) if course is None else course
+    files = source_files(course.root) if files is None else files
+    scan = check(course, files) if scan is None else scan
     handout = Path(handout)
     problems: list[str] = []
     secret: set[str] = set()
     allowed: set[str] = set()
+    substrings: dict[str, set[str]] = {}  # solution line -> the files where a hit is fine
     for rel in files:
         if rel.startswith(INSTRUCTOR_ONLY[0]) or is_binary_result(rel):
             continue
@@ -338,7 +437,15 @@ def leak_scan(root: str | Path, handout: str | Path) -> list[str]:
         secret.update(markers.block_lines(text, blocks, {markers.SOLUTION, markers.HIDDEN}))
         allowed.update(ln.strip() for i, ln in enumerate(lines, start=1) if i not in inside)
         if rel in scan.blocks:
-            allowed.update(ln.strip() for ln in handout_text(course, rel, scan, text).splitlines())
+            given = {ln.strip() for ln in handout_text(course, rel, scan, text).splitlines()}
+            allowed.update(given)
+            for b in blocks:
+                if b.kind != markers.SOLUTION:
+                    continue
+                lab = course.tasks[b.task].lab
+                for s in markers.block_lines(text, [b], {markers.SOLUTION}):
+                    if substring_secret(s) and s not in given:
+                        substrings.setdefault(s, set()).update({f"{lab}/tasks.toml", f"{lab}/TASKS.md"})
     secret -= allowed
     walked = []
     for dirpath, dirnames, filenames in os.walk(handout):
@@ -364,9 +471,22 @@ def leak_scan(root: str | Path, handout: str | Path) -> list[str]:
             continue
         if rel.endswith(".py") and markers.has_marker(text):
             problems.append(f"{rel}: a solution/stub/hidden marker left in the handout")
-        for i, ln in enumerate(text.splitlines(), start=1):
+        if rel.endswith(".md") and markers.has_md_span(text):
+            problems.append(f"{rel}: an instructor/student span marker left in the handout")
+        lines = text.splitlines()
+        flagged = set()
+        for i, ln in enumerate(lines, start=1):
             if ln.strip() in secret:
+                flagged.add(i)
                 problems.append(f"{rel}:{i}: a line of solution code or of a hidden test: {ln.strip()[:80]!r}")
+        if len(text) > SUBSTRING_MAX_BYTES:
+            continue
+        hits = sorted((text.count("\n", 0, text.index(s)) + 1, s) for s, fine in substrings.items()
+                      if rel not in fine and s in text)
+        for i, s in hits:
+            if i not in flagged:
+                flagged.add(i)
+                problems.append(f"{rel}:{i}: holds a line of solution code: {s[:80]!r}")
     if (handout / ".git").exists():
         run = subprocess.run(["git", "-C", str(handout), "rev-list", "--all", "--count"], capture_output=True,
                              text=True, timeout=30)

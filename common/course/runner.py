@@ -2,7 +2,9 @@
 
 :func:`run_pytest` is what ``make grade`` uses: ``python -m pytest ARGS`` in the tree (``cwd`` and the
 front of ``PYTHONPATH``, so the tree's own packages win over the editable install of the reference),
-in its own process group, killed with the group after ``timeout_s``.
+in its own process group (a new session), killed with the group after ``timeout_s``, when the run ends
+(whatever it left running), and when the grader itself gets SIGTERM, SIGINT or SIGHUP (:class:`_Reaper`:
+the group is killed, then the signal takes its usual course: the grader ends or raises KeyboardInterrupt).
 
 :class:`WarmRunner` gives the same result faster when many trees are graded in a row (the release
 gate grades about twenty): it imports the heavy third-party packages once (:data:`PRELOAD`: TVM,
@@ -24,6 +26,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -49,6 +52,55 @@ class Run:
         return self.rc == 124
 
 
+def _kill_group(pid: int) -> None:
+    """SIGKILL the process group led by ``pid`` (and ``pid`` itself, should it not lead one yet)."""
+    for kill in (os.killpg, os.kill):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            kill(pid, signal.SIGKILL)
+
+
+class _Reaper:
+    """While a child runs: its process group dies with the block (an exception, a normal end: whatever the
+    tests left running) and when this process gets SIGTERM, SIGINT or SIGHUP (then the signal is delivered
+    again under the handler that was there before). Handlers are installed from the main thread only."""
+
+    SIGNALS = tuple(getattr(signal, n) for n in ("SIGTERM", "SIGINT", "SIGHUP") if hasattr(signal, n))
+
+    def __init__(self):
+        self.pid: int | None = None
+        self.old: dict[int, object] = {}
+
+    def _handler(self, signum, frame):
+        if self.pid is not None:
+            _kill_group(self.pid)
+        self._restore()
+        signal.raise_signal(signum)
+
+    def _restore(self) -> None:
+        for sig, old in self.old.items():
+            with contextlib.suppress(ValueError, OSError, TypeError):
+                signal.signal(sig, old if old is not None else signal.SIG_DFL)
+        self.old.clear()
+
+    def __enter__(self) -> _Reaper:
+        if threading.current_thread() is threading.main_thread():
+            for sig in self.SIGNALS:
+                old = signal.getsignal(sig)
+                if old is signal.SIG_IGN:  # ignored here (nohup): the grader goes on, and so may its child
+                    continue
+                with contextlib.suppress(ValueError, OSError):
+                    signal.signal(sig, self._handler)
+                    self.old[sig] = old
+        return self
+
+    def __exit__(self, *exc) -> None:
+        try:
+            if self.pid is not None:
+                _kill_group(self.pid)
+        finally:
+            self._restore()
+
+
 def _env(tree: Path, env: Mapping[str, str] | None) -> dict[str, str]:
     out = dict(os.environ)
     out.update(env or {})
@@ -62,16 +114,21 @@ def run_pytest(tree: str | Path, args: Sequence[str], *, env: Mapping[str, str] 
     """``python -m pytest *args`` in ``tree`` (a fresh interpreter); see the module docstring."""
     tree = Path(tree)
     t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "pytest", *args], cwd=tree, env=_env(tree, env),
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
-    try:
-        out, _ = proc.communicate(timeout=timeout_s)
-        rc = proc.returncode
-    except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        out, _ = proc.communicate()
-        rc = 124
+    with _Reaper() as reaper:
+        proc = subprocess.Popen([sys.executable, "-m", "pytest", *args], cwd=tree, env=_env(tree, env),
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+        reaper.pid = proc.pid
+        try:
+            out, _ = proc.communicate(timeout=timeout_s)
+            rc = proc.returncode
+        except subprocess.TimeoutExpired:
+            _kill_group(proc.pid)
+            out, _ = proc.communicate()
+            rc = 124
+        except BaseException:
+            _kill_group(proc.pid)
+            proc.wait()
+            raise
     return Run(rc, out or "", time.perf_counter() - t0)
 
 
@@ -98,10 +155,23 @@ class WarmRunner:
         t0 = time.perf_counter()
         sys.stdout.flush()
         sys.stderr.flush()
+        with _Reaper() as reaper:
+            rc = self._fork(reaper, fd, tree, args, env, timeout_s)
+        output = Path(log).read_text(errors="replace")
+        Path(log).unlink(missing_ok=True)
+        if rc < 0:  # killed by a signal in the fork: the fresh interpreter's verdict stands (module docstring)
+            return run_pytest(tree, args, env=env, timeout_s=timeout_s)
+        return Run(rc, output, time.perf_counter() - t0)
+
+    @staticmethod
+    def _fork(reaper: _Reaper, fd: int, tree: Path, args: Sequence[str], env: Mapping[str, str] | None,
+              timeout_s: float) -> int:
+        """Fork the child (it runs :func:`_child`, writing to ``fd``) and wait for it: its exit status."""
         pid = os.fork()
         if pid == 0:  # the child never returns
             rc = 70
             try:
+                reaper._restore()  # the child keeps the handlers the parent had before this run
                 os.setsid()
                 os.dup2(fd, 1)
                 os.dup2(fd, 2)
@@ -114,25 +184,27 @@ class WarmRunner:
                 with contextlib.suppress(Exception):
                     sys.stdout.flush()
                 os._exit(rc)
+        reaper.pid = pid
         os.close(fd)
         rc = None
         deadline = time.monotonic() + timeout_s
-        while rc is None:
-            done, status = os.waitpid(pid, os.WNOHANG)
-            if done:
-                rc = os.waitstatus_to_exitcode(status)
-            elif time.monotonic() > deadline:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(pid, signal.SIGKILL)
+        try:
+            while rc is None:
+                done, status = os.waitpid(pid, os.WNOHANG)
+                if done:
+                    rc = os.waitstatus_to_exitcode(status)
+                elif time.monotonic() > deadline:
+                    _kill_group(pid)
+                    os.waitpid(pid, 0)
+                    rc = 124
+                else:
+                    time.sleep(0.02)
+        except BaseException:
+            _kill_group(pid)
+            with contextlib.suppress(ChildProcessError):
                 os.waitpid(pid, 0)
-                rc = 124
-            else:
-                time.sleep(0.02)
-        output = Path(log).read_text(errors="replace")
-        Path(log).unlink(missing_ok=True)
-        if rc < 0:  # killed by a signal in the fork: the fresh interpreter's verdict stands (module docstring)
-            return run_pytest(tree, args, env=env, timeout_s=timeout_s)
-        return Run(rc, output, time.perf_counter() - t0)
+            raise
+        return rc
 
 
 def _child(tree: Path, args: Sequence[str], env: dict[str, str]) -> int:

@@ -11,14 +11,19 @@ named after
 
 Columns: one per task (``"<number> <task id>"``, sorted by number; a plain Gradescope test without
 ``number`` and ``extra_data.task`` is keyed by its ``name``), each with its ``max_score``, then the row's
-total. Under the rows, per column, the mean and median over the submissions that have it (a task a
-submission's reports lack is blank there and counts in neither). Scores are points (ints or floats).
+total. A task some report has and a submission's reports lack (a lab not graded, or graded with ``--task``)
+is ``missing`` in that row (never 0): it counts in neither the task's mean and median nor the row's total,
+which is then *partial* (``7 (partial)``) and left out of the total's mean, median and histogram (a sum of
+fewer tasks is not comparable); :meth:`Summary.warnings` gives one line per such submission naming its
+reports and what they lack (``python -m common.grading summary`` prints them on stderr). Scores are points
+(ints or floats).
 
 Output: the table in Markdown on stdout; with ``--out DIR`` also ``summary.md`` (the same),
-``summary.csv`` (one line per submission: ``submission``, one column per task key, ``total``; blank for
-a missing task), ``summary.json`` (``{"tasks": [{"key", "number", "id", "max_score", "n", "mean",
-"median", "histogram"}], "total": {...}, "submissions": [{"name", "scores": {key: points}, "total",
-"sources"}]}``) and one histogram per task plus the total (``hist_<number>_<id>.png``,
+``summary.csv`` (one line per submission: ``submission``, one column per task key, ``total``, ``missing``;
+a missing task's cell is blank and ``missing`` lists the missing labs and tasks, empty for a complete
+row), ``summary.json`` (``{"tasks": [{"key", "number", "id", "lab", "max_score", "n", "mean", "median",
+"histogram"}], "total": {..., "partial"}, "submissions": [{"name", "scores": {key: points}, "total",
+"partial", "missing", "sources"}]}``) and one histogram per task plus the total (``hist_<number>_<id>.png``,
 ``hist_total.png``: submissions per score, matplotlib's Agg canvas), every file written atomically
 (:func:`common.results.atomic_write`).
 
@@ -53,6 +58,7 @@ class Column:
     number: str
     id: str
     max_score: float
+    lab: str = ""  # the lab of the report it came from (extra_data.lab), "" when the report names none
 
     @property
     def sort_key(self) -> tuple:
@@ -81,9 +87,33 @@ class Summary:
     columns: list[Column]
     rows: list[Row]
 
+    def missing(self, row: Row) -> list[Column]:
+        """The columns ``row`` has no score for."""
+        return [c for c in self.columns if c.key not in row.scores]
+
+    def partial(self, row: Row) -> bool:
+        """Whether the row's total leaves out a task of the table (see the module docstring)."""
+        return bool(self.missing(row))
+
+    def lacks(self, row: Row) -> str:
+        """What the row's reports lack: ``"labs lab02_tvm, lab04_npu; tasks 9.2 lab09.inc"`` ("" if nothing)."""
+        gone = self.missing(row)
+        labs = sorted({c.lab for c in gone if c.lab and c.lab not in row.labs})
+        tasks = [c.key for c in gone if not c.lab or c.lab in row.labs]
+        parts = ([f"lab{'s' * (len(labs) > 1)} {', '.join(labs)}"] if labs else []) + \
+                ([f"task{'s' * (len(tasks) > 1)} {', '.join(tasks)}"] if tasks else [])
+        return "; ".join(parts)
+
+    def warnings(self) -> list[str]:
+        """One line per submission with a partial total: its name, its reports, what they lack."""
+        return [f"warning: {r.name} ({', '.join(r.sources)}): no grade for {self.lacks(r)}; its total is partial "
+                "(not in the total's mean, median and histogram)" for r in self.rows if self.partial(r)]
+
     def values(self, key: str | None) -> list[float]:
-        """The scores of column ``key`` over the rows that have it (``None``: the totals)."""
-        return [r.total for r in self.rows] if key is None else [r.scores[key] for r in self.rows if key in r.scores]
+        """The scores of column ``key`` over the rows that have it (``None``: the totals of complete rows)."""
+        if key is None:
+            return [r.total for r in self.rows if not self.partial(r)]
+        return [r.scores[key] for r in self.rows if key in r.scores]
 
     @property
     def max_total(self) -> float:
@@ -112,7 +142,8 @@ def read_report(path: Path) -> tuple[str, list[tuple[Column, float]]]:
             raise UserError(f"{path}: not a Gradescope results.json (tests[{i}] has no numeric score and max_score)")
         t_extra = t.get("extra_data") if isinstance(t.get("extra_data"), dict) else {}
         number, tid = str(t.get("number", "") or ""), str(t_extra.get("task") or t.get("name") or f"test {i}")
-        out.append((Column(f"{number} {tid}".strip(), number, tid, float(t["max_score"])), float(t["score"])))
+        lab = str(extra.get("lab") or "")
+        out.append((Column(f"{number} {tid}".strip(), number, tid, float(t["max_score"]), lab), float(t["score"])))
     return str(extra.get("lab") or ""), out
 
 
@@ -183,27 +214,38 @@ def _cell(s: str) -> str:
     return s.replace("|", "\\|")
 
 
+def _total(s: Summary, r: Row) -> str:
+    return _fmt(r.total) + (" (partial)" if s.partial(r) else "")
+
+
 def markdown(s: Summary) -> str:
     """The table of the module docstring in Markdown (rows, then mean and median), with a count line."""
     head = ["submission", *[f"{c.key} (/{_fmt(c.max_score)})" for c in s.columns], f"total (/{_fmt(s.max_total)})"]
+    partial = [r for r in s.rows if s.partial(r)]
     lines = [f"# Class summary: {len(s.rows)} submission(s), {len(s.columns)} task(s)", "",
              "| " + " | ".join(_cell(h) for h in head) + " |", "| --- |" + " ---: |" * (len(head) - 1)]
     for r in s.rows:
-        cells = [_cell(r.name), *[_fmt(r.scores.get(c.key)) for c in s.columns], _fmt(r.total)]
+        cells = [_cell(r.name), *[_fmt(r.scores[c.key]) if c.key in r.scores else "missing" for c in s.columns],
+                 _total(s, r)]
         lines.append("| " + " | ".join(cells) + " |")
     for what in ("mean", "median"):
         cells = [f"**{what}**", *[_fmt(stats(s.values(c.key))[what]) for c in s.columns], _fmt(stats(s.values(None))[what])]
         lines.append("| " + " | ".join(cells) + " |")
+    if partial:
+        lines += ["", f"{len(partial)} submission(s) lack a task (\"missing\", not 0): their totals are partial, and "
+                      "the total's mean and median leave them out: "
+                      + "; ".join(f"{_cell(r.name)}: {s.lacks(r)}" for r in partial) + "."]
     return "\n".join(lines) + "\n"
 
 
 def csv_text(s: Summary) -> str:
-    """One line per submission: ``submission``, one column per task key, ``total`` (blank: no such task)."""
+    """One line per submission: ``submission``, one column per task key (blank: missing), ``total``,
+    ``missing`` (what a partial row lacks, see :meth:`Summary.lacks`; empty when complete)."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["submission", *[c.key for c in s.columns], "total"])
+    w.writerow(["submission", *[c.key for c in s.columns], "total", "missing"])
     for r in s.rows:
-        w.writerow([r.name, *[_fmt(r.scores.get(c.key)) for c in s.columns], _fmt(r.total)])
+        w.writerow([r.name, *[_fmt(r.scores.get(c.key)) for c in s.columns], _fmt(r.total), s.lacks(r)])
     return buf.getvalue()
 
 
@@ -241,12 +283,12 @@ def histogram_png(values: list[float], max_score: float, title: str) -> bytes:
 
 def to_json(s: Summary) -> dict:
     """The ``summary.json`` object of the module docstring."""
-    tasks = [{"key": c.key, "number": c.number, "id": c.id, "max_score": c.max_score, **stats(s.values(c.key)),
-              "histogram": histogram_name(c)} for c in s.columns]
+    tasks = [{"key": c.key, "number": c.number, "id": c.id, "lab": c.lab, "max_score": c.max_score,
+              **stats(s.values(c.key)), "histogram": histogram_name(c)} for c in s.columns]
     return {"tasks": tasks, "total": {"max_score": s.max_total, **stats(s.values(None)),
-                                      "histogram": histogram_name(None)},
-            "submissions": [{"name": r.name, "scores": r.scores, "total": r.total, "sources": r.sources}
-                            for r in s.rows]}
+                                      "partial": sum(s.partial(r) for r in s.rows), "histogram": histogram_name(None)},
+            "submissions": [{"name": r.name, "scores": r.scores, "total": r.total, "partial": s.partial(r),
+                             "missing": [c.key for c in s.missing(r)], "sources": r.sources} for r in s.rows]}
 
 
 def write(s: Summary, out: str | Path) -> list[Path]:
@@ -256,7 +298,7 @@ def write(s: Summary, out: str | Path) -> list[Path]:
              atomic_write(out / "summary.json", json.dumps(to_json(s), indent=2) + "\n")]
     for c in [*s.columns, None]:
         values = s.values(None if c is None else c.key)
-        title = (f"total ({len(values)} submissions, max {_fmt(s.max_total)})" if c is None
+        title = (f"total ({len(values)} complete submissions, max {_fmt(s.max_total)})" if c is None
                  else f"{c.key} ({len(values)} submissions, max {_fmt(c.max_score)})")
         png = histogram_png(values, s.max_total if c is None else c.max_score, title)
         paths.append(atomic_write(out / histogram_name(c), png))

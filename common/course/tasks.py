@@ -16,8 +16,12 @@ A lab folder (``lab01_onnx/``) that has student tasks holds a ``tasks.toml``::
     tests = ["lab01_onnx/test_lab.py"]            # the files holding its graded tests (public ones)
     description = "..."                           # what to write (Markdown)
     read = ["lab01_onnx/passes/core.py: ..."]     # optional: what to read first (spec, upstream doc)
-    check = "pytest --task lab01.reshape"         # optional: how to check locally (this is the default)
+    check = ".venv/bin/python -m pytest --task lab01.reshape"   # optional: how to check locally (the default)
     hints = ["..."]                               # optional
+
+The check command is what the student runs in the handout's root: the project's venv (``make setup``),
+never a bare ``pytest`` (outside an activated venv that is the system's, which cannot load the course
+plugin). A ``check`` given as ``pytest ...`` is read as ``.venv/bin/python -m pytest ...`` (:data:`PYTEST`).
 
 Paths are relative to the repository root and must exist. :func:`load_course` raises
 :class:`~common.errors.UserError` with one line naming the file, the task and the key for a missing
@@ -35,6 +39,8 @@ from pathlib import Path
 from common.errors import UserError
 
 TASKS_FILE = "tasks.toml"
+#: How a task's check runs pytest: the project venv's, from the repository root.
+PYTEST = ".venv/bin/python -m pytest"
 SHEET_FILE = "TASKS.md"
 ID = re.compile(r"^[a-z][a-z0-9_-]*(\.[a-z0-9_-]+)+$")
 NUMBER = re.compile(r"^[0-9]+\.[0-9]+$")
@@ -177,11 +183,18 @@ def load_lab(root: Path, path: Path) -> Lab:
         tasks.append(Task(id=raw["id"], number=raw["number"], title=raw["title"], points=raw["points"],
                           files=tuple(raw["files"]), functions=tuple(raw["functions"]), tests=tuple(raw["tests"]),
                           description=raw["description"].strip(), read=tuple(raw.get("read", ())),
-                          check=raw.get("check", f"pytest --task {raw['id']}"), hints=tuple(raw.get("hints", ())),
+                          check=check_command(raw.get("check", f"pytest --task {raw['id']}")),
+                          hints=tuple(raw.get("hints", ())),
                           lab=path.parent.name))
     tasks.sort(key=lambda t: t.sort_key)
     return Lab(dir=path.parent.name, title=data["title"], intro=data.get("intro", "").strip(),
                hidden_tests=tuple(data.get("hidden_tests", ())), tasks=tuple(tasks))
+
+
+def check_command(text: str) -> str:
+    """A task's check command with a bare leading ``pytest`` spelled as :data:`PYTEST` (see the module docstring)."""
+    text = text.strip()
+    return PYTEST + text[len("pytest"):] if text == "pytest" or text.startswith("pytest ") else text
 
 
 def load_course(root: str | Path) -> Course:

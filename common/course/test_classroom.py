@@ -63,6 +63,7 @@ def test_the_text_is_deterministic_and_structured_without_yaml(course):
     assert re.findall(r"max-score: (\d+)", text) == [str(t.points) for t in course.tasks.values()]
     assert [f"--task {t.id}" in text for t in course.tasks.values()] == [True] * len(course.tasks)
     assert '"on":' in text  # quoted: YAML 1.1 reads a bare on as true
+    assert ".venv" not in text  # the runner installs into setup-python's Python: no venv there
 
 
 def test_student_classroom_commits_the_workflow_and_its_command_grades(tmp_path):

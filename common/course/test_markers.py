@@ -98,3 +98,40 @@ def test_task_in_finds_the_task_wrapped_folded_or_grouped():
     assert task_in(ValueError("not implemented here")) is None
     assert task_in(AssertionError("got: not implemented (0/3 points): not implemented: task lab09.inc")) is None
     assert task_in(RuntimeError(str(exc))) == "lab09.double"  # what TVM's FFI re-raises
+
+
+def test_markdown_instructor_spans_go_and_student_spans_show():
+    text = dedent('''
+        # T
+
+        <!-- instructor -->
+        the reference's `common/course/wrong/`
+        <!-- /instructor -->
+
+        <!-- student
+        your handout: `make grade SUB=.`
+        -->
+        ```text
+        <!-- instructor -->
+        ```
+        end
+        ''')
+    assert markers.render_markdown(text, "R.md") == ("# T\n\nyour handout: `make grade SUB=.`\n"
+                                                     "```text\n<!-- instructor -->\n```\nend\n")
+    assert markers.has_md_span(text) and not markers.has_md_span("<!--fig x-->\n`<!-- instructor -->` inline\n")
+    assert markers.render_markdown("no spans\r\n", "R.md") == "no spans\r\n"
+
+
+@pytest.mark.parametrize("text, words", [
+    ("<!-- instructor -->\nx\n", "R.md:1: the instructor span is never closed"),
+    ("<!-- student\nx\n", "R.md:1: the student span is never closed (no '-->' line)"),
+    ("x\n<!-- /instructor -->\n", "R.md:2: '<!-- /instructor -->' without '<!-- instructor -->'"),
+    ("<!-- instructor -->\n<!-- student\n-->\n<!-- /instructor -->\n", "R.md:2: student span opened inside"),
+    ("<!-- student\n<!-- instructor -->\n-->\n", "R.md:2: a span marker inside the student span"),
+    ("<!-- student -->\n", "R.md:1: malformed span marker '<!-- student -->'"),
+    ("<!--instructor-->\n", "R.md:1: malformed span marker"),
+])
+def test_bad_markdown_spans_are_one_line(text, words):
+    with pytest.raises(markers.MarkerError) as err:
+        markers.render_markdown(text, "R.md")
+    assert words in str(err.value) and "\n" not in str(err.value)

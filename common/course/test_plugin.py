@@ -6,7 +6,7 @@ import json
 import pytest
 
 from common.course import markers, release
-from common.course.fixtures import TESTS, make_course, run_pytest_in
+from common.course.fixtures import TASKS, TESTS, make_course, run_pytest_in
 
 
 @pytest.fixture(scope="module")
@@ -39,8 +39,9 @@ def test_stubs_report_not_implemented_in_one_line_and_ungraded_tests_skip(demo):
     run = run_pytest_in(handout, "-rfs")
     out = run.stdout
     assert run.returncode == 1
-    assert ("lab09_demo/test_mod.py::test_inc - not implemented (0/3 points): not implemented: task lab09.inc "
+    assert ("lab09_demo/test_mod.py::test_inc - not implemented (0/3 points): task lab09.inc "
             "(Box.inc in lab09_demo/mod.py; instructions in lab09_demo/TASKS.md)") in out
+    assert "not implemented (0/3 points): not implemented" not in out  # the phrase once
     assert "Traceback" not in out and "raise NotImplementedTask" not in out
     assert "needs task lab09.double, not implemented yet (double in lab09_demo/mod.py" in out
     assert "task 9.2 lab09.inc: 0/3 points (the task is worth 4; the rest is in hidden tests): 1 not implemented" in out
@@ -91,4 +92,31 @@ def test_harness_catches_it():
     (out / "lab09_demo/mod.py").write_text(markers.render((ref / "lab09_demo/mod.py").read_text(), "lab09_demo/mod.py"))
     (out / "lab09_demo/test_mod.py").write_text(tests)
     run = run_pytest_in(out, "--task", "lab09.inc", "-q")
-    assert "test_harness_catches_it - not implemented (0/1 points): not implemented: task lab09.inc" in run.stdout
+    assert "test_harness_catches_it - not implemented (0/1 points): task lab09.inc" in run.stdout
+
+
+def test_points_not_run_are_in_tests_not_run_here_unless_the_files_were_collected_whole(demo):
+    ref, _ = demo
+    line = "task 9.2 lab09.inc: 3/3 points (the task is worth 4; the rest is in tests not run here): 1 passed"
+    for args in (["-k", "test_inc and not hidden"], ["lab09_demo/test_mod.py::test_inc"]):
+        run = run_pytest_in(ref, *args, "-q")
+        assert line in run.stdout, run.stdout  # the hidden test is right there, deselected
+    # (the handout, whose file lacks the hidden test: "the rest is in hidden tests", test above)
+
+
+def test_a_stub_under_hypothesis_gets_no_git_apply_advice(tmp_path):
+    tests = TESTS + """
+
+from hypothesis import given, strategies as st
+
+
+@pytest.mark.task("lab09.double", points=1)
+@given(st.integers())
+def test_double_prop(x):
+    assert mod.double(x) == 2 * x
+"""
+    ref = make_course(tmp_path / "ref", tests=tests, tasks=TASKS.replace("points = 4\n", "points = 5\n", 1))
+    release.build(ref, tmp_path / "handout", git=False)
+    run = run_pytest_in(tmp_path / "handout", "--task", "lab09.double", "-rf")
+    assert "test_double_prop - not implemented (0/1 points): task lab09.double" in run.stdout, run.stdout
+    assert "git apply" not in run.stdout and not (tmp_path / "handout/.hypothesis/patches").exists()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import shutil
 import subprocess
 import sys
 
@@ -66,21 +67,25 @@ def test_table_numbers_match_an_independent_count(reports, capsys):
     assert md.splitlines()[2] == "| submission | 9.1 lab09.double (/4) | 9.2 lab09.inc (/4) | total (/8) |"
     double = [s["lab09.double"] for s in SCORES.values()]
     inc = [s["lab09.inc"] for s in SCORES.values() if "lab09.inc" in s]
-    totals = [sum(s.values()) for s in SCORES.values()]
+    totals = [sum(s.values()) for s in SCORES.values() if len(s) == 2]  # carol's total is partial: left out
     for name, s in SCORES.items():
-        assert rows[name] == [str(s["lab09.double"]), str(s["lab09.inc"]) if "lab09.inc" in s else "",
-                              str(sum(s.values()))]
+        assert rows[name] == [str(s["lab09.double"]), str(s["lab09.inc"]) if "lab09.inc" in s else "missing",
+                              str(sum(s.values())) + ("" if len(s) == 2 else " (partial)")]
     for what, fn in (("**mean**", _mean), ("**median**", _median)):
         assert [float(c) for c in rows[what]] == pytest.approx([fn(double), fn(inc), fn(totals)], abs=0.005)
     data = json.loads((out / "summary.json").read_text())
     by_key = {t["key"]: t for t in data["tasks"]}
     assert by_key["9.2 lab09.inc"]["n"] == 2 and by_key["9.2 lab09.inc"]["mean"] == _mean(inc)
     assert by_key["9.1 lab09.double"]["median"] == _median(double) and data["total"]["mean"] == _mean(totals)
+    assert data["total"]["n"] == 2 and data["total"]["partial"] == 1
     assert [s["name"] for s in data["submissions"]] == list(SCORES)
+    assert [(s["partial"], s["missing"]) for s in data["submissions"]] == [(False, []), (False, []),
+                                                                          (True, ["9.2 lab09.inc"])]
     with open(out / "summary.csv", newline="") as fh:
         lines = list(csv.DictReader(fh))
-    assert [(r["submission"], r["9.1 lab09.double"], r["9.2 lab09.inc"], r["total"]) for r in lines] == [
-        (n, str(s["lab09.double"]), str(s.get("lab09.inc", "")), str(sum(s.values()))) for n, s in SCORES.items()]
+    assert [(r["submission"], r["9.1 lab09.double"], r["9.2 lab09.inc"], r["total"], r["missing"]) for r in lines] == [
+        (n, str(s["lab09.double"]), str(s.get("lab09.inc", "")), str(sum(s.values())),
+         "" if len(s) == 2 else "task 9.2 lab09.inc") for n, s in SCORES.items()]
     assert (out / "summary.md").read_text() == md.split("\nwrote ")[0]
 
 
@@ -133,3 +138,28 @@ def test_python_m_common_grading_summary_runs(reports, tmp_path):
                          env=env(), capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and bad.stderr.strip().splitlines() == [f"error: {tmp_path / 'x.json'}: no such file "
                                                                       "or folder"]
+
+
+def test_a_lab_missing_from_a_report_is_missing_not_zero_and_warned(reports, tmp_path, capsys):
+    """alice also has a lab08 report (a second lab): bob and carol lack it; their totals are partial, not
+    mixed into the total's mean, and one warning line each names the report and the missing lab."""
+    _, paths = reports
+    alice = tmp_path / "alice"
+    shutil.copytree(paths[0], alice)
+    other = {"score": 3, "extra_data": {"lab": "lab08_other"},
+             "tests": [{"name": "8.1 Other (lab08.other)", "number": "8.1", "score": 3, "max_score": 5,
+                        "extra_data": {"task": "lab08.other"}}]}
+    (alice / "lab08_other").mkdir()
+    (alice / "lab08_other/results.json").write_text(json.dumps(other))
+    assert run_cli(grading.main, ["summary", str(alice), *paths[1:]]) == 0
+    captured = capsys.readouterr()
+    warnings = captured.err.strip().splitlines()
+    assert warnings == [
+        f"warning: bob ({paths[1]}/lab09_demo/results.json): no grade for lab lab08_other; its total is partial "
+        "(not in the total's mean, median and histogram)",
+        f"warning: carol ({paths[2]}): no grade for lab lab08_other; task 9.2 lab09.inc; its total is partial "
+        "(not in the total's mean, median and histogram)"]
+    rows = {ln.split("|")[1].strip(): [c.strip() for c in ln.strip("|").split("|")[1:]]
+            for ln in captured.out.splitlines() if ln.startswith("| ")}
+    assert rows["alice"] == ["3", "4", "3", "10"] and rows["bob"] == ["missing", "2", "4", "6 (partial)"]
+    assert rows["**mean**"][-1] == "10"  # alice's alone: the one complete total

@@ -7,7 +7,7 @@ import subprocess
 import pytest
 
 from common.course import release, sheet
-from common.course.tasks import load_course
+from common.course.tasks import check_command, load_course
 from common.course.fixtures import MOD, PROJECT, TASKS, TESTS, make_course, run_course
 from common.errors import UserError, run_cli
 
@@ -43,8 +43,17 @@ def test_sheet_lists_every_task_with_points_and_how_to_check(course):
     assert text == sheet.render_lab(course.lab("lab01_onnx"))  # deterministic, no date
     assert "| 1.1 | Fuse consecutive Reshapes (`lab01.reshape`) | 20 |" in text
     assert "## Task 1.3: Fold constant Gathers (`lab01.gather`, 25 points)" in text
-    assert "`pytest --task lab01.identity`" in text and "**total** | **80**" in text
+    assert "`.venv/bin/python -m pytest --task lab01.identity`" in text and "**total** | **80**" in text
+    assert "`pytest --task" not in text  # a bare pytest is the system's: it cannot load the course plugin
     assert not re.search(r"\b20\d\d-\d\d-\d\d\b", text)
+
+
+def test_every_check_runs_the_venv_pytest_even_one_written_as_bare_pytest(course):
+    assert all(t.check.startswith(".venv/bin/python -m pytest ") for t in course.tasks.values())
+    # lab03_mlir/tasks.toml spells this check "pytest --task lab03.build"
+    assert course.tasks["lab03.build"].check == ".venv/bin/python -m pytest --task lab03.build"
+    assert check_command("pytest") == ".venv/bin/python -m pytest"
+    assert check_command("make test") == "make test" and check_command("pytestx -q") == "pytestx -q"
 
 
 def test_the_reference_passes_the_course_checks(course):
@@ -120,3 +129,11 @@ def test_real_handout_leaves_out_the_instructor_files(course, tmp_path):
     assert not [p for p in plan if release.is_binary_result(p)]
     assert "lab03_mlir/test_task_unroll_hidden.py" not in plan and "lab01_onnx/TASKS.md" in plan
     assert b"### BEGIN SOLUTION" not in plan["lab03_mlir/unroll.py"]
+    assert not {"common/mutation_equivalents.toml", "results/mutation_survivors.md", "common/test_mutation.py"} & set(plan)
+    # Task 3.4's answer is in no given file: the SPIR-V step takes its pipeline from the task's function
+    for rel in ("lab03_mlir/spirv_lowering.py", "lab03_mlir/test_lab.py"):
+        assert b"one-shot-bufferize{" not in plan[rel] and b"hoist-static-allocs" not in plan[rel], rel
+    readme = plan["README.md"].decode()  # the student's README names no file the handout leaves out
+    assert "common/course/wrong/" not in readme and "test_gate.py" not in readme and "mutation_survivors" not in readme
+    assert "<!--" not in readme.split("## The course edition", 1)[1].split("\n## ", 1)[0]
+    assert "needs a task you have not written yet" in readme and "--skip-" in readme

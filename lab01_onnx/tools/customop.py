@@ -314,4 +314,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(run_cli(main))
+    from common.course.notimpl import stubs_as_errors
+
+    raise SystemExit(run_cli(stubs_as_errors(main)))

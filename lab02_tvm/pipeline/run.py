@@ -55,7 +55,7 @@ STEPS = (
     Step("untuned", untuned_build, needs=("passes",)),
     Step("records", choose_records, needs=("import",), skippable=False, hidden=True),
     Step("schedule", manual_schedule, needs=("records", "tuning")),
-    Step("tuning", tune_and_build, needs=("records",)),
+    Step("tuning", tune_and_build, needs=("records", "passes")),  # the tuning module is built with the pass list
     Step("compare", compare, uses=("untuned", "tuning", "schedule"), skippable=False),
     Step("cross", cross, needs=("passes",)),
     Step("rpc", rpc, needs=("tuning",)),
@@ -87,7 +87,7 @@ def select_steps(only: set[str] | None, skip: set[str]) -> frozenset[str]:
         want, todo = set(), [*only, *(s.name for s in STEPS if s.always)]
         while todo:
             n = todo.pop()
-            if n not in want:
+            if n not in want and n not in skip:  # a skipped step pulls in nothing it would have needed
                 want.add(n)
                 todo += [*by[n].needs, *by[n].uses]
     want -= skip

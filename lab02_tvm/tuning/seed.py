@@ -221,4 +221,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 if __name__ == "__main__":
     from common.errors import run_cli
-    raise SystemExit(run_cli(main))
+    from common.course.notimpl import stubs_as_errors
+
+    raise SystemExit(run_cli(stubs_as_errors(main)))

@@ -1,0 +1,154 @@
+"""What a submission's Python file may not reach: the grader's static intake scan (:func:`tampering`).
+
+The grader (:mod:`common.course.grade`) takes a student's task files into a copy of the reference and runs
+the graded tests in the same process as the course's pytest plugin. Code under test could therefore import
+the plugin and rebind how it scores (``common.course.plugin._outcome = ...``), patch pytest, or monkeypatch
+the modules the tests compare with. Before a file is taken, :func:`tampering` reads it (:mod:`ast`, nothing
+is run) and names what it reaches that code under test has no business reaching; such a file is not graded
+(the handout's stub stands in) and the report lists the reason for a human to review.
+
+A check in depth, not a sandbox: the plugin also binds its own helpers at load
+(:func:`common.course.plugin._seal`), and code that builds names at run time can still get past a
+static scan. Source: the threat is the one Gradescope's autograder documentation warns of (student code
+runs with the autograder's permissions); the scan is this project's.
+"""
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+
+#: Modules a student file may not import or reach (prefix -> what it is): the grader, the test framework,
+#: the import machinery. A file that does is not taken (see :func:`tampering`).
+GUARDED = {"common.course": "the grader", "common.grading": "the grader",
+           "pytest": "the test framework", "_pytest": "the test framework", "pluggy": "the test framework",
+           "hypothesis": "the test framework", "_hypothesis_pytestplugin": "the test framework",
+           "pytest_timeout": "the test framework", "conftest": "the tests' configuration",
+           "importlib": "the import machinery", "builtins": "the builtins",
+           "sys.modules": "the table of loaded modules", "sys._getframe": "the caller's frames",
+           "sys.settrace": "the tracer", "sys.setprofile": "the profiler", "sys.meta_path": "the import machinery",
+           "sys.path_hooks": "the import machinery", "inspect.currentframe": "the caller's frames",
+           "inspect.stack": "the caller's frames", "inspect.getouterframes": "the caller's frames",
+           "inspect.trace": "the caller's frames", "gc.get_objects": "every live object",
+           "gc.get_referrers": "every live object", "gc.get_referents": "every live object"}
+#: What the handout's stubs import (``NotImplementedTask``) and the reference uses: allowed.
+ALLOWED = ("common.course.notimpl",)
+#: Attributes that reach another module's globals, the builtins or a caller's frame, whatever they hang on.
+ESCAPES = frozenset({"__globals__", "__builtins__", "__subclasses__", "__code__", "f_back", "f_globals", "f_locals",
+                     "tb_frame", "gi_frame", "cr_frame", "ag_frame"})
+#: Names a student file may not use: dynamic import, the builtins' namespace, code the scan cannot read.
+NAMES = {"__import__": "calls __import__ (the import machinery)", "__builtins__": "uses __builtins__ (the builtins)",
+         "exec": "calls exec (code this check cannot read)", "eval": "calls eval (code this check cannot read)"}
+#: Third-party modules the graded tests check with: a student file that assigns their attributes is not taken
+#: (so are the project's own packages and :data:`GUARDED`).
+ORACLES = ("numpy", "onnx", "onnxruntime", "json", "math", "operator", "functools", "re")
+
+
+def _guarded(name: str, imported: bool = False) -> str | None:
+    """What ``name`` (a dotted module or attribute path; ``imported``: a module an import names) reaches when
+    :data:`GUARDED` covers it (an imported test module: "the graded tests"), else None."""
+    if any(name == a or name.startswith(a + ".") for a in ALLOWED):
+        return None
+    for prefix, what in GUARDED.items():
+        if name == prefix or name.startswith(prefix + "."):
+            return what
+    if imported and any(p == "conftest" or p.startswith("test_") or p.endswith("_test") for p in name.split(".")):
+        return "the graded tests"
+    return None
+
+
+def _resolve(module: str | None, level: int, rel: str) -> str:
+    """The absolute name of ``from <level dots><module> import ...`` in the file ``rel``."""
+    if not level:
+        return module or ""
+    package = rel[:-3].split("/")[:-1]
+    package = package[: len(package) - (level - 1)] if level - 1 <= len(package) else []
+    return ".".join([*package, *([module] if module else [])])
+
+
+def _dotted(node: ast.AST) -> tuple[str, list[str]] | None:
+    """``(root name, [attr, ...])`` of a chain ``a.b.c``; None for anything else (a call, a subscript)."""
+    attrs = []
+    while isinstance(node, ast.Attribute):
+        attrs.append(node.attr)
+        node = node.value
+    return (node.id, attrs[::-1]) if isinstance(node, ast.Name) else None
+
+
+def tampering(text: str, rel: str, packages: Iterable[str] = ()) -> list[str]:
+    """Why the student file ``rel`` (its ``text``) may not be graded: one reason per thing it does that code
+    under test has no business doing (``"imports common.course.plugin (the grader) at line 1"``); empty
+    when none. Static (:mod:`ast`): imports of or attribute access to :data:`GUARDED` modules (the
+    grader, the test framework, the import machinery, the tests themselves), the :data:`ESCAPES`
+    attributes, the :data:`NAMES`, and assigning an attribute of the project's packages (``packages``)
+    or an :data:`ORACLES` module (monkeypatching what the tests compare with). A check in depth, not a
+    sandbox: the plugin binds its own helpers too (:func:`common.course.plugin._seal`)."""
+    tree = ast.parse(text, rel)
+    patched = (*packages, *ORACLES)
+    aliases: dict[str, str] = {}
+    out: list[tuple[int, str]] = []
+
+    def flag(why: str, node: ast.AST) -> None:
+        out.append((getattr(node, "lineno", 0), f"{why} at line {getattr(node, 'lineno', '?')}"))
+
+    for node in ast.walk(tree):  # the import aliases first (a name used above its import still resolves)
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                aliases[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
+        elif isinstance(node, ast.ImportFrom):
+            base = _resolve(node.module, node.level, rel)
+            for a in node.names:
+                if a.name != "*":
+                    aliases[a.asname or a.name] = f"{base}.{a.name}" if base else a.name
+
+    def full(node: ast.AST) -> str | None:
+        d = _dotted(node)
+        if d is None or d[0] not in aliases:
+            return None
+        return ".".join([aliases[d[0]], *d[1]])
+
+    outer: set[int] = set()  # inner links of a chain already judged whole
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                what = _guarded(a.name, imported=True)
+                if what:
+                    flag(f"imports {a.name} ({what})", node)
+        elif isinstance(node, ast.ImportFrom):
+            base = _resolve(node.module, node.level, rel)
+            for a in node.names:
+                name = base if a.name == "*" else f"{base}.{a.name}" if base else a.name
+                what = _guarded(name, imported=True)
+                if what:
+                    flag(f"imports {name} ({what})", node)
+        elif isinstance(node, ast.Name) and node.id in NAMES and node.id not in aliases:
+            flag(NAMES[node.id], node)
+        elif isinstance(node, ast.Attribute):
+            if node.attr in ESCAPES:
+                flag(f"uses .{node.attr} (another module's globals, the builtins or a caller's frame)", node)
+            if id(node) in outer:
+                continue
+            inner = node.value
+            while isinstance(inner, ast.Attribute):
+                outer.add(id(inner))
+                inner = inner.value
+            name = full(node)
+            if name is None:
+                continue
+            parts = name.split(".")
+            allowed = any(name == a or name.startswith(a + ".") for a in ALLOWED)
+            what = None if allowed else next((w for i in range(len(parts), 0, -1)
+                                              if (w := _guarded(".".join(parts[:i])))), None)
+            if what:
+                flag(f"reaches {name} ({what})", node)
+            elif isinstance(node.ctx, (ast.Store, ast.Del)) and parts[0] in patched:
+                flag(f"assigns {name} (monkeypatches a module the tests use)", node)
+            elif parts[-1] == "__dict__" and parts[0] in patched:
+                flag(f"reaches {name} (monkeypatches a module the tests use)", node)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.args and \
+                node.func.id in ("getattr", "setattr", "delattr", "vars") and node.func.id not in aliases:
+            name = full(node.args[0])
+            if name is None:
+                continue
+            if _guarded(name) or name == "sys" or (node.func.id != "getattr" and name.split(".")[0] in patched):
+                flag(f"calls {node.func.id} on the module {name}", node)
+    return [why for _, why in sorted(out, key=lambda x: x[0])]

@@ -1,0 +1,144 @@
+"""The grader against hostile or broken submissions (:mod:`common.course.grade`) on the demo course: a task
+file that rewrites the grader, a test that crashes the process, a property that never returns, a failed
+property's failing example in the report, and the report files' mode."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+
+import pytest
+
+from common.course import grade, intake, release
+from common.course.fixtures import MOD, PROJECT, TASKS, TESTS, make_course, run_pytest_in
+
+#: The exploit of the review: two lines at the top of a task file that made every graded test pass.
+EXPLOIT = 'import common.course.plugin as _p\n_p._outcome = lambda phases: ("passed", "")\n'
+
+#: Graded properties of both tasks (plain asserts, no Counterexample), after the demo's tests.
+PROPERTIES = TESTS + '''
+
+from hypothesis import given, strategies as st
+
+
+@pytest.mark.task("lab09.double", points=1)
+@given(st.integers(0, 10**6))
+def test_double_prop(x):
+    assert mod.double(x) == 2 * x
+'''
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    """The demo course with a graded property of lab09.double (now 5 points), and its handout."""
+    root = tmp_path_factory.mktemp("robust")
+    ref = make_course(root / "ref", tests=PROPERTIES, tasks=TASKS.replace("points = 4\n", "points = 5\n", 1))
+    release.build(ref, root / "handout", git=False)
+    return ref, root / "handout"
+
+
+def _submission(demo, tmp_path, mod: str):
+    sub = tmp_path / "sub"
+    shutil.copytree(demo[1], sub)
+    (sub / "lab09_demo/mod.py").write_text(mod)
+    return sub
+
+
+def test_a_task_file_that_rewrites_the_grader_is_not_taken_and_is_listed(demo, tmp_path):
+    """The review's exploit on the handout's stubs: full marks before; now 0, the file named with the reason."""
+    stub = (demo[1] / "lab09_demo/mod.py").read_text()
+    (g,) = grade.grade(demo[0], _submission(demo, tmp_path, EXPLOIT + stub))
+    assert g.scores() == {"lab09.double": 0, "lab09.inc": 0}
+    assert g.ignored[0] == ("lab09_demo/mod.py: imports common.course.plugin (the grader) at line 1 (and 1 more): "
+                            "not graded, left as the handout's"), g.ignored
+    assert all(r["outcome"] == "not_implemented" for t in g.tasks for r in t.items)
+    assert "lab09_demo/mod.py is not graded: it imports common.course.plugin (the grader) at line 1 (and 1 more)" \
+        in g.tasks[0].output()
+
+
+def test_the_plugin_ignores_its_reassigned_module_attributes(demo, tmp_path):
+    """Defence in depth: the exploit run by pytest directly (no intake scan) changes no outcome."""
+    sub = _submission(demo, tmp_path, EXPLOIT + (demo[1] / "lab09_demo/mod.py").read_text())
+    report = tmp_path / "r.jsonl"
+    run = run_pytest_in(sub, "--graded", f"--task-report={report}", "-q")
+    items = [r for r in map(json.loads, report.read_text().splitlines()) if r["kind"] == "item"]
+    assert len(items) == 5 and {r["outcome"] for r in items} == {"not_implemented"}, run.stdout[-2000:]
+    assert "task 9.1 lab09.double: 0/5 points: 4 not implemented" in run.stdout, run.stdout[-2000:]
+
+
+@pytest.mark.parametrize("line, reason", [
+    ("from common.course import plugin", "imports common.course.plugin (the grader) at line 2"),
+    ("import common.course.notimpl as n\nn.X = 1", "assigns common.course.notimpl.X (monkeypatches"),  # read only
+    ("import sys\nsys.modules['common.course.plugin']", "reaches sys.modules (the table of loaded modules) at line 3"),
+    ("import _pytest.runner", "imports _pytest.runner (the test framework)"),
+    ("from hypothesis import settings", "imports hypothesis.settings (the test framework)"),
+    ("import importlib", "imports importlib (the import machinery)"),
+    ("import builtins", "imports builtins (the builtins)"),
+    ("from . import test_mod", "imports lab09_demo.test_mod (the graded tests)"),
+    ("x = __import__('common.course.plugin')", "calls __import__ (the import machinery)"),
+    ("exec('import pytest')", "calls exec (code this check cannot read)"),
+    ("def f():\n    return f.__globals__", "uses .__globals__"),
+    ("import inspect\ninspect.currentframe().f_back.f_locals['x'] = 1", "reaches inspect.currentframe"),
+    ("import numpy as np\nnp.testing.assert_allclose = print", "assigns numpy.testing.assert_allclose (monkeypatches"),
+    ("import common.gates\ncommon.gates.compare = print", "assigns common.gates.compare (monkeypatches"),
+    ("import sys\ngetattr(sys, 'mod' + 'ules')", "calls getattr on the module sys"),
+])
+def test_the_intake_scan_names_what_a_file_must_not_do(line, reason):
+    text = "from __future__ import annotations\n" + line + "\n"
+    got = intake.tampering(text, "lab09_demo/mod.py", ("common", "lab09_demo"))
+    assert any(reason in g for g in got), got
+
+
+def test_the_intake_scan_passes_the_reference_and_the_handout_and_ordinary_code():
+    ref = grade.Reference.load(PROJECT)
+    own = grade.packages(ref.course.root)
+    for rel in ref.course.student_files:
+        assert intake.tampering((PROJECT / rel).read_text(), rel, own) == [], rel
+        assert intake.tampering(release.handout_text(ref.course, rel, ref.scan), rel, own) == [], rel
+    ordinary = ("import ctypes, os, sys\nimport numpy as np\nfrom common.course.notimpl import NotImplementedTask\n"
+                "from .core import x\nsys.path.insert(0, '.')\nos.environ['A'] = '1'\ny = np.zeros(3)\ny.shape = (3,)\n"
+                "getattr(np, 'float32')\nclass A:\n    def __init__(self):\n        self.test_mode = 1\n")
+    assert intake.tampering(ordinary, "lab09_demo/mod.py", own) == []
+
+
+def test_a_crash_scores_its_tests_0_and_the_later_tasks_still_run(demo, tmp_path):
+    """The review's lab03 case in small: double segfaults (ctypes.string_at(0)); inc, run after it, keeps 4/4."""
+    crash = MOD.replace("    return 2 * x\n", "    import ctypes\n    return ctypes.string_at(0)\n")
+    (g,) = grade.grade(demo[0], _submission(demo, tmp_path, crash))
+    assert g.scores() == {"lab09.double": 0, "lab09.inc": 4}
+    double = g.tasks[0]
+    assert {r["outcome"] for r in double.items} == {"failed"} and len(double.items) == 4
+    assert "- lab09_demo/test_mod.py::test_double (2 pt): failed: crashed the test process (SIGSEGV, signal 11)" \
+        in double.output()
+    assert "ended early" not in double.output() + g.tasks[1].output()  # every test reported in the end
+    assert [r.rc for r in g.runs] == [-11] * 4  # one run per crash; the last crash was in the last test
+
+
+def test_a_hanging_property_is_stopped_by_the_per_test_timeout(demo, tmp_path):
+    """``while True`` from x >= 10**5 on: the signal method never stopped it (Hypothesis caught the timeout
+    and replayed the example); the thread method ends the run, the test scores 0, the others still run."""
+    hang = MOD.replace("    return 2 * x\n", "    while x >= 10**5:\n        pass\n    return 2 * x\n")
+    t0 = time.monotonic()
+    (g,) = grade.grade(demo[0], _submission(demo, tmp_path, hang), timeout_s=2)
+    assert time.monotonic() - t0 < 40
+    assert g.scores() == {"lab09.double": 4, "lab09.inc": 4}
+    assert "- lab09_demo/test_mod.py::test_double_prop (1 pt): failed: timed out (over the 2 s limit per test)" \
+        in g.tasks[0].output()
+
+
+def test_a_failed_property_line_shows_its_example_and_the_replay(demo, tmp_path):
+    buggy = MOD.replace("    return 2 * x\n", "    return 2 * x if x < 1000 else 2 * x + 1\n")
+    out = tmp_path / "out"
+    (g,) = grade.grade(demo[0], _submission(demo, tmp_path, buggy), out)
+    line = ("- lab09_demo/test_mod.py::test_double_prop (1 pt): failed: AssertionError: assert 2001 == (2 * 1000); "
+            "falsifying example: test_double_prop(x=1000); replay: pytest lab09_demo/test_mod.py::test_double_prop "
+            "--hypothesis-seed=0 --hypothesis-profile=course-grade")
+    assert line in g.tasks[0].output()
+    data = json.loads((out / "lab09_demo/results.json").read_text())
+    assert line in data["tests"][0]["output"]
+    assert line[2:] in (out / "lab09_demo/results.md").read_text()
+    mask = os.umask(0o022)
+    os.umask(mask)
+    for name in ("results.json", "results.md"):  # not mkstemp's 0600
+        assert (out / "lab09_demo" / name).stat().st_mode & 0o777 == 0o666 & ~mask

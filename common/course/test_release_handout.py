@@ -1,0 +1,108 @@
+"""What the handout ships (:mod:`common.course.release`): tracked files only, no instructor data, Markdown
+for the student, and ``make student`` refusing a handout the leak scan finds anything in (on the demo course
+of :mod:`common.course.fixtures`; the real course's handout is checked by the release gate)."""
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from common.course import markers, release
+from common.course.__main__ import main
+from common.course.fixtures import MOD, TASKS, make_course
+from common.course.grade import Reference
+from common.course.tasks import load_course
+from common.errors import GateFailed, UserError, run_cli
+
+#: A solution line long enough for the substring scan (the demo's ``return 2 * x`` is an idiom).
+LINE = "doubled_value = x + x if x is not None else 0"
+MOD_LONG = MOD.replace("    return 2 * x\n    ### END SOLUTION",
+                       f"    {LINE}\n    return doubled_value\n    ### END SOLUTION")
+
+
+def _git(root, *args):
+    subprocess.run(["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false",
+                    *args], check=True, capture_output=True, timeout=60)
+
+
+def test_untracked_files_never_ship_and_are_named_in_one_warning_line(tmp_path):
+    ref = make_course(tmp_path / "ref")
+    (ref / ".gitignore").write_text("scratch/\n")
+    _git(ref, "init", "-q")
+    _git(ref, "add", "-A")
+    _git(ref, "commit", "-q", "-m", "ref")
+    alice = ref / "submissions" / "alice" / "lab09_demo"
+    alice.mkdir(parents=True)
+    (alice / "mod.py").write_text(MOD)  # a student's answer, with the markers: the reference's check would choke
+    for i in range(6):
+        (ref / f"notes{i}.txt").write_text("mine")
+    (ref / "scratch").mkdir()
+    (ref / "scratch" / "x.txt").write_text("ignored")
+    assert release.source_files(ref) == [".gitignore", "lab09_demo/__init__.py", "lab09_demo/mod.py",
+                                         "lab09_demo/tasks.toml", "lab09_demo/test_mod.py", "pyproject.toml"]
+    assert release.untracked_files(ref) == [*(f"notes{i}.txt" for i in range(6)),
+                                            "submissions/alice/lab09_demo/mod.py"]
+    warned = []
+    h = release.build(ref, tmp_path / "out", warn=warned.append)
+    shipped = sorted(p.relative_to(h.out).as_posix() for p in h.out.rglob("*") if p.is_file() and ".git" not in p.parts)
+    assert not [p for p in shipped if p.startswith(("submissions/", "notes", "scratch/"))], shipped
+    assert warned == ["warning: 7 untracked file(s) not in the handout (only files git tracks ship; git add them to "
+                      "ship them): notes0.txt, notes1.txt, notes2.txt, notes3.txt, notes4.txt, ... (2 more)"]
+    assert h.untracked == release.untracked_files(ref)
+    # grading against a reference with a submission inside it reads the reference's tracked files only
+    assert not [f for f in Reference.load(ref).files if f.startswith("submissions/")]
+
+
+def test_no_warning_without_untracked_files_or_outside_git(tmp_path):
+    ref = make_course(tmp_path / "ref")
+    warned = []
+    release.build(ref, tmp_path / "out", git=False, warn=warned.append)
+    assert warned == [] and release.untracked_files(ref) == [] and release.untracked_warning([]) is None
+
+
+def test_student_fails_with_one_line_per_leak_and_writes_nothing(tmp_path, capsys):
+    ref = make_course(tmp_path / "ref", mod=MOD_LONG)
+    (ref / "lab09_demo" / "equivalents.toml").write_text(f'[[equivalent]]\nbefore = "{LINE}"\nwhy = "same"\n')
+    (ref / "lab09_demo" / "helper.py").write_text(f"def twice(x):\n    {LINE}\n    return doubled_value\n")
+    rc = run_cli(main, ["--root", str(ref), "student", "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 1 and not (tmp_path / "out").exists(), err
+    assert err[0].startswith("gate failed: the leak scan found 2 problem(s) in the handout")
+    assert err[1:] == [f"lab09_demo/equivalents.toml:2: holds a line of solution code: {LINE!r}",
+                       f"lab09_demo/helper.py:2: holds a line of solution code: {LINE!r}"]
+    with pytest.raises(GateFailed):
+        release.build(ref, tmp_path / "out2", git=False)
+    release.build(ref, tmp_path / "out3", git=False, leak_check=False)  # the gate's way: it scans on its own
+    assert len(release.leak_scan(ref, tmp_path / "out3")) == 2
+
+
+def test_the_substring_scan_spares_hints_idioms_and_the_task_files_given_code(tmp_path):
+    tasks = TASKS.replace('hints = ["Multiply."]', f'hints = ["`{LINE}` works."]')
+    ref = make_course(tmp_path / "ref", mod=MOD_LONG, tasks=tasks)
+    (ref / "lab09_demo" / "TASKS.md").write_text(f"hint: `{LINE}`\n")
+    (ref / "lab09_demo" / "other.py").write_text("def f(doubled_value):\n    return doubled_value\n")  # an idiom
+    release.build(ref, tmp_path / "out", git=False)
+    assert release.leak_scan(ref, tmp_path / "out") == []
+    assert release.substring_secret(LINE) and not release.substring_secret("return some_long_variable_name_here")
+    assert not release.substring_secret("# " + LINE) and not release.substring_secret("x" * 24)
+
+
+def test_instructor_files_and_markdown_spans(tmp_path):
+    ref = make_course(tmp_path / "ref")
+    for rel in ("common/mutation_equivalents.toml", "results/mutation_survivors.md", "common/test_mutation.py",
+                "common/course/wrong/a.toml"):
+        (ref / rel).parent.mkdir(parents=True, exist_ok=True)
+        (ref / rel).write_text("x = 1\n")
+    (ref / "README.md").write_text("# Demo\n\nshared\n\n<!-- instructor -->\nsee `common/course/wrong/`\n"
+                                   "<!-- /instructor -->\n\n<!-- student\nyour handout\n-->\n\nend\n")
+    course = load_course(ref)
+    scan = release.check(course)
+    plan = release.plan(course, scan)
+    assert not [p for p in plan if p.startswith(("common/", "results/"))], sorted(plan)
+    assert plan["README.md"] == b"# Demo\n\nshared\n\nyour handout\n\nend\n"
+    # the grader reads the spans from the scan: the handout's README is the given one, not an edit of it
+    assert [b.kind for b in scan.blocks["README.md"]] == [markers.INSTRUCTOR, markers.STUDENT]
+    assert release.handout_text(course, "README.md", scan).encode() == plan["README.md"]
+    (ref / "README.md").write_text("<!-- instructor -->\nnever closed\n")
+    with pytest.raises(UserError, match=r"README.md:1: the instructor span is never closed"):
+        release.plan(load_course(ref))
