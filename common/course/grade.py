@@ -43,7 +43,7 @@ and for a public test without a counterexample block the command that replays it
 :data:`MAX_FEEDBACK_TESTS` failed tests that raised a :class:`~common.course.feedback.Counterexample` the whole
 report (Lab 01: the shrunk ONNX graph, expected and actual outputs, the first diverging node) and the command
 that replays it. ``extra_data``: the run's
-``hypothesis_seed``, ``replay`` (the first failed test's command, ``pytest <nodeid> --hypothesis-seed=0
+``hypothesis_seed``, ``replay`` (the first failed test's command, ``.venv/bin/python -m pytest <nodeid> --hypothesis-seed=0
 --hypothesis-profile=course-grade`` for a property; None when nothing failed), and per failed test its
 ``replay`` and ``hidden`` (a hidden test: its command runs in the reference only).
 
@@ -301,7 +301,7 @@ def _run_lab(tree: Path, args: list[str], *, runner: Callable[..., Run], env: di
         if "task" in start:
             out.records.append({"kind": "item", "nodeid": out.died_in, "task": start["task"],
                                 "points": start.get("points", 0), "outcome": "failed", "message": how,
-                                "line": start.get("line", 0), "ended_run": True, "replay": f"pytest {out.died_in}"})
+                                "line": start.get("line", 0), "ended_run": True, "replay": f".venv/bin/python -m pytest {out.died_in}"})
         else:
             out.records.append({"kind": "ungraded", "nodeid": out.died_in, "outcome": "failed", "message": how})
         done += [r["nodeid"] for r in records if r.get("kind") in ("item", "ungraded")] + [out.died_in]

@@ -29,7 +29,10 @@ GUARDED = {"common.course": "the grader", "common.grading": "the grader",
            "sys.path_hooks": "the import machinery", "inspect.currentframe": "the caller's frames",
            "inspect.stack": "the caller's frames", "inspect.getouterframes": "the caller's frames",
            "inspect.trace": "the caller's frames", "gc.get_objects": "every live object",
-           "gc.get_referrers": "every live object", "gc.get_referents": "every live object"}
+           "gc.get_referrers": "every live object", "gc.get_referents": "every live object",
+           "atexit": "exit hooks (they run after the tests, beside the grader's report)",
+           "sys.argv": "the command line (it names the grader's report)", "sys.orig_argv": "the command line",
+           "os._exit": "ending the test process", "signal": "signal handlers (the grader's timeouts)"}
 #: What the handout's stubs import (``NotImplementedTask``) and the reference uses: allowed.
 ALLOWED = ("common.course.notimpl",)
 #: Attributes that reach another module's globals, the builtins or a caller's frame, whatever they hang on.

@@ -349,7 +349,7 @@ def _failure_details(item) -> dict:
     obj = getattr(item, "obj", None)
     prop = bool(getattr(obj, "is_hypothesis_test", False))
     seed = _option(item.config, "hypothesis_seed")
-    replay = f"pytest {item.nodeid}"
+    replay = f".venv/bin/python -m pytest {item.nodeid}"  # the venv's pytest: a bare one cannot load the plugin
     if prop and seed is not None:
         replay += f" --hypothesis-seed={seed}"
         profile = _option(item.config, "hypothesis_profile")

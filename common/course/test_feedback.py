@@ -66,7 +66,7 @@ def test_grade_profile_shrinks_a_property_and_the_record_says_how_to_replay(tmp_
     assert prop["message"] == "Counterexample: double(1000) = 2001, want 2000"  # shrunk to the boundary
     assert prop["feedback"].startswith("double(1000) = 2001, want 2000\n") and "x=1000" in prop["feedback"]
     assert prop["hypothesis"] is True and prop["replay"] == (
-        "pytest lab09_demo/test_mod.py::test_double_property --hypothesis-seed=0 --hypothesis-profile=course-grade")
+        ".venv/bin/python -m pytest lab09_demo/test_mod.py::test_double_property --hypothesis-seed=0 --hypothesis-profile=course-grade")
     assert records["test_double"]["outcome"] == "passed"  # double(3) is below the bug
 
 
@@ -126,7 +126,7 @@ def test_wrong_gather_extra_data_holds_the_seed_and_the_replay_command(wrong_gat
     (entry,) = data["tests"]
     extra = entry["extra_data"]
     assert extra["hypothesis_seed"] == 0 == data["extra_data"]["hypothesis_seed"]
-    assert extra["replay"] == f"pytest {PROP} --hypothesis-seed=0 --hypothesis-profile=course-grade"
+    assert extra["replay"] == f".venv/bin/python -m pytest {PROP} --hypothesis-seed=0 --hypothesis-profile=course-grade"
     tests = {t["nodeid"]: t for t in extra["tests"]}
     assert tests[PROP]["outcome"] == "failed" and tests[PROP]["hidden"] is True
     public = "lab01_onnx/test_lab.py::test_gather_out_of_range_is_not_folded"

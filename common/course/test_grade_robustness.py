@@ -83,6 +83,10 @@ def test_the_plugin_ignores_its_reassigned_module_attributes(demo, tmp_path):
     ("import numpy as np\nnp.testing.assert_allclose = print", "assigns numpy.testing.assert_allclose (monkeypatches"),
     ("import common.gates\ncommon.gates.compare = print", "assigns common.gates.compare (monkeypatches"),
     ("import sys\ngetattr(sys, 'mod' + 'ules')", "calls getattr on the module sys"),
+    # a reviewer's evasion: an exit hook that rewrote the report file named on the command line to "passed"
+    ("import atexit, sys\natexit.register(lambda: open(sys.argv[-1], 'a'))", "imports atexit (exit hooks"),
+    ("import sys\np = [a for a in sys.argv if a.startswith('--task-report')]", "reaches sys.argv (the command line"),
+    ("import os\nos._exit(0)", "reaches os._exit (ending the test process)"),
 ])
 def test_the_intake_scan_names_what_a_file_must_not_do(line, reason):
     text = "from __future__ import annotations\n" + line + "\n"
@@ -132,7 +136,7 @@ def test_a_failed_property_line_shows_its_example_and_the_replay(demo, tmp_path)
     out = tmp_path / "out"
     (g,) = grade.grade(demo[0], _submission(demo, tmp_path, buggy), out)
     line = ("- lab09_demo/test_mod.py::test_double_prop (1 pt): failed: AssertionError: assert 2001 == (2 * 1000); "
-            "falsifying example: test_double_prop(x=1000); replay: pytest lab09_demo/test_mod.py::test_double_prop "
+            "falsifying example: test_double_prop(x=1000); replay: .venv/bin/python -m pytest lab09_demo/test_mod.py::test_double_prop "
             "--hypothesis-seed=0 --hypothesis-profile=course-grade")
     assert line in g.tasks[0].output()
     data = json.loads((out / "lab09_demo/results.json").read_text())

@@ -1,7 +1,8 @@
 """Lab 02 pipeline: PyTorch / ONNX → Relax → TIR → MetaSchedule → native code (``python -m lab02_tvm.pipeline``).
 
 Steps (one function each in :mod:`.steps`, run in order by :func:`.run.main`; each prints ``[N step]``
-lines and checks a gate; ``--only STEP`` runs one step and what it builds on, ``--skip-STEP`` drops one):
+lines and checks a gate; ``--only STEP`` runs one step and what it builds on, ``--skip-STEP`` drops it and the steps that
+build on it, e.g. ``--skip-passes`` every step made from the pass list):
 
 1. import ResNet-50, BERT-base and LLaMA-tiny (sequence 32 and 128) with torch.export → Relax, and
    Lab 01's LLaMA-tiny ONNX (from_onnx, gated against ONNX Runtime);
