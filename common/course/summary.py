@@ -96,11 +96,11 @@ class Summary:
         return bool(self.missing(row))
 
     def lacks(self, row: Row) -> str:
-        """What the row's reports lack: ``"labs lab02_tvm, lab04_npu; tasks 9.2 lab09.inc"`` ("" if nothing)."""
+        """What the row's reports lack: ``"lab02_tvm, lab04_npu; tasks 9.2 lab09.inc"`` ("" if nothing)."""
         gone = self.missing(row)
         labs = sorted({c.lab for c in gone if c.lab and c.lab not in row.labs})
         tasks = [c.key for c in gone if not c.lab or c.lab in row.labs]
-        parts = ([f"lab{'s' * (len(labs) > 1)} {', '.join(labs)}"] if labs else []) + \
+        parts = ([", ".join(labs)] if labs else []) + \
                 ([f"task{'s' * (len(tasks) > 1)} {', '.join(tasks)}"] if tasks else [])
         return "; ".join(parts)
 

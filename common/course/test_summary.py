@@ -155,9 +155,9 @@ def test_a_lab_missing_from_a_report_is_missing_not_zero_and_warned(reports, tmp
     captured = capsys.readouterr()
     warnings = captured.err.strip().splitlines()
     assert warnings == [
-        f"warning: bob ({paths[1]}/lab09_demo/results.json): no grade for lab lab08_other; its total is partial "
+        f"warning: bob ({paths[1]}/lab09_demo/results.json): no grade for lab08_other; its total is partial "
         "(not in the total's mean, median and histogram)",
-        f"warning: carol ({paths[2]}): no grade for lab lab08_other; task 9.2 lab09.inc; its total is partial "
+        f"warning: carol ({paths[2]}): no grade for lab08_other; task 9.2 lab09.inc; its total is partial "
         "(not in the total's mean, median and histogram)"]
     rows = {ln.split("|")[1].strip(): [c.strip() for c in ln.strip("|").split("|")[1:]]
             for ln in captured.out.splitlines() if ln.startswith("| ")}
