@@ -65,12 +65,13 @@ def pytest_configure(config):
         core.global_force_seed = seed
     else:
         seed = given
-    _SEED["seed"] = seed
+    _SEED["seed"], _SEED["drawn"] = seed, given is None
 
 
 def _seed_line() -> str:
     seed = _SEED["seed"]
-    return (f"hypothesis: profile {settings.get_current_profile_name()!r} (new examples every run, "
+    drawn = "new examples every run" if _SEED.get("drawn") else "the seed given"
+    return (f"hypothesis: profile {settings.get_current_profile_name()!r} ({drawn}, "
             f"max_examples={settings.default.max_examples}), seed {seed}: replay with --hypothesis-seed={seed}")
 
 
