@@ -102,14 +102,17 @@ test: setup optional-debs
 # git repository, one commit: stubs for the tasks of each lab's tasks.toml, no solutions, no hidden tests; the
 # files git tracks only, with one warning line naming untracked ones left out) after its leak scan, which fails
 # the make (exit 1, one line per leak, OUT untouched) when it finds a solution line or an instructor file;
-# `make grade SUB=<folder> [OUT=build/grade]` grades a submission into OUT/<lab>/results.json (Gradescope)
+# `make grade SUB=<folder>` grades a submission into build/grade/<folder name>/<lab>/results.json (Gradescope)
 # and results.md. The release gate is part of `make test`; `$(PY) -m common.course gate --all` stubs every task.
 student: setup
 	$(PY) -m common.course student --out $(or $(OUT),build/student) --classroom
 
+# `make grade SUB=<folder> [OUT=build/grade/<name>] [LAB=lab02] [TASK=lab02.tune]`: one submission's grade; give each
+# student their own OUT (default build/grade/<SUB's folder name>) so that `make summary` can read them all.
 grade: setup
 	@test -n "$(SUB)" || { echo "error: make grade needs SUB=<folder of a submission> (e.g. SUB=build/student)" >&2; exit 2; }
-	$(PY) -m common.course grade "$(SUB)" --out $(or $(OUT),build/grade)
+	$(PY) -m common.course grade "$(SUB)" --out $(or $(OUT),build/grade/$(notdir $(abspath $(SUB)))) \
+		$(if $(LAB),--lab $(LAB)) $(if $(TASK),--task $(TASK))
 
 # `make summary REPORTS="build/grade/alice build/grade/bob" [OUT=build/summary]`: one table of a class
 # (score per task across submissions, mean, median) and a histogram per task.
