@@ -72,7 +72,7 @@ from .intake import tampering
 from .markers import HIDDEN
 from .plugin import GRADE_PROFILE
 from .runner import Run, run_pytest
-from .tasks import Course, Lab, Task, load_course
+from .tasks import PYTEST, Course, Lab, Task, load_course
 
 #: Top-level folders of the reference the grading copy leaves out (big, and no graded test reads them).
 NOT_COPIED = ("results/", "data/")
@@ -301,7 +301,7 @@ def _run_lab(tree: Path, args: list[str], *, runner: Callable[..., Run], env: di
         if "task" in start:
             out.records.append({"kind": "item", "nodeid": out.died_in, "task": start["task"],
                                 "points": start.get("points", 0), "outcome": "failed", "message": how,
-                                "line": start.get("line", 0), "ended_run": True, "replay": f".venv/bin/python -m pytest {out.died_in}"})
+                                "line": start.get("line", 0), "ended_run": True, "replay": f"{PYTEST} {out.died_in}"})
         else:
             out.records.append({"kind": "ungraded", "nodeid": out.died_in, "outcome": "failed", "message": how})
         done += [r["nodeid"] for r in records if r.get("kind") in ("item", "ungraded")] + [out.died_in]

@@ -60,6 +60,7 @@ import pytest
 
 from .feedback import chain, feedback, find
 from .notimpl import PATTERN, task_in
+from .tasks import PYTEST
 
 GRADE_PROFILE = "course-grade"
 #: The most characters of a failed property's one-line failing example in its record (``"example"``).
@@ -349,7 +350,7 @@ def _failure_details(item) -> dict:
     obj = getattr(item, "obj", None)
     prop = bool(getattr(obj, "is_hypothesis_test", False))
     seed = _option(item.config, "hypothesis_seed")
-    replay = f".venv/bin/python -m pytest {item.nodeid}"  # the venv's pytest: a bare one cannot load the plugin
+    replay = f"{PYTEST} {item.nodeid}"  # the venv's pytest: a bare one cannot load the plugin
     if prop and seed is not None:
         replay += f" --hypothesis-seed={seed}"
         profile = _option(item.config, "hypothesis_profile")
