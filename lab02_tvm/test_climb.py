@@ -107,7 +107,7 @@ def test_a_tensorized_record_climbs_in_the_register_tile_space(host):
     reject BERT's tiled neighbours): its neighbours replay there, keep the tile, and compute the matmul."""
     import tvm
     from tvm.s_tir import meta_schedule as ms
-    from lab02_tvm.schedule.intrin import tile_for, tile_space
+    from lab02_tvm.lowering.intrin import tile_for, tile_space
     from lab02_tvm.tuning.harness import cpu_tensor_intrinsics
     target = {**host, "num-cores": 1}
     intrin, why = tile_for(_matmul(), target)

@@ -1,4 +1,4 @@
-"""Tests for lab02_tvm.schedule.fast_exp: the rewrite, its accuracy against a float64 ``exp`` on every ISA
+"""Tests for lab02_tvm.lowering.fast_exp: the rewrite, its accuracy against a float64 ``exp`` on every ISA
 this host executes, the libm call it removes, and that it leaves tuning workloads alone.
 
 The reference is NumPy's float64 ``exp`` (and ``1 / (1 + exp(-x))``): NumPy picks a SIMD routine by CPU,
@@ -16,7 +16,7 @@ import pytest
 import tvm
 from tvm import te
 
-from lab02_tvm.schedule import fast_exp as fx
+from lab02_tvm.lowering import fast_exp as fx
 
 LO, HI = -87.6, 88.376  # float32's exp range where 2^n is normal (n >= -126) and finite (n <= 127)
 N = 351_953  # [LO, HI] in steps of 5e-4

@@ -1,4 +1,4 @@
-"""The fp32 register-tile ``TensorIntrin`` (``lab02_tvm.schedule.intrin``): numerics, vector FMAs of the
+"""The fp32 register-tile ``TensorIntrin`` (``lab02_tvm.lowering.intrin``): numerics, vector FMAs of the
 host's width, idempotent registration, "not applicable" on a non-matmul block.
 
 Runs on both kinds of host: the tile and the expected registers follow the ISA the code was built for
@@ -17,7 +17,7 @@ import pytest
 import tvm  # a required dependency: missing is a failure, not a skip
 
 from lab02_tvm.build import host_target
-from lab02_tvm.schedule import intrin
+from lab02_tvm.lowering import intrin
 
 pytestmark = pytest.mark.lab02
 

@@ -42,7 +42,7 @@ def test_the_tile_arm_tensorizes_the_matmul_and_the_build_matches_pytorch(bert_s
     """The register-tile arm on test-size BERT's hottest matmul: a tile is chosen for it, the committed
     records replay ``tensorize`` with that tile (a build from them needs it registered), and the whole
     model built from them passes the output gate against PyTorch (``run_arm`` raises otherwise)."""
-    from lab02_tvm.schedule import intrin
+    from lab02_tvm.lowering import intrin
     from lab02_tvm.tuning.database import read_database
     res = method_study.study(bert_small_im, "bert", top_k=1, trials=3, arms=["rewrite + tile"],
                              work_root=tmp_path, progress=False)

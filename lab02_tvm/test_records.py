@@ -244,7 +244,7 @@ def test_a_top_up_keeps_the_folders_timing(tmp_path):
 def test_a_folder_of_register_tile_records_is_topped_up_with_the_tile(tmp_path):
     """``longrun.folder_tiles``: a folder whose records name the fp32 tile (such traces replay only in the tile
     space), one whose records name none, and one without records."""
-    from lab02_tvm.schedule.intrin import intrin_name
+    from lab02_tvm.lowering.intrin import intrin_name
     line = '[0, [[[["Annotate", [], [], ["meta_schedule.auto_tensorize", "{}"]]]], [0.001], {{}}, []]]\n'
     (tmp_path / "tile").mkdir()
     (tmp_path / "tile" / database.RECORDS).write_text(line.format(intrin_name(8, 32, width=16)))

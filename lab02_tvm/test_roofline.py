@@ -17,7 +17,7 @@ import tvm
 from tvm import relax
 
 from lab02_tvm.measure import roofline
-from lab02_tvm.measure.profile import kernel_infos, profile_vm
+from lab02_tvm.profile import kernel_infos, profile_vm
 from lab02_tvm.tuning.longrun import lost_ms_by_kernel
 from lab02_tvm.tuning.tasks import fuse_for_tasks
 from lab02_tvm.build import host_target

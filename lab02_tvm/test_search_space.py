@@ -14,6 +14,7 @@ from tvm import s_tir, te
 
 from common.errors import UserError
 from lab02_tvm.schedule import search_space as ss
+from lab02_tvm.lowering.blocks import sblocks
 from lab02_tvm.build import host_target
 from lab02_tvm.schedule.manual import build_kernel, kernel_args, run_kernel
 
@@ -42,7 +43,7 @@ def test_template_is_a_valid_schedule_with_fused_epilogue():
     mod = dense_relu()
     sch = s_tir.Schedule(mod, seed=1)
     ss.template_schedule(sch)
-    names = [b.name_hint for _, b in ss._sblocks(sch)]
+    names = [b.name_hint for _, b in sblocks(sch)]
     assert "D" not in names and any(n.endswith("_local") for n in names)  # relu+bias in the write-back
     arrays, outs = kernel_args(mod)
     call, read = run_kernel(build_kernel(sch.mod, {**host_target(), "num-cores": 1}), arrays, outs)

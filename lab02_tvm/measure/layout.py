@@ -165,7 +165,7 @@ def compare_layouts(im, *, layouts: Sequence[str] = ("NCHW", "NHWC"), top_k: int
     from ..build import error_summary, host_target
     from ..graph.passes import tuning_module
     from ..graph.struct_info import relax_op_counts
-    from .profile import profile_vm
+    from ..profile import profile_vm
 
     target = {**host_target(), "num-cores": 1}
     base = tuning_module(im) if base is None else base

@@ -1,7 +1,7 @@
 """How a compiler reaches the roof on a CPU: the tuning method as a measured experiment.
 
 The same kernels tuned with the same MetaSchedule budget under different *methods*, each kernel
-then timed **in the model** (the Relax VM's per-kernel instrument, :func:`lab02_tvm.measure.profile.profile_vm`),
+then timed **in the model** (the Relax VM's per-kernel instrument, :func:`lab02_tvm.profile.profile_vm`),
 not only as MetaSchedule measured it alone:
 
 * ResNet-50, its hottest convolutions: ``{NCHW, NHWC} x {weight layout rewrite off, on}``
@@ -13,7 +13,7 @@ not only as MetaSchedule measured it alone:
   ``CombineParallelMatmul`` alone merges nothing in this import: its patterns want ``add(matmul, bias)``
   with the weights and biases as bindings, and the import has ``add(bias, matmul)`` on constants).
 * ``+ tile`` (both models, on top of the field method): the search space gets the fp32 register-tile
-  ``TensorIntrin`` of :mod:`lab02_tvm.schedule.intrin` through ``MultiLevelTilingWithIntrin``, the tile
+  ``TensorIntrin`` of :mod:`lab02_tvm.lowering.intrin` through ``MultiLevelTilingWithIntrin``, the tile
   chosen per kernel (``tile`` column; ``not applicable: ...`` where none maps, and that kernel is tuned
   in the default space).
 
@@ -50,7 +50,7 @@ from ..tuning.method import PREPACKED, Method
 @dataclass(frozen=True)
 class Arm:
     """One way to tune: a :class:`Method`, an optional extra graph pass, and whether the search space has
-    the fp32 register tile (:func:`lab02_tvm.schedule.intrin.tile_space`: ``MultiLevelTilingWithIntrin``)."""
+    the fp32 register tile (:func:`lab02_tvm.lowering.intrin.tile_space`: ``MultiLevelTilingWithIntrin``)."""
 
     method: Method
     extra: Callable | None = None
@@ -129,8 +129,8 @@ def run_arm(im, base, arm: str, spec: Arm, *, kind: str, top_k: int, trials: int
     from ..tuning.database import best_ms_of, open_database, task_records
     from ..tuning.tune import tune_tasks_plan
     from ..build import VMRunner, gate_outputs
-    from .profile import profile_vm
-    from ..schedule.intrin import tile_for, tile_space
+    from ..profile import profile_vm
+    from ..lowering.intrin import tile_for, tile_space
     method = spec.method
     mod = arm_module(base, method, spec.extra)
     infos = hot_tasks(mod, target, method, kind, top_k)

@@ -1,6 +1,6 @@
 """Roofline of a built Relax model: every kernel's FLOPs, bytes and measured time under the roof.
 
-The times come from :mod:`lab02_tvm.measure.profile` (the Relax VM's per-kernel instrument).
+The times come from :mod:`lab02_tvm.profile` (the Relax VM's per-kernel instrument).
 
 Per kernel (a TIR PrimFunc the VM calls; ``vm.builtin.*`` calls are VM bookkeeping):
 
@@ -23,7 +23,7 @@ import numpy as np
 from common.errors import UserError
 
 from ..tuning.method import task_of_kernel
-from .profile import KernelInfo, kernel_infos, profile_vm
+from ..profile import KernelInfo, kernel_infos, profile_vm
 
 from .. import LAB
 #: Fraction by which the instrumented kernel sum may differ from the whole-model run (tests).

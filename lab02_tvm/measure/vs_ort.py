@@ -3,7 +3,7 @@
 The peers table (step 12) says how far the tuned build is from ONNX Runtime on a whole model; this
 step says *which layers* make the difference. Both runtimes time every convolution of one inference:
 
-* **TVM** -- the Relax VM's per-kernel instrument (:func:`lab02_tvm.measure.profile.profile_vm`), the
+* **TVM** -- the Relax VM's per-kernel instrument (:func:`lab02_tvm.profile.profile_vm`), the
   tuned build the peers step timed;
 * **ONNX Runtime** -- its own profiler (``SessionOptions.enable_profiling``; one ``"Node"`` event
   ``<node>_kernel_time`` per node run, ``dur`` in microseconds, with the node's ``op_name`` and its
@@ -179,7 +179,7 @@ def compare_convs(runner: Any, fused_mod, ort_session_factory, feed: dict, *, ro
         feed: ONNX Runtime's inputs (``{name: ndarray}``).
         rounds: interleaved rounds (each: one instrumented TVM inference, one profiled ORT inference),
             after one warm-up inference each.
-        tvm_profile: one round's TVM profile (default: :func:`~lab02_tvm.measure.profile.profile_vm` of ``runner``,
+        tvm_profile: one round's TVM profile (default: :func:`~lab02_tvm.profile.profile_vm` of ``runner``,
             one instrumented run after a warm-up and a plain run).
     Returns:
         ``{"rows": per shape (sorted by lost_vs_ort_ms), "totals": convs / other / whole per side, "rounds"}``.
@@ -190,7 +190,7 @@ def compare_convs(runner: Any, fused_mod, ort_session_factory, feed: dict, *, ro
     """
     from common.roof import rate_columns
 
-    from .profile import profile_vm
+    from ..profile import profile_vm
 
     if rounds < 1:
         raise UserError(f"rounds must be at least 1, got {rounds}")

@@ -3,8 +3,8 @@
 Each step takes the run's :class:`~lab02_tvm.pipeline.settings.Settings` and the run's
 :class:`Products` so far, prints ``[N step]`` lines, writes its table under ``results/lab02/`` and
 raises :class:`common.gates.GateError` when its check fails. The work itself lives in the modules
-of the lab's folders (``graph/``, ``build.py``, ``schedule/``, ``tuning/``, ``measure/``,
-``targets/``); a step calls them and says what they did.
+of the lab's folders (``graph/``, ``build.py``, ``profile.py``, ``lowering/``, ``schedule/``, ``tuning/``,
+``measure/``, ``targets/``); a step calls them and says what they did.
 """
 from __future__ import annotations
 

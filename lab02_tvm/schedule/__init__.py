@@ -1,1 +1,1 @@
-"""Lab 02 ``schedule/``: the hand-written schedule of the hottest kernel (:mod:`.manual`), AutoTVM's template against MetaSchedule's space (:mod:`.search_space`) and the custom TIR loop-reordering pass (:mod:`.tir_pass`)."""
+"""Lab 02 ``schedule/``: the hand-written schedule of the hottest kernel (:mod:`.manual`), AutoTVM's template against MetaSchedule's space (:mod:`.search_space`) and the custom TIR loop-reordering pass (:mod:`.tir_pass`); the register tile and FastExp they share with the search live in ``lowering/``."""

@@ -33,6 +33,7 @@ import numpy as np
 from common.errors import UserError
 
 from .. import LAB
+from ..lowering.blocks import anchor_name
 SPACES = ("template", "generated")
 UNROLL_STEPS = [0, 16, 64, 512]  # candidate values of meta_schedule.unroll_explicit
 RTOL, ATOL_SCALED = 1e-4, 1e-4  # best schedules vs the reference: |d| <= 1e-4 max|ref| + 1e-4 |ref|
@@ -41,31 +42,6 @@ RTOL, ATOL_SCALED = 1e-4, 1e-4  # best schedules vs the reference: |d| <= 1e-4 m
 # --------------------------------------------------------------------------------------------
 # The template (the hand-written, parameterized space)
 # --------------------------------------------------------------------------------------------
-def _sblocks(sch) -> list:
-    """Every block of ``sch``'s ``main`` below the root, as ``(SBlockRV, SBlock)`` pairs (pre-order)."""
-    out: list = []
-
-    def walk(rv):
-        for child in sch.get_child_blocks(rv):
-            out.append((child, sch.get(child)))
-            walk(child)
-
-    walk(sch.get_sblock("root"))
-    return out
-
-
-def anchor_name(sch) -> str:
-    """Name of the reduction block with the most iterators (the conv2d / matmul of a fused kernel).
-
-    Raises:
-        UserError: the kernel has no reduction block.
-    """
-    reds = [b for _, b in _sblocks(sch) if any(int(iv.iter_type) == 2 for iv in b.iter_vars)]  # 2 = CommReduce
-    if not reds:
-        raise UserError("the template needs a kernel with a reduction (conv2d, matmul, dense)")
-    return max(reds, key=lambda b: len(b.iter_vars)).name_hint
-
-
 def template_schedule(sch, *, max_inner: int = 16) -> None:
     """The AutoTVM-style template: one fixed loop structure, sampled tile sizes and unroll depth.
 

@@ -76,7 +76,7 @@ def build_from_database(mod: tvm.IRModule, target: Any, work_dir: str | os.PathL
     :func:`fuse_for_tasks` (so the database keys match), ``MetaScheduleApplyDatabase`` (each fused
     kernel found in the database is replaced by its best schedule and marked
     ``tirx.is_scheduled``), then Relax's lowering and finalization passes, and the TIR lowering with
-    :func:`lab02_tvm.schedule.fast_exp.FastExp` first (float32 ``exp`` / ``sigmoid`` as vectorizable
+    :func:`lab02_tvm.lowering.fast_exp.FastExp` first (float32 ``exp`` / ``sigmoid`` as vectorizable
     polynomials; it runs after the schedule is applied, so the records' workloads are unchanged).
 
     Args:
@@ -93,7 +93,7 @@ def build_from_database(mod: tvm.IRModule, target: Any, work_dir: str | os.PathL
     """
     from tvm.relax import pipeline as rp
 
-    from ..schedule import fast_exp as fx
+    from ..lowering import fast_exp as fx
     target = as_target(target)
     db = load_database(work_dir)  # registers the register tiles, which tile-tuned records' traces name
     layout_rewrite = _layout(layout_rewrite)

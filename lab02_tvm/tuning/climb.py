@@ -138,9 +138,9 @@ def variant(record: Any, inst: Any, decision: Any, postprocs: list) -> Any | Non
 
 def space_of(record: Any, target: Any) -> Any:
     """The search space a record came from, for its postprocessors: the register-tile space
-    (:func:`lab02_tvm.schedule.intrin.tile_space`, whose ``RewriteTensorize`` leaves the tile's zero-init a loop)
+    (:func:`lab02_tvm.lowering.intrin.tile_space`, whose ``RewriteTensorize`` leaves the tile's zero-init a loop)
     when its trace tensorizes (``longrun tune --tile``), else the target's default (``"post-order-apply"``)."""
-    from ..schedule.intrin import tile_for, tile_space
+    from ..lowering.intrin import tile_for, tile_space
     if not any(i.kind.name == "Tensorize" for i in record.trace.insts):
         return "post-order-apply"
     return tile_space(tile_for(record.workload.mod, target if isinstance(target, dict) else None)[0])

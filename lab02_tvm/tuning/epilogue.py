@@ -17,7 +17,7 @@ matmul) with their epilogue after the nest, each writing its whole output to a s
 This module takes each such kernel's best record, moves the epilogue to the end of the S0 and of the S1
 tile (``reverse_compute_at`` on the trace's own loops, then MetaSchedule's postprocessors), builds
 the model three times (best records; every kernel's epilogue at S0; at S1), gates each against
-PyTorch, times every kernel **in the model** (:func:`lab02_tvm.measure.profile.profile_vm`,
+PyTorch, times every kernel **in the model** (:func:`lab02_tvm.profile.profile_vm`,
 interleaved rounds), and keeps, per kernel, the placement that runs fastest there if it beats the
 searched one by at least ``min_gain``. The chosen records' ``run_secs`` are those in-model times
 (per call) and the provenance says so (``"epilogue"``), so a later cold top-up competes against them.

@@ -56,14 +56,14 @@ def fast_build(mod: tvm.IRModule, target: tvm.target.Target, _params: Any = None
     Same steps as ``s_tir.meta_schedule.builder.default_build`` (strip the weight-layout
     rewrite blocks, ``tvm.compile`` the PrimFunc) but without ``import tvm.s_tir.tensor_intrin``,
     which costs 25-55 s per build worker here and made half the candidates time out, and lowered
-    with :mod:`lab02_tvm.schedule.fast_exp` first, as every build from records is, so the search
+    with :mod:`lab02_tvm.lowering.fast_exp` first, as every build from records is, so the search
     times the code that ships. Runs inside MetaSchedule's build worker processes (they import this
     module by name).
     """
     from tvm.driver import build as tvm_build
     from tvm.s_tir.transform import RemoveWeightLayoutRewriteBlock
 
-    from ..schedule import fast_exp
+    from ..lowering import fast_exp
 
     mod = RemoveWeightLayoutRewriteBlock(skip_tensor_rewrite=True)(mod)
     return tvm_build(mod, target=target, pipeline=fast_exp.register())

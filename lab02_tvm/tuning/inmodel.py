@@ -9,7 +9,7 @@ Lab 02's RECORDS.md). The choices made here are therefore made in the model:
 
 * :func:`kernel_ms_by_build` builds the model from each records folder (each gated against PyTorch,
   :func:`lab02_tvm.build.gate_outputs`) and times every kernel call in it with the Relax VM's instrument hook
-  (:func:`lab02_tvm.measure.profile.profile_vm`), in ``rounds`` rounds, every build once per round in a
+  (:func:`lab02_tvm.profile.profile_vm`), in ``rounds`` rounds, every build once per round in a
   shuffled order (:func:`common.timing.round_orders`), so a change of host speed reaches every build alike;
 * :func:`median_ms` is one kernel's median time per call over those rounds;
 * :func:`check_out` and :func:`write_records` guard and write the chosen folder (atomically, beside it).
@@ -111,7 +111,7 @@ def kernel_ms_by_build(mod, im, target: dict, folders: Mapping[str, Path], *, la
     from common.timing import round_orders
 
     from ..build import VMRunner, gate_outputs
-    from ..measure.profile import profile_vm
+    from ..profile import profile_vm
     from .apply import build_from_database
 
     runners = {}

@@ -88,7 +88,7 @@ def tune_records(model: str, trials: int, minutes: float, *, command: str, root:
     folder, else :data:`lab02_tvm.tuning.method.FIELD`); a top-up must keep the folder's method, since
     records of another method are other workloads, or extend it (:meth:`Method.extends`: the folder's method
     with the parallel matmuls combined, whose other kernels keep their workloads). ``tile``: search with the fp32 register tile
-    (:func:`lab02_tvm.schedule.intrin.tile_space_for`; the workloads are the same, so its records join the
+    (:func:`lab02_tvm.lowering.intrin.tile_space_for`; the workloads are the same, so its records join the
     folder's, and the build picks the fastest of either kind per kernel); recorded as ``"space"`` in the run.
     A folder that holds tile records is always topped up with the tile (:func:`folder_tiles`): its records seed
     the search, and a tile trace replayed in the default space fails inside MetaSchedule (``RewriteTensorize``).
@@ -117,7 +117,7 @@ def tune_records(model: str, trials: int, minutes: float, *, command: str, root:
     from common.timing import set_torch_threads, tvm_threads
     from ..build import host_target
     from .tasks import as_target
-    from ..schedule.intrin import tile_space_for
+    from ..lowering.intrin import tile_space_for
     from .tune import tune
 
     set_torch_threads(1)
@@ -376,8 +376,8 @@ def folder_method(work: Path) -> Method | None:
 
 def folder_tiles(work: Path) -> bool:
     """Whether a record in ``work`` schedules its kernel with the fp32 register tile (its trace names one:
-    :data:`lab02_tvm.schedule.intrin.NAME_PREFIX`); such traces replay only in the tile space."""
-    from ..schedule.intrin import NAME_PREFIX
+    :data:`lab02_tvm.lowering.intrin.NAME_PREFIX`); such traces replay only in the tile space."""
+    from ..lowering.intrin import NAME_PREFIX
     f = work / RECORDS
     return f.is_file() and NAME_PREFIX in f.read_text()
 
@@ -479,7 +479,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                    help="the 3x3 stride-1 convs rewritten as Winograd F(m, 3), NHWC only: on (graph/winograd.TILES), "
                         "off, or a tile policy such as 56:4,28:4,14:2,7:2 (default: the folder's method, else off)")
     p.add_argument("--tile", action="store_true",
-                   help="search with the fp32 register-tile TensorIntrin (schedule/intrin.py) where it maps")
+                   help="search with the fp32 register-tile TensorIntrin (lowering/intrin.py) where it maps")
     p.add_argument("--timing", choices=TIMINGS, default=None,
                    help="time candidates warm (back to back) or cold (caches flushed before each run); "
                         "default: the folder's (warm for folders tuned before the option), else cold")

@@ -61,7 +61,7 @@ def _decode(db, picks: dict[int, list[int]]) -> dict[int, Any]:
     (``TuningRecord.from_json`` replays it; the tiles are registered first)."""
     from tvm.s_tir import meta_schedule as ms
 
-    from ..schedule.intrin import register_every_tile
+    from ..lowering.intrin import register_every_tile
     register_every_tile()
     out = {}
     for w, idx in picks.items():

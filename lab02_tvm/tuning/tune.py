@@ -195,7 +195,7 @@ def tune_tasks_plan(infos: Sequence[TaskInfo], plan: dict[str, int] | Sequence[d
         log_dir: where MetaSchedule writes its per-task logs (default ``work_dir/logs``).
         space: ``TaskInfo -> space generator`` for each task (default: the target's rules,
             ``"post-order-apply"``); the method study's tile arm passes
-            :func:`lab02_tvm.schedule.intrin.tile_space_for`.
+            :func:`lab02_tvm.lowering.intrin.tile_space_for`.
     Returns:
         ``{"trials", "build_errors", "run_errors", "seconds", "stopped_by_time", "best_ms" (of the
         last task tuned, ms), "first_build_error"}`` for this call.
@@ -283,7 +283,7 @@ def tune(mod: tvm.IRModule, target: Any, work_dir: str | os.PathLike, *, max_tri
         deep_cost: with ``deep_by_time``, rank the deep phase's tasks by this ``{task name: cost}``
             instead of weight x best ms in the database (e.g. :func:`lab02_tvm.tuning.longrun.lost_ms_by_kernel`:
             ms each kernel loses against the roof in the model, timed alone on a quiet core).
-        space: as :func:`tune_tasks_plan` (``longrun --tile``: :func:`lab02_tvm.schedule.intrin.tile_space_for`).
+        space: as :func:`tune_tasks_plan` (``longrun --tile``: :func:`lab02_tvm.lowering.intrin.tile_space_for`).
         cache_flush: time every candidate cold (``longrun --timing cold``; :func:`tune_tasks_plan`).
     Returns:
         A :class:`TuneReport`. The database is in ``work_dir``; ``tuning_summary.json`` there keeps

@@ -265,7 +265,7 @@ def tile_for(mod: tvm.IRModule, target: dict | None = None) -> tuple[str | None,
     """
     from common.errors import UserError
 
-    from .search_space import anchor_name
+    from .blocks import anchor_name
     sch = s_tir.Schedule(mod)
     try:
         blk = sch.get_sblock(anchor_name(sch))

@@ -1,0 +1,1 @@
+"""Lab 02 ``lowering/``: what a build adds below the schedule, used by the search (``tuning/``) and the lessons (``schedule/``) alike: the fp32 register tile as a ``TensorIntrin`` (:mod:`.intrin`), FastExp, the TIR pass every tuned build lowers with (:mod:`.fast_exp`), and a kernel's anchor block (:mod:`.blocks`)."""
