@@ -14,9 +14,9 @@ Steps (each prints one line and is followed by its gate):
  7. tosa      the same function in TOSA through tosa-to-linalg-pipeline and the same stages
  8. tables    results/lab03/*.md|csv|json
  9. from_torch a PyTorch MLP and conv block through torch-mlir into these stages, and IREE as the
-               production anchor (lab03_mlir/ladder.py, from_torch.py, LADDER.md); --skip-from-torch skips it
+               production anchor (lab03_mlir/ladder/: steps.py, from_torch.py; LADDER.md); --skip-from-torch skips it
 10. spirv     the kernel through the gpu dialect to SPIR-V, spirv-val, and a run on a CPU Vulkan
-               (lab03_mlir/spirv.py, SPIRV.md); the Vulkan run skips with its reason where no
+               (lab03_mlir/spirv/run.py, SPIRV.md); the Vulkan run skips with its reason where no
                Vulkan driver is installed; --skip-spirv skips the step
 
 -v prints more per step, -vv also the IR after every stage and schedule step. A failed gate
@@ -289,7 +289,7 @@ def step_spirv(args) -> int:
     if "spirv" in args.skip:
         step(10, "spirv", "skipped (--skip-spirv)")
         return 0
-    from . import spirv
+    from .spirv import run as spirv
     return spirv.main(["-v"] * args.verbose)
 
 

@@ -15,9 +15,10 @@ from common.errors import MissingDependency, UserError, run_cli
 from common.gates import gate
 from common.results import read_table
 
-from lab03_mlir import from_torch as ft  # imports the upstream ``mlir`` before torch-mlir
+from lab03_mlir.ladder import from_torch as ft  # imports the upstream ``mlir`` before torch-mlir
 from lab03_mlir import fast as fast_mod
-from lab03_mlir import iree_anchor, ladder
+from lab03_mlir.ladder import iree_anchor
+from lab03_mlir.ladder import steps as ladder
 
 pytestmark = pytest.mark.lab03
 
@@ -144,7 +145,7 @@ from common.errors import UserError
 from lab03_mlir import builder, jit, lowering
 res = lowering.lower(builder.build_matmul_bias_relu(4, 3, 2))
 ExecutionEngine(res.module, opt_level=0, shared_libs=jit.RUNNER_UTILS)  # as a conv kernel would
-from lab03_mlir import from_torch as ft
+from lab03_mlir.ladder import from_torch as ft
 try:
     ft.import_block(ft.build_mlp_block(2, 4, 4), "linalg")
 except UserError as exc:

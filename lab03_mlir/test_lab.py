@@ -20,7 +20,8 @@ from common.errors import UserError, run_cli
 from common.isa import executable_levels
 from common.timing import interleaved
 
-from lab03_mlir import builder, fast, jit, lowering, pipeline, spirv_lowering, tosa, unroll
+from lab03_mlir import builder, fast, jit, lowering, pipeline, tosa, unroll
+from lab03_mlir.spirv import lowering as spirv_lowering
 from lab03_mlir.testing import DYNAMIC
 
 pytestmark = pytest.mark.lab03

@@ -17,7 +17,10 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from common.errors import GateFailed, UserError, run_cli
 from common.gates import gate
-from lab03_mlir import builder, lowering, spirv, spirv_lowering, spirv_vulkan
+from lab03_mlir import builder, lowering
+from lab03_mlir.spirv import lowering as spirv_lowering
+from lab03_mlir.spirv import run as spirv
+from lab03_mlir.spirv import vulkan as spirv_vulkan
 
 pytestmark = pytest.mark.lab03
 

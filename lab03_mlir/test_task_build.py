@@ -16,7 +16,7 @@ import pytest
 from mlir import ir
 
 from lab03_mlir import builder
-from lab03_mlir.iree_anchor import IreeModule, iree_compile
+from lab03_mlir.ladder.iree_anchor import IreeModule, iree_compile
 
 pytestmark = pytest.mark.lab03
 

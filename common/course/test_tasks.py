@@ -131,7 +131,7 @@ def test_real_handout_leaves_out_the_instructor_files(course, tmp_path):
     assert b"### BEGIN SOLUTION" not in plan["lab03_mlir/unroll.py"]
     assert not {"common/mutation_equivalents.toml", "results/mutation_survivors.md", "common/test_mutation.py"} & set(plan)
     # Task 3.4's answer is in no given file: the SPIR-V step takes its pipeline from the task's function
-    for rel in ("lab03_mlir/spirv_lowering.py", "lab03_mlir/test_lab.py"):
+    for rel in ("lab03_mlir/spirv/lowering.py", "lab03_mlir/test_lab.py"):
         assert b"one-shot-bufferize{" not in plan[rel] and b"hoist-static-allocs" not in plan[rel], rel
     readme = plan["README.md"].decode()  # the student's README names no file the handout leaves out
     assert "common/course/wrong/" not in readme and "test_gate.py" not in readme and "mutation_survivors" not in readme

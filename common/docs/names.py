@@ -12,7 +12,7 @@ from pathlib import Path
 from . import PACKAGES, REPO
 
 #: Dialect names of MLIR ops (``tosa.matmul``, ``spirv.module``): Lab 03 has Python modules of the same
-#: names (tosa.py, spirv.py), so a ``dialect.op`` that is not a name of that module is an MLIR op.
+#: names (tosa.py, the spirv/ package), so a ``dialect.op`` that is not a name of that module is an MLIR op.
 MLIR_DIALECTS = frozenset({"tosa", "spirv", "linalg", "arith", "func", "memref", "affine", "scf", "cf", "llvm",
                            "vector", "tensor", "gpu", "stablehlo", "transform", "bufferization", "math"})
 

@@ -2,7 +2,7 @@
 
     python -m lab03_mlir.ladder [--quick] [--skip-iree] [--skip-timing] [--skip-resnet] [-v|-vv]
 
-Steps (each prints ``[N name] ...`` lines; the building blocks are in :mod:`lab03_mlir.from_torch`):
+Steps (each prints ``[N name] ...`` lines; the building blocks are in :mod:`lab03_mlir.ladder.from_torch`):
  1. build   the MLP block, the small conv block and ResNet-50's stage convolutions (seeded)
  2. import  torch-mlir to linalg, TOSA and StableHLO (ResNet convs: linalg only); verify; save
  3. lower   Lab 03's naive stages and the tiled + vectorized schedule (matmul and conv); JIT;
@@ -27,13 +27,14 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from common.cli import parser, step, want_ir
-from common.errors import UserError, run_cli
+from common.errors import UserError
 from common.gates import GateChain, GateError, GateReport
 
-from lab03_mlir import from_torch as ft  # noqa: I001  (upstream mlir, then torch-mlir: see from_torch)
-from lab03_mlir import fast, iree_anchor, jit, lowering
-from lab03_mlir.from_torch import ATOL, FUNC_NAME, LAB, OUTPUT_TYPES, RESNET_CONVS, RTOL, Compiled, ImportedIR, TorchBlock
-from lab03_mlir.iree_anchor import IREE_DRIVER, IREE_FLAGS, IreeModule
+from lab03_mlir.ladder import from_torch as ft  # noqa: I001  (upstream mlir, then torch-mlir: see from_torch)
+from lab03_mlir import fast, jit, lowering
+from lab03_mlir.ladder import iree_anchor
+from lab03_mlir.ladder.from_torch import ATOL, FUNC_NAME, LAB, OUTPUT_TYPES, RESNET_CONVS, RTOL, Compiled, ImportedIR, TorchBlock
+from lab03_mlir.ladder.iree_anchor import IREE_DRIVER, IREE_FLAGS, IreeModule
 
 
 @dataclass
@@ -71,8 +72,8 @@ class FromTorchConfig:
 class FromTorchReport:
     """What the step produced: imports, compiled kernels, gate rows, ladder rows, files written.
 
-    ``compiled`` maps ``(block, output type, "naive" | "fast")`` to :class:`~lab03_mlir.from_torch.Compiled`;
-    ``iree`` maps ``(block, output type)`` to :class:`~lab03_mlir.from_torch.IreeModule`.
+    ``compiled`` maps ``(block, output type, "naive" | "fast")`` to :class:`~lab03_mlir.ladder.from_torch.Compiled`;
+    ``iree`` maps ``(block, output type)`` to :class:`~lab03_mlir.ladder.from_torch.IreeModule`.
     """
 
     imports: list[ImportedIR] = field(default_factory=list)
@@ -375,9 +376,3 @@ def main(argv: Sequence[str] | None = None) -> int:
                                    first_failure=f"{failed['stage']}: {failed['status']}"))
     step(6, "done", f"{len(report.gate_rows)} gates vs PyTorch (atol {ATOL:g}): all ok")
     return 0
-
-
-if __name__ == "__main__":
-    from common.course.notimpl import stubs_as_errors
-
-    raise SystemExit(run_cli(stubs_as_errors(main)))

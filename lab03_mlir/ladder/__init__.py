@@ -1,0 +1,1 @@
+"""Lab 03 ``ladder/``: step 9, closing the ladder (``python -m lab03_mlir.ladder``; LADDER.md): PyTorch through torch-mlir into Lab 03's pipeline (:mod:`.from_torch`), IREE beside it as the production anchor (:mod:`.iree_anchor`), and the step list with its tables (:mod:`.steps`)."""

@@ -1,0 +1,1 @@
+"""Lab 03 ``spirv/``: the extension to SPIR-V (``python -m lab03_mlir.spirv``; SPIRV.md): the step (:mod:`.run`), the lowering through the gpu dialect to SPIR-V with its host plan (:mod:`.lowering`), and the run on a CPU Vulkan driver (:mod:`.vulkan`)."""
