@@ -12,7 +12,8 @@
 * ONNX Runtime: :func:`ort_session` (threads, graph optimization level by its name in
   :data:`ORT_LEVELS`, providers, optional saved optimized model and custom-op library, and ONE
   log keyword, ``log_level``, that sets this session's severity only: ORT's process-wide logger is
-  never touched), :func:`ort_run`, :func:`ort_optimize`.
+  never touched), :func:`ort_run`, :func:`ort_optimize`, :func:`ort_message` and :func:`is_ort_error`
+  (what a failure says, and whose it is).
 * Quantization: :func:`calibration_reader` (feeds for ``onnxruntime.quantization.quantize_static``).
 * Graph facts: :data:`DEFAULT_DOMAINS`, :func:`opset`, :func:`op_key`, :func:`op_counts`;
   :func:`print_ir` (what ``-vv`` prints after each stage).
@@ -351,6 +352,12 @@ def ort_message(exc: BaseException, limit: int = 240) -> str:
     first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
     first = re.sub(r"/onnxruntime_src/\S+ .*?\)\s*", "", first, count=1)
     return first[:limit]
+
+
+def is_ort_error(exc: BaseException) -> bool:
+    """Whether ``exc`` is ONNX Runtime's own (``onnxruntime.capi.onnxruntime_pybind11_state.Fail``,
+    ``InvalidArgument``, ``RuntimeException``, ...: pybind11 classes that derive from ``Exception`` only)."""
+    return type(exc).__module__.startswith("onnxruntime")
 
 
 def ort_session(model: str | os.PathLike | onnx.ModelProto, *, level: str = "DISABLE_ALL", threads: int = 1,

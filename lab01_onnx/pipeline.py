@@ -94,6 +94,21 @@ def passes_row(graph: str, stage: str, model: onnx.ModelProto, base: onnx.ModelP
     return row
 
 
+def _run_stage(stage: str, path, feeds, level: str, threads: int) -> dict[str, np.ndarray]:
+    """:func:`run_all` for one validated stage; a graph ONNX Runtime cannot load or run (a pass that broke
+    a shape, say) fails the gate in one line (:class:`common.errors.GateFailed`), not with a traceback."""
+    from common.errors import GateFailed, UserError
+    from common.onnx_utils import is_ort_error, ort_message
+
+    try:
+        return run_all(path, feeds, level=level, threads=threads)
+    except Exception as exc:
+        if not (is_ort_error(exc) or isinstance(exc, UserError)):
+            raise
+        raise GateFailed(f"validate: {stage} ({Path(path).name}) cannot run on the validation feeds: "
+                         f"{ort_message(exc)}") from exc
+
+
 def run_all(path_or_model, feeds, level: str = "DISABLE_ALL", threads: int = 1) -> dict[str, np.ndarray]:
     """ORT outputs of every feed, concatenated along the batch axis."""
     sess = ort_session(path_or_model, level=level, threads=threads)
@@ -290,7 +305,7 @@ def validate(ctx: Ctx) -> None:
                ("ORT-optimized (custom passes + ORT ALL)", ctx.paths["opt"], "ALL")]
     errs = {}
     for stage, path, level in tqdm(stages, desc="validate", leave=False, disable=None):
-        errs[stage] = chain.check(stage, run_all(path, ctx.feeds, level=level, threads=ctx.args.threads)).rows[0]["max_abs"]
+        errs[stage] = chain.check(stage, _run_stage(stage, path, ctx.feeds, level, ctx.args.threads)).rows[0]["max_abs"]
     ctx.tables["accuracy"][:0] = chain.rows  # LLaMA-tiny first; the BERT rows of optimize_bert follow
     ctx.meta["max_abs"] = errs
     cli.step(4, "validate", f"{ctx.meta['validation']} ({data.source}): max abs vs PyTorch "

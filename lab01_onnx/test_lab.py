@@ -339,7 +339,8 @@ def test_identity_stays_when_subgraph_shadows_the_target_name():
     nodes = [helper.make_node("Relu", ["x"], ["a"]), helper.make_node("Identity", ["a"], ["b"]),
              _if_reading("b", local_defs=["a"])]
     model = make_model(nodes, [("x", F, [3]), ("c", TensorProto.BOOL, [])], [("z", F, [3])], check=False)
-    apply(eliminate_identity, model, {"x": rnd(3), "c": np.array(False)}, 0, check=False)
+    for c in (True, False):  # True runs the then-branch, where a wrong rename reads the local "a" (1.0)
+        apply(eliminate_identity, model, {"x": rnd(3), "c": np.array(c)}, 0, check=False)
 
 
 @pytest.mark.task("lab01.identity", points=1)
@@ -830,6 +831,21 @@ def test_pipeline_gate_failure_exits_1_with_the_gate_table(capsys, results_dir, 
     table = [line for line in err if line.startswith("|")]
     assert table[0].startswith("| stage | output |") and "| values |" in table[-1]
     assert not any(line.startswith("error:") for line in err)
+
+
+def test_validate_names_a_stage_onnx_runtime_cannot_run(tmp_path):
+    """A pass that breaks a shape makes ONNX Runtime fail at run time (a Mul of 2 by 4 elements here, shapes
+    declared dynamic so the session loads): the validate step fails its gate in one line naming the stage."""
+    from common.errors import GateFailed
+    from common.onnx_utils import save_model
+    from lab01_onnx import pipeline
+
+    model = make_model([helper.make_node("Mul", ["x", "y"], ["z"])], [("x", F, ["n"]), ("y", F, ["m"])],
+                       [("z", F, None)])
+    path = save_model(model, tmp_path / "broken.onnx")
+    with pytest.raises(GateFailed, match=r"^validate: onnx optimized \(custom passes\) \(broken.onnx\) cannot run "
+                                         r"on the validation feeds: .*[Bb]roadcast"):
+        pipeline._run_stage("onnx optimized (custom passes)", path, [{"x": rnd(2), "y": rnd(4)}], "DISABLE_ALL", 1)
 
 
 def test_latency_rows_carry_gflops_from_pytorchs_flop_count(exported):
