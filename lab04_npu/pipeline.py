@@ -58,6 +58,11 @@ class Ctx:
         return {"precision": self.args.precision, "soc_model": self.args.soc_model, "htp_arch": self.args.htp_arch}
 
 
+def dims_text(dims: dict) -> str:
+    """Fixed dims as a console line shows them: ``{"batch": 1, "sequence": 8}`` -> ``batch 1, sequence 8``."""
+    return ", ".join(f"{k} {v}" for k, v in dims.items()) or "no symbolic dims"
+
+
 def prepared(ctx: Ctx, name: str):
     """``(StaticModel, folded model, folded path)`` for ``name``, built once per run."""
     from lab04_npu.models import VARIANTS, build_static, fold_for_qnn
@@ -74,7 +79,7 @@ def prepared(ctx: Ctx, name: str):
 
             print_ir(f"{name} as QNN sees it (static, ORT basic folding)", folded)
         if ctx.args.verbose:
-            print(f"  {name}: export + Lab 01 passes + fixed dims {static.dims} + ORT basic folding: "
+            print(f"  {name}: export + Lab 01 passes + fixed dims ({dims_text(static.dims)}) + ORT basic folding: "
                   f"{static.nodes_raw} -> {len(static.model.graph.node)} -> {len(folded.graph.node)} nodes "
                   f"({time.perf_counter() - t0:.1f} s)")
     return ctx.models[name]
@@ -102,8 +107,9 @@ def step_qnn(ctx: Ctx) -> None:
     row = gate_row("llama_tiny on QNN HTP", static.reference, sess.run(static.feeds))
     row.update(precision=ctx.args.precision, options=str(sess.options), session_create_s=round(compile_s, 2))
     ctx.tables["qnn_gate"] = [row]
-    cli.step(1, "qnn", f"LLaMA-tiny {static.dims} on QNN HTP ({ctx.args.precision}): max abs {row['max_abs']:.3g} vs "
-             f"PyTorch (max |logit| {row['scale']:.3g}; gate {FP16_ATOL:g} of scale) ok; "
+    cli.step(1, "qnn", f"LLaMA-tiny ({dims_text(static.dims)}) on QNN HTP ({ctx.args.precision}): "
+             f"max abs {row['max_abs']:.3g} vs PyTorch (max |logit| {row['scale']:.3g}; "
+             f"gate {FP16_ATOL:g} of scale) ok; "
              f"session + HTP compile {compile_s:.1f} s on the x86 host")
 
 

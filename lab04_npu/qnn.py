@@ -29,6 +29,7 @@ log* and ORT silently falls back to the CPU; :func:`qnn_session` reads the log a
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import re
 import sys
@@ -109,7 +110,8 @@ def capture_fd(fd: int = 2) -> Iterator[Captured]:
     """Capture everything written to file descriptor ``fd`` (default stderr) at the OS level.
 
     ORT's default logger writes to ``std::cerr`` from C++, which ``sys.stderr`` redirection does
-    not see; this points the descriptor itself at a temporary file for the block.
+    not see; this points the descriptor itself at a temporary file for the block. C's own stdio
+    buffers are flushed before the descriptor is restored, so buffered native output lands in the file.
     """
     out = Captured()
     for stream in (sys.stdout, sys.stderr):
@@ -123,6 +125,8 @@ def capture_fd(fd: int = 2) -> Iterator[Captured]:
         finally:
             with contextlib.suppress(Exception):
                 sys.stderr.flush()
+            with contextlib.suppress(Exception):  # printf() of a native library, still in C's buffer
+                ctypes.CDLL(None).fflush(None)
             os.dup2(saved, fd)
             os.close(saved)
             tmp.seek(0)
@@ -212,6 +216,12 @@ _SETTING_ERRORS = re.compile(
     r"(Unrecognized soc_model [^\n]*|Invalid HTP architecture[^\n]*|QNN SetupBackend failed[^\n]*"
     r"|Failed to finalize QNN graph[^\n]*)")
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
+#: The one line the HTP backend's emulation library (libnative, inside ``libQnnHtp.so``) prints on
+#: *stdout* when the first session of a process loads it: it found no ``libnative_tls.conf`` and keeps
+#: its default thread-local storage. Information only; no option or log level of the EP turns it off
+#: (setting ``LIBNATIVE_CONFIG`` prints other lines instead and changes that behaviour), so
+#: :func:`qnn_session` captures stdout around session creation, drops this line and passes on the rest.
+_LIBNATIVE_BANNER = re.compile(r"^[ \t]*# LIBNATIVE: No alternate configuration present[^\n]*(?:\n|$)", re.M)
 
 
 @dataclass
@@ -279,12 +289,16 @@ def qnn_session(model: onnx.ModelProto | str | os.PathLike, *, precision: str = 
         so.add_session_config_entry(k, str(v))
     so.add_provider_for_devices(devs, opts)
     src = model.SerializeToString() if isinstance(model, onnx.ModelProto) else str(model)
-    with capture_fd(2) as cap:
+    with capture_fd(1) as printed, capture_fd(2) as cap:
         try:
             sess = ort.InferenceSession(src, so)
             err = None
         except Exception as exc:  # ORT raises a generic RuntimeError/Fail with QNN's text
             sess, err = None, exc
+    other = _LIBNATIVE_BANNER.sub("", printed.text)
+    if other:  # anything else a native library printed: not ours to hide
+        sys.stdout.write(other)
+        sys.stdout.flush()
     why = _setting_error(cap.text, opts)
     if why:
         raise UserError(why)

@@ -6,7 +6,10 @@ absence fails the suite at start-up, see conftest.py). Graphs are hand-made or t
 from __future__ import annotations
 
 import builtins
+import ctypes
+import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import onnx
@@ -251,6 +254,24 @@ def test_unknown_soc_model_gives_qnns_message_in_one_line(soc, expected):
 def test_unknown_precision_is_one_line():
     with pytest.raises(UserError, match="unknown precision 'int4'"):
         qnn.provider_options("int4")
+
+
+def test_session_creation_drops_the_htp_emulators_stdout_line_only():
+    """The HTP backend's emulation library prints one line on stdout when a process's first session loads it
+    (no ``libnative_tls.conf``: default thread-local storage); ``qnn_session`` drops that line and only it."""
+    code = ("from onnx import helper; from lab04_npu import qnn; from lab04_npu.testing import xy_model; "
+            "qnn.qnn_session(xy_model([helper.make_node('Relu', ['x'], ['y'])]), precision='fp16'); "
+            "print('done')")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                          cwd=Path(__file__).resolve().parents[1])
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout == "done\n"  # a fresh process: the line would come here, before 'done'
+    banner = (" # LIBNATIVE: No alternate configuration present in libnative_tls.conf or from LIBNATIVE_CONFIG "
+              "environment variable - using default thread-local behavior.")
+    assert qnn._LIBNATIVE_BANNER.sub("", f"a\n{banner}\nb\n{banner}") == "a\nb\n"
+    with qnn.capture_fd(1) as out:  # a native printf still in C's stdio buffer is captured too
+        ctypes.CDLL(None).printf(b"from C\n")
+    assert out.text == "from C\n"
 
 
 # ------------------------------------------------------------------------------------------------

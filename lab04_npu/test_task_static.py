@@ -58,6 +58,28 @@ def shapes(model: onnx.ModelProto) -> dict[str, list]:
     return {vi.name: dims_of(vi) for vi in list(g.input) + list(g.output)}
 
 
+def shape_mismatch(fixed: onnx.ModelProto, want: dict[str, list]) -> str:
+    """The assert message when ``fixed`` (what ``fix_dims`` returned) does not have the shapes ``want``: each
+    graph input or output that differs, which of its dims are still symbolic (``dim_param`` names), and the
+    static shape it should have."""
+    got, inputs = shapes(fixed), {vi.name for vi in fixed.graph.input}
+    lines = []
+    for name in sorted(set(got) | set(want)):
+        if got.get(name) == want.get(name):
+            continue
+        if name not in got or name not in want:
+            lines.append(f"{name!r}: {'missing from' if name not in got else 'not expected in'} the fixed model")
+            continue
+        kind = "input" if name in inputs else "output"
+        symbolic = [d for d in got[name] if isinstance(d, str)]
+        what = f"still has the symbolic dim(s) {', '.join(map(repr, symbolic))}" if symbolic else "has other dims"
+        lines.append(f"graph {kind} {name!r} is {got[name]} after fix_dims: it {what}; "
+                     f"its static shape is {want[name]}")
+    return ("fix_dims did not give every graph input and output its static shape (an output whose dim the "
+            "exporter named itself gets the shape ONNX shape inference infers from the fixed inputs; see "
+            "the docstring of qnn.fix_dims):\n  " + "\n  ".join(lines))
+
+
 def inferred_shapes(batch: int, seq: int) -> dict[str, list]:
     """The reference: the graph built with numbers, outputs as ONNX shape inference gives them."""
     numeric = token_model(batch, seq, cat="unknown")
@@ -87,8 +109,10 @@ def test_inputs_and_outputs_get_the_numbers_shape_inference_gives(batch, seq):
     fixed = qnn.fix_dims(dynamic, {"batch": batch, "sequence": seq})
     assert dynamic.SerializeToString() == before, "fix_dims modified its input"
     # z's 'cat_len' was never named in dims: only shape inference knows it is 2 * seq
-    assert shapes(fixed) == inferred_shapes(batch, seq) == {
-        "x": [batch, seq, 8], "mask": [batch, seq, 1], "y": [batch, seq, 8], "z": [batch, 2 * seq, 8]}
+    want = inferred_shapes(batch, seq)
+    assert want == {"x": [batch, seq, 8], "mask": [batch, seq, 1], "y": [batch, seq, 8], "z": [batch, 2 * seq, 8]}
+    got = shapes(fixed)
+    assert got == want, shape_mismatch(fixed, want)
     assert qnn.dynamic_inputs(fixed) == {}
 
 
@@ -154,7 +178,8 @@ def test_a_torchscript_export_with_exporter_named_output_dims(tmp_path):
     dynamic = onnx.load(str(export_torchscript(bundle, tmp_path / "twice.onnx")))
     assert isinstance(dims_of(dynamic.graph.output[0])[1], str)  # the exporter named the computed axis
     fixed = qnn.fix_dims(dynamic, {"batch": 1, "sequence": 5})
-    assert shapes(fixed) == {"x": [1, 5, 8], "y": [1, 10, 4]}
+    got, want = shapes(fixed), {"x": [1, 5, 8], "y": [1, 10, 4]}
+    assert got == want, shape_mismatch(fixed, want)
     x = torch.randn(1, 5, 8)
     with torch.no_grad():
         want = net(x).numpy()

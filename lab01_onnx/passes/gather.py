@@ -94,7 +94,22 @@ def take(data: np.ndarray, indices: np.ndarray, axis: int) -> np.ndarray | None:
 
 
 def gather_shape(idx: DefUseIndex, shapes: Shapes, name: str, indices: np.ndarray, axis: int) -> np.ndarray | None:
-    """Fold ``Gather(Shape(x, start, end), indices, axis)`` when the gathered dims are static."""
+    """Fold ``Gather(Shape(x, start, end), indices, axis)`` when the gathered dims are static.
+
+    Args:
+        idx: the def-use index of the graph.
+        shapes: shape inference on demand (:meth:`Shapes.dims`: static dims, None for symbolic ones).
+        name: the name of the ``data`` input (``input[0]``) of the Gather being folded (the node at
+            ``pos`` in :func:`fold_at`): the tensor a ``Shape`` node must write for this fold to apply
+            (``Shape(x)``'s output).
+        indices: the Gather's constant ``indices`` (int32 or int64).
+        axis: the Gather's ``axis`` attribute (a ``Shape`` output is 1-D, so only 0 or -1 is valid).
+
+    Returns:
+        the gathered dims of ``x`` (int64, shaped like ``indices``), or None when no ``Shape`` node
+        writes ``name``, ``axis`` is not 0 or -1, the rank of ``x`` is unknown, an index is out of range,
+        or a gathered dim is not static.
+    """
     ### BEGIN SOLUTION lab01.gather
     shape_node = idx.producer_node(name, "Shape")
     if shape_node is None or axis not in (0, -1):
