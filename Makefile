@@ -16,8 +16,13 @@ setup: $(STAMP)
 	  sys.exit(bool(m(r())))" 2>/dev/null || { echo "required packages missing: reinstalling"; rm -f $(STAMP); \
 	  $(MAKE) --no-print-directory $(STAMP); }
 
+# A venv holds one checkout's editable install: installing this checkout into another's (a .venv linked
+# or copied from it) would point that checkout's imports here, so that is refused in one line.
 $(STAMP): pyproject.toml requirements.lock
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	@u=$$(sed -n 's|.*"url": *"file://\([^"]*\)".*|\1|p' $(VENV)/lib/python*/site-packages/ml_compiler_labs-*.dist-info/direct_url.json 2>/dev/null | head -1); \
+	  if [ -n "$$u" ] && [ "$$u" != "$(CURDIR)" ] && [ -f "$$u/pyproject.toml" ]; then \
+	  echo "error: $(VENV) holds the checkout at $$u (a linked or copied venv): give this checkout its own (rm $(VENV); make setup)"; exit 2; fi
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -c requirements.lock -e .
 	@$(PY) -c "import torch, onnxruntime, tvm, mlir.ir, llvmlite; print('setup ok: torch', torch.__version__, '| tvm', tvm.__version__)"
@@ -62,7 +67,7 @@ roof: setup
 lab01: setup
 	$(PY) -m lab01_onnx.pipeline
 
-# Lab 01's proof harness (backend suite + fuzzing) and the warm-up guide's tools.
+# Lab 01's proof harness (backend suite + fuzzing) and the four optimizer-reading tools (TOOLS.md).
 lab01-tools: setup
 	$(PY) -m lab01_onnx.proof.conformance
 	$(PY) -m lab01_onnx.proof.fuzz --n 10000

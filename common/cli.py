@@ -146,3 +146,42 @@ def table_name(name: str, value: str | None) -> None:
     import re
     if value is not None and not re.fullmatch(r"[A-Za-z0-9_-]+", value):
         raise UserError(f"{name} {value!r}: letters, digits, '_' and '-' only (it names files in the results folder)")
+
+
+def writable_folder(out: str | Path, flag: str = "--out") -> Path:
+    """``out`` as a folder that exists and can be written (made if missing), checked before any work is done.
+
+    Raises:
+        UserError: ``out`` is a file, cannot be made, or cannot be written (one line naming ``flag``).
+    """
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise UserError(f"{flag} {out} is a file: give a folder")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(f"cannot create {flag} {out}: {exc.strerror or exc}") from None
+    if not os.access(out, os.W_OK | os.X_OK):
+        raise UserError(f"cannot write to {flag} {out}: permission denied")
+    return out
+
+
+def command_line(module: str, argv: Sequence[str] | None = None) -> str:
+    """``python -m <module> <args>`` as typed (``argv``, default ``sys.argv[1:]``), shell-quoted, each absolute
+    path inside this checkout made relative to it (``--root /home/me/ml-compiler-labs/build/x`` -> ``--root
+    build/x``): the command a table or a ``PROVENANCE.json`` records, the same on every machine."""
+    import shlex
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+
+    def portable(arg: str) -> str:
+        if arg.startswith("--") and "=" in arg:
+            flag, value = arg.split("=", 1)
+            return f"{flag}={portable(value)}"
+        path = Path(arg)
+        if path.is_absolute() and path.resolve().is_relative_to(root):
+            return path.resolve().relative_to(root).as_posix()
+        return arg
+
+    return shlex.join(["python", "-m", module, *(portable(a) for a in (sys.argv[1:] if argv is None else argv))])

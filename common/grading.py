@@ -27,8 +27,11 @@ def main(argv=None) -> int:
     s.add_argument("reports", nargs="+", metavar="REPORT", help="results.json files or make grade --out folders")
     s.add_argument("--out", help="also write summary.md, summary.csv, summary.json and histograms here")
     args = p.parse_args(argv)
+    from common.cli import writable_folder
     from common.course import summary
 
+    if args.out:
+        writable_folder(args.out)  # before anything is printed
     table = summary.collect(args.reports)
     for line in table.warnings():
         print(line, file=sys.stderr)

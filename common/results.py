@@ -7,43 +7,16 @@ alone so any spreadsheet reads it. Writes go to a temporary file in the same fol
 renamed into place, so a crash never leaves a half-written table. :func:`markdown_table` is the
 project's one Markdown table writer (``common.gates.rows_to_markdown`` is the same function).
 
-Instructor's command::
-
-    python -m common.results diff results/ other_student/results/ [--threshold 0.10] [--tol 1e-4] [--all] [-v]
-
-compares every table present in both (matched by relative path), cell by cell. Rows are matched by
-their leading text columns (the shortest prefix of the text columns, e.g. model, stage, that is
-unique in both tables), else by position. By default only what travels between machines is
-compared; the class of a column is decided from its name, split into lower-case words at every
-non-alphanumeric character (``median_ms_b1_s128`` -> median, ms, b1, s128):
-
-- **text** cells (gate verdicts, statuses, names, error messages, booleans): compared exactly.
-- **error** columns, a word in ``ERROR_WORDS`` (abs, err, diff, rel: ``max_abs``, ``max_abs_err``,
-  ``rel_to_scale``, ``torch_cuda_rel_err``): compared as the verdict "within tolerance" (value <=
-  the row's ``atol`` column for absolute errors, the row's ``rtol`` when > 0 for relative ones, else
-  ``--tol``, default 1e-4, the seed's absolute gate); flagged when the verdict differs.
-- **machine** columns, a word in ``MACHINE_WORDS`` (ms, s, us, seconds, minutes, gflops, gbs,
-  port: ``median_ms``, ``build_s``, ``seconds_per_trial``, ``gflops``, ``tracker_port``): absolute
-  times and rates that depend on the machine; not compared unless ``--all``.
-- **portable** numbers, every other numeric column (ratios, speedups, x-factors, % of peak, node /
-  op / case counts, bytes of planned memory): flagged when the signed relative change
-  ``(b - a) / |a|`` exceeds the threshold in size.
-
-``--all`` compares every numeric cell by its relative change (machine columns, and error columns as
-numbers); ``-v`` also prints the differences that were not flagged. Changes are printed signed
-(36.59 -> 32.11 is ``-12.2%``). Missing rows and tables present on one side only are flagged.
-Exit code: 0 nothing flagged, 1 something flagged, 2 bad input (e.g. no tables found).
+``python -m common.results diff A B`` compares two results folders or tables: :mod:`common.results_diff`.
 """
 from __future__ import annotations
 
-import argparse
 import contextlib
 import csv
 import io
 import json
 import math
 import os
-import re
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -227,19 +200,30 @@ def write_table(lab: str, name: str, rows: Sequence[dict], *, title: str | None 
     }
 
 
+TABLE_SUFFIXES = (".json", ".csv", ".md")
+
+
 def read_table(path: str | os.PathLike) -> dict:
     """Read a table written by :func:`write_table` (its ``.json``; ``.md``/``.csv`` paths map to it).
 
     Raises:
-        UserError: the file is missing or not a results table.
+        UserError: the file is missing or not a results table (JSON of a dict whose ``rows`` is a list of
+            dicts); the message names ``path`` as given.
     """
-    p = Path(path).with_suffix(".json")
+    given = Path(path)
+    if given.suffix not in TABLE_SUFFIXES:
+        raise UserError(f"{given} is not a results table; give a .json written by common.results (or its .csv/.md), "
+                        f"or a results folder")
+    p = given.with_suffix(".json")
+    where = given if p == given else f"{given} (read from {p.name} beside it)"
     try:
         doc = json.loads(p.read_text())
-    except (OSError, json.JSONDecodeError) as exc:
-        raise UserError(f"{p} is not a readable results table ({exc})") from exc
-    if not isinstance(doc, dict) or "rows" not in doc:
-        raise UserError(f"{p} is not a results table (no 'rows')")
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        raise UserError(f"{where} is not a readable results table ({reason})") from None
+    rows = doc.get("rows") if isinstance(doc, dict) else None
+    if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+        raise UserError(f"{where} is not a results table (no list of rows under 'rows')")
     return doc
 
 
@@ -252,207 +236,7 @@ def save_plot(fig, lab: str, name: str) -> Path:
     return atomic_write(results_dir(lab) / f"{name}.png", buf.getvalue())
 
 
-# ---------------------------------------------------------------------------------------------
-# diff
+if __name__ == "__main__":  # python -m common.results diff ...: the diff lives in its own module
+    from common.results_diff import main
 
-ERROR_WORDS = frozenset({"abs", "err", "diff", "rel"})
-MACHINE_WORDS = frozenset({"ms", "s", "us", "ns", "sec", "seconds", "minutes", "gflops", "gbs", "port"})
-DEFAULT_TOL = 1e-4
-
-
-def column_class(column: str) -> str:
-    """``"error"``, ``"machine"`` or ``"portable"`` for a numeric column, from the words of its name.
-
-    See the module docstring: ``ERROR_WORDS`` first, then ``MACHINE_WORDS``, else portable.
-    """
-    words = set(re.split(r"[^a-z0-9]+", column.lower()))
-    if words & ERROR_WORDS:
-        return "error"
-    if words & MACHINE_WORDS:
-        return "machine"
-    return "portable"
-
-
-def _num(v: Any) -> float | None:
-    if isinstance(v, bool):
-        return None
-    if isinstance(v, (int, float)):
-        return float(v)
-    if isinstance(v, str):
-        try:
-            return float(v)
-        except ValueError:
-            return None
-    return None
-
-
-def _row_keys(rows: list[dict], key_cols: list[str]) -> list[str]:
-    return [repr(tuple(r.get(c) for c in key_cols)) if key_cols else f"#{i}" for i, r in enumerate(rows)]
-
-
-def _key_columns(a: list[dict], b: list[dict]) -> list[str]:
-    """The shortest prefix of the text columns whose values identify every row of both tables."""
-    rows = a + b
-    cols = list(dict.fromkeys(k for r in rows for k in r))
-    text = [c for c in cols if all(isinstance(r.get(c), str) and _num(r.get(c)) is None for r in rows)]
-    for n in range(1, len(text) + 1):
-        if all(len(set(_row_keys(t, text[:n]))) == len(t) for t in (a, b)):
-            return text[:n]
-    return []
-
-
-def _verdict(column: str, value: float, row: dict, tol: float) -> str:
-    """``"within"`` / ``"beyond"`` tolerance for an error cell (``"nan"`` when the value is NaN).
-
-    The limit is the row's ``atol`` for an absolute error, its ``rtol`` (when > 0) for a relative one
-    (a name with ``rel`` and without ``abs``), else ``tol``.
-    """
-    if math.isnan(value):
-        return "nan"
-    words = set(re.split(r"[^a-z0-9]+", column.lower()))
-    relative = "rel" in words and "abs" not in words
-    own = _num(row.get("rtol" if relative else "atol"))
-    limit = own if own is not None and not math.isnan(own) and (own > 0 or not relative) else tol
-    return "within" if value <= limit else "beyond"
-
-
-def _rel(na: float, nb: float) -> float:
-    """Signed relative change ``(b - a) / |a|`` (``±inf`` from 0)."""
-    if na == 0:
-        return 0.0 if nb == 0 else math.copysign(math.inf, nb)
-    return (nb - na) / abs(na)
-
-
-def _cell(col: str, va: Any, vb: Any, ra: dict, rb: dict, threshold: float, all_columns: bool, tol: float) -> dict:
-    na, nb = _num(va), _num(vb)
-    if na is None or nb is None:
-        return {"kind": "text", "rel_change": None, "flagged": True}
-    kind = column_class(col)
-    rel = _rel(na, nb) if not (math.isnan(na) or math.isnan(nb)) else math.nan
-    if kind == "error" and not all_columns:
-        vd_a, vd_b = _verdict(col, na, ra, tol), _verdict(col, nb, rb, tol)
-        return {"kind": kind, "rel_change": rel, "verdict": f"{vd_a} -> {vd_b}", "flagged": vd_a != vd_b}
-    compared = all_columns or kind == "portable"
-    flagged = compared and (math.isnan(rel) or abs(rel) > threshold)
-    return {"kind": kind, "rel_change": rel, "compared": compared, "flagged": flagged}
-
-
-def diff_tables(a: dict, b: dict, threshold: float, *, all_columns: bool = False, tol: float = DEFAULT_TOL
-                ) -> list[dict]:
-    """Cell-by-cell differences between two table documents (as read by :func:`read_table`).
-
-    Args:
-        a, b: the two tables (``{"rows": [...]}``).
-        threshold: flag portable numbers whose signed relative change exceeds this in size.
-        all_columns: compare every numeric cell by its relative change (machine and error columns too).
-        tol: tolerance of error verdicts when the row has no ``atol``/``rtol`` (module docstring).
-
-    Returns:
-        One dict per differing cell: row, column, a, b, kind (text / error / machine / portable /
-        row), rel_change (signed ``(b - a) / |a|``, None for text), flagged; error cells also
-        carry ``verdict`` ("within -> beyond"), machine cells ``compared``.
-    """
-    key_cols = _key_columns(a["rows"], b["rows"])
-    ka, kb = _row_keys(a["rows"], key_cols), _row_keys(b["rows"], key_cols)
-    rows_a, rows_b = dict(zip(ka, a["rows"])), dict(zip(kb, b["rows"]))
-    out = []
-    for key in dict.fromkeys(ka + kb):
-        ra, rb = rows_a.get(key), rows_b.get(key)
-        if ra is None or rb is None:
-            out.append({"row": key, "column": "*", "a": "present" if ra else "missing", "kind": "row",
-                        "b": "present" if rb else "missing", "rel_change": None, "flagged": True})
-            continue
-        for col in dict.fromkeys(list(ra) + list(rb)):
-            va, vb = ra.get(col), rb.get(col)
-            na, nb = _num(va), _num(vb)
-            if va == vb or (na is not None and nb is not None and math.isnan(na) and math.isnan(nb)):
-                continue
-            out.append({"row": key, "column": col, "a": va, "b": vb,
-                        **_cell(col, va, vb, ra, rb, threshold, all_columns, tol)})
-    return out
-
-
-def _tables(root: Path) -> dict[str, Path]:
-    if root.is_file():
-        return {root.stem: root.with_suffix(".json")}
-    found = {}
-    for p in sorted(root.rglob("*.json")):
-        try:
-            doc = json.loads(p.read_text())
-        except (OSError, json.JSONDecodeError):
-            continue
-        if isinstance(doc, dict) and "rows" in doc:
-            found[str(p.relative_to(root).with_suffix(""))] = p
-    return found
-
-
-def diff_paths(a: str | os.PathLike, b: str | os.PathLike, threshold: float = 0.10, *, all_columns: bool = False,
-               tol: float = DEFAULT_TOL) -> tuple[list[dict], list[str]]:
-    """Diff two results folders (or two table files); keyword arguments as for :func:`diff_tables`.
-
-    Returns:
-        (cell differences, each with a ``table`` key; names of tables present on one side only).
-
-    Raises:
-        UserError: a path does not exist, or neither side holds any results table.
-    """
-    pa, pb = Path(a), Path(b)
-    for p in (pa, pb):
-        if not p.exists():
-            raise UserError(f"{p} does not exist")
-    ta, tb = _tables(pa), _tables(pb)
-    if pa.is_file() and pb.is_file():
-        tb = {next(iter(ta)): next(iter(tb.values()))}
-    if not ta or not tb:
-        empty = pa if not ta else pb
-        raise UserError(f"no results tables (*.json written by common.results) found in {empty}")
-    cells, only = [], sorted(set(ta) ^ set(tb))
-    for name in sorted(set(ta) & set(tb)):
-        for d in diff_tables(read_table(ta[name]), read_table(tb[name]), threshold, all_columns=all_columns, tol=tol):
-            cells.append({"table": name, **d})
-    return cells, only
-
-
-def format_cell(c: dict) -> str:
-    """One line for a differing cell: ``! table [row] column: a -> b  (-12.2%)`` (``!`` when flagged)."""
-    rel = c.get("rel_change")
-    if c.get("verdict") and c["flagged"]:
-        note = f"  (error {c['verdict']} tolerance)"
-    elif rel is None or math.isnan(rel):
-        note = ""
-    else:
-        note = f"  ({rel:+.1%})" if math.isfinite(rel) else "  (from 0)"
-    if c.get("compared") is False:
-        note += "  [machine-dependent: compared with --all]"
-    return f"{'!' if c['flagged'] else ' '} {c['table']} [{c['row']}] {c['column']}: {c['a']} -> {c['b']}{note}"
-
-
-def _main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m common.results", description=__doc__.split("\n\n")[0])
-    sub = ap.add_subparsers(dest="cmd", required=True)
-    d = sub.add_parser("diff", help="compare two results folders or tables cell by cell (see the module docstring)")
-    d.add_argument("a")
-    d.add_argument("b")
-    d.add_argument("--threshold", type=float, default=0.10,
-                   help="flag portable numbers whose relative change exceeds this (default 0.10 = 10%%)")
-    d.add_argument("--tol", type=float, default=DEFAULT_TOL,
-                   help="tolerance of error verdicts when a row has no atol/rtol (default 1e-4)")
-    d.add_argument("--all", action="store_true",
-                   help="compare every numeric cell, absolute times (ms) and error magnitudes included")
-    d.add_argument("-v", "--verbose", action="store_true", help="also print the differences that were not flagged")
-    args = ap.parse_args(argv)
-    cells, only = diff_paths(args.a, args.b, args.threshold, all_columns=args.all, tol=args.tol)
-    flagged = [c for c in cells if c["flagged"]]
-    for c in cells if args.verbose else flagged:
-        print(format_cell(c))
-    for name in only:
-        print(f"! table {name} is present on one side only")
-    skipped = sum(c.get("compared") is False for c in cells)
-    scope = "every numeric cell" if args.all else f"portable cells only; {skipped} machine-dependent cells not compared (--all)"
-    print(f"{len(flagged)} flagged of {len(cells)} differing cells in {len({c['table'] for c in cells})} tables "
-          f"(threshold {args.threshold:.0%}, {scope}); {len(only)} tables on one side only")
-    return 1 if flagged or only else 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(run_cli(_main))
+    raise SystemExit(run_cli(main))

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st_
 from hypothesis.extra import numpy as hnp
 
-from common import budget, data, gates, results, timing
+from common import budget, data, gates, results, results_diff, timing
 from common.errors import MissingDependency, UserError, require, run_cli
 
 
@@ -242,13 +242,13 @@ def test_results_round_trip_and_diff_flags_changed_cell(results_dir, capsys, mon
     monkeypatch.setenv("MLC_RESULTS_DIR", str(other))
     results.write_table("labX", "latency", [{"model": "resnet50", "median_ms": 10.5, "ok": True},
                                            {"model": "bert", "median_ms": 30.0, "ok": True}])
-    cells, only = results.diff_paths(results_dir / "labX", other / "labX", threshold=0.10, all_columns=True)
-    flagged = [c for c in cells if c["flagged"]]
-    assert len(cells) == 2 and len(flagged) == 1 and flagged[0]["column"] == "median_ms"
-    assert flagged[0]["rel_change"] == pytest.approx(0.5) and not only
-    assert run_cli(results._main, ["diff", "--all", str(results_dir / "labX"), str(other / "labX")]) == 1
+    res = results_diff.diff_paths(results_dir / "labX", other / "labX", threshold=0.10, all_columns=True)
+    flagged = [c for c in res.cells if c["flagged"]]
+    assert len(res.cells) == 2 and len(flagged) == 1 and flagged[0]["column"] == "median_ms"
+    assert flagged[0]["rel_change"] == pytest.approx(0.5) and not res.problems and res.compared == 1
+    assert run_cli(results_diff.main, ["diff", "--all", str(results_dir / "labX"), str(other / "labX")]) == 1
     assert "1 flagged" in capsys.readouterr().out
-    assert run_cli(results._main, ["diff", str(results_dir / "labX"), str(results_dir / "labX")]) == 0
+    assert run_cli(results_diff.main, ["diff", str(results_dir / "labX"), str(results_dir / "labX")]) == 0
 
 
 def test_long_lists_stay_in_the_json_and_the_markdown_counts_them(results_dir):
@@ -273,10 +273,10 @@ def test_results_diff_ignores_milliseconds_by_default_and_flags_them_with_all(tm
     base = {"model": "resnet50", "stage": "tuned", "speedup_vs_eager": 1.07, "nodes": 321, "gate": "pass"}
     a, b = _two_runs(tmp_path, [{**base, "median_ms": 110.9, "build_s": 2.1, "gflops": 36.59}],
                      [{**base, "median_ms": 140.2, "build_s": 3.9, "gflops": 32.11}], monkeypatch)
-    assert run_cli(results._main, ["diff", a, b]) == 0
+    assert run_cli(results_diff.main, ["diff", a, b]) == 0
     out = capsys.readouterr().out
     assert "0 flagged of 3 differing cells" in out and "3 machine-dependent cells not compared" in out
-    assert run_cli(results._main, ["diff", "--all", a, b]) == 1
+    assert run_cli(results_diff.main, ["diff", "--all", a, b]) == 1
     out = capsys.readouterr().out
     assert "gflops: 36.59 -> 32.11  (-12.2%)" in out and "median_ms: 110.9 -> 140.2  (+26.4%)" in out
 
@@ -285,12 +285,11 @@ def test_results_diff_flags_a_changed_speedup_with_its_sign(tmp_path, monkeypatc
     rows = [{"model": "bert", "speedup_vs_eager": 0.98, "x_vs_pytorch": 2.0, "% of peak": 40.0}]
     a, b = _two_runs(tmp_path, rows, [{"model": "bert", "speedup_vs_eager": 0.667, "x_vs_pytorch": 2.5,
                                         "% of peak": 41.0}], monkeypatch)
-    cells, _ = results.diff_paths(a, b)
-    by_col = {c["column"]: c for c in cells}
+    by_col = {c["column"]: c for c in results_diff.diff_paths(a, b).cells}
     assert by_col["speedup_vs_eager"]["flagged"] and by_col["speedup_vs_eager"]["rel_change"] == pytest.approx(-0.3194, abs=1e-4)
     assert by_col["x_vs_pytorch"]["flagged"] and by_col["x_vs_pytorch"]["rel_change"] == pytest.approx(0.25)
     assert not by_col["% of peak"]["flagged"]  # +2.5% is under the threshold
-    assert run_cli(results._main, ["diff", a, b]) == 1
+    assert run_cli(results_diff.main, ["diff", a, b]) == 1
     out = capsys.readouterr().out
     assert "speedup_vs_eager: 0.98 -> 0.667  (-31.9%)" in out and "x_vs_pytorch: 2.0 -> 2.5  (+25.0%)" in out
 
@@ -300,16 +299,16 @@ def test_results_diff_compares_errors_as_verdicts_and_text_exactly(tmp_path, mon
     a, b = _two_runs(tmp_path, [row, {**row, "output": "pooled"}],
                      [{**row, "max_abs": 9e-6, "rel_to_scale": 4e-7}, {**row, "output": "pooled", "max_abs": 2e-4,
                                                                      "status": "values"}], monkeypatch)
-    cells, _ = results.diff_paths(a, b)
-    flagged = {(c["row"], c["column"]): c for c in cells if c["flagged"]}
-    # rows keyed by their leading text columns (stage, output), so the changed status is a cell, not a missing row
-    assert set(flagged) == {("('onnx_opt', 'pooled')", "max_abs"), ("('onnx_opt', 'pooled')", "status")}
-    assert flagged[("('onnx_opt', 'pooled')", "max_abs")]["verdict"] == "within -> beyond"
-    assert len([c for c in results.diff_paths(a, b, all_columns=True)[0] if c["flagged"]]) == 4  # + logits numbers
+    flagged = {(c["row"], c["column"]): c for c in results_diff.diff_paths(a, b).cells if c["flagged"]}
+    # rows keyed by the text column that tells them apart (output; stage is the same in every row), so the
+    # changed status is a cell, not a missing row
+    assert set(flagged) == {("output=pooled", "max_abs"), ("output=pooled", "status")}
+    assert flagged[("output=pooled", "max_abs")]["verdict"] == "within -> beyond"
+    assert len([c for c in results_diff.diff_paths(a, b, all_columns=True).cells if c["flagged"]]) == 4  # + logits numbers
 
 
 def test_column_classes_from_name_words():
-    cls = results.column_class
+    cls = results_diff.column_class
     assert [cls(c) for c in ("median_ms", "p10_ms_b1_s128", "build_s_on_cpu_host", "seconds_per_trial", "gflops",
                             "GFLOP/s", "tracker_port", "us_per_node")] == ["machine"] * 8
     assert [cls(c) for c in ("max_abs", "max_abs_err", "rel_to_scale", "torch_cuda_rel_err", "max_abs_logit_diff")
@@ -321,9 +320,115 @@ def test_column_classes_from_name_words():
 def test_results_diff_of_folders_without_tables_is_a_clear_error(tmp_path, capsys):
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
-    assert run_cli(results._main, ["diff", str(tmp_path / "a"), str(tmp_path / "b")]) == 2
+    assert run_cli(results_diff.main, ["diff", str(tmp_path / "a"), str(tmp_path / "b")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "no results tables" in err[0]
+
+
+def _latency_rows(threads: int = 1) -> list[dict]:
+    return [{"batch": 1, "seq": s, "backend": be, "speedup_vs_eager": x, "threads": threads}
+            for s in (32, 128) for be, x in (("eager", 1.0), ("ort", 3.0 + s / 64))]
+
+
+def test_results_diff_matches_rows_by_their_integer_and_text_key_not_by_position(tmp_path, monkeypatch, capsys):
+    rows = _latency_rows()
+    # B: the rows of A in another order, one (seq 128, ort) missing, run with 4 threads
+    b_rows = [dict(r, threads=4) for r in (rows[1], rows[0], rows[2])]
+    a, b = _two_runs(tmp_path, rows, b_rows, monkeypatch)
+    assert run_cli(results_diff.main, ["diff", a, b]) == 1
+    out = capsys.readouterr().out
+    assert "! lab02/compare row [seq=128, backend=ort] only in A" in out and "speedup" not in out
+    assert "[seq=32, backend=eager] threads: 1 -> 4" in out and "#" not in out
+    cells = results_diff.diff_paths(a, b).cells
+    assert {(c["row"], c["column"]) for c in cells if c["flagged"]} == {("seq=128, backend=ort", "*")} | {
+        (f"seq={r['seq']}, backend={r['backend']}", "threads") for r in b_rows}
+    assert results_diff.key_columns(rows, b_rows) == ["seq", "backend"]  # batch (constant) and threads not needed
+
+
+def test_results_diff_matches_rows_by_position_only_when_no_key_is_unique_and_says_so(tmp_path, monkeypatch, capsys):
+    rows = [{"speedup": 1.0, "ratio": 2.0}, {"speedup": 1.0, "ratio": 2.0}, {"speedup": 3.0, "ratio": 4.0}]
+    a, b = _two_runs(tmp_path, rows, [*rows[:2], {"speedup": 3.0, "ratio": 8.0}], monkeypatch)
+    assert run_cli(results_diff.main, ["diff", a, b]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert [line for line in out if "position" in line] == [
+        "note: lab02/compare: no columns identify its rows in both tables; rows matched by position"]
+    assert "! lab02/compare [#3] ratio: 4.0 -> 8.0  (+100.0%)" in out
+    assert results_diff.key_columns(rows, rows) is None
+
+
+def test_results_diff_of_a_folder_against_a_file_that_is_no_table_is_one_error_naming_it(tmp_path, monkeypatch,
+                                                                                           capsys):
+    a, _ = _two_runs(tmp_path, _latency_rows(), _latency_rows(), monkeypatch)
+    txt = tmp_path / "notes.txt"
+    txt.write_text("not a table\n")
+    table = str(tmp_path / "a" / "lab02" / "compare.json")
+    for argv in (["diff", a, str(txt)], ["diff", str(txt), table], ["diff", a, table]):
+        assert run_cli(results_diff.main, argv) == 2
+        cap = capsys.readouterr()
+        assert cap.out == "" and len(cap.err.splitlines()) == 1 and cap.err.startswith("error: ")
+        assert "notes.json" not in cap.err and ("notes.txt" in cap.err or "a folder" in cap.err)
+
+
+def test_results_diff_flags_corrupt_tables_in_folders_and_rejects_them_given_by_name(tmp_path, monkeypatch, capsys):
+    a, b = _two_runs(tmp_path, _latency_rows(), _latency_rows(), monkeypatch)
+    for side in (a, b):
+        monkeypatch.setenv("MLC_RESULTS_DIR", side)
+        results.write_table("lab02", "gates", [{"model": "bert", "gate": "pass"}])
+    broken = tmp_path / "b" / "lab02" / "compare.json"
+    broken.write_text("garbage{")  # its .csv and .md stay beside it
+    for suffix in (".csv", ".md"):
+        (tmp_path / "b" / "lab02" / "gates").with_suffix(suffix).unlink()
+    (tmp_path / "b" / "lab02" / "gates.json").write_text('{"foo": 1}')  # at the path of A's table
+    assert run_cli(results_diff.main, ["diff", a, b]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert [line.split(":")[0] for line in out if line.startswith("!")] == ["! table lab02/compare in B",
+                                                                             "! table lab02/gates in B"]
+    assert "not a readable results table" in out[0] and "not a results table" in out[1] and "only in" not in out[0]
+    assert "0 of 0 tables compared" in out[-1] and "2 tables on one side only or unreadable" in out[-1]
+    assert run_cli(results_diff.main, ["diff", str(tmp_path / "a" / "lab02" / "compare.json"), str(broken)]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith(f"error: {broken} is not a readable results table")
+
+
+def test_results_diff_of_csv_or_md_says_it_reads_the_json_beside_it(tmp_path, monkeypatch, capsys):
+    a, b = _two_runs(tmp_path, _latency_rows(), _latency_rows(), monkeypatch)
+    csv_a, md_b = tmp_path / "a" / "lab02" / "compare.csv", tmp_path / "b" / "lab02" / "compare.md"
+    assert run_cli(results_diff.main, ["diff", str(csv_a), str(md_b)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[:2] == ["note: A is compare.csv: comparing compare.json, the table's JSON beside it",
+                       "note: B is compare.md: comparing compare.json, the table's JSON beside it"]
+    assert out[2].startswith("0 flagged of 0 differing cells in 0 of 1 tables compared")
+    (tmp_path / "b" / "lab02" / "compare.json").unlink()
+    assert run_cli(results_diff.main, ["diff", str(csv_a), str(md_b)]) == 2
+    assert capsys.readouterr().err.startswith(f"error: {md_b} (read from compare.json beside it) is not a readable")
+
+
+def test_results_diff_rejects_a_negative_threshold_and_says_the_threshold_is_a_fraction(tmp_path, monkeypatch,
+                                                                                       capsys):
+    a, b = _two_runs(tmp_path, _latency_rows(), _latency_rows(), monkeypatch)
+    for bad in (["--threshold", "-1"], ["--threshold", "nan"], ["--tol", "-0.001"]):
+        assert run_cli(results_diff.main, ["diff", a, b, *bad]) == 2
+        cap = capsys.readouterr()
+        assert cap.out == "" and len(cap.err.splitlines()) == 1 and cap.err.startswith(f"error: {bad[0]} must be")
+    assert run_cli(results_diff.main, ["diff", a, b, "--threshold", "10"]) == 0
+    assert capsys.readouterr().out.startswith("note: --threshold is a fraction: 10 flags changes over 1000%")
+    with pytest.raises(SystemExit):
+        results_diff.main(["diff", "--help"])
+    assert "this fraction" in capsys.readouterr().out
+
+
+def test_results_diff_ignores_the_machine_kind_folder_in_paths(tmp_path, monkeypatch, capsys):
+    row = {"model": "bert", "onnx": "results/znver4/lab02/bert.onnx", "roof": "results/znver4/roof.json"}
+    other = {**row, "onnx": "results/rocketlake/lab02/bert.onnx", "roof": "results/roof.json"}
+    a, b = _two_runs(tmp_path, [row, {**row, "model": "t5"}], [other, {**other, "model": "t5",
+                                                                       "onnx": "results/rocketlake/lab02/t5.onnx"}],
+                     monkeypatch)
+    assert run_cli(results_diff.main, ["diff", "-v", a, b]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert [line for line in out if line.startswith("!")] == [
+        "! lab02/compare [model=t5] onnx: results/znver4/lab02/bert.onnx -> results/rocketlake/lab02/t5.onnx"]
+    assert "  lab02/compare [model=bert] onnx: results/znver4/lab02/bert.onnx -> results/rocketlake/lab02/bert.onnx"\
+        "  (machine folder only)" in out
 
 
 def test_atomic_write_leaves_no_partial_file(tmp_path, monkeypatch):
@@ -527,3 +632,16 @@ def test_a_command_turns_a_stub_into_one_line(capsys):
 
     with pytest.raises(ValueError):
         run_cli(stubs_as_errors(boom), [])
+
+
+def test_command_line_records_paths_inside_the_checkout_relative(tmp_path):
+    """A table's or PROVENANCE.json's command names no machine's checkout: absolute paths inside it (a flag's
+    value or ``--flag=value``) become relative; paths elsewhere and other words stay, shell-quoted."""
+    from pathlib import Path
+
+    from common.cli import command_line
+
+    root = Path(__file__).resolve().parents[1]
+    got = command_line("lab02_tvm.tuning.longrun", ["tune", "--root", str(root / "build/x"), f"--out={root}/build/y",
+                                                   str(tmp_path), "a b"])
+    assert got == f"python -m lab02_tvm.tuning.longrun tune --root build/x --out=build/y {tmp_path} 'a b'"

@@ -2,7 +2,7 @@
 
     python -m common.course sheet [--check]                 write every lab's TASKS.md (--check: exit 1 if stale)
     python -m common.course student [--out build/student] [--classroom]   the student handout (make student)
-    python -m common.course grade SUB [--out build/grade] [--lab lab01] [--task 1.3] [--timeout 120]   (make grade)
+    python -m common.course grade SUB [--out build/grade/<SUB's name>] [--lab lab01] [--task 1.3] [--timeout 120]   (make grade)
     python -m common.course gate [--all] [--json FILE]      the release gate (the suite runs it without --all)
     python -m common.course autograder [--out build/autograder] [--lab lab01] [--timeout 120]   Gradescope's autograder.zip
     python -m common.course classroom [--out build/classroom] [--timeout 120] [--minutes 10]   GitHub Classroom's workflow
@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from common.cli import parser
-from common.errors import GateFailed, run_cli
+from common.errors import GateFailed, UserError, run_cli
 
 from .tasks import load_course
 
@@ -37,8 +37,9 @@ def main(argv=None) -> int:
     s.add_argument("--classroom", action="store_true",
                    help="also write the GitHub Classroom workflow (.github/workflows/classroom.yml) into it")
     s = sub.add_parser("grade", help="grade a submission folder")
-    s.add_argument("sub", help="the submission: a folder laid out like the handout")
-    s.add_argument("--out", default="build/grade", help="where results.json and results.md go (default build/grade)")
+    s.add_argument("sub", help="the submission: a folder laid out like the handout (or holding such a folder, up "
+                   "to three levels down, as a repository's zip does)")
+    s.add_argument("--out", help="where <lab>/results.json and results.md go (default build/grade/<SUB's name>)")
     s.add_argument("--lab", action="append", help="grade only this lab (lab01 or lab01_onnx); repeatable")
     s.add_argument("--task", action="append", help="grade only this task (id or number, like 1.3); repeatable")
     s.add_argument("--timeout", type=int, default=120, help="seconds per graded test (default 120)")
@@ -55,6 +56,11 @@ def main(argv=None) -> int:
     s.add_argument("--minutes", type=int, default=10, help="minutes per task step (default 10)")
     args = p.parse_args(argv)
     root = Path(args.root)
+    if args.cmd in ("student", "gate", "autograder"):
+        course = load_course(root)
+        if course.hidden_files and not all((course.root / f).is_file() for f in course.hidden_files):
+            raise UserError(f"{course.root} is a student handout (its hidden tests are absent): {args.cmd} is made "
+                            "from the instructor's reference (--root <its checkout>)")
     if args.cmd == "autograder":
         from common.cli import positive
 
@@ -98,12 +104,17 @@ def main(argv=None) -> int:
               f"files left out: {len(h.left_out)}")
         return 0
     if args.cmd == "grade":
-        from . import grade
+        from . import grade, submission
         from common.cli import positive
         positive("--timeout", args.timeout)
-        results = grade.grade(root, args.sub, args.out, labs=args.lab, tasks=args.task, timeout_s=args.timeout)
+        from common.cli import writable_folder
+        out = writable_folder(args.out or f"build/grade/{Path(args.sub).resolve().name}")
+        with submission.laid_out(root, args.sub) as (sub, notes):
+            for line in notes:
+                print(line, file=sys.stderr)
+            results = grade.grade(root, sub, out, labs=args.lab, tasks=args.task, timeout_s=args.timeout)
         for g in results:
-            print(f"{g.lab.dir}: {g.score}/{g.max_score} points ({args.out}/{g.lab.dir}/results.json, results.md)")
+            print(f"{g.lab.dir}: {g.score}/{g.max_score} points ({g.report}.json, .md)")
             for t in g.tasks:
                 print(f"  {t.task.number} {t.task.id}: {t.score}/{t.task.points}")
         ignored = results[0].ignored if results else []

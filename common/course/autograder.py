@@ -11,7 +11,7 @@ the zip holds at its root
   required-packages check;
 - ``run_autograder``: run for every submission (working directory ``/autograder``; Gradescope unzips the
   bundle into ``/autograder/source`` and puts the student's files in ``/autograder/submission``). It copies the
-  submission into a work folder laid out like the handout (:func:`layout`), runs the same grader as
+  submission into a work folder laid out like the handout (:func:`common.course.submission.layout`), runs the same grader as
   ``make grade`` (``python -m common.course grade``: the per-test timeout and ``--hypothesis-seed=0`` of
   :mod:`common.course.grade`) on the bundle's labs, and merges the per-lab ``results.json`` into
   ``/autograder/results/results.json`` (:func:`merge`), written atomically (:func:`common.results.atomic_write`).
@@ -19,15 +19,17 @@ the zip holds at its root
   override so the script runs outside Gradescope: ``AUTOGRADER_ROOT`` (default ``/autograder``), and
   ``AUTOGRADER_SOURCE``, ``AUTOGRADER_SUBMISSION``, ``AUTOGRADER_RESULTS``, ``AUTOGRADER_PYTHON`` (default
   ``<source>/.venv/bin/python``);
-- the reference's tree: its files as :func:`common.course.release.source_files` lists them (solutions and hidden
-  tests included: the grader needs them; this zip goes to Gradescope, never to a student), without what the
+- the reference's tree: its files as :func:`common.course.release.source_files` lists them, each task file as the
+  handout has it (the stub: the zip holds no solution, since a submission's code runs where the zip is unpacked
+  and could read it) and the hidden tests included (the grader runs them; see
+  :meth:`common.course.grade.Reference.load`), without what the
   grader never reads (:data:`LEFT_OUT`: ``results/``, ``data/``, the known-wrong submissions and the course's own
   tests), without caches or ``.git``, and without what ``--out`` holds or an earlier ``autograder.zip``.
 
 ``--lab`` (repeatable; default: every lab with tasks) picks the labs ``run_autograder`` grades; ``--timeout`` the
 seconds per graded test (default :data:`common.course.grade.DEFAULT_TIMEOUT_S`). The zip is deterministic (sorted
 entries, a fixed date, mode 755 for the two scripts and the reference's executables, 644 otherwise). A submission
-is found (:func:`layout`) where the handout puts its files, in a folder up to three levels below (a zip of the
+is found (:func:`common.course.submission.layout`) where the handout puts its files, in a folder up to three levels below (a zip of the
 repository), or, for a file uploaded alone (Gradescope's drag and drop drops the folders), by its name when
 exactly one student file has that name. The grader stops a lab's run after ``max(600, 20 * timeout)`` seconds;
 Gradescope's own autograder timeout (a setting of the assignment) should leave room for every lab's.
@@ -47,7 +49,6 @@ import io
 import json
 import os
 import re
-import shutil
 import stat
 import sys
 import tomllib
@@ -56,11 +57,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from common.cli import writable_folder
 from common.errors import UserError
 from common.results import atomic_write
 
 from . import release
 from .grade import DEFAULT_TIMEOUT_S, HYPOTHESIS_SEED, NOT_COPIED
+from .submission import layout
 from .tasks import Course, Lab, load_course
 
 SPEC = "https://gradescope-autograders.readthedocs.io/en/latest/specs/"
@@ -70,8 +73,6 @@ SETUP, RUN = "setup.sh", "run_autograder"
 LEFT_OUT = NOT_COPIED + release.INSTRUCTOR_ONLY
 #: The only index beyond PyPI that ``setup.sh`` may use: PyTorch's CPU wheels, when the lock pins ``torch==X+cpu``.
 TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
-#: Folders a submission's copy leaves out (never graded) and folders :func:`layout` does not search.
-_NOT_SUBMITTED = release.SKIP_DIRS | release.CACHE_PARTS | {"__MACOSX"}
 _DATE = (1980, 1, 1, 0, 0, 0)
 
 SETUP_SH = """\
@@ -196,19 +197,6 @@ class Bundle:
     labs: list[str]
 
 
-def writable_folder(out: Path, flag: str = "--out") -> Path:
-    out = Path(out)
-    if out.exists() and not out.is_dir():
-        raise UserError(f"{flag} {out} is a file: give a folder")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise UserError(f"cannot create {flag} {out}: {exc.strerror or exc}") from None
-    if not os.access(out, os.W_OK | os.X_OK):
-        raise UserError(f"cannot write to {flag} {out}: permission denied")
-    return out
-
-
 def write(root: str | Path, out: str | Path, *, labs: Iterable[str] | None = None,
           timeout_s: int = DEFAULT_TIMEOUT_S) -> Bundle:
     """Write ``out/autograder.zip`` for the reference at ``root`` (see the module docstring).
@@ -221,7 +209,8 @@ def write(root: str | Path, out: str | Path, *, labs: Iterable[str] | None = Non
     chosen = list(dict.fromkeys(chosen))
     out = writable_folder(Path(out))
     files = bundle_files(course, out)
-    release.check(course, files)  # the grader needs the solutions and hidden tests: refuse a handout
+    scan = release.check(course, files)  # a reference, not a handout: its stubs and hidden tests are what grades
+    stubbed = set(course.student_files)
     texts = scripts(course, chosen, timeout_s)
     buf = io.BytesIO()
     entries = sorted([*files, *texts])
@@ -231,7 +220,9 @@ def write(root: str | Path, out: str | Path, *, labs: Iterable[str] | None = Non
                 zf.writestr(_entry(rel, 0o755), texts[rel])
             else:
                 mode = 0o755 if os.access(course.root / rel, os.X_OK) else 0o644
-                zf.writestr(_entry(rel, mode), (course.root / rel).read_bytes())
+                data = (release.handout_text(course, rel, scan).encode() if rel in stubbed
+                        else (course.root / rel).read_bytes())  # no solution in the zip: a student's code could read it
+                zf.writestr(_entry(rel, mode), data)
     try:
         path = atomic_write(out / ZIP_NAME, buf.getvalue())
     except OSError as exc:
@@ -239,70 +230,6 @@ def write(root: str | Path, out: str | Path, *, labs: Iterable[str] | None = Non
     return Bundle(path=path, entries=entries, labs=[lab.dir for lab in chosen])
 
 
-def _walk(folder: Path, depth: int | None = None) -> Iterable[Path]:
-    """Files under ``folder`` (sorted, no symlinks), skipping :data:`_NOT_SUBMITTED` folders."""
-    for dirpath, dirnames, filenames in os.walk(folder):
-        here = Path(dirpath)
-        level = len(here.relative_to(folder).parts)
-        dirnames[:] = sorted(d for d in dirnames if d not in _NOT_SUBMITTED and not d.endswith(".egg-info")
-                             and (depth is None or level < depth))
-        for f in sorted(filenames):
-            p = here / f
-            if not p.is_symlink() and p.is_file():
-                yield p
-
-
-def _base(course: Course, sub: Path) -> Path:
-    """The folder of ``sub`` laid out like the handout: the one (``sub`` or a folder at most 3 levels down) that
-    holds the most student files at their handout paths, the shallowest of those, then the first by name;
-    ``sub`` when none holds any."""
-    found = []
-    for dirpath, dirnames, _ in os.walk(sub):
-        here = Path(dirpath)
-        level = len(here.relative_to(sub).parts)
-        dirnames[:] = sorted(d for d in dirnames if d not in _NOT_SUBMITTED and level < 3)
-        n = sum((here / rel).is_file() for rel in course.student_files)
-        if n:
-            found.append((-n, level, here.as_posix(), here))
-    return min(found)[3] if found else sub
-
-
-def layout(course: Course, sub: str | Path, dest: str | Path) -> list[str]:
-    """Copy the submission ``sub`` into ``dest`` laid out like the handout (see the module docstring).
-
-    Returns one line per thing worth telling the instructor (the folder used, a file placed by its name).
-    Raises UserError when ``sub`` is not a folder.
-    """
-    sub, dest = Path(sub), Path(dest)
-    if not sub.is_dir():
-        raise UserError(f"no submission folder {sub}")
-    base = _base(course, sub)
-    notes = [] if base == sub else [f"submission: the handout's layout found in {base.relative_to(sub).as_posix()}/"]
-    dest.mkdir(parents=True, exist_ok=True)
-    for p in _walk(base):
-        rel = p.relative_to(base).as_posix()
-        if rel.startswith(NOT_COPIED):
-            continue
-        (dest / rel).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(p, dest / rel)
-    by_name: dict[str, list[str]] = {}
-    for rel in course.student_files:
-        by_name.setdefault(Path(rel).name, []).append(rel)
-    uploaded: dict[str, list[Path]] = {}
-    for p in _walk(sub, depth=3):
-        uploaded.setdefault(p.name, []).append(p)
-    for rel in course.student_files:
-        if (dest / rel).is_file():
-            continue
-        name = Path(rel).name
-        found = uploaded.get(name, [])
-        if len(by_name[name]) == 1 and len(found) == 1:
-            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(found[0], dest / rel)
-            if found[0].is_relative_to(base):  # moved, not copied: not also listed as a stray file
-                (dest / found[0].relative_to(base)).unlink(missing_ok=True)
-            notes.append(f"submission: {found[0].relative_to(sub).as_posix()} graded as {rel}")
-    return notes
 
 
 def _missing_lab(lab: Lab, rc: int | None, log: str, timeout_s: int) -> dict:

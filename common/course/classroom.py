@@ -37,7 +37,9 @@ from pathlib import Path
 from common.errors import UserError
 from common.results import atomic_write
 
-from .autograder import writable_folder, pip_index_args, python_version
+from common.cli import writable_folder
+
+from .autograder import pip_index_args, python_version
 from .grade import DEFAULT_TIMEOUT_S, HYPOTHESIS_SEED
 from .plugin import GRADE_PROFILE
 from .tasks import Course, Task

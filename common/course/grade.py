@@ -1,6 +1,6 @@
 """The grader (``make grade SUB=<folder>``): per-lab Gradescope ``results.json`` and a Markdown table.
 
-``python -m common.course grade SUB [--out build/grade] [--lab lab01] [--task 1.3] [--timeout 120]``:
+``python -m common.course grade SUB [--out build/grade/<SUB's name>] [--lab lab01] [--task 1.3] [--timeout 120]``:
 
 1. makes a clean copy of the reference's tree (its files as :func:`~common.course.release.source_files`
    lists them, without ``results/`` and ``data/``; the same ``.venv`` runs it) where every student file
@@ -23,7 +23,9 @@
    11)``, ``timed out (over the 120 s limit per test)``) and the tests that had not reported run again in a
    new process without it, until all reported, all runs of the lab together within :func:`lab_limit_s`;
 4. writes ``<out>/<lab>/results.json`` and ``<out>/<lab>/results.md`` atomically
-   (:func:`common.results.atomic_write`), even when nothing imports.
+   (:func:`common.results.atomic_write`), even when nothing imports; a grade narrowed by ``--task`` writes
+   ``results-<task ids>.json`` and ``.md`` beside them (:func:`report_name`), so it never replaces the lab's
+   full report. ``--out`` is checked before any test runs.
 
 ``results.json`` (Gradescope's format)::
 
@@ -64,6 +66,7 @@ from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from common.cli import writable_folder
 from common.errors import UserError
 from common.results import atomic_write
 
@@ -80,8 +83,9 @@ HYPOTHESIS_SEED = 0
 DEFAULT_TIMEOUT_S = 120
 #: Failed tests per task whose counterexample report is printed in full (the others: their first line).
 MAX_FEEDBACK_TESTS = 2
-#: Characters of a task's notes in its results.md row (the whole text is in results.json's output).
+#: Characters and lines of a task's notes in its results.md row (the whole text is in results.json's output).
 MAX_NOTES_CHARS = 2000
+MAX_NOTES_LINES = 8
 
 
 @dataclass
@@ -152,11 +156,10 @@ class TaskGrade:
 
     @staticmethod
     def _example(r: dict) -> str:
-        """A failed property's failing example and, when no feedback block below shows it, how to replay it."""
-        if not r.get("example"):
-            return ""
-        text = f"; {r['example']}"
-        if not r.get("feedback") and r.get("replay") and not r.get("hidden"):
+        """A failed property's failing example, and how to replay a failed public test when no feedback block
+        below shows it."""
+        text = f"; {r['example']}" if r.get("example") else ""
+        if r["outcome"] == "failed" and not r.get("feedback") and r.get("replay") and not r.get("hidden"):
             text += f"; replay: {r['replay']}"
         return text
 
@@ -171,6 +174,8 @@ class LabGrade:
     timeout_s: int | None = None
     #: every pytest run of the lab: the first (``run``), then one per resume after a test ended the process
     runs: list[Run] = field(default_factory=list)
+    #: where its report was written, without suffix (``.json`` and ``.md``); None when not written
+    report: Path | None = None
 
     @property
     def score(self) -> int:
@@ -376,6 +381,10 @@ def grade_lab(course: Course, lab: Lab, tree: Path, *, runner: Callable[..., Run
             g.notes.append(f"the test run ended early (exit status {run.rc}"
                            + (f", the lab's time limit of {lab_limit_s(timeout_s)} s" if runs.out_of_time else "")
                            + (f", in {runs.died_in}" if runs.died_in else "") + "): tests that did not report score 0")
+        unrun = g.task.points - sum(r["points"] for r in g.items)
+        if runs.finished and unrun > 0:  # the reference runs every point; a handout lacks the hidden tests
+            g.notes.append(f"{unrun} of the {g.task.points} points are in graded tests that did not run here: hidden "
+                           "tests, which a handout does not hold (the course's grade runs them)")
         g.score = min(g.score, g.task.points)
     return LabGrade(lab, list(grades.values()), runs.runs[0], ignored, sum(r.seconds for r in runs.runs), timeout_s,
                     runs=runs.runs)
@@ -415,7 +424,9 @@ def results_md(g: LabGrade) -> str:
              "| --- | --- | ---: | ---: | --- | --- |"]
     ordered = sorted(g.tasks, key=lambda t: t.task.sort_key)
     for t in ordered:
-        notes = [ln for ln in t.summary().splitlines()[1:]]
+        notes = t.summary().splitlines()[1:]
+        if len(notes) > MAX_NOTES_LINES:  # one cell per task: the rest is in results.json's output
+            notes = [*notes[:MAX_NOTES_LINES - 1], f"... {len(notes) - MAX_NOTES_LINES + 1} more (results.json)"]
         lines.append(f"| {t.task.number} | {t.task.title} (`{t.task.id}`) | {t.score} | {t.task.points} | {t.status} "
                      f"| {cell('; '.join(notes)[:MAX_NOTES_CHARS])} |")
     lines.append(f"| | **total** | **{g.score}** | **{g.max_score}** | | |")
@@ -487,12 +498,21 @@ class Reference:
 
     @classmethod
     def load(cls, root: str | Path) -> Reference:
-        """Read ``root``; a tree without solution blocks (the handout itself) grades with its public tests."""
+        """Read ``root``, one of three trees, told apart by the hidden test files (a handout never has them; by
+        the solution blocks in a course that has none):
+
+        - the reference: solutions and hidden tests (``make grade``);
+        - the autograder's copy of it: stubs and hidden tests (:mod:`common.course.autograder`);
+        - a handout: stubs, no hidden tests; it grades with its public tests (a student's preview), whatever
+          text a student file holds.
+        """
         course = load_course(root)
         files = release.source_files(course.root)
         has_solutions = any(f in course.student_files and "### BEGIN SOLUTION" in (course.root / f).read_text()
                             for f in files)
-        return cls(course, files, release.check(course, files, reference=has_solutions))
+        hidden = course.hidden_files
+        full = all((course.root / f).is_file() for f in hidden) if hidden else has_solutions
+        return cls(course, files, release.check(course, files, reference=full, solutions=full and has_solutions))
 
 
 def grade(reference: str | Path | Reference, submission: str | Path, out: str | Path | None = None, *,
@@ -511,6 +531,8 @@ def grade(reference: str | Path | Reference, submission: str | Path, out: str | 
     sub = Path(submission).resolve()
     if not sub.is_dir():
         raise UserError(f"no submission folder {submission}: make grade SUB=<folder holding your lab files>")
+    if out is not None:
+        writable_folder(out)  # before the tests run, not after
     wanted = {course.task(key).id for key in tasks} if tasks else None
     chosen = [course.lab(name) for name in labs] if labs else list(course.labs)
     if wanted is not None:
@@ -526,6 +548,13 @@ def grade(reference: str | Path | Reference, submission: str | Path, out: str | 
                              flagged=intake.flagged) for lab in chosen]
     if out is not None:
         for g in results:
-            atomic_write(Path(out) / g.lab.dir / "results.json", json.dumps(results_json(g), indent=2) + "\n")
-            atomic_write(Path(out) / g.lab.dir / "results.md", results_md(g))
+            g.report = Path(out) / g.lab.dir / report_name(wanted)
+            atomic_write(g.report.parent / f"{g.report.name}.json", json.dumps(results_json(g), indent=2) + "\n")
+            atomic_write(g.report.parent / f"{g.report.name}.md", results_md(g))
     return results
+
+
+def report_name(tasks: Iterable[str] | None) -> str:
+    """The stem of a lab's report files: ``results`` for the whole lab; ``results-<task ids>`` for a grade narrowed
+    to some tasks, so a one-task regrade never overwrites the lab's full report (what a summary reads)."""
+    return "results" if tasks is None else "results-" + "-".join(sorted(tasks))

@@ -32,7 +32,8 @@ GUARDED = {"common.course": "the grader", "common.grading": "the grader",
            "gc.get_referrers": "every live object", "gc.get_referents": "every live object",
            "atexit": "exit hooks (they run after the tests, beside the grader's report)",
            "sys.argv": "the command line (it names the grader's report)", "sys.orig_argv": "the command line",
-           "os._exit": "ending the test process", "signal": "signal handlers (the grader's timeouts)"}
+           "os._exit": "ending the test process", "signal": "signal handlers (the grader's timeouts)",
+           "runpy": "running other files (the grader's copy of the course sits beside the submission)"}
 #: What the handout's stubs import (``NotImplementedTask``) and the reference uses: allowed.
 ALLOWED = ("common.course.notimpl",)
 #: Attributes that reach another module's globals, the builtins or a caller's frame, whatever they hang on.

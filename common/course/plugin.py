@@ -55,6 +55,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 
 import pytest
 
@@ -226,9 +227,17 @@ def pytest_collection_modifyitems(session, config, items):
 
 
 def _first_line(text: str) -> str:
+    """What went wrong in one line (at most 300 characters): pytest's first ``E`` line, else the first line;
+    an exception whose message starts on the next line (NumPy's ``AssertionError:`` then ``Arrays are not
+    equal``) gets its next lines joined with "; "."""
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     errs = [ln[1:].strip() for ln in lines if ln.startswith("E ")]
-    return (errs[0] if errs else lines[0] if lines else "")[:300]
+    lines = [ln for ln in (errs or lines) if ln]
+    if not lines:
+        return ""
+    if re.fullmatch(r"[\w.]+:", lines[0]) and len(lines) > 1:  # the type alone: its message is below
+        return (lines[0] + " " + "; ".join(lines[1:5]))[:300]
+    return lines[0][:300]
 
 
 #: The whole sentence of a NotImplementedTask: ``not implemented: task <id> (<where>; instructions in <file>)``.
@@ -350,7 +359,7 @@ def _failure_details(item) -> dict:
     obj = getattr(item, "obj", None)
     prop = bool(getattr(obj, "is_hypothesis_test", False))
     seed = _option(item.config, "hypothesis_seed")
-    replay = f"{PYTEST} {item.nodeid}"  # the venv's pytest: a bare one cannot load the plugin
+    replay = f"{PYTEST} {shlex.quote(item.nodeid)}"  # the venv's pytest; quoted: ids hold [ ] (shell globs)
     if prop and seed is not None:
         replay += f" --hypothesis-seed={seed}"
         profile = _option(item.config, "hypothesis_profile")

@@ -147,11 +147,13 @@ def graded_marks(text: str, path: str) -> list[tuple[str | None, object, int]]:
     return out
 
 
-def check(course: Course, files: Iterable[str] | None = None, *, reference: bool = True) -> Scan:
+def check(course: Course, files: Iterable[str] | None = None, *, reference: bool = True,
+          solutions: bool | None = None) -> Scan:
     """Check markers, tasks and graded tests of the reference together (see the module docstring).
 
     ``reference=False`` checks a handout's tree (a student grading their own work): there the tasks have
-    stubs instead of solution blocks and the hidden test files are absent.
+    stubs instead of solution blocks and the hidden test files are absent. ``solutions=False`` (default:
+    ``reference``) checks a tree with the hidden tests but stubs (the autograder's copy of the reference).
 
     Returns:
         the :class:`Scan`. Raises :class:`UserError` (one line) at the first problem.
@@ -196,7 +198,7 @@ def check(course: Course, files: Iterable[str] | None = None, *, reference: bool
                 scan.graded.setdefault(task, []).append((rel, line, points))
     for t in tasks.values():
         found = [(rel, b) for rel, bs in scan.blocks.items() for b in bs if b.kind == markers.SOLUTION and b.task == t.id]
-        if not found and not reference:
+        if not found and not (reference if solutions is None else solutions):
             continue
         if not found:
             raise UserError(f"task {t.id} ({t.lab}/tasks.toml) has no '### BEGIN SOLUTION {t.id}' block in its files")
@@ -398,6 +400,21 @@ def substring_secret(line: str) -> bool:
             and not _IDIOM.match(line) and any(c.isalpha() for c in line))
 
 
+def _squeeze(text: str) -> str:
+    """``text`` without whitespace: the leak scan compares code with its spacing taken out."""
+    return "".join(text.split())
+
+
+def _line_of(lines: list[str], squeezed: str) -> int:
+    """The 1-based line where ``squeezed`` (text without whitespace) starts in ``lines``."""
+    flat, starts = "", []
+    for ln in lines:
+        starts.append(len(flat))
+        flat += _squeeze(ln)
+    at = flat.find(squeezed)
+    return max(i for i, st in enumerate(starts, start=1) if st <= at) if at >= 0 else 1
+
+
 def leak_scan(root: str | Path, handout: str | Path, *, course: Course | None = None,
               files: list[str] | None = None, scan: Scan | None = None) -> list[str]:
     """Problems of a handout against its reference (empty: none). One line each:
@@ -405,11 +422,12 @@ def leak_scan(root: str | Path, handout: str | Path, *, course: Course | None = 
     a marker (Python) or an instructor span (Markdown) left in a file; a line of solution code or of a
     hidden test (a stripped line that occurs in a solution or hidden block and nowhere else in the
     reference's handout text, stubs included); a solution line of :data:`MIN_SUBSTRING` characters or
-    more (:func:`substring_secret`) anywhere inside a line of a handout text file up to
+    more (:func:`substring_secret`) anywhere inside a handout text file up to
     :data:`SUBSTRING_MAX_BYTES` (a data file, a test, another lab's code), unless its own file's given
     code holds it as a whole line or the hit is in its lab's ``tasks.toml`` or ``TASKS.md`` (the
     instructor's hints); an instructor-only or hidden file; a cache; a binary under results/; a git
-    history of more than the one commit.
+    history of more than the one commit. Code is compared without its whitespace, so respacing a
+    solution line does not hide it.
 
     ``course``, ``files``, ``scan``: the reference already read (:func:`build` passes them).
     """
@@ -446,7 +464,8 @@ def leak_scan(root: str | Path, handout: str | Path, *, course: Course | None = 
                 for s in markers.block_lines(text, [b], {markers.SOLUTION}):
                     if substring_secret(s) and s not in given:
                         substrings.setdefault(s, set()).update({f"{lab}/tasks.toml", f"{lab}/TASKS.md"})
-    secret -= allowed
+    secret = {_squeeze(x) for x in secret} - {_squeeze(x) for x in allowed}  # spacing changes hide nothing
+    squeezed = {_squeeze(x): x for x in substrings}
     walked = []
     for dirpath, dirnames, filenames in os.walk(handout):
         rel_dir = Path(dirpath).relative_to(handout).as_posix()
@@ -476,13 +495,14 @@ def leak_scan(root: str | Path, handout: str | Path, *, course: Course | None = 
         lines = text.splitlines()
         flagged = set()
         for i, ln in enumerate(lines, start=1):
-            if ln.strip() in secret:
+            if _squeeze(ln) in secret:
                 flagged.add(i)
                 problems.append(f"{rel}:{i}: a line of solution code or of a hidden test: {ln.strip()[:80]!r}")
         if len(text) > SUBSTRING_MAX_BYTES:
             continue
-        hits = sorted((text.count("\n", 0, text.index(s)) + 1, s) for s, fine in substrings.items()
-                      if rel not in fine and s in text)
+        flat = _squeeze(text)
+        hits = sorted((_line_of(lines, sq), squeezed[sq]) for sq in squeezed
+                      if rel not in substrings[squeezed[sq]] and sq in flat)
         for i, s in hits:
             if i not in flagged:
                 flagged.add(i)

@@ -17,7 +17,7 @@ import zipfile
 
 import pytest
 
-from common.course import autograder, release
+from common.course import autograder, grade, release
 from common.course.fixtures import PROJECT, make_course, run_course
 from common.course.tasks import load_course
 from common.errors import UserError
@@ -45,7 +45,11 @@ def test_the_real_bundle_holds_the_reference_and_nothing_the_grader_does_not_rea
     with zipfile.ZipFile(b.path) as zf:
         reshape = zf.read("lab01_onnx/passes/reshape.py").decode()
         setup, run = zf.read("setup.sh").decode(), zf.read("run_autograder").decode()
-    assert "### BEGIN SOLUTION lab01.reshape" in reshape  # the reference, not the handout
+    # the handout's stub, not the solution: a submission's code runs beside the unpacked zip and could read it
+    assert 'raise NotImplementedTask("lab01.reshape")' in reshape and "### BEGIN SOLUTION" not in reshape
+    with zipfile.ZipFile(b.path) as zf:
+        assert not [n for n in course.student_files if "### BEGIN SOLUTION" in zf.read(n).decode()]
+        assert "### BEGIN HIDDEN TESTS" in zf.read("lab01_onnx/test_lab.py").decode()  # hidden tests stay
     for script in (setup, run):
         assert subprocess.run(["bash", "-n"], input=script, text=True, capture_output=True).returncode == 0
     assert f'"$PY" -m pip install -q --extra-index-url {autograder.TORCH_CPU_INDEX} -c "$SOURCE/requirements.lock"' \
@@ -73,6 +77,26 @@ def test_a_tree_without_git_leaves_out_caches_results_data_and_refuses_a_handout
     release.build(ref, tmp_path / "handout", git=False)
     with pytest.raises(UserError, match="has no '### BEGIN SOLUTION lab09.double' block"):
         autograder.write(tmp_path / "handout", tmp_path / "h-out")
+
+
+def test_the_bundle_holds_stubs_yet_grades_a_solution_in_full_hidden_test_included(tmp_path):
+    """No solution in the zip (a submission's code runs beside it and could read one); the grader run from the
+    unpacked zip still scores the reference's answer 8/8, the hidden test's point included, and the handout 0."""
+    ref = make_course(tmp_path / "ref")
+    b = autograder.write(ref, tmp_path / "out", labs=["lab09"], timeout_s=30)
+    source = tmp_path / "source"
+    with zipfile.ZipFile(b.path) as zf:
+        zf.extractall(source)
+    assert "### BEGIN SOLUTION" not in (source / "lab09_demo/mod.py").read_text()
+    assert "### BEGIN HIDDEN TESTS" in (source / "lab09_demo/test_mod.py").read_text()
+    sub = tmp_path / "sub" / "lab09_demo"
+    sub.mkdir(parents=True)
+    shutil.copy(ref / "lab09_demo/mod.py", sub / "mod.py")
+    (g,) = grade.grade(source, sub.parent)
+    assert g.scores() == {"lab09.double": 4, "lab09.inc": 4}
+    (sub / "mod.py").write_text((source / "lab09_demo/mod.py").read_text())
+    (g,) = grade.grade(source, sub.parent)
+    assert g.scores() == {"lab09.double": 0, "lab09.inc": 0}
 
 
 def test_layout_finds_a_nested_repository_and_files_uploaded_alone(tmp_path):
@@ -116,6 +140,11 @@ def test_bad_input_is_one_error_line(tmp_path):
                       (tmp_path / "f" / "sub", f"error: cannot create --out {tmp_path / 'f' / 'sub'}: Not a directory")):
         bad = run_course("autograder", "--out", str(out), "--lab", "lab02")
         assert bad.returncode == 2 and bad.stderr.strip().splitlines() == [want]
+    handout = release.build(PROJECT, tmp_path / "handout", git=False).out  # the real course: its hidden test file
+    bad = run_course("--root", str(handout), "autograder", "--out", str(tmp_path / "o2"))
+    assert bad.returncode == 2 and bad.stderr.strip().splitlines() == [
+        f"error: {handout} is a student handout (its hidden tests are absent): autograder is made from the "
+        "instructor's reference (--root <its checkout>)"]
 
 
 @pytest.fixture(scope="module")

@@ -81,8 +81,9 @@ def wrong_gather(tmp_path_factory):
         texts[f] = texts.get(f, (ref.course.root / f).read_text()).replace(old, new, 1)
     sub = gate._submission(ref.course, tmp / "sub", texts)
     (g,) = grade.grade(ref, sub, tmp / "out", tasks=[w.task], timeout_s=gate.GATE_TIMEOUT_S)
-    out = tmp / "out" / "lab01_onnx"
-    return json.loads((out / "results.json").read_text()), (out / "results.md").read_text()
+    assert g.report == tmp / "out" / "lab01_onnx" / "results-lab01.gather"  # a narrowed grade's own report
+    return json.loads(g.report.with_name(g.report.name + ".json").read_text()), \
+        g.report.with_name(g.report.name + ".md").read_text()
 
 
 PROP = "lab01_onnx/test_lab.py::test_gather_fold_matches_reference_evaluator"

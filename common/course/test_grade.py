@@ -117,10 +117,39 @@ def test_cli_grades_and_bad_input_is_one_line(demo, tmp_path):
         f"error: no submission folder {tmp_path / 'nope'}: make grade SUB=<folder holding your lab files>"]
 
 
+def test_cli_finds_a_nested_submission_warns_on_an_empty_one_and_keeps_the_full_report(demo, tmp_path):
+    """A repository zipped one folder down is graded where its files are (one line says so); a folder holding no
+    task file is named in a warning; ``--out`` that is a file is refused before any test runs; a one-task regrade
+    writes its own report beside the lab's full one."""
+    ref, _ = demo
+    nested = tmp_path / "alice"
+    shutil.copytree(_submission(demo, tmp_path), nested / "repo-main")
+    out = tmp_path / "out"
+    run = run_course("--root", str(ref), "grade", str(nested), "--out", str(out), "--timeout", "30")
+    assert run.returncode == 0 and "lab09_demo: 8/8 points" in run.stdout, run.stdout + run.stderr
+    assert "submission: the handout's layout found in repo-main/" in run.stderr
+    full = (out / "lab09_demo/results.json").read_text()
+    run = run_course("--root", str(ref), "grade", str(nested), "--out", str(out), "--task", "9.1", "--timeout", "30")
+    assert run.returncode == 0 and "results-lab09.double.json" in run.stdout, run.stdout + run.stderr
+    assert (out / "lab09_demo/results.json").read_text() == full  # the full report stays
+    assert json.loads((out / "lab09_demo/results-lab09.double.json").read_text())["score"] == 4
+    (tmp_path / "empty").mkdir()
+    run = run_course("--root", str(ref), "grade", str(tmp_path / "empty"), "--out", str(out / "e"), "--timeout", "30")
+    assert run.returncode == 0 and "lab09_demo: 0/8 points" in run.stdout
+    assert f"warning: {tmp_path / 'empty'} holds none of the course's task files" in run.stderr
+    (tmp_path / "file").write_text("x")
+    run = run_course("--root", str(ref), "grade", str(nested), "--out", str(tmp_path / "file"))
+    assert run.returncode == 2 and run.stderr.strip().splitlines() == [
+        f"error: --out {tmp_path / 'file'} is a file: give a folder"], run.stderr
+
+
 def test_inside_a_handout_the_grade_is_a_preview_on_the_public_tests(demo, tmp_path):
     ref, handout = demo
     (g,) = grade.grade(handout, _submission(demo, tmp_path))
     assert g.scores() == {"lab09.double": 4, "lab09.inc": 3}  # the hidden point is not in the handout
+    inc = next(t for t in g.tasks if t.task.id == "lab09.inc")
+    assert "1 of the 4 points are in graded tests that did not run here: hidden tests" in inc.output()
+    assert "did not run here" not in next(t for t in g.tasks if t.task.id == "lab09.double").output()
 
 
 def test_a_run_killed_in_a_test_names_that_test_and_the_rest_still_run(demo, tmp_path):

@@ -63,7 +63,8 @@ def test_no_warning_without_untracked_files_or_outside_git(tmp_path):
 def test_student_fails_with_one_line_per_leak_and_writes_nothing(tmp_path, capsys):
     ref = make_course(tmp_path / "ref", mod=MOD_LONG)
     (ref / "lab09_demo" / "equivalents.toml").write_text(f'[[equivalent]]\nbefore = "{LINE}"\nwhy = "same"\n')
-    (ref / "lab09_demo" / "helper.py").write_text(f"def twice(x):\n    {LINE}\n    return doubled_value\n")
+    respaced = LINE.replace(" = ", "=").replace(" + ", "+")  # spacing changed: still the solution's line
+    (ref / "lab09_demo" / "helper.py").write_text(f"def twice(x):\n    {respaced}\n    return doubled_value\n")
     rc = run_cli(main, ["--root", str(ref), "student", "--out", str(tmp_path / "out")])
     err = capsys.readouterr().err.strip().splitlines()
     assert rc == 1 and not (tmp_path / "out").exists(), err

@@ -127,6 +127,11 @@ def test_bad_input_is_one_line_and_exit_2(reports, tmp_path, capsys):
         assert captured.err.strip().splitlines() == [line]
     assert run_cli(grading.main, ["summary", paths[0], paths[0]]) == 2
     assert "a second report of submission 'alice' for lab09_demo" in capsys.readouterr().err
+    (tmp_path / "file").write_text("x")
+    assert run_cli(grading.main, ["summary", paths[0], "--out", str(tmp_path / "file")]) == 2
+    captured = capsys.readouterr()  # refused before the table is printed
+    assert captured.out == "" and captured.err.strip().splitlines() == [
+        f"error: --out {tmp_path / 'file'} is a file: give a folder"]
 
 
 def test_python_m_common_grading_summary_runs(reports, tmp_path):

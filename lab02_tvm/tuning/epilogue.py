@@ -25,8 +25,6 @@ searched one by at least ``min_gain``. The chosen records' ``run_secs`` are thos
 from __future__ import annotations
 
 import re
-import shlex
-import sys
 import tempfile
 import time
 from collections.abc import Sequence
@@ -240,7 +238,7 @@ def _with_trace(record, sch, run_s: float | None = None):
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m lab02_tvm.tuning.epilogue --model resnet50 SRC OUT``: choose, write OUT, table ``epilogue_<model>``."""
-    from common.cli import fraction, parser, positive, step
+    from common.cli import command_line, fraction, parser, positive, step
     from common.results import write_table
     from common.timing import environment
     p = parser("python -m lab02_tvm.tuning.epilogue", __doc__)
@@ -253,7 +251,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     positive("--rounds", args.rounds)
     fraction("--min-gain", args.min_gain)
     rows = choose(args.model, args.src, args.out, rounds=args.rounds, min_gain=args.min_gain,
-                  command=shlex.join(["python", "-m", "lab02_tvm.tuning.epilogue", *(argv if argv is not None else sys.argv[1:])]))
+                  command=command_line("lab02_tvm.tuning.epilogue", argv))
     moved = [r for r in rows if r["chosen"] != "searched"]
     step(1, "epilogue", f"{args.model}: {len(rows)} kernels with the epilogue after the nest; moved into the tile: "
                         + (", ".join(f"{r['kernel']} ({r['chosen']}, -{r['gain_pct']} %)" for r in moved) or "none"))

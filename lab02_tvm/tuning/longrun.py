@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import datetime
 import os
-import sys
 import time
 from collections.abc import Sequence
 from dataclasses import replace
@@ -445,7 +444,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """``tune`` (the long run, then prune + provenance), ``prune`` (shipped folders in place), ``retime``
     (re-time a folder's records on this host), ``merge`` (join another root's folder into one), ``climb``
     (hill-climb each kernel's best record, :func:`climb_model`) or ``harvest`` (:func:`harvest`)."""
-    from common.cli import parser, table_name
+    from common.cli import command_line, parser, table_name
     p = parser("python -m lab02_tvm.tuning.longrun", __doc__)
     p.add_argument("action", choices=["tune", "prune", "retime", "merge", "climb", "harvest"],
                    help="tune (long run), prune the shipped databases, re-time a folder's records on this host, "
@@ -536,7 +535,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.deep_by_roofline and args.deep_by_ort:
         raise UserError("--deep-by-roofline and --deep-by-ort rank the deep phase two ways: pick one")
     ranked_by = "ort" if args.deep_by_ort else "roofline" if args.deep_by_roofline else None
-    command = "python -m lab02_tvm.tuning.longrun " + " ".join(sys.argv[1:] if argv is None else argv)
+    command = command_line("lab02_tvm.tuning.longrun", argv)
     if args.action == "climb":
         if args.deep_top_k < 0:
             raise UserError(f"longrun climb: --deep-top-k is the number of kernels to climb, 0 for all (got {args.deep_top_k})")

@@ -27,8 +27,6 @@ BASE TOPUP OUT`` writes ``OUT`` and the table ``results/lab02/pick_<model>.{md,c
 """
 from __future__ import annotations
 
-import shlex
-import sys
 import tempfile
 import time
 from collections.abc import Sequence
@@ -220,7 +218,7 @@ def pick(model: str, base: str | Path, topup: str | Path, out: str | Path, *, ro
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m lab02_tvm.tuning.pick --model bert BASE TOPUP OUT``: pick, write OUT and the table ``pick_<model>``."""
-    from common.cli import fraction, parser, positive, step, table_name
+    from common.cli import command_line, fraction, parser, positive, step, table_name
     from common.results import write_table
     from common.roof import host_speed
     from common.timing import environment
@@ -241,7 +239,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     positive("--top-k", args.top_k)
     fraction("--min-gain", args.min_gain)
     table_name("--name", args.name)
-    cmd = shlex.join(["python", "-m", "lab02_tvm.tuning.pick", *(argv if argv is not None else sys.argv[1:])])
+    cmd = command_line("lab02_tvm.tuning.pick", argv)
     with host_speed(2.0) as host:
         rows, summ = pick(args.model, args.base, args.topup, args.out, rounds=args.rounds, min_gain=args.min_gain,
                           top_k=args.top_k, command=cmd)

@@ -36,9 +36,7 @@ from __future__ import annotations
 import datetime
 import json
 import os
-import shlex
 import shutil
-import sys
 import tempfile
 import time
 from collections.abc import Sequence
@@ -186,7 +184,7 @@ def seed_folder(model: str, src: Path, *, root: Path | None = None, timing: str 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m lab02_tvm.tuning.seed --model M SRC [--root R] [--timing cold|warm] [--top-k K] [--rounds N]``."""
-    from common.cli import parser, positive, step
+    from common.cli import command_line, parser, positive, step
 
     from ..models import MODELS
     from .retime import pass_table
@@ -201,7 +199,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = p.parse_args(argv)
     positive("--top-k", args.top_k)
     positive("--rounds", args.rounds)
-    command = "python -m lab02_tvm.tuning.seed " + " ".join(shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv))
+    command = command_line("lab02_tvm.tuning.seed", argv)
     dst, rows, prov = seed_folder(args.model, args.src, root=args.root, timing=args.timing, top_k=args.top_k,
                                   rounds=args.rounds, command=command)
     summ = prov["retimed"]
