@@ -55,7 +55,7 @@ from .tasks import Course, load_course
 #: the mutation-testing data of the reference, whose survivors and equivalent mutants quote solution lines, and
 #: the test that reads it).
 INSTRUCTOR_ONLY = ("common/course/wrong/", "common/course/test_", "common/course/fixtures.py",
-                   "common/mutation_equivalents.toml", "results/mutation_survivors.md", "common/test_mutation.py")
+                   "common/mutation_equivalents.toml", "results/mutation", "common/test_mutation.py")
 #: Files under results/ with these suffixes are binaries (plots, SPIR-V, libraries): not in the handout.
 BINARY_SUFFIXES = {".png", ".jpg", ".jpeg", ".gif", ".pdf", ".spv", ".so", ".o", ".a", ".tar", ".gz", ".bin",
                    ".onnx", ".data", ".pt", ".params", ".vmfb", ".npy", ".npz"}

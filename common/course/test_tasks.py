@@ -129,7 +129,8 @@ def test_real_handout_leaves_out_the_instructor_files(course, tmp_path):
     assert not [p for p in plan if release.is_binary_result(p)]
     assert "lab03_mlir/test_task_unroll_hidden.py" not in plan and "lab01_onnx/TASKS.md" in plan
     assert b"### BEGIN SOLUTION" not in plan["lab03_mlir/unroll.py"]
-    assert not {"common/mutation_equivalents.toml", "results/mutation_survivors.md", "common/test_mutation.py"} & set(plan)
+    assert not {"common/mutation_equivalents.toml", "results/mutation_survivors.md", "results/mutation.md",
+                "common/test_mutation.py"} & set(plan)
     # Task 3.4's answer is in no given file: the SPIR-V step takes its pipeline from the task's function
     for rel in ("lab03_mlir/spirv/lowering.py", "lab03_mlir/test_lab.py"):
         assert b"one-shot-bufferize{" not in plan[rel] and b"hoist-static-allocs" not in plan[rel], rel
