@@ -27,6 +27,13 @@
    ``results-<task ids>.json`` and ``.md`` beside them (:func:`report_name`), so it never replaces the lab's
    full report. ``--out`` is checked before any test runs.
 
+Code under test runs in the process that writes the report, beside the grading tree; two checks keep it from
+grading itself: each run's report is signed with a fresh key the plugin reads from a pipe and closes before any
+test module is imported (:func:`_read_report` stops at the first record it did not sign), and the tree is
+compared with its :func:`manifest` before and after every run, the test modules also as pytest imported them.
+A lab whose report or tree was altered scores 0, with what was altered, for a human to review; the tree is laid
+out again for the next lab.
+
 ``results.json`` (Gradescope's format)::
 
     {"score": 43, "execution_time": 12.3, "output": "...", "output_format": "text",
@@ -56,8 +63,12 @@ written; the score is in the files), 2 for bad input (no such ``SUB``, a bad cou
 """
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import re
+import secrets
+import shlex
 import shutil
 import signal
 import tempfile
@@ -73,7 +84,7 @@ from common.results import atomic_write
 from . import release
 from .intake import tampering
 from .markers import HIDDEN
-from .plugin import GRADE_PROFILE
+from .plugin import GRADE_PROFILE, signed_body
 from .runner import Run, run_pytest
 from .tasks import PYTEST, Course, Lab, Task, load_course
 
@@ -227,22 +238,47 @@ def _ignored(course: Course, sub: Path, scan: release.Scan, files: list[str]) ->
     return out
 
 
-def _read_report(path: Path) -> list[dict]:
-    """The records of a ``--task-report`` file written since its last ``begin`` (a forked run that crashed is
-    run again in a fresh interpreter, appending to the same file: the second run's records stand)."""
-    if not path.is_file():
-        return []
-    out = []
-    for line in path.read_text().splitlines():
+def _record(line: str) -> dict | None:
+    """The JSON object a report line holds; a line cut by a crash and then continued by the next run's first
+    record holds that record at its end (None when nothing parses)."""
+    for at in [0, *(i for i, c in enumerate(line) if c == "{" and i)]:
         try:
-            record = json.loads(line)
+            record = json.loads(line[at:])
         except json.JSONDecodeError:
-            continue  # a line cut by a crash
-        if isinstance(record, dict):
-            if record.get("kind") == "begin":
-                out.clear()
-            out.append(record)
-    return out
+            continue
+        return record if isinstance(record, dict) else None
+    return None
+
+
+def _read_report(path: Path, key: bytes | None = None) -> tuple[list[dict], str | None]:
+    """The records of a ``--task-report`` file written since its last ``begin`` (a forked run that crashed is
+    run again in a fresh interpreter, appending to the same file: the second run's records stand), and what
+    is wrong with the file (None: nothing).
+
+    With ``key`` (the grader's runs: :func:`common.course.plugin._signer`), every complete line must be a
+    record signed with it, numbered in order from its run's ``begin``; reading stops at the first that is not,
+    and names it: code under test wrote to the report. A last line without its newline is a crash's cut.
+    """
+    if not path.is_file():
+        return [], None
+    out: list[dict] = []
+    due = None
+    for i, line in enumerate(path.read_text(errors="replace").split("\n")[:-1], start=1):
+        record = _record(line)
+        if key is not None:
+            if record is None or not isinstance(record.get("mac"), str) or not hmac.compare_digest(
+                    record["mac"], hmac.new(key, signed_body(record), "sha256").hexdigest()):
+                return out, f"line {i} of the test report is not a record the grader's plugin signed"
+            seq = record.get("seq")
+            if not (record.get("kind") == "begin" and seq == 0) and seq != due:
+                return out, f"line {i} of the test report is record {seq} where {due} was due"
+            due = seq + 1
+        if record is None:
+            continue
+        if record.get("kind") == "begin":
+            out.clear()
+        out.append(record)
+    return out, None
 
 
 #: What pytest-timeout's thread method prints before it ends the process (a test ran past ``--timeout``).
@@ -275,10 +311,47 @@ class _Runs:
     finished: bool = False
     died_in: str | None = None  # the test the last run ended in, when it did not finish
     out_of_time: bool = False
+    #: how a run's report or test modules were altered while it ran (None: they were not): the lab scores 0
+    tampered: str | None = None
+
+
+#: New files of these kinds in a grading tree change what later runs import or how pytest starts.
+_CODE_SUFFIXES = (".py", ".pth", ".toml", ".ini", ".cfg")
+
+
+def manifest(tree: Path) -> dict[str, str]:
+    """``{relative path: SHA-256}`` of every file of a grading tree (no ``__pycache__``), taken once it is laid
+    out: :func:`altered` compares the tree with it before and after each pytest run."""
+    return {p.relative_to(tree).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(tree.rglob("*")) if p.is_file() and "__pycache__" not in p.parts}
+
+
+def altered(tree: Path, before: dict[str, str]) -> str | None:
+    """The first file of ``tree`` that differs from ``before`` (changed, removed, or a new ``.py``/``.pth``/
+    config file), said in a few words; None when none does. The reference's graded tests write nothing into
+    the tree (their tables go to ``MLC_RESULTS_DIR``), so any such change is code under test's."""
+    now = manifest(tree)
+    for rel, digest in before.items():
+        if now.get(rel) != digest:
+            return f"{rel} was {'removed' if rel not in now else 'changed'}"
+    new = next((rel for rel in now if rel not in before and rel.endswith(_CODE_SUFFIXES)), None)
+    return f"{new} was added" if new else None
+
+
+def _sources_changed(tree: Path, records: list[dict]) -> str | None:
+    """The first test module whose SHA-256 as pytest imported it (the ``collected`` record's ``sources``) differs
+    from the grading tree's file now, or that the tree does not hold: code under test rewrote it before its
+    import (and may have put it back since). None when every one matches."""
+    for r in records:
+        for rel, digest in (r.get("sources") or {}).items() if r.get("kind") == "collected" else ():
+            path = tree / rel
+            if not path.is_file() or hashlib.sha256(path.read_bytes()).hexdigest() != digest:
+                return f"the test module {rel} was not the grader's when pytest imported it"
+    return None
 
 
 def _run_lab(tree: Path, args: list[str], *, runner: Callable[..., Run], env: dict, work: Path, name: str,
-             limit_s: float, timeout_s: int) -> _Runs:
+             limit_s: float, timeout_s: int, laid_out: dict[str, str] | None = None) -> _Runs:
     """Run ``args`` (a lab's pytest arguments, no report) until every test reported: after a run that ended
     in a test (a crash, a per-test timeout, ``os._exit``), that test scores 0 (a failed record saying how it
     ended) and the tests that did not report run again without it, until a run finishes, one ends before
@@ -292,10 +365,20 @@ def _run_lab(tree: Path, args: list[str], *, runner: Callable[..., Run], env: di
         report.unlink(missing_ok=True)
         extra = [f"--task-exclude={exclude}"] if done else []
         remaining = deadline - time.monotonic()
-        run = runner(tree, [*args, *extra, f"--task-report={report}"], env=env, timeout_s=max(1.0, remaining))
+        key = secrets.token_bytes(32)  # a new one per run: a record of one run is no record of another
+        if laid_out is not None and (what := altered(tree, laid_out)):
+            out.tampered = f"{what} in the grading tree before run {len(out.runs) + 1} of the lab"
+            return out
+        run = runner(tree, [*args, *extra, f"--task-report={report}"], env=env, timeout_s=max(1.0, remaining),
+                     key=key)
         out.runs.append(run)
-        records = _read_report(report)
+        records, out.tampered = _read_report(report, key)
         out.records += [r for r in records if r.get("kind") != "collect_error" or not done]  # reported once
+        if laid_out is not None and not out.tampered and (what := altered(tree, laid_out)):
+            out.tampered = f"{what} in the grading tree while the lab's tests ran"
+        out.tampered = out.tampered or _sources_changed(tree, records)
+        if out.tampered:
+            return out
         out.finished = any(r.get("kind") == "session" for r in records)
         out.died_in = None if out.finished else _died_in(records)
         out.out_of_time = run.timed_out or time.monotonic() >= deadline
@@ -306,7 +389,8 @@ def _run_lab(tree: Path, args: list[str], *, runner: Callable[..., Run], env: di
         if "task" in start:
             out.records.append({"kind": "item", "nodeid": out.died_in, "task": start["task"],
                                 "points": start.get("points", 0), "outcome": "failed", "message": how,
-                                "line": start.get("line", 0), "ended_run": True, "replay": f"{PYTEST} {out.died_in}"})
+                                "line": start.get("line", 0), "ended_run": True,
+                                "replay": f"{PYTEST} {shlex.quote(out.died_in)}"})
         else:
             out.records.append({"kind": "ungraded", "nodeid": out.died_in, "outcome": "failed", "message": how})
         done += [r["nodeid"] for r in records if r.get("kind") in ("item", "ungraded")] + [out.died_in]
@@ -335,7 +419,7 @@ def lab_limit_s(timeout_s: int) -> int:
 def grade_lab(course: Course, lab: Lab, tree: Path, *, runner: Callable[..., Run], timeout_s: int,
               broken: dict[str, str], missing: set[str], ignored: list[str], work: Path,
               tasks: Collection[str] | None = None, scan: release.Scan | None = None,
-              flagged: dict[str, str] | None = None) -> LabGrade:
+              flagged: dict[str, str] | None = None, laid_out: dict[str, str] | None = None) -> LabGrade:
     """Run one lab's graded tests in ``tree`` and score its tasks (only ``tasks``, ids, when given).
 
     A test that ends the pytest process (a segfault, ``os._exit``, a per-test timeout: pytest-timeout's
@@ -349,7 +433,7 @@ def grade_lab(course: Course, lab: Lab, tree: Path, *, runner: Callable[..., Run
             f"--timeout={timeout_s}", "--timeout-method=thread", "-p", "no:cacheprovider", "-q", "--tb=line"]
     env = {"MLC_RESULTS_DIR": str(work / "results" / lab.dir)}
     runs = _run_lab(tree, args, runner=runner, env=env, work=work, name=lab.dir, limit_s=lab_limit_s(timeout_s),
-                    timeout_s=timeout_s)
+                    timeout_s=timeout_s, laid_out=laid_out)
     grades = {t.id: TaskGrade(t) for t in chosen}
     items: dict[str, dict] = {}
     for r in runs.records:  # one record per test, the worse of two (a test reports once per run)
@@ -362,11 +446,14 @@ def grade_lab(course: Course, lab: Lab, tree: Path, *, runner: Callable[..., Run
             r["hidden"] = _hidden(lab, scan, r)
         g = grades[r["task"]]
         g.items.append(r)
-        if r["outcome"] == "passed":
+        if r["outcome"] == "passed" and not runs.tampered:
             g.score += r["points"]
     errors = list({(r["nodeid"], r["message"]): r for r in runs.records if r.get("kind") == "collect_error"}.values())
     run = runs.runs[-1]
     for g in grades.values():
+        if runs.tampered:
+            g.notes.append(f"not graded: {runs.tampered}, so code under test wrote to what the grader reads; every "
+                           "task of the lab scores 0 (review the submission)")
         for f in g.task.files:
             if f in broken:
                 g.notes.append(f"{f} does not compile: {broken[f]} (graded as the handout's stub)")
@@ -377,7 +464,7 @@ def grade_lab(course: Course, lab: Lab, tree: Path, *, runner: Callable[..., Run
         for e in errors:
             if any(e["nodeid"].startswith(t) for t in (*g.task.tests, *lab.hidden_tests)) or not e["nodeid"]:
                 g.notes.append(f"collection error in {e['nodeid'] or 'the run'}: {e['message']}")
-        if not runs.finished:
+        if not runs.finished and not runs.tampered:
             g.notes.append(f"the test run ended early (exit status {run.rc}"
                            + (f", the lab's time limit of {lab_limit_s(timeout_s)} s" if runs.out_of_time else "")
                            + (f", in {runs.died_in}" if runs.died_in else "") + "): tests that did not report score 0")
@@ -531,24 +618,30 @@ def grade(reference: str | Path | Reference, submission: str | Path, out: str | 
     sub = Path(submission).resolve()
     if not sub.is_dir():
         raise UserError(f"no submission folder {submission}: make grade SUB=<folder holding your lab files>")
-    if out is not None:
-        writable_folder(out)  # before the tests run, not after
     wanted = {course.task(key).id for key in tasks} if tasks else None
     chosen = [course.lab(name) for name in labs] if labs else list(course.labs)
     if wanted is not None:
         chosen = [lab for lab in chosen if any(t.id in wanted for t in lab.tasks)]
         if not chosen:
             raise UserError(f"no lab of --lab {', '.join(labs or [])} holds the tasks {', '.join(sorted(wanted))}")
+    for lab in chosen if out is not None else ():  # before the tests run, not after
+        writable_folder(Path(out) / lab.dir, "--out's lab folder")
     with tempfile.TemporaryDirectory(prefix="course-grade-") as tmp:
         work = Path(tmp)
         tree = work / "tree"
         intake = prepare(course, sub, tree, ref.scan, ref.files)
-        results = [grade_lab(course, lab, tree, runner=runner, timeout_s=timeout_s, broken=intake.broken,
-                             missing=intake.missing, ignored=intake.ignored, work=work, tasks=wanted, scan=ref.scan,
-                             flagged=intake.flagged) for lab in chosen]
+        laid_out = manifest(tree)
+        results = []
+        for lab in chosen:
+            results.append(grade_lab(course, lab, tree, runner=runner, timeout_s=timeout_s, broken=intake.broken,
+                                     missing=intake.missing, ignored=intake.ignored, work=work, tasks=wanted,
+                                     scan=ref.scan, flagged=intake.flagged, laid_out=laid_out))
+            if altered(tree, laid_out):  # that lab's run was flagged for it; the next lab gets the tree as laid out
+                shutil.rmtree(tree)
+                prepare(course, sub, tree, ref.scan, ref.files)
     if out is not None:
         for g in results:
-            g.report = Path(out) / g.lab.dir / report_name(wanted)
+            g.report = Path(out) / g.lab.dir / report_name(None if wanted is None else [t.task.id for t in g.tasks])
             atomic_write(g.report.parent / f"{g.report.name}.json", json.dumps(results_json(g), indent=2) + "\n")
             atomic_write(g.report.parent / f"{g.report.name}.md", results_md(g))
     return results

@@ -33,15 +33,28 @@ GUARDED = {"common.course": "the grader", "common.grading": "the grader",
            "atexit": "exit hooks (they run after the tests, beside the grader's report)",
            "sys.argv": "the command line (it names the grader's report)", "sys.orig_argv": "the command line",
            "os._exit": "ending the test process", "signal": "signal handlers (the grader's timeouts)",
-           "runpy": "running other files (the grader's copy of the course sits beside the submission)"}
+           "runpy": "running other files (the grader's copy of the course sits beside the submission)",
+           "types.FunctionType": "functions made from code objects", "types.CodeType": "code objects",
+           "weakref.finalize": "exit hooks (they run after the tests, beside the grader's report)",
+           "subprocess": "other programs", "multiprocessing": "other processes", "pty": "other processes",
+           "threading.settrace": "the tracer", "threading.setprofile": "the profiler",
+           **{f"os.{f}": "other processes or the grader's process" for f in (
+               "system", "popen", "fork", "forkpty", "kill", "killpg", "setsid", "getppid", "readlink", "execv",
+               "execve", "execl", "execle", "execlp", "execvp", "execvpe", "spawnv", "spawnve", "posix_spawn")}}
 #: What the handout's stubs import (``NotImplementedTask``) and the reference uses: allowed.
 ALLOWED = ("common.course.notimpl",)
-#: Attributes that reach another module's globals, the builtins or a caller's frame, whatever they hang on.
-ESCAPES = frozenset({"__globals__", "__builtins__", "__subclasses__", "__code__", "f_back", "f_globals", "f_locals",
-                     "tb_frame", "gi_frame", "cr_frame", "ag_frame"})
+#: Attributes that reach another module's globals, the builtins, a caller's frame or a function's hidden state,
+#: or that assign around the scan, whatever they hang on (attribute -> what it reaches).
+ESCAPES = {**dict.fromkeys(("__globals__", "__builtins__", "__subclasses__", "__code__", "f_back", "f_globals",
+                            "f_locals", "tb_frame", "gi_frame", "cr_frame", "ag_frame"),
+                           "another module's globals, the builtins or a caller's frame"),
+           **dict.fromkeys(("__closure__", "cell_contents"), "a function's hidden state"),
+           **dict.fromkeys(("__setattr__", "__delattr__"), "assignment around this check")}
 #: Names a student file may not use: dynamic import, the builtins' namespace, code the scan cannot read.
 NAMES = {"__import__": "calls __import__ (the import machinery)", "__builtins__": "uses __builtins__ (the builtins)",
-         "exec": "calls exec (code this check cannot read)", "eval": "calls eval (code this check cannot read)"}
+         "exec": "calls exec (code this check cannot read)", "eval": "calls eval (code this check cannot read)",
+         "compile": "calls compile (code this check cannot read)",
+         "globals": "uses globals() (a module's namespace, the builtins through it)"}
 #: Third-party modules the graded tests check with: a student file that assigns their attributes is not taken
 #: (so are the project's own packages and :data:`GUARDED`).
 ORACLES = ("numpy", "onnx", "onnxruntime", "json", "math", "operator", "functools", "re")
@@ -78,14 +91,24 @@ def _dotted(node: ast.AST) -> tuple[str, list[str]] | None:
     return (node.id, attrs[::-1]) if isinstance(node, ast.Name) else None
 
 
+def _is_main_guard(node: ast.AST) -> bool:
+    """Whether ``node`` is ``if __name__ == "__main__":`` (its body runs only when the file is run as a script)."""
+    t = node.test if isinstance(node, ast.If) else None
+    return (isinstance(t, ast.Compare) and isinstance(t.left, ast.Name) and t.left.id == "__name__"
+            and len(t.ops) == 1 and isinstance(t.ops[0], ast.Eq) and isinstance(t.comparators[0], ast.Constant)
+            and t.comparators[0].value == "__main__")
+
+
 def tampering(text: str, rel: str, packages: Iterable[str] = ()) -> list[str]:
     """Why the student file ``rel`` (its ``text``) may not be graded: one reason per thing it does that code
     under test has no business doing (``"imports common.course.plugin (the grader) at line 1"``); empty
     when none. Static (:mod:`ast`): imports of or attribute access to :data:`GUARDED` modules (the
     grader, the test framework, the import machinery, the tests themselves), the :data:`ESCAPES`
     attributes, the :data:`NAMES`, and assigning an attribute of the project's packages (``packages``)
-    or an :data:`ORACLES` module (monkeypatching what the tests compare with). A check in depth, not a
-    sandbox: the plugin binds its own helpers too (:func:`common.course.plugin._seal`)."""
+    or an :data:`ORACLES` module (monkeypatching what the tests compare with), a module's ``__dict__``, and a
+    ``/proc`` path; a module bound to another name (``s = sys``) counts as that module, and the body of
+    ``if __name__ == "__main__":`` is not read (it never runs on import). A check in depth, not a sandbox:
+    the plugin binds its own helpers and signs its report too (:mod:`common.course.plugin`)."""
     tree = ast.parse(text, rel)
     patched = (*packages, *ORACLES)
     aliases: dict[str, str] = {}
@@ -110,8 +133,19 @@ def tampering(text: str, rel: str, packages: Iterable[str] = ()) -> list[str]:
             return None
         return ".".join([aliases[d[0]], *d[1]])
 
+    for _ in range(3):  # a module given another name (``s = sys``, ``_n = np.testing``) is that module
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign) and (name := full(node.value)) is not None:
+                for t in node.targets:
+                    if isinstance(t, ast.Name):
+                        aliases[t.id] = name
+    skipped = {id(n) for node in ast.walk(tree) if _is_main_guard(node) for b in node.body for n in ast.walk(b)}
     outer: set[int] = set()  # inner links of a chain already judged whole
     for node in ast.walk(tree):
+        if id(node) in skipped:  # ``if __name__ == "__main__":`` never runs under the grader (an import)
+            continue
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith("/proc"):
+            flag("names /proc (the processes' files: the grader's command line and folders)", node)
         if isinstance(node, ast.Import):
             for a in node.names:
                 what = _guarded(a.name, imported=True)
@@ -128,7 +162,7 @@ def tampering(text: str, rel: str, packages: Iterable[str] = ()) -> list[str]:
             flag(NAMES[node.id], node)
         elif isinstance(node, ast.Attribute):
             if node.attr in ESCAPES:
-                flag(f"uses .{node.attr} (another module's globals, the builtins or a caller's frame)", node)
+                flag(f"uses .{node.attr} ({ESCAPES[node.attr]})", node)
             if id(node) in outer:
                 continue
             inner = node.value
@@ -146,8 +180,8 @@ def tampering(text: str, rel: str, packages: Iterable[str] = ()) -> list[str]:
                 flag(f"reaches {name} ({what})", node)
             elif isinstance(node.ctx, (ast.Store, ast.Del)) and parts[0] in patched:
                 flag(f"assigns {name} (monkeypatches a module the tests use)", node)
-            elif parts[-1] == "__dict__" and parts[0] in patched:
-                flag(f"reaches {name} (monkeypatches a module the tests use)", node)
+            elif parts[-1] == "__dict__":
+                flag(f"reaches {name} (a module's namespace)", node)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.args and \
                 node.func.id in ("getattr", "setattr", "delattr", "vars") and node.func.id not in aliases:
             name = full(node.args[0])

@@ -18,7 +18,9 @@ Loaded for every run of the project's suite (``-p common.course.plugin`` in ``py
   to run are known, ``{"kind": "start", "nodeid"}`` (graded: also
   ``"task"``, ``"points"`` and ``"line"``) before each test runs (so a run killed in a test names it, and the grader
   can score it 0 and resume after it), and ``{"kind": "session", "exitstatus"}`` last (what
-  :mod:`common.course.grade` reads). ``--task-exclude PATH`` (a file of node ids, one a line) deselects
+  :mod:`common.course.grade` reads). With ``--task-key-fd FD`` (the grader's), every record also carries
+  ``seq`` and ``mac`` (:func:`_signer`: code under test that appends to the file cannot sign), and ``collected``
+  the SHA-256 of each test module as pytest imported it (``sources``). ``--task-exclude PATH`` (a file of node ids, one a line) deselects
   exactly those tests (the grader's resume after a crash; ``--deselect`` matches prefixes).
 - **Not implemented.** A test that raises :class:`~common.course.notimpl.NotImplementedTask` (also
   wrapped, or folded into another exception's text by a harness) is, when graded, a failure whose
@@ -52,6 +54,7 @@ Loaded for every run of the project's suite (``-p common.course.plugin`` in ``py
 """
 from __future__ import annotations
 
+import hmac as _hmac
 import json
 import os
 import re
@@ -94,13 +97,16 @@ def pytest_addoption(parser):
     group.addoption("--task-report", metavar="PATH", help="append one JSON line per test and collection error (for the grader)")
     group.addoption("--task-exclude", metavar="PATH",
                     help="deselect exactly the test ids listed in this file, one a line (the grader's resume after a crash)")
+    group.addoption("--task-key-fd", type=int, metavar="FD",
+                    help="read the report's signing key from this inherited pipe, then close it (the grader's)")
 
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "task(id, points=N): a graded test of a student task (common.course); "
                                        "N points per collected test")
     config.stash[_STATE] = {"course": None, "results": [], "report": config.getoption("--task-report"),
-                            "shrink_limit": None, "collected": {}, "files": set(), "narrowed": False}
+                            "shrink_limit": None, "collected": {}, "files": set(), "narrowed": False,
+                            "sign": _signer(config.getoption("--task-key-fd"))}
     if config.stash[_STATE]["report"]:
         _write(config, {"kind": "begin", "pid": os.getpid()})
         config.pluginmanager.register(_Reporter(config), "common.course.reporter")
@@ -143,10 +149,40 @@ def _course(config):
 _ENCODE = json.JSONEncoder().encode  # bound now (the module attribute json.dumps is code under test's to break)
 
 
+def _signer(fd: int | None):
+    """``record -> record`` for the report: with the grader's key (read from the inherited pipe ``fd``, which is
+    closed at once, before any test module is imported), each record gets ``seq`` (0, 1, ... in writing order)
+    and ``mac``, HMAC-SHA256 of the record without it (:func:`signed_body`); the key stays in this closure only.
+    Without ``fd`` (a student's or a test's own report): records as they are."""
+    if fd is None:
+        return None
+    key = b""
+    while chunk := os.read(fd, 64):
+        key += chunk
+    os.close(fd)
+    state = [0]
+
+    def sign(record: dict) -> dict:
+        record = {**record, "seq": state[0]}
+        state[0] += 1
+        return {**record, "mac": _hmac.new(key, signed_body(record), "sha256").hexdigest()}
+    return sign
+
+
+def signed_body(record: dict) -> bytes:
+    """The bytes a record's ``mac`` covers: the record without ``mac``, as sorted-key JSON."""
+    return _SORTED({k: v for k, v in record.items() if k != "mac"}).encode()
+
+
+_SORTED = json.JSONEncoder(sort_keys=True).encode
+
+
 def _write(config, record: dict) -> None:
-    path = config.stash[_STATE]["report"]
-    if path:
-        with open(path, "a", encoding="utf-8") as fh:
+    state = config.stash[_STATE]
+    if state["report"]:
+        if state["sign"] is not None:
+            record = state["sign"](record)
+        with open(state["report"], "a", encoding="utf-8") as fh:
             fh.write(_ENCODE(record) + "\n")
 
 
@@ -377,9 +413,19 @@ class _Reporter:
 
     def __init__(self, config):
         self.config = config
+        self.sources: dict[str, str] = {}
+
+    def pytest_pycollect_makemodule(self, module_path, parent):
+        """The SHA-256 of each test module as pytest is about to import it (code under test that ran at an
+        earlier module's import could have rewritten it): the grader compares them with its own copy."""
+        import hashlib
+        with open(module_path, "rb") as fh:
+            digest = hashlib.sha256(fh.read()).hexdigest()
+        self.sources[os.path.relpath(module_path, self.config.rootpath)] = digest
 
     def pytest_collection_finish(self, session):
-        _write(self.config, {"kind": "collected", "nodeids": [item.nodeid for item in session.items]})
+        _write(self.config, {"kind": "collected", "nodeids": [item.nodeid for item in session.items],
+                             "sources": self.sources})
 
     def pytest_collectreport(self, report):
         if report.failed:
@@ -438,6 +484,25 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     state = config.stash[_STATE]
     for line in summary_lines(results, state["course"], state["collected"], state["files"], state["narrowed"]):
         terminalreporter.write_line(line)
+    if state["course"] is not None and not config.getoption("--task-report"):
+        for line in refused_lines(state["course"], [r["task"] for r in results]):
+            terminalreporter.write_line(line)
+
+
+def refused_lines(course, task_ids) -> list[str]:
+    """One ``warning:`` line per file of these tasks that the grader's intake scan would refuse
+    (:func:`common.course.intake.tampering`): the local check passes it, ``make grade`` takes the stub."""
+    from .intake import tampering
+
+    own = tuple(sorted(p.name for p in course.root.iterdir() if (p / "__init__.py").is_file()))
+    out = []
+    for rel in dict.fromkeys(f for t in dict.fromkeys(task_ids) for f in course.tasks[t].files):
+        path = course.root / rel
+        why = tampering(path.read_text(errors="replace"), rel, own) if path.is_file() else []
+        if why:
+            out.append(f"warning: {rel} would not be graded (the grader takes the handout's stub instead): "
+                       f"it {why[0]}" + (f" (and {len(why) - 1} more)" if len(why) > 1 else ""))
+    return out
 
 
 def _seal(namespace: dict) -> None:

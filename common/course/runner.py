@@ -109,14 +109,33 @@ def _env(tree: Path, env: Mapping[str, str] | None) -> dict[str, str]:
     return out
 
 
+def _key_pipe(key: bytes | None) -> int | None:
+    """The read end of a pipe that holds ``key`` (the write end closed), for the child's ``--task-key-fd``: the
+    key travels in no argument, environment variable or file that code under test could read later."""
+    if key is None:
+        return None
+    r, w = os.pipe()
+    os.write(w, key)
+    os.close(w)
+    return r
+
+
 def run_pytest(tree: str | Path, args: Sequence[str], *, env: Mapping[str, str] | None = None,
-               timeout_s: float = 900) -> Run:
-    """``python -m pytest *args`` in ``tree`` (a fresh interpreter); see the module docstring."""
+               timeout_s: float = 900, key: bytes | None = None) -> Run:
+    """``python -m pytest *args`` in ``tree`` (a fresh interpreter); see the module docstring. ``key``: the
+    report's signing key, handed over on a pipe (``--task-key-fd``, :mod:`common.course.plugin`)."""
     tree = Path(tree)
     t0 = time.perf_counter()
+    fd = _key_pipe(key)
+    args = [*args, f"--task-key-fd={fd}"] if fd is not None else list(args)
     with _Reaper() as reaper:
-        proc = subprocess.Popen([sys.executable, "-m", "pytest", *args], cwd=tree, env=_env(tree, env),
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+        try:
+            proc = subprocess.Popen([sys.executable, "-m", "pytest", *args], cwd=tree, env=_env(tree, env),
+                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                    start_new_session=True, pass_fds=() if fd is None else (fd,))
+        finally:
+            if fd is not None:
+                os.close(fd)
         reaper.pid = proc.pid
         try:
             out, _ = proc.communicate(timeout=timeout_s)
@@ -147,20 +166,26 @@ class WarmRunner:
                 pass
 
     def __call__(self, tree: str | Path, args: Sequence[str], *, env: Mapping[str, str] | None = None,
-                 timeout_s: float = 900) -> Run:
+                 timeout_s: float = 900, key: bytes | None = None) -> Run:
         tree = Path(tree).resolve()
         if not hasattr(os, "fork"):  # pragma: no cover
-            return run_pytest(tree, args, env=env, timeout_s=timeout_s)
+            return run_pytest(tree, args, env=env, timeout_s=timeout_s, key=key)
         fd, log = tempfile.mkstemp(prefix="course-run-", suffix=".log")
         t0 = time.perf_counter()
         sys.stdout.flush()
         sys.stderr.flush()
-        with _Reaper() as reaper:
-            rc = self._fork(reaper, fd, tree, args, env, timeout_s)
+        key_fd = _key_pipe(key)
+        forked = [*args, f"--task-key-fd={key_fd}"] if key_fd is not None else list(args)
+        try:
+            with _Reaper() as reaper:
+                rc = self._fork(reaper, fd, tree, forked, env, timeout_s)
+        finally:
+            if key_fd is not None:
+                os.close(key_fd)
         output = Path(log).read_text(errors="replace")
         Path(log).unlink(missing_ok=True)
         if rc < 0:  # killed by a signal in the fork: the fresh interpreter's verdict stands (module docstring)
-            return run_pytest(tree, args, env=env, timeout_s=timeout_s)
+            return run_pytest(tree, args, env=env, timeout_s=timeout_s, key=key)
         return Run(rc, output, time.perf_counter() - t0)
 
     @staticmethod

@@ -35,10 +35,9 @@ def walk(folder: Path, depth: int | None = None) -> Iterable[Path]:
                 yield p
 
 
-def base_of(course: Course, sub: Path) -> Path:
-    """The folder of ``sub`` laid out like the handout: the one (``sub`` or a folder at most 3 levels down) that
-    holds the most student files at their handout paths, the shallowest of those, then the first by name;
-    ``sub`` when none holds any."""
+def _holding(course: Course, sub: Path) -> list[tuple[int, int, str, Path]]:
+    """``(-task files held, depth, path, folder)`` of each folder of ``sub`` (itself included, 3 levels down, no
+    :data:`NOT_SUBMITTED` folder) that holds task files at their handout paths."""
     found = []
     for dirpath, dirnames, _ in os.walk(sub):
         here = Path(dirpath)
@@ -47,6 +46,19 @@ def base_of(course: Course, sub: Path) -> Path:
         n = sum((here / rel).is_file() for rel in course.student_files)
         if n:
             found.append((-n, level, here.as_posix(), here))
+    return found
+
+
+def holders(course: Course, sub: Path) -> list[str]:
+    """The folders of ``sub`` that hold task files at their handout paths, as ``rel/`` (``./`` for ``sub``)."""
+    return [(f[3].relative_to(sub).as_posix() or ".") + "/" for f in _holding(course, sub)]
+
+
+def base_of(course: Course, sub: Path) -> Path:
+    """The folder of ``sub`` laid out like the handout: the one (``sub`` or a folder at most 3 levels down) that
+    holds the most student files at their handout paths, the shallowest of those, then the first by name;
+    ``sub`` when none holds any."""
+    found = _holding(course, sub)
     return min(found)[3] if found else sub
 
 
@@ -61,6 +73,9 @@ def layout(course: Course, sub: str | Path, dest: str | Path) -> list[str]:
         raise UserError(f"no submission folder {sub}: make grade SUB=<folder holding your lab files>")
     base = base_of(course, sub)
     notes = [] if base == sub else [f"submission: the handout's layout found in {base.relative_to(sub).as_posix()}/"]
+    if len(rivals := holders(course, sub)) > 1:
+        notes.append(f"warning: {len(rivals)} folders hold task files ({', '.join(r for r in rivals)}): graded "
+                     f"{base.relative_to(sub).as_posix() or '.'}/, the one with the most; hand in one")
     dest.mkdir(parents=True, exist_ok=True)
     for p in walk(base):
         rel = p.relative_to(base).as_posix()

@@ -117,6 +117,13 @@ def test_layout_finds_a_nested_repository_and_files_uploaded_alone(tmp_path):
     (flat / "mod.py").write_text("B = 2\n")
     assert autograder.layout(course, flat, tmp_path / "d2") == ["submission: mod.py graded as lab09_demo/mod.py"]
     assert (tmp_path / "d2/lab09_demo/mod.py").read_text() == "B = 2\n" and not (tmp_path / "d2/mod.py").exists()
+    two = tmp_path / "two"
+    for version in ("v1", "v2"):
+        (two / version / "lab09_demo").mkdir(parents=True)
+        (two / version / "lab09_demo/mod.py").write_text(f"V = {version!r}\n")
+    assert autograder.layout(course, two, tmp_path / "d3") == [
+        "submission: the handout's layout found in v1/",
+        "warning: 2 folders hold task files (v1/, v2/): graded v1/, the one with the most; hand in one"]
 
 
 def test_a_lab_the_grader_did_not_write_is_listed_at_zero_with_the_reason(tmp_path):

@@ -87,6 +87,18 @@ def test_the_plugin_ignores_its_reassigned_module_attributes(demo, tmp_path):
     ("import atexit, sys\natexit.register(lambda: open(sys.argv[-1], 'a'))", "imports atexit (exit hooks"),
     ("import sys\np = [a for a in sys.argv if a.startswith('--task-report')]", "reaches sys.argv (the command line"),
     ("import os\nos._exit(0)", "reaches os._exit (ending the test process)"),
+    # a second review's evasions: a module under another name, its namespace, hooks and /proc
+    ("import sys\ns = sys\ns.modules['x']", "reaches sys.modules (the table of loaded modules) at line 4"),
+    ("import sys\nsys.__dict__['mod' + 'ules']", "reaches sys.__dict__ (a module's namespace)"),
+    ("import numpy as np\n_n = np\n_n.testing.assert_array_equal = print", "assigns numpy.testing.assert_array_equal"),
+    ("import numpy as np\nobject.__setattr__(np.testing, 'x', 1)", "uses .__setattr__ (assignment around"),
+    ("b = globals()['__builtins__']", "uses globals()"),
+    ("f = compile('1', 'f', 'eval')", "calls compile (code this check cannot read)"),
+    ("import types\ntypes.FunctionType(None, {})", "reaches types.FunctionType"),
+    ("import weakref\nweakref.finalize(object(), print)", "reaches weakref.finalize (exit hooks"),
+    ("import os\nos.readlink(f'/proc/{os.getppid()}/cwd')", "reaches os.readlink"),
+    ("x = open('/proc/self/cmdline').read()", "names /proc"),
+    ("def f():\n    return f.__closure__", "uses .__closure__ (a function's hidden state)"),
 ])
 def test_the_intake_scan_names_what_a_file_must_not_do(line, reason):
     text = "from __future__ import annotations\n" + line + "\n"
@@ -146,3 +158,72 @@ def test_a_failed_property_line_shows_its_example_and_the_replay(demo, tmp_path)
     os.umask(mask)
     for name in ("results.json", "results.md"):  # not mkstemp's 0600
         assert (out / "lab09_demo" / name).stat().st_mode & 0o777 == 0o666 & ~mask
+
+
+#: A review's forgery: at exit, append a new ``begin`` and a passed record for every graded test that started
+#: to the report (found beside the grading tree), so the reader kept only the forged run: full marks for stubs.
+#: (The review hooked the exit with ``weakref.finalize``, which the intake scan now refuses; an object's
+#: ``__del__`` at the interpreter's end is another hook no static check sees.)
+FORGE = '''
+import glob as _glob
+import json as _json
+
+
+def _forge(here=__file__, glob=_glob, json=_json, open=open):
+    work = here.rsplit("/", 3)[0]
+    for path in glob.glob(work + "/*.jsonl"):
+        starts = [r for r in map(json.loads, open(path).read().splitlines()) if r.get("kind") == "start"]
+        with open(path, "a") as fh:
+            fh.write(json.dumps({"kind": "begin", "pid": 1}) + "\\n")
+            for r in starts:
+                fh.write(json.dumps({"kind": "item", "nodeid": r["nodeid"], "task": r.get("task"),
+                                     "points": r.get("points", 0), "outcome": "passed", "message": ""}) + "\\n")
+            fh.write(json.dumps({"kind": "session", "exitstatus": 0}) + "\\n")
+
+
+class _AtExit:
+    def __del__(self, forge=_forge):
+        forge()
+
+
+_at_exit = _AtExit()
+'''
+
+
+def test_a_forged_test_report_scores_the_lab_0_and_says_so(demo, tmp_path):
+    """Records not signed with the run's key (handed to the plugin on a pipe) end the reading: the lab scores 0
+    with the reason, where the forged run used to stand (full marks for the handout's stubs)."""
+    stub = (demo[1] / "lab09_demo/mod.py").read_text()
+    sub = _submission(demo, tmp_path, stub + FORGE)
+    assert intake.tampering((sub / "lab09_demo/mod.py").read_text(), "lab09_demo/mod.py", ("lab09_demo",)) == []
+    (g,) = grade.grade(demo[0], sub)
+    assert g.scores() == {"lab09.double": 0, "lab09.inc": 0}
+    assert "not graded: line" in g.tasks[0].output() and "is not a record the grader's plugin signed" \
+        in g.tasks[0].output(), g.tasks[0].output()
+
+
+def test_code_that_edits_the_grading_tree_scores_its_lab_0_and_says_which_file(demo, tmp_path):
+    """A correct answer that also rewrites a test module of the grading tree while the tests run (what a later
+    run or another lab would import) scores 0, the file named; before, it kept full marks and altered the rest."""
+    edit = '\nopen(__file__.rsplit("/", 1)[0] + "/test_mod.py", "a").write("\\n# edited\\n")\n'
+    sub = _submission(demo, tmp_path, (demo[0] / "lab09_demo/mod.py").read_text() + edit)
+    (g,) = grade.grade(demo[0], sub)
+    assert g.scores() == {"lab09.double": 0, "lab09.inc": 0}
+    assert "not graded: lab09_demo/test_mod.py was changed in the grading tree while the lab's tests ran" \
+        in g.tasks[1].output(), g.tasks[1].output()
+
+
+def test_the_local_check_warns_of_a_file_the_grader_would_refuse_and_a_script_block_is_not_read(tmp_path):
+    """``pytest --task`` passes a correct answer that also reads ``sys.argv``; it now says that ``make grade`` would
+    take the stub instead. The same read inside ``if __name__ == "__main__":`` (never run on import) is fine."""
+    ref = make_course(tmp_path / "ref")
+    mod = ref / "lab09_demo/mod.py"
+    answer = mod.read_text()
+    mod.write_text("import sys\nARGS = sys.argv[1:]\n" + answer)
+    run = run_pytest_in(ref, "--task", "lab09.double", "-q")
+    assert "warning: lab09_demo/mod.py would not be graded (the grader takes the handout's stub instead): it " \
+           "reaches sys.argv (the command line (it names the grader's report)) at line 2" in run.stdout, run.stdout
+    script = answer + '\n\nif __name__ == "__main__":\n    import sys\n    print(sys.argv[1:])\n'
+    assert intake.tampering(script, "lab09_demo/mod.py", ("lab09_demo",)) == []
+    mod.write_text(script)
+    assert "would not be graded" not in run_pytest_in(ref, "--task", "lab09.double", "-q").stdout
