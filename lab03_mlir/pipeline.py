@@ -296,7 +296,8 @@ def step_spirv(args) -> int:
 def parse_args(argv):
     p = parser("python -m lab03_mlir.pipeline", __doc__, steps=["timing", "from-torch", "spirv"],
                quick="small shapes (64x48x40), timing sizes 64,128, and step 9's --quick; never implied "
-                     "(CI=true only shrinks the budgets: timing sizes and repeats)", epilog=__doc__)
+                     "(CI=true only shrinks the budgets: timing sizes and repeats)",
+               epilog="\n\n".join(__doc__.split("\n\n")[2:]))  # the step list: the title is the description
     p.add_argument("--m", type=int, default=None, help="rows of A and of the output (default 256; --quick 64)")
     p.add_argument("--n", type=int, default=None, help="columns of B and of the output (default 256; --quick 48)")
     p.add_argument("--k", type=int, default=None, help="reduction length (default 256; --quick 40)")

@@ -172,6 +172,21 @@ def public_function(module: ir.Module, name: str):
                 if op.operation.name == "func.func" and ir.StringAttr(op.attributes["sym_name"]).value == name)
 
 
+def unfreed_message(name: str, module: ir.Module, names: list[str]) -> str:
+    """Why ``memref.alloc`` and ``memref.dealloc`` do not pair up after ``bufferize``: a function that still
+    returns a memref hands its own buffer to the caller (rule 3 unmet), which looks like a leak (rule 4)."""
+    counts = f"{names.count('memref.alloc')} memref.alloc vs {names.count('memref.dealloc')} memref.dealloc"
+    returning = [ir.StringAttr(op.attributes["sym_name"]).value for op in module.body.operations
+                 if op.operation.name == "func.func"
+                 and ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value).results]
+    if returning:
+        return (f"{name}: {counts} after bufferize, but the cause is rule 3, not deallocation: "
+                f"@{', @'.join(returning)} still return(s) memref results, so the buffer allocated for a result "
+                "is returned, not freed; turn results into caller-owned last arguments (out-parameters) first "
+                "(test_public_functions_take_identity_layout_memrefs_and_results_become_the_last_arguments)")
+    return f"{name}: {counts} after bufferize: a temporary buffer is never freed (rule 4); ops: {sorted(set(names))}"
+
+
 @pytest.mark.task("lab03.lower", points=2)
 def test_bufferize_leaves_no_tensor_anywhere():
     for name, (text, *_rest) in KERNELS.items():
@@ -198,10 +213,12 @@ def test_results_are_computed_straight_into_the_output_arguments():
 def test_every_temporary_is_freed():
     """The chain's first product is a temporary (the second matmul reads it while writing the output)."""
     for name, (text, *_rest) in KERNELS.items():
-        names = [op.name for op in ops(stage_module(text, 1))]
-        assert names.count("memref.alloc") == names.count("memref.dealloc"), (name, sorted(set(names)))
+        module = stage_module(text, 1)
+        names = [op.name for op in ops(module)]
+        assert names.count("memref.alloc") == names.count("memref.dealloc"), unfreed_message(name, module, names)
     names = [op.name for op in ops(stage_module(CHAINED_MATMULS, 1))]
-    assert names.count("memref.alloc") + names.count("memref.alloca") >= 1  # the temporary lives in a buffer
+    assert names.count("memref.alloc") + names.count("memref.alloca") >= 1, \
+        f"chain: the first product (a temporary) must live in a buffer of its own (memref.alloc or .alloca); ops: {sorted(set(names))}"
 
 
 @pytest.mark.task("lab03.lower", points=2)

@@ -15,7 +15,7 @@ import pytest
 
 from common.errors import UserError
 from lab03_mlir import unroll
-from lab03_mlir.testing import DYNAMIC, check_numbers, kernel, loops, module, run_kernel
+from lab03_mlir.testing import DYNAMIC, check_numbers, kernel, loops, loops_message, module, run_kernel
 
 pytestmark = pytest.mark.lab03
 
@@ -57,7 +57,8 @@ def test_divisible_trip_count_unrolls_by_the_factor(lb, ub, step, factor):
     mod = module(kernel(lb, ub, step))
     unroll.unroll(mod, factor)
     trip = -(-(ub - lb) // step)
-    assert loops(mod) == [(lb, step * factor, trip // factor, 0)]
+    assert loops(mod) == [(lb, step * factor, trip // factor, 0)], \
+        loops_message(f"unrolling `for i = {lb} to {ub} step {step}` (trip count {trip}) by {factor}")
     assert mod.operation.verify()
     check_numbers(lb, ub, step, factor)
 
@@ -71,7 +72,8 @@ def test_divisible_trip_count_unrolls_by_the_factor(lb, ub, step, factor):
 def test_remainder_runs_the_last_iterations(lb, ub, step, factor, want):
     mod = module(kernel(lb, ub, step))
     unroll.unroll(mod, factor)
-    assert loops(mod) == want
+    assert loops(mod) == want, \
+        loops_message(f"unrolling `for i = {lb} to {ub} step {step}` by {factor} (main loop, then remainder)")
     check_numbers(lb, ub, step, factor)
 
 
@@ -79,7 +81,8 @@ def test_remainder_runs_the_last_iterations(lb, ub, step, factor, want):
 def test_single_iteration_loops_are_promoted():
     mod = module(kernel(0, 5, 1))  # T = 5, factor 4: one main iteration + one remainder iteration
     unroll.unroll(mod, 4)
-    assert loops(mod) == []
+    assert loops(mod) == [], loops_message("unrolling `for i = 0 to 5` by 4: both loops have one "
+                                           "iteration and must be promoted (none left)")
     assert mod.operation.verify()
     check_numbers(0, 5, 1, 4)
 
@@ -96,7 +99,8 @@ def test_short_loop_is_left_alone():
 def test_only_innermost_loops_unroll():
     mod = module(NEST)
     unroll.unroll(mod, 4)
-    assert loops(mod) == [(0, 1, 4, 0), (0, 4, 2, 1)]
+    assert loops(mod) == [(0, 1, 4, 0), (0, 4, 2, 1)], \
+        loops_message("unrolling NEST (i < 4 around j < 8) by 4: only the innermost j loop changes")
     (m,) = run_kernel(NEST, 4, None, "nest")
     np.testing.assert_array_equal(m, np.ones((4, 8), np.float32))
 
@@ -113,14 +117,15 @@ def test_iter_args_chain_through_the_copies(factor):
 def test_stats_count_what_the_pass_did():
     stats = unroll.unroll(module(THREE), 4)
     assert (stats.innermost_loops, stats.unrolled, stats.remainder_loops, stats.skipped_short, stats.promoted) == \
-        (3, 2, 1, 1, 0)
+        (3, 2, 1, 1, 0), ("UnrollStats (innermost_loops, unrolled, remainder_loops, skipped_short, promoted) after "
+                          "unrolling THREE (trip counts 16, 10, 3) by 4 (got == want)")
 
 
 @pytest.mark.task("lab03.unroll", points=1)
 def test_factor_one_changes_no_loop_of_several_iterations():
     mod = module(kernel(0, 10, 1))
     unroll.unroll(mod, 1)
-    assert loops(mod) == [(0, 1, 10, 0)]
+    assert loops(mod) == [(0, 1, 10, 0)], loops_message("unrolling `for i = 0 to 10` by 1 (factor 1 only promotes one-iteration loops)")
     check_numbers(0, 10, 1, 1)
 
 

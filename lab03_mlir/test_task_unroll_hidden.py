@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lab03_mlir import unroll
-from lab03_mlir.testing import check_numbers, kernel, loops, module
+from lab03_mlir.testing import check_numbers, kernel, loops, loops_message, module
 
 pytestmark = pytest.mark.lab03
 
@@ -31,5 +31,6 @@ def test_any_bounds_and_factor_keep_the_numbers(lb, trip, step, factor):
         main, rest = divmod(trip, factor)
         want = ([(lb, step * factor, main, 0)] if main > 1 else []) + \
                ([(lb + main * factor * step, step, rest, 0)] if rest > 1 else [])
-    assert loops(mod) == want
+    assert loops(mod) == want, loops_message(f"unrolling `for i = {lb} to {ub} step {step}` (trip count {trip}) "
+                                             f"by {factor}")
     check_numbers(lb, ub, step, factor)

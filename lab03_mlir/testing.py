@@ -1,6 +1,9 @@
-"""Helpers of the Task 3.2 (``lab03.unroll``) tests, shared by ``test_task_unroll.py`` and the hidden
-``test_task_unroll_hidden.py``: the test kernel, its NumPy reference, a walker reading every
-``affine.for`` and the JIT check of the numbers. This file holds no test.
+"""Helpers of the Task 3.2 (``lab03.unroll``) tests: the test kernel, its NumPy reference, a walker reading
+every ``affine.for`` (:func:`loops`) and the JIT check of the numbers. This file holds no test.
+
+Used by ``test_task_unroll.py`` and by the instructor's hidden test of the task,
+``test_task_unroll_hidden.py`` (``hidden_tests`` in ``lab03_mlir/tasks.toml``): the grader runs it, the
+student handout does not contain it.
 """
 from __future__ import annotations
 
@@ -45,8 +48,18 @@ def module(text: str) -> ir.Module:
     return lowering.as_module(text, ir.Context())
 
 
+#: What each tuple of :func:`loops` holds: the assertion message of the tests that compare them.
+LOOP_FIELDS = "(lower bound, step, trip count, nesting depth)"
+
+
+def loops_message(what: str) -> str:
+    """The message of an ``assert loops(mod) == want``: what the tuples are, then which run they read."""
+    return f"every affine.for as {LOOP_FIELDS}, in IR order (got == want), after {what}"
+
+
 def loops(mod: ir.Module) -> list[tuple[int, int, int, int]]:
-    """``(lower bound, step, trip count, nesting depth)`` of every ``affine.for``, in IR order."""
+    """``(lower bound, step, trip count, nesting depth)`` of every ``affine.for``, in IR order
+    (:data:`LOOP_FIELDS`; :func:`loops_message` says so in a failed assertion)."""
     found: list[tuple[int, int, int, int]] = []
 
     def bound(op, name):

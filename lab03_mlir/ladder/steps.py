@@ -335,7 +335,8 @@ def parse_args(argv: Sequence[str] | None = None) -> FromTorchConfig:
     from common.budget import pick
     p = parser("python -m lab03_mlir.ladder", __doc__, steps=["iree", "timing", "resnet"],
                quick="5 timing rounds and no ResNet convolutions (never implied: CI=true only shrinks the "
-                     "timing rounds to 5)")
+                     "timing rounds to 5)",
+               epilog="\n\n".join(__doc__.split("\n\n")[2:]))  # the step list: the title is the description
     d = FromTorchConfig()
     p.add_argument("--mlp", default=",".join(map(str, d.mlp)), metavar="B,IN,OUT",
                    help="MLP block: batch, in_features, out_features (default %(default)s)")
@@ -346,7 +347,9 @@ def parse_args(argv: Sequence[str] | None = None) -> FromTorchConfig:
     p.add_argument("--repeats", type=int, default=None,
                    help=f"timed rounds (default {d.repeats}; 5 with --quick or under CI=true)")
     p.add_argument("--threads", type=int, default=d.threads, help="PyTorch threads in the ladder (default 1)")
-    p.add_argument("--seed", type=int, default=d.seed)
+    p.add_argument("--seed", type=int, default=d.seed,
+                   help="torch.manual_seed for every block's weights and inputs (MLP, conv, ResNet convs); "
+                        "the committed tables use %(default)s")
     p.add_argument("--save-stages", action="store_true",
                    help="save the IR after every Lab 03 stage under results/lab03/torch_stages/")
     a = p.parse_args(argv)

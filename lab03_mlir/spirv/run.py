@@ -140,12 +140,17 @@ def _one_blas_thread():
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    p = parser("python -m lab03_mlir.spirv", __doc__, steps=["vulkan"])
+    p = parser("python -m lab03_mlir.spirv", __doc__, steps=["vulkan"],
+               epilog="\n\n".join(__doc__.split("\n\n")[2:]))  # what the step does: the title is the description
     p.add_argument("--m", type=int, default=64, help="rows of A and of the output (default %(default)s)")
     p.add_argument("--n", type=int, default=64, help="columns of B and of the output (default %(default)s)")
     p.add_argument("--k", type=int, default=64, help="reduction length (default %(default)s)")
     p.add_argument("--tile", type=int, default=8, help="workgroup edge: tile x tile invocations (default %(default)s)")
-    p.add_argument("--schedule", choices=[*SCHEDULES, "both"], default="both", help="(default %(default)s)")
+    p.add_argument("--schedule", choices=[*SCHEDULES, "both"], default="both",
+                   help="which lowering to SPIR-V (lab03_mlir/spirv/lowering.py, SPIRV.md): loops = the pass "
+                        "pipeline, two kernels (fill + matmul into a temporary buffer, then bias + ReLU); fused "
+                        "= the transform-dialect schedule, one kernel, the accumulator in private memory; both "
+                        "= each in turn, one table row each (default %(default)s)")
     p.add_argument("--repeats", type=int, default=None, help="timed Vulkan submissions (default 20, CI 5)")
     args = p.parse_args(argv)
     positive("--repeats", args.repeats)
