@@ -13,8 +13,12 @@ Rows are matched by a key (:func:`key_columns`) among the columns that can ident
 columns (model, stage, backend) and integer columns named in ``KEY_NAMES`` (batch, seq, threads, m, n,
 k), then other integer columns (a partition number); the shortest prefix of them that makes the rows
 unique in both tables, less the columns uniqueness does not need. Rows are labelled by it
-(``[seq=32, backend=ort_cuda]``); a row on one side only is one line (``row [...] only in B``). When
-no key makes the rows unique, rows are matched by position (``[#3]``, 1-based) and one note says so.
+(``[seq=32, backend=ort_cuda]``); a row on one side only is one line (``row [...] only in B``). A
+duplicated row does not hide the key (:func:`match_key`): the key is then chosen on the rows with
+exact repeats dropped, else on A's rows alone (or B's) when they are unique; a key that a side holds
+more often than the other is one line (``row [...] appears 2 times in B, 1 in A``), its first
+occurrences are compared, and every other row is still matched by key. When no key makes the rows
+unique, rows are matched by position (``[#3]``, 1-based) and one note says so.
 
 By default only what travels between machines is compared; the class of a column is decided from
 its name, split into lower-case words at every non-alphanumeric character (``median_ms_b1_s128`` ->
@@ -40,12 +44,14 @@ numbers); ``-v`` also prints the differences that were not flagged. Changes are 
 table one folder cannot read (a ``.json`` beside its ``.csv``/``.md``, or at the path of the other
 side's table, that is not valid JSON or not a table): one line each, the rest is still compared.
 Exit code: 0 nothing flagged, 1 something flagged, 2 bad input (one ``error:`` line: a path that does
-not exist, a file that is not a readable table, a folder against a file, a negative threshold or
-tolerance, no tables in a folder).
+not exist, a path that is neither a folder nor a file (``/dev/null``), a file that is not a readable
+table, a folder against a file, a threshold or tolerance that is negative, NaN or infinite, no tables
+in a folder).
 """
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import re
@@ -124,6 +130,38 @@ def key_columns(a: list[dict], b: list[dict]) -> list[str] | None:
     return key
 
 
+def _content(row: dict) -> str:
+    """The row's cells as one string (column order aside): two rows are repeats when these are equal."""
+    return json.dumps(row, sort_keys=True, default=repr)
+
+
+def match_key(a: list[dict], b: list[dict]) -> list[str] | None:
+    """The key :func:`diff_tables` matches rows by: :func:`key_columns` of the two row lists, else (a row
+    repeated) of the lists with exact repeats dropped, else of A's rows alone, else of B's rows alone (a side
+    then holds some key more than once: :func:`diff_tables` reports it); None when none of these has a key."""
+    key = key_columns(_distinct(a), _distinct(b))
+    return key if key is not None else key_columns(a, a) or key_columns(b, b)
+
+
+def _distinct(rows: list[dict]) -> list[dict]:
+    """``rows`` without exact repeats (the first of each kept, in order)."""
+    first: dict[str, dict] = {}
+    for r in rows:
+        first.setdefault(_content(r), r)
+    return list(first.values())
+
+
+def _key_value(row: dict, key: list[str]) -> tuple:
+    """The row's values in the key's columns (a column it lacks: None; an unhashable value: its repr)."""
+    def hashable(v: Any) -> Any:
+        try:
+            hash(v)
+        except TypeError:
+            return repr(v)
+        return v
+    return tuple(hashable(row.get(c)) for c in key)
+
+
 def _verdict(column: str, value: float, row: dict, tol: float) -> str:
     """``"within"`` / ``"beyond"`` tolerance for an error cell (``"nan"`` when the value is NaN).
 
@@ -172,7 +210,9 @@ def diff_tables(a: dict, b: dict, threshold: float, *, all_columns: bool = False
                 ) -> list[dict]:
     """Cell-by-cell differences between two table documents (as read by :func:`read_table`).
 
-    Rows are matched by :func:`key_columns` (by position when it finds no key).
+    Rows are matched by :func:`match_key` (by position when it finds no key). Rows of the same key are
+    paired in order; a key held a different number of times on the two sides (a duplicated row) is one
+    dict, and the rows paired are still compared.
 
     Args:
         a, b: the two tables (``{"rows": [...]}``).
@@ -182,32 +222,49 @@ def diff_tables(a: dict, b: dict, threshold: float, *, all_columns: bool = False
 
     Returns:
         One dict per differing cell: row (its label, ``batch=1, seq=32`` or ``#3``), column, a, b, kind (text /
-        error / machine / portable / row), rel_change (signed ``(b - a) / |a|``, None for text), flagged; error
-        cells also carry ``verdict`` ("within -> beyond"), machine cells ``compared``, text cells that differ
+        error / machine / portable / row / duplicate), rel_change (signed ``(b - a) / |a|``, None for text),
+        flagged; error cells also carry ``verdict`` ("within -> beyond"), machine cells ``compared``, text cells that differ
         only in a machine-kind results folder ``note``. A row on one side only is one dict of kind row, column
-        ``*``, a and b ``present`` / ``missing``.
+        ``*``, a and b ``present`` / ``missing``; a key held more often on one side than on the other is one
+        dict of kind duplicate, column ``*``, a and b the number of rows of that key in A and in B (the rows
+        paired in order are compared all the same; a later pair's label ends ``(occurrence 2)``).
     """
-    key = key_columns(a["rows"], b["rows"])
+    key = match_key(a["rows"], b["rows"])
 
-    def index(rows: list[dict]) -> dict:
-        return {tuple(r[c] for c in key) if key else i: r for i, r in enumerate(rows)}
+    def index(rows: list[dict]) -> dict[Any, list[dict]]:
+        out: dict[Any, list[dict]] = {}
+        for i, r in enumerate(rows):
+            out.setdefault(_key_value(r, key) if key else i, []).append(r)
+        return out
 
     rows_a, rows_b = index(a["rows"]), index(b["rows"])
     out = []
     for k in dict.fromkeys([*rows_a, *rows_b]):
-        ra, rb = rows_a.get(k), rows_b.get(k)
+        la, lb = rows_a.get(k, []), rows_b.get(k, [])
         label = ", ".join(f"{c}={v}" for c, v in zip(key, k)) if key else f"#{k + 1}"
-        if ra is None or rb is None:
-            out.append({"row": label, "column": "*", "a": "missing" if ra is None else "present", "kind": "row",
-                        "b": "missing" if rb is None else "present", "rel_change": None, "flagged": True})
+        if not la or not lb:
+            out.append({"row": label, "column": "*", "a": "missing" if not la else "present", "kind": "row",
+                        "b": "missing" if not lb else "present", "rel_change": None, "flagged": True})
             continue
-        for col in dict.fromkeys([*ra, *rb]):
-            va, vb = ra.get(col), rb.get(col)
-            na, nb = _num(va), _num(vb)
-            if va == vb or (na is not None and nb is not None and math.isnan(na) and math.isnan(nb)):
-                continue
-            out.append({"row": label, "column": col, "a": va, "b": vb,
-                        **_cell(col, va, vb, ra, rb, threshold, all_columns, tol)})
+        if len(la) != len(lb):
+            out.append({"row": label, "column": "*", "a": len(la), "b": len(lb), "kind": "duplicate",
+                        "rel_change": None, "flagged": True})
+        for j, (ra, rb) in enumerate(zip(la, lb)):
+            out += _row_cells(label if j == 0 else f"{label} (occurrence {j + 1})", ra, rb, threshold, all_columns,
+                              tol)
+    return out
+
+
+def _row_cells(label: str, ra: dict, rb: dict, threshold: float, all_columns: bool, tol: float) -> list[dict]:
+    """The differing cells of two matched rows (:func:`diff_tables`)."""
+    out = []
+    for col in dict.fromkeys([*ra, *rb]):
+        va, vb = ra.get(col), rb.get(col)
+        na, nb = _num(va), _num(vb)
+        if va == vb or (na is not None and nb is not None and math.isnan(na) and math.isnan(nb)):
+            continue
+        out.append({"row": label, "column": col, "a": va, "b": vb,
+                    **_cell(col, va, vb, ra, rb, threshold, all_columns, tol)})
     return out
 
 
@@ -244,17 +301,21 @@ def diff_paths(a: str | os.PathLike, b: str | os.PathLike, threshold: float = 0.
     tables are still compared; a table given by name that cannot be read is bad input.
 
     Raises:
-        UserError: a negative (or NaN) threshold or tolerance, a path that does not exist, a file that is not a
-            readable results table, a folder against a file, a folder without any results table.
+        UserError: a threshold or tolerance that is negative, NaN or infinite, a path that does not exist or
+            is neither a folder nor a file (``/dev/null``), a file that is not a readable results table, a
+            folder against a file, a folder without any results table.
     """
     for name, v, unit in (("threshold", threshold, "a fraction: 0.10 flags changes over 10%"),
                           ("tol", tol, "an absolute error, e.g. 1e-4")):
-        if not v >= 0:  # NaN too
-            raise UserError(f"--{name} must be a number >= 0 ({unit}), not {v:g}")
+        if not (math.isfinite(v) and v >= 0):  # NaN and inf too
+            raise UserError(f"--{name} must be a finite number >= 0 ({unit}), not {v:g}")
     pa, pb = Path(a), Path(b)
     for p in (pa, pb):
         if not p.exists():
             raise UserError(f"{p} does not exist; give two results folders or two tables")
+        if not (p.is_file() or p.is_dir()):  # a device (/dev/null), a named pipe, a socket
+            raise UserError(f"{p} is not a folder or a table (neither a folder nor a regular file); "
+                            f"give two results folders or two tables")
     notes: list[str] = []
     if pa.is_file() or pb.is_file():
         docs = [read_table(p) for p in (pa, pb) if p.is_file()]  # a file that is no table: UserError naming it
@@ -274,7 +335,7 @@ def diff_paths(a: str | os.PathLike, b: str | os.PathLike, threshold: float = 0.
         da, db = ta.get(name, oa.get(name)), tb.get(name, ob.get(name))
         if isinstance(da, dict) and isinstance(db, dict):
             compared += 1
-            if key_columns(da["rows"], db["rows"]) is None and max(len(da["rows"]), len(db["rows"])) > 1:
+            if match_key(da["rows"], db["rows"]) is None and max(len(da["rows"]), len(db["rows"])) > 1:
                 notes.append(f"note: {name}: no columns identify its rows in both tables; rows matched by position")
             cells += [{"table": name, **d} for d in diff_tables(da, db, threshold, all_columns=all_columns, tol=tol)]
         elif isinstance(da, str) or isinstance(db, str):
@@ -285,10 +346,14 @@ def diff_paths(a: str | os.PathLike, b: str | os.PathLike, threshold: float = 0.
 
 
 def format_cell(c: dict) -> str:
-    """One line for a differing cell: ``! table [row] column: a -> b  (-12.2%)`` (``!`` when flagged), or
-    ``! table row [row] only in A`` for a row on one side only."""
+    """One line for a differing cell: ``! table [row] column: a -> b  (-12.2%)`` (``!`` when flagged),
+    ``! table row [row] only in A`` for a row on one side only, or ``! table row [row] appears 2 times in B,
+    1 in A`` for a key held more often on one side."""
     if c["kind"] == "row":
         return f"! {c['table']} row [{c['row']}] only in {'A' if c['a'] == 'present' else 'B'}"
+    if c["kind"] == "duplicate":
+        (more, n), (fewer, m) = sorted((("A", c["a"]), ("B", c["b"])), key=lambda side: -side[1])
+        return f"! {c['table']} row [{c['row']}] appears {n} times in {more}, {m} in {fewer}"
     rel = c.get("rel_change")
     if c.get("verdict") and c["flagged"]:
         note = f"  (error {c['verdict']} tolerance)"

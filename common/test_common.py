@@ -356,6 +356,29 @@ def test_results_diff_matches_rows_by_position_only_when_no_key_is_unique_and_sa
     assert results_diff.key_columns(rows, rows) is None
 
 
+def test_results_diff_reports_a_duplicated_row_in_one_line_and_matches_the_others_by_key(tmp_path, monkeypatch,
+                                                                                         capsys):
+    rows = _latency_rows()
+    changed = [*rows[:3], dict(rows[3], speedup_vs_eager=6.0)]  # seq 128, ort: 5.0 -> 6.0 (+20%)
+    # B: row 0 twice (exactly, then with another speedup: no key tells the two apart), a real change elsewhere
+    for extra in (rows[0], dict(rows[0], speedup_vs_eager=9.0)):
+        a, b = _two_runs(tmp_path / str(extra["speedup_vs_eager"]), rows, [rows[0], extra, *changed[1:]],
+                         monkeypatch)
+        assert run_cli(results_diff.main, ["diff", a, b]) == 1
+        out = capsys.readouterr().out.splitlines()
+        assert [line for line in out if line.startswith("!")] == [
+            "! lab02/compare row [seq=32, backend=eager] appears 2 times in B, 1 in A",
+            "! lab02/compare [seq=128, backend=ort] speedup_vs_eager: 5.0 -> 6.0  (+20.0%)"], out
+        assert not any("position" in line or "#" in line for line in out), out
+        assert out[-1].startswith("2 flagged of 2 differing cells")
+        assert {(c["row"], c["column"], c["a"], c["b"]) for c in results_diff.diff_paths(a, b).cells if c["flagged"]} \
+            == {("seq=32, backend=eager", "*", 1, 2), ("seq=128, backend=ort", "speedup_vs_eager", 5.0, 6.0)}
+    # the same duplicate on both sides is no difference; a folder against itself is clean
+    a, _ = _two_runs(tmp_path / "both", [rows[0], *rows], [rows[0], *rows], monkeypatch)
+    assert run_cli(results_diff.main, ["diff", a, a]) == 0
+    assert capsys.readouterr().out.startswith("0 flagged of 0 differing cells")
+
+
 def test_results_diff_of_a_folder_against_a_file_that_is_no_table_is_one_error_naming_it(tmp_path, monkeypatch,
                                                                                            capsys):
     a, _ = _two_runs(tmp_path, _latency_rows(), _latency_rows(), monkeypatch)
@@ -415,6 +438,30 @@ def test_results_diff_rejects_a_negative_threshold_and_says_the_threshold_is_a_f
     with pytest.raises(SystemExit):
         results_diff.main(["diff", "--help"])
     assert "this fraction" in capsys.readouterr().out
+
+
+def test_results_diff_rejects_an_infinite_threshold_or_tolerance(tmp_path, monkeypatch, capsys):
+    a, b = _two_runs(tmp_path, _latency_rows(), _latency_rows(), monkeypatch)
+    for bad in (["--tol", "inf"], ["--threshold", "inf"], ["--tol=-inf"], ["--threshold", "1e999"]):
+        assert run_cli(results_diff.main, ["diff", a, b, *bad]) == 2, bad
+        cap = capsys.readouterr()
+        flag = bad[0].split("=")[0]
+        assert cap.out == "" and len(cap.err.splitlines()) == 1 and cap.err.startswith(f"error: {flag} must be"), cap
+        assert "finite" in cap.err
+    with pytest.raises(UserError, match="--tol must be a finite number"):
+        results_diff.diff_paths(a, b, tol=math.inf)
+
+
+def test_results_diff_of_a_path_that_is_neither_folder_nor_file_says_so(tmp_path, monkeypatch, capsys):
+    a, _ = _two_runs(tmp_path, _latency_rows(), _latency_rows(), monkeypatch)
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    for argv in (["diff", os.devnull, os.devnull], ["diff", a, str(fifo)], ["diff", str(fifo), a]):
+        assert run_cli(results_diff.main, argv) == 2, argv
+        cap = capsys.readouterr()
+        odd = os.devnull if os.devnull in argv else str(fifo)
+        assert cap.out == "" and len(cap.err.splitlines()) == 1, cap
+        assert cap.err.startswith(f"error: {odd} is not a folder or a table") and "no results tables" not in cap.err
 
 
 def test_results_diff_ignores_the_machine_kind_folder_in_paths(tmp_path, monkeypatch, capsys):

@@ -9,6 +9,11 @@ logit). The number of disagreements is then the number of flipped or spoiled pos
 keeps. Agreements are compared exactly where the fraction is a dyadic number (any formula gives the
 same float), else to 1e-12; ``max_abs`` to 1e-12 (one float64 subtraction of float32 values).
 
+Every result is checked for its type before any field of it is compared (:func:`gate`): an
+``AccuracyGate`` (exactly) whose fields are plain numbers (``float``/``int``/``bool``, or NumPy's scalars
+of those kinds), ``first_disagreement`` a tuple of them or None. An object of another type may define
+its own ``==`` (equal to anything) and would pass every comparison below without computing a thing.
+
 Run: ``.venv/bin/python -m pytest --task lab01.gate``.
 """
 from __future__ import annotations
@@ -19,9 +24,28 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from common.errors import UserError
-from lab01_onnx.quantize import accuracy_gate
+from lab01_onnx.quantize import AccuracyGate, accuracy_gate
 
 pytestmark = pytest.mark.lab01
+
+# Exact types whose ``==`` is the number's own (a subclass could redefine it): the docstring's float,
+# int and bool, and NumPy's scalars of the same kind (what ``mean``/``sum``/``>=`` on arrays give).
+FIELD_TYPES = {"agreement": (float, np.float64), "positions": (int, np.int64), "disagreements": (int, np.int64),
+               "max_abs": (float, np.float64), "min_top1": (float, np.float64), "passed": (bool, np.bool_)}
+
+
+def gate(reference: np.ndarray, candidate: np.ndarray, **kw) -> AccuracyGate:
+    """``accuracy_gate(reference, candidate, **kw)``, its result's type and its fields' types checked first."""
+    g = accuracy_gate(reference, candidate, **kw)
+    assert type(g) is AccuracyGate, f"accuracy_gate returned an object of type {type(g).__qualname__}, not an AccuracyGate"
+    wrong = {name: type(getattr(g, name)).__qualname__ for name, types in FIELD_TYPES.items()
+             if type(getattr(g, name)) not in types}
+    first = g.first_disagreement
+    if first is not None and not (type(first) is tuple and all(type(i) in (int, np.int64) for i in first)):
+        wrong["first_disagreement"] = f"{type(first).__qualname__} {first!r}"
+    assert not wrong, (f"AccuracyGate fields of the wrong type: {wrong} (agreement, max_abs, min_top1: float; "
+                       "positions, disagreements: int; passed: bool; first_disagreement: a tuple of int or None)")
+    return g
 
 
 def logits(shape: tuple[int, ...], seed: int) -> np.ndarray:
@@ -53,11 +77,11 @@ def flip(cand: np.ndarray, ref: np.ndarray, positions) -> np.ndarray:
 def test_agreement_counts_and_the_first_disagreement():
     ref = logits((4, 6, 10), seed=0)
     cand = close(ref, seed=1)
-    g = accuracy_gate(ref, cand, min_top1=0.9)
+    g = gate(ref, cand, min_top1=0.9)
     assert (g.agreement, g.positions, g.disagreements, g.first_disagreement, g.passed) == (1.0, 24, 0, None, True)
     assert g.max_abs == pytest.approx(float(np.abs(cand.astype(np.float64) - ref).max()), abs=1e-12)
     bad = flip(cand, ref, [(3, 5), (1, 2), (2, 0)])
-    g = accuracy_gate(ref, bad, min_top1=0.9)
+    g = gate(ref, bad, min_top1=0.9)
     assert (g.positions, g.disagreements, g.first_disagreement) == (24, 3, (1, 2))  # C order: (1, 2) first
     assert g.agreement == pytest.approx(21 / 24, abs=1e-12) and not g.passed      # 0.875 < 0.9
     assert g.max_abs == pytest.approx(float(np.abs(bad.astype(np.float64) - ref).max()), abs=1e-12)
@@ -73,7 +97,7 @@ def test_property_disagreements_are_the_flipped_positions(shape, seed, data):
     every = [tuple(int(i) for i in np.unravel_index(k, lead)) for k in range(int(np.prod(lead)))]
     flipped = data.draw(st.sets(st.sampled_from(every)), label="flipped")
     min_top1 = data.draw(st.floats(0.0, 1.0), label="min_top1")
-    g = accuracy_gate(ref, flip(close(ref, seed + 1), ref, flipped), min_top1=min_top1)
+    g = gate(ref, flip(close(ref, seed + 1), ref, flipped), min_top1=min_top1)
     n, k = len(every), len(flipped)
     assert (g.positions, g.disagreements) == (n, k)
     assert g.first_disagreement == (min(flipped) if flipped else None)
@@ -86,9 +110,9 @@ def test_property_disagreements_are_the_flipped_positions(shape, seed, data):
 def test_the_threshold_is_inclusive():
     ref = logits((8, 5), seed=3)
     two = flip(close(ref, 4), ref, [(1,), (6,)])            # 6 of 8 agree: 0.75, exact in binary
-    assert accuracy_gate(ref, two, min_top1=0.75).passed
-    assert not accuracy_gate(ref, flip(two, ref, [(0,)]), min_top1=0.75).passed   # 5 of 8
-    assert accuracy_gate(ref, two, min_top1=0.0).passed and not accuracy_gate(ref, two, min_top1=1.0).passed
+    assert gate(ref, two, min_top1=0.75).passed
+    assert not gate(ref, flip(two, ref, [(0,)]), min_top1=0.75).passed   # 5 of 8
+    assert gate(ref, two, min_top1=0.0).passed and not gate(ref, two, min_top1=1.0).passed
 
 
 @pytest.mark.task("lab01.gate", points=1)
@@ -98,7 +122,7 @@ def test_masked_positions_do_not_count(dtype):
     bad = flip(close(ref, 6), ref, [(0, 4), (1, 3), (1, 4)])
     mask = np.ones((2, 5), dtype=dtype)
     mask[0, 4] = mask[1, 4] = 0                              # padding at the end of both rows
-    g = accuracy_gate(ref, bad, min_top1=0.9, mask=mask)
+    g = gate(ref, bad, min_top1=0.9, mask=mask)
     assert (g.positions, g.disagreements, g.first_disagreement) == (8, 1, (1, 3))
     assert g.agreement == 7 / 8 and not g.passed
     # the flipped padding is out of max_abs too: only the kept positions' differences count
@@ -113,7 +137,7 @@ def test_a_non_finite_candidate_logit_never_agrees(spoil):
     cand = close(ref, 8)
     top = int(ref[1].argmax())
     cand[1, top] = spoil                                     # argmax may still point at the right token
-    g = accuracy_gate(ref, cand, min_top1=0.5)
+    g = gate(ref, cand, min_top1=0.5)
     assert (g.disagreements, g.first_disagreement, g.max_abs) == (1, (1,), float("inf"))
     assert g.agreement == pytest.approx(2 / 3, abs=1e-12) and g.passed
 

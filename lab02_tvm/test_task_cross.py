@@ -6,6 +6,9 @@ a real shared library of this host, and ``cross_compile`` on a tiny Relax module
 holds AArch64 objects only, and a build for the host's x86-64 is refused. No lab pass runs here (the
 module is built with ``relax.BlockBuilder``), so this task is graded on its own.
 
+``elf_machine``'s answer is checked for its type (:func:`machine_of`: a ``tuple`` of an ``int`` and a
+``str``, exactly) before it is compared: an object of another type may define its own ``==``.
+
 Run: ``.venv/bin/python -m pytest --task lab02.cross`` (or ``.venv/bin/python -m pytest lab02_tvm/test_task_cross.py``).
 """
 from __future__ import annotations
@@ -20,6 +23,17 @@ import tvm
 
 pytestmark = pytest.mark.lab02
 
+
+def machine_of(data: bytes) -> tuple[int, str]:
+    """``elf_machine(data)``, checked to be the ``(e_machine, name)`` pair its signature promises: a tuple
+    (exactly) of an ``int`` and a ``str`` (exact types: a subclass may redefine ``==``)."""
+    from lab02_tvm.targets.cross import elf_machine
+    got = elf_machine(data)
+    assert type(got) is tuple and len(got) == 2 and type(got[0]) is int and type(got[1]) is str, (
+        f"elf_machine returned {got!r} ({type(got).__qualname__}"
+        + (f" of {', '.join(type(x).__qualname__ for x in got)}" if type(got) is tuple else "")
+        + "), not a tuple (int, str)")
+    return got
 
 
 def elf_header(machine: int, *, bits: int = 64, endian: str = "<", e_type: int = 1) -> bytes:
@@ -36,17 +50,16 @@ def elf_header(machine: int, *, bits: int = 64, endian: str = "<", e_type: int =
     (183, 64, ">", "AArch64"), (40, 32, "<", "ARM")],
     ids=["x86-64", "aarch64", "riscv64", "aarch64-big-endian", "arm32"])
 def test_elf_machine_reads_e_machine(machine, bits, endian, name):
-    from lab02_tvm.targets.cross import elf_machine
     hdr = elf_header(machine, bits=bits, endian=endian)
-    assert elf_machine(hdr) == (machine, name)
-    assert elf_machine(hdr[:20]) == (machine, name)  # 20 bytes are enough
+    assert machine_of(hdr) == (machine, name)
+    assert machine_of(hdr[:20]) == (machine, name)  # 20 bytes are enough
 
 
 @pytest.mark.task("lab02.cross", points=1)
 def test_elf_machine_unknown_machine_and_bad_headers():
     from lab02_tvm.targets.cross import elf_machine
-    assert elf_machine(elf_header(0x1234, e_type=3)) == (0x1234, f"unknown({0x1234})")
-    assert elf_machine(elf_header(0x3412, endian=">", e_type=2)) == (0x3412, f"unknown({0x3412})")
+    assert machine_of(elf_header(0x1234, e_type=3)) == (0x1234, f"unknown({0x1234})")
+    assert machine_of(elf_header(0x3412, endian=">", e_type=2)) == (0x3412, f"unknown({0x3412})")
     good = elf_header(183)
     for bad in (b"MZ" + bytes(62), good[:19], b"", good[:5] + b"\x00" + good[6:], good[:5] + b"\x03" + good[6:]):
         with pytest.raises(ValueError):
@@ -55,12 +68,11 @@ def test_elf_machine_unknown_machine_and_bad_headers():
 
 @pytest.mark.task("lab02.cross", points=1)
 def test_elf_machine_on_a_real_library_of_this_host():
-    from lab02_tvm.targets.cross import elf_machine
     expected = {"x86_64": (62, "x86-64"), "aarch64": (183, "AArch64")}.get(platform.machine())
     if expected is None:
         pytest.skip(f"no expected ELF machine for host {platform.machine()}")
     lib = next(Path(tvm.__file__).parent.rglob("*.so"))
-    assert elf_machine(lib.read_bytes()[:64]) == expected
+    assert machine_of(lib.read_bytes()[:64]) == expected
 
 
 def _tiny_module():

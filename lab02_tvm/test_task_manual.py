@@ -92,6 +92,8 @@ def test_each_primitive_is_reported():
     sch, _, spatial, reduction = block_loops(matmul(16, 8, 16))
     names: list[str] = []
     tile_and_reorder(sch, spatial, reduction, vec=8, block_loop=0, reg_block=4, step=names.append)
+    # each report is a str (exactly: an object of another type may define its own split and ==)
+    assert all(type(n) is str for n in names), f"step(...) called with non-str: {[type(n).__qualname__ for n in names]}"
     assert [n.split("(")[0] for n in names] == ["split", "split", "reorder"]
 
 

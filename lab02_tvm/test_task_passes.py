@@ -8,6 +8,8 @@ graph-level ones named as in ``GRAPH_LEVEL`` and run before ``LegalizeOps`` →
 module built with ``tvm.compile`` computes what PyTorch computes. Another valid order of the
 graph-level passes passes too. The models are two tiny PyTorch modules (an MLP with GELU and
 LayerNorm, a conv + BatchNorm + ReLU), imported here with ``torch.export`` and the Relax front end.
+The pass list is checked for its type before its names are compared: a ``list`` of ``tuple``s whose
+name and description are ``str`` (exactly: a subclass may redefine ``==`` and ``hash``).
 
 Tolerance: ``atol = rtol = 1e-4`` in float32. TVM's fused kernels sum the 3x3x3 = 27-term convolution
 and the 32/64-term matmuls in another order than PyTorch and evaluate erf with their own polynomial,
@@ -94,6 +96,9 @@ def _run(mod, args):
 
 
 def _rows(pr) -> dict[str, dict]:
+    """``{stage: row}``; each stage is a name from ``standard_passes``, a ``str`` (exactly, as it is looked up)."""
+    odd = [r["stage"] for r in pr.rows if type(r["stage"]) is not str]
+    assert not odd, f"stage names that are not str: {[type(x).__qualname__ for x in odd]}"
     return {r["stage"]: r for r in pr.rows}
 
 
@@ -101,8 +106,11 @@ def _rows(pr) -> dict[str, dict]:
 def test_pass_list_contract():
     from lab02_tvm.graph.passes import GRAPH_LEVEL, standard_passes
     steps = standard_passes()
+    assert type(steps) is list, f"standard_passes returned a {type(steps).__qualname__}, not a list"
+    odd = [s for s in steps if not (type(s) is tuple and len(s) == 3 and type(s[0]) is str and callable(s[1])
+                                    and type(s[2]) is str)]
+    assert not odd, f"entries that are not tuples (name: str, factory, what: str): {odd[:3]}"
     names = [s[0] for s in steps]
-    assert all(len(s) == 3 and isinstance(s[0], str) and callable(s[1]) and isinstance(s[2], str) for s in steps)
     assert all(isinstance(f(), tvm.ir.transform.Pass) for _, f, _ in steps)
     assert set(GRAPH_LEVEL) <= set(names) and set(LOWERING) <= set(names), names
     assert len(names) == len(set(names)), f"a stage name is used twice: {names}"

@@ -7,6 +7,10 @@ checked against expectations computed here another way (the shallow phase dealt 
 to the covered tasks, hottest first; the deep phase likewise). The tasks are :class:`TaskInfo` rows with
 no TVM task (``plan_budget`` reads their names only), sorted by share, hottest first; nothing is tuned.
 
+Every plan is checked for its type before it is compared (:func:`as_list`, :func:`pair`): a ``dict``
+(exactly) of ``str`` keys and ``int`` counts, and with ``phases=True`` a ``tuple`` of two. An object of
+another type (an ``int`` subclass too) may define its own ``==`` and pass every comparison below.
+
 Run: ``.venv/bin/python -m pytest --task lab02.tune`` (or ``.venv/bin/python -m pytest lab02_tvm/test_task_tune.py``).
 """
 from __future__ import annotations
@@ -31,9 +35,21 @@ def tasks(n: int) -> list:
 
 
 def as_list(plan: dict, n: int) -> list[int]:
-    """The plan's counts in task order; the keys must be exactly the tasks' names."""
+    """The plan's counts in task order; the keys must be exactly the tasks' names. The plan must be a
+    ``dict`` of ``str`` keys and ``int`` counts (exact types, checked before anything is compared)."""
+    assert type(plan) is dict, f"plan_budget's plan is a {type(plan).__qualname__}, not a dict"
+    odd = [(k, v) for k, v in plan.items() if type(k) is not str or type(v) is not int]
+    assert not odd, ("the plan maps task names (str) to trial counts (int); of another type: "
+                     + ", ".join(f"{k!r} ({type(k).__qualname__}): {v!r} ({type(v).__qualname__})" for k, v in odd[:3]))
     assert set(plan) == {f"t{i}" for i in range(n)}, sorted(plan)
     return [plan[f"t{i}"] for i in range(n)]
+
+
+def pair(got) -> tuple[dict, dict]:
+    """``plan_budget(..., phases=True)``: the pair ``(shallow_plan, plan)``, a tuple (exactly) of two."""
+    assert type(got) is tuple and len(got) == 2, \
+        f"plan_budget(..., phases=True) returned a {type(got).__qualname__}, not the tuple (shallow_plan, plan)"
+    return got
 
 
 def dealt(trials: int, over: int, n: int) -> list[int]:
@@ -83,7 +99,7 @@ def test_hand_worked_plans(n, total, kw, shallow, plan):
     from lab02_tvm.tuning.budget import SHALLOW_MIN_TRIALS, plan_budget
     assert SHALLOW_MIN_TRIALS == M
     infos = tasks(n)
-    got_shallow, got_plan = plan_budget(infos, total, phases=True, **kw)
+    got_shallow, got_plan = pair(plan_budget(infos, total, phases=True, **kw))
     assert (as_list(got_shallow, n), as_list(got_plan, n)) == (shallow, plan)
     assert as_list(plan_budget(infos, total, **kw), n) == plan
 
@@ -99,9 +115,9 @@ def test_property_every_trial_planned(n, total, deep_top_k, deep_trials):
     """A key for every task, counts >= 0, summing to T; ``phases=False`` is the same plan."""
     from lab02_tvm.tuning.budget import plan_budget
     infos = tasks(n)
-    shallow, plan = plan_budget(infos, total, deep_top_k=deep_top_k, deep_trials=deep_trials, phases=True)
+    shallow, plan = pair(plan_budget(infos, total, deep_top_k=deep_top_k, deep_trials=deep_trials, phases=True))
     counts, first = as_list(plan, n), as_list(shallow, n)
-    assert all(isinstance(c, int) and c >= 0 for c in counts + first)
+    assert all(type(c) is int and c >= 0 for c in counts + first)
     assert sum(counts) == total
     assert all(a <= b for a, b in zip(first, counts))
     assert as_list(plan_budget(infos, total, deep_top_k=deep_top_k, deep_trials=deep_trials), n) == counts
@@ -113,7 +129,7 @@ def test_property_shallow_phase(n, total, deep_top_k, deep_trials):
     """Equal counts (the remainder one each, hottest first), at least M unless S < M, on a prefix of
     the hottest tasks that covers every task when S >= M * n."""
     from lab02_tvm.tuning.budget import plan_budget
-    shallow, _ = plan_budget(tasks(n), total, deep_top_k=deep_top_k, deep_trials=deep_trials, phases=True)
+    shallow, _ = pair(plan_budget(tasks(n), total, deep_top_k=deep_top_k, deep_trials=deep_trials, phases=True))
     want, _ = expected(n, total, deep_top_k, deep_trials)
     got = as_list(shallow, n)
     s = sum(want)
@@ -133,7 +149,7 @@ def test_property_deep_phase(n, total, deep_top_k, deep_trials):
     """The deep trials (plan - shallow): D of them, on the k hottest only, split evenly with the
     remainder to the hottest."""
     from lab02_tvm.tuning.budget import plan_budget
-    shallow, plan = plan_budget(tasks(n), total, deep_top_k=deep_top_k, deep_trials=deep_trials, phases=True)
+    shallow, plan = pair(plan_budget(tasks(n), total, deep_top_k=deep_top_k, deep_trials=deep_trials, phases=True))
     want_shallow, want_plan = expected(n, total, deep_top_k, deep_trials)
     deep = [b - a for a, b in zip(as_list(shallow, n), as_list(plan, n))]
     want = [b - a for a, b in zip(want_shallow, want_plan)]

@@ -9,6 +9,12 @@ node left on the CPU stays in the file under its own name). FLOPs are counted by
 (2 per multiply-add for MatMul and Conv, 1 per output element otherwise: the convention of
 ``lab04_npu/graphfacts.py``). Percentages are compared to the stated rounding (2 or 3 decimals).
 
+Every report and summary is checked for its types before anything in it is compared (:func:`checked`,
+:func:`summary`): a ``Coverage`` (exactly) whose ``nodes`` and ``boundaries`` are lists of dicts, and a
+summary dict, with ``str`` keys and values of the types the docstrings give (``str``, ``int``, a number,
+or None where allowed; exact types, NumPy's int64/float64 scalars accepted). An object of another type
+may define its own ``==`` (or ``in``) and pass every comparison below without computing a thing.
+
 Run: ``.venv/bin/python -m pytest --task lab04.coverage``.
 """
 from __future__ import annotations
@@ -23,7 +29,7 @@ import pytest
 from onnx import helper
 
 from lab04_npu import qnn
-from lab04_npu.coverage import coverage, report
+from lab04_npu.coverage import Coverage, coverage, report
 from lab04_npu.qnnlog import base_name
 from lab04_npu.testing import const, xy_model
 
@@ -32,6 +38,49 @@ pytestmark = pytest.mark.lab04
 FP16 = {"precision": "fp16"}
 RNG = np.random.default_rng(3)
 REASON_ERF = "Operators of type `Erf` are not supported by QNN EP"  # QNN EP 2.7.0's wording
+
+
+# Exact types whose ``==`` (and ``in``) are their own: a subclass may redefine them. NumPy's int64 and
+# float64 scalars count as int and number (what a sum or a round over arrays gives).
+INT, NUM, OPT_INT = (int, np.int64), (int, float, np.int64, np.float64), (int, np.int64, type(None))
+NODE_TYPES = {"index": INT, "name": (str,), "op": (str,), "placement": (str,), "partition": OPT_INT,
+              "validation": (str,), "unit": (str,), "reason": (str,), "flops": INT}
+BOUNDARY_TYPES = {"partition": INT, "direction": (str,), "tensor": (str,), "shape": (str,), "dtype": (str,),
+                  "bytes": OPT_INT, "other_side": (str,)}
+SUMMARY_TYPES = {"model": (str,), "nodes": INT, "nodes_on_qnn": INT, "coverage_nodes_pct": NUM, "gflops": NUM,
+                 "coverage_flops_pct": NUM, "partitions": INT, "boundary_tensors": INT, "boundary_mib": NUM,
+                 "cpu_ops": (str,), "first_reason": (str,)}
+
+
+def wrong_types(row, types: dict, what: str) -> list[str]:
+    """What is not as promised in ``row``: not a dict, a key that is not a str, a value of another type."""
+    if type(row) is not dict:
+        return [f"{what} is a {type(row).__qualname__}, not a dict"]
+    out = [f"{what} has a key {k!r} of type {type(k).__qualname__}" for k in row if type(k) is not str]
+    out += [f"{what}[{k!r}] is missing" if k not in row else
+            f"{what}[{k!r}] is a {type(row[k]).__qualname__}, not {' or '.join(t.__qualname__ for t in ts)}"
+            for k, ts in types.items() if k not in row or type(row[k]) not in ts]
+    return out
+
+
+def checked(c):
+    """``c`` (what ``report`` returned) checked as promised: a Coverage whose rows have the stated types."""
+    assert type(c) is Coverage, f"report returned a {type(c).__qualname__}, not a Coverage"
+    bad = [f"Coverage.{a} is a {type(getattr(c, a)).__qualname__}, not a list"
+           for a in ("nodes", "boundaries") if type(getattr(c, a)) is not list]
+    assert not bad, "; ".join(bad)
+    bad = [w for i, r in enumerate(c.nodes) for w in wrong_types(r, NODE_TYPES, f"nodes[{i}]")]
+    bad += [w for i, r in enumerate(c.boundaries) for w in wrong_types(r, BOUNDARY_TYPES, f"boundaries[{i}]")]
+    assert not bad, "report's rows are not of the types its docstring gives: " + "; ".join(bad[:4])
+    return c
+
+
+def summary(c, label: str) -> dict:
+    """``c.summary(label)``, checked to be a dict of the keys and value types the docstring gives."""
+    s = c.summary(label)
+    bad = wrong_types(s, SUMMARY_TYPES, "summary")
+    assert not bad, "Coverage.summary is not of the types its docstring gives: " + "; ".join(bad[:4])
+    return s
 
 
 def _node(op, ins, out, **attrs):
@@ -87,7 +136,7 @@ def compiled(name: str) -> dict:
 
 @functools.cache
 def cov(name: str):
-    return coverage(graph(name), **FP16)
+    return checked(coverage(graph(name), **FP16))
 
 
 def rows(name: str) -> dict[str, dict]:
@@ -110,7 +159,7 @@ def test_placement_is_what_ort_compiled(name):
 @pytest.mark.parametrize("name", sorted(GRAPHS))
 def test_partitions_and_boundaries_are_what_ort_compiled(name):
     c = cov(name)
-    s = c.summary(name)
+    s = summary(c, name)
     truth = compiled(name)
     assert s["partitions"] == len(truth["partitions"])
     want = sorted([("in", t) for ins, _ in truth["partitions"] for t in ins]
@@ -137,12 +186,12 @@ def test_verdicts_units_and_qnns_reasons():
     for name in ("mm", "relu", "add", "y"):
         assert by[name]["validation"] == "PASSED" and by[name]["reason"] == "", by[name]
     assert by["mm"]["unit"] == "OrtNodeUnit (MatMul)"
-    s = cov("refused_between").summary("m")
+    s = summary(cov("refused_between"), "m")
     assert s["cpu_ops"] == "Erf x2" and s["first_reason"] == by["erf"]["reason"]
     gelu = rows("gelu")
     assert {r["unit"] for r in gelu.values()} == {"GeluFusion (Erf)"}
     assert {r["validation"] for r in gelu.values()} == {"PASSED"}
-    s = cov("gelu").summary("g")
+    s = summary(cov("gelu"), "g")
     assert s["cpu_ops"] == "-" and s["first_reason"] == "-"
 
 
@@ -151,7 +200,7 @@ def test_flops_per_node_and_coverage_in_nodes_and_flops():
     # refused_between: MatMul 4x8 @ 8x8 = 2*4*8*8; five elementwise nodes of 4*8 elements each
     by = rows("refused_between")
     assert by["mm"]["flops"] == 512 and all(by[n]["flops"] == 32 for n in ("erf", "relu", "add", "erf2", "y"))
-    s = cov("refused_between").summary("m")
+    s = summary(cov("refused_between"), "m")
     total, on = 512 + 5 * 32, 512 + 3 * 32
     assert (s["model"], s["nodes"], s["nodes_on_qnn"]) == ("m", 6, 4)
     assert s["coverage_nodes_pct"] == pytest.approx(100 * 4 / 6, abs=0.006)
@@ -161,10 +210,10 @@ def test_flops_per_node_and_coverage_in_nodes_and_flops():
     by = rows("conv")
     conv = 2 * 256 * 27
     assert (by["conv"]["flops"], by["relu"]["flops"], by["y"]["flops"]) == (conv, 256, 256)
-    s = cov("conv").summary("c")
+    s = summary(cov("conv"), "c")
     assert s["coverage_flops_pct"] == pytest.approx(100 * (conv + 256) / (conv + 512), abs=6e-4)
     assert s["coverage_nodes_pct"] == pytest.approx(100 * 2 / 3, abs=0.006)
-    s = cov("supported").summary("s")
+    s = summary(cov("supported"), "s")
     assert (s["coverage_nodes_pct"], s["coverage_flops_pct"]) == (100.0, 100.0)
 
 
@@ -172,7 +221,7 @@ def test_flops_per_node_and_coverage_in_nodes_and_flops():
 def test_a_graph_qnn_takes_nothing_of():
     c = cov("refused_only")
     assert [(r["placement"], r["partition"], r["validation"]) for r in c.nodes] == [("CPU", None, "FAILED")] * 2
-    s = c.summary("r")
+    s = summary(c, "r")
     assert (s["nodes"], s["nodes_on_qnn"], s["coverage_nodes_pct"], s["coverage_flops_pct"]) == (2, 0, 0.0, 0.0)
     assert (s["partitions"], s["boundary_tensors"], s["boundary_mib"], s["cpu_ops"]) == (0, 0, 0.0, "Erf x2")
     assert REASON_ERF in s["first_reason"]
@@ -186,7 +235,7 @@ def test_boundary_rows_say_what_is_on_the_other_side():
     assert b[("out", "mm")]["other_side"] == "CPU erf" and b[("in", "erf")]["other_side"] == "CPU erf"
     assert b[("out", "add")]["other_side"] == "CPU erf2" and b[("in", "erf2")]["other_side"] == "CPU erf2"
     assert {(r["shape"], r["dtype"], r["bytes"]) for r in c.boundaries} == {("4x8", "float32", 128)}  # 32 floats
-    assert c.summary("m")["boundary_mib"] == round(6 * 128 / 2**20, 3)
+    assert summary(c, "m")["boundary_mib"] == round(6 * 128 / 2**20, 3)
 
 
 @pytest.mark.task("lab04.coverage", points=1)
@@ -194,10 +243,10 @@ def test_report_of_a_log_without_qnn_lines():
     """No session needed: a log in which ORT placed nothing on the QNN EP (here: an empty one) puts
     every node on the CPU, none validated, none in a partition."""
     model = graph("refused_between")
-    c = report(model, "")
+    c = checked(report(model, ""))
     assert [(r["name"], r["placement"], r["partition"], r["validation"], r["unit"], r["reason"]) for r in c.nodes] == \
         [(n.name, "CPU", None, "not logged", "-", "") for n in model.graph.node]
     assert [r["flops"] for r in c.nodes] == [512] + [32] * 5
-    s = c.summary("empty log")
+    s = summary(c, "empty log")
     assert (s["nodes_on_qnn"], s["partitions"], s["boundary_tensors"], s["first_reason"]) == (0, 0, 0, "-")
     assert s["cpu_ops"] == "Erf x2, MatMul x1, Relu x1, Add x1, Sigmoid x1"
