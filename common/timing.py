@@ -123,7 +123,7 @@ def interleaved(fns: dict[str, Callable[[], object]], *, warmup: int = 3, repeat
         fns: ``{label: zero-argument callable}``.
         warmup: untimed rounds before timing.
         repeats: timed rounds; each candidate gets this many samples.
-        progress: show a tqdm bar over rounds.
+        progress: show a tqdm bar over rounds (on a terminal; a log or a pipe gets none).
         seed: the seed of the rounds' orders.
         before: called untimed right before every timed call (e.g. a cache flush, for cold timings).
 
@@ -137,7 +137,7 @@ def interleaved(fns: dict[str, Callable[[], object]], *, warmup: int = 3, repeat
     rounds = round_orders(list(fns), repeats, seed=seed, after=list(fns)[-1] if warmup and fns else None)
     if progress:
         from tqdm import tqdm
-        rounds = tqdm(rounds, desc="timing", leave=False)
+        rounds = tqdm(rounds, desc="timing", leave=False, disable=None)  # None: on a terminal only, not in logs
     for order in rounds:
         for label in order:
             fn = fns[label]
