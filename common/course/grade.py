@@ -65,6 +65,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import importlib.util
 import json
 import re
 import secrets
@@ -218,7 +219,7 @@ def _ignored(course: Course, sub: Path, scan: release.Scan, files: list[str]) ->
     known = set(files)
     manifest = set(course.student_files)
     out = []
-    for rel in sorted({*release.source_files(sub), *release.untracked_files(sub)}):  # a submission's new files too
+    for rel in release.source_files(sub, git=False):  # every file, git never run on a submission (its config)
         if rel in manifest or rel.startswith(NOT_COPIED) or release.is_binary_result(rel):
             continue
         data = (sub / rel).read_bytes()
@@ -366,6 +367,8 @@ def _run_lab(tree: Path, args: list[str], *, runner: Callable[..., Run], env: di
         extra = [f"--task-exclude={exclude}"] if done else []
         remaining = deadline - time.monotonic()
         key = secrets.token_bytes(32)  # a new one per run: a record of one run is no record of another
+        for cache in list(tree.rglob("__pycache__")):  # no run writes bytecode: what is there, someone planted
+            shutil.rmtree(cache, ignore_errors=True)
         if laid_out is not None and (what := altered(tree, laid_out)):
             out.tampered = f"{what} in the grading tree before run {len(out.runs) + 1} of the lab"
             return out
@@ -376,6 +379,9 @@ def _run_lab(tree: Path, args: list[str], *, runner: Callable[..., Run], env: di
         out.records += [r for r in records if r.get("kind") != "collect_error" or not done]  # reported once
         if laid_out is not None and not out.tampered and (what := altered(tree, laid_out)):
             out.tampered = f"{what} in the grading tree while the lab's tests ran"
+        if not out.tampered and (planted := next(iter(tree.rglob("__pycache__/*")), None)):
+            out.tampered = (f"{planted.relative_to(tree)} appeared in the grading tree while the lab's tests ran "
+                            "(runs write no bytecode: a compiled module put there is run instead of its source)")
         out.tampered = out.tampered or _sources_changed(tree, records)
         if out.tampered:
             return out
@@ -557,11 +563,13 @@ def prepare(course: Course, sub: Path, dest: Path, scan: release.Scan | None = N
         if not src.is_file():
             intake.missing.add(rel)
             continue
-        text = src.read_text(errors="replace")
-        try:
-            compile(text, rel, "exec")
-        except SyntaxError as exc:
-            intake.broken[rel] = f"{type(exc).__name__}: {exc.msg} ({rel}, line {exc.lineno})"
+        data = src.read_bytes()
+        try:  # as Python reads a source file: a BOM or a coding line decides the encoding
+            compile(data, rel, "exec")
+            text = importlib.util.decode_source(data)
+        except (SyntaxError, ValueError, UnicodeDecodeError) as exc:
+            why = f"{exc.msg} ({rel}, line {exc.lineno})" if isinstance(exc, SyntaxError) else str(exc)
+            intake.broken[rel] = f"{type(exc).__name__}: {why}"
             continue
         if rel.endswith(".py"):
             why = tampering(text, rel, own)
@@ -569,7 +577,7 @@ def prepare(course: Course, sub: Path, dest: Path, scan: release.Scan | None = N
                 more = f" (and {len(why) - 1} more)" if len(why) > 1 else ""
                 intake.flagged[rel] = why[0] + more
                 continue
-        (dest / rel).write_text(text)
+        (dest / rel).write_bytes(data)  # the bytes as handed in: the same encoding, the same code
     intake.ignored = [f"{rel}: {why}: not graded, left as the handout's" for rel, why in intake.flagged.items()]
     intake.ignored += _ignored(course, sub, scan, files)
     return intake

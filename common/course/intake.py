@@ -33,7 +33,7 @@ GUARDED = {"common.course": "the grader", "common.grading": "the grader",
            "atexit": "exit hooks (they run after the tests, beside the grader's report)",
            "sys.argv": "the command line (it names the grader's report)", "sys.orig_argv": "the command line",
            "os._exit": "ending the test process", "signal": "signal handlers (the grader's timeouts)",
-           "runpy": "running other files (the grader's copy of the course sits beside the submission)",
+           "gc": "every live object", "runpy": "running other files (the grader's copy of the course sits beside the submission)",
            "types.FunctionType": "functions made from code objects", "types.CodeType": "code objects",
            "weakref.finalize": "exit hooks (they run after the tests, beside the grader's report)",
            "subprocess": "other programs", "multiprocessing": "other processes", "pty": "other processes",
@@ -49,7 +49,7 @@ ESCAPES = {**dict.fromkeys(("__globals__", "__builtins__", "__subclasses__", "__
                             "f_locals", "tb_frame", "gi_frame", "cr_frame", "ag_frame"),
                            "another module's globals, the builtins or a caller's frame"),
            **dict.fromkeys(("__closure__", "cell_contents"), "a function's hidden state"),
-           **dict.fromkeys(("__setattr__", "__delattr__"), "assignment around this check")}
+           **dict.fromkeys(("__mro__", "__bases__", "__base__"), "every class through object")}
 #: Names a student file may not use: dynamic import, the builtins' namespace, code the scan cannot read.
 NAMES = {"__import__": "calls __import__ (the import machinery)", "__builtins__": "uses __builtins__ (the builtins)",
          "exec": "calls exec (code this check cannot read)", "eval": "calls eval (code this check cannot read)",
@@ -89,6 +89,10 @@ def _dotted(node: ast.AST) -> tuple[str, list[str]] | None:
         attrs.append(node.attr)
         node = node.value
     return (node.id, attrs[::-1]) if isinstance(node, ast.Name) else None
+
+
+#: ``/proc`` files that describe the machine, not a process (the given code reads the CPU's flags).
+_PROC_FACTS = ("/proc/cpuinfo", "/proc/meminfo")
 
 
 def _is_main_guard(node: ast.AST) -> bool:
@@ -140,11 +144,13 @@ def tampering(text: str, rel: str, packages: Iterable[str] = ()) -> list[str]:
                     if isinstance(t, ast.Name):
                         aliases[t.id] = name
     skipped = {id(n) for node in ast.walk(tree) if _is_main_guard(node) for b in node.body for n in ast.walk(b)}
+    own_defs = {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
     outer: set[int] = set()  # inner links of a chain already judged whole
     for node in ast.walk(tree):
         if id(node) in skipped:  # ``if __name__ == "__main__":`` never runs under the grader (an import)
             continue
-        if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith("/proc"):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith("/proc") and \
+                not node.value.startswith(_PROC_FACTS):
             flag("names /proc (the processes' files: the grader's command line and folders)", node)
         if isinstance(node, ast.Import):
             for a in node.names:
@@ -158,8 +164,10 @@ def tampering(text: str, rel: str, packages: Iterable[str] = ()) -> list[str]:
                 what = _guarded(name, imported=True)
                 if what:
                     flag(f"imports {name} ({what})", node)
-        elif isinstance(node, ast.Name) and node.id in NAMES and node.id not in aliases:
+        elif isinstance(node, ast.Name) and node.id in NAMES and node.id not in aliases and node.id not in own_defs:
             flag(NAMES[node.id], node)
+        elif isinstance(node, ast.Name) and node.id == "__name__" and isinstance(node.ctx, (ast.Store, ast.Del)):
+            flag("assigns __name__ (it decides which blocks run on import)", node)
         elif isinstance(node, ast.Attribute):
             if node.attr in ESCAPES:
                 flag(f"uses .{node.attr} ({ESCAPES[node.attr]})", node)
@@ -174,8 +182,8 @@ def tampering(text: str, rel: str, packages: Iterable[str] = ()) -> list[str]:
                 continue
             parts = name.split(".")
             allowed = any(name == a or name.startswith(a + ".") for a in ALLOWED)
-            what = None if allowed else next((w for i in range(len(parts), 0, -1)
-                                              if (w := _guarded(".".join(parts[:i])))), None)
+            what = None if allowed else next((w for j in range(len(parts) - 1) for i in range(len(parts), j, -1)
+                                              if (w := _guarded(".".join(parts[j:i])))), None)  # os.sys.x is sys.x
             if what:
                 flag(f"reaches {name} ({what})", node)
             elif isinstance(node.ctx, (ast.Store, ast.Del)) and parts[0] in patched:
@@ -183,10 +191,17 @@ def tampering(text: str, rel: str, packages: Iterable[str] = ()) -> list[str]:
             elif parts[-1] == "__dict__":
                 flag(f"reaches {name} (a module's namespace)", node)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.args and \
-                node.func.id in ("getattr", "setattr", "delattr", "vars") and node.func.id not in aliases:
+                node.func.id in ("getattr", "setattr", "delattr", "hasattr", "vars") and node.func.id not in own_defs:
+            if node.func.id != "vars" and (len(node.args) < 2 or not isinstance(node.args[1], ast.Constant)):
+                flag(f"calls {node.func.id} with a name built at run time (what it reaches this check cannot read)",
+                     node)
+                continue
             name = full(node.args[0])
             if name is None:
                 continue
             if _guarded(name) or name == "sys" or (node.func.id != "getattr" and name.split(".")[0] in patched):
                 flag(f"calls {node.func.id} on the module {name}", node)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args and \
+                node.func.attr in ("__setattr__", "__delattr__") and (name := full(node.args[0])) is not None:
+            flag(f"calls {node.func.attr} on the module {name} (assignment around this check)", node)
     return [why for _, why in sorted(out, key=lambda x: x[0])]

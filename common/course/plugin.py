@@ -85,6 +85,7 @@ else:
 _INFO = pytest.StashKey[tuple]()      # (task id, points)
 _PHASES = pytest.StashKey[dict]()     # when -> (outcome, message)
 _STATE = pytest.StashKey[dict]()      # per-config state
+_SIGN = pytest.StashKey[object]()     # the report's signer (:func:`_signer`), made before the conftests load
 _FEEDBACK = pytest.StashKey[str]()    # a failed graded item's Counterexample report ("" when none)
 _EXAMPLE = pytest.StashKey[str]()     # a failed graded property's failing example, one line ("" when none)
 
@@ -101,12 +102,20 @@ def pytest_addoption(parser):
                     help="read the report's signing key from this inherited pipe, then close it (the grader's)")
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config, parser, args):
+    """Take the grader's key before any conftest loads: a lab's conftest may import task files (Lab 03's does),
+    and their code must not find the pipe still open."""
+    early_config.stash[_SIGN] = _signer(getattr(early_config.known_args_namespace, "task_key_fd", None))
+
+
 def pytest_configure(config):
     config.addinivalue_line("markers", "task(id, points=N): a graded test of a student task (common.course); "
                                        "N points per collected test")
     config.stash[_STATE] = {"course": None, "results": [], "report": config.getoption("--task-report"),
                             "shrink_limit": None, "collected": {}, "files": set(), "narrowed": False,
-                            "sign": _signer(config.getoption("--task-key-fd"))}
+                            "sign": config.stash[_SIGN] if _SIGN in config.stash else _signer(
+                                config.getoption("--task-key-fd"))}
     if config.stash[_STATE]["report"]:
         _write(config, {"kind": "begin", "pid": os.getpid()})
         config.pluginmanager.register(_Reporter(config), "common.course.reporter")
@@ -492,13 +501,18 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
 def refused_lines(course, task_ids) -> list[str]:
     """One ``warning:`` line per file of these tasks that the grader's intake scan would refuse
     (:func:`common.course.intake.tampering`): the local check passes it, ``make grade`` takes the stub."""
+    import importlib.util
+
     from .intake import tampering
 
     own = tuple(sorted(p.name for p in course.root.iterdir() if (p / "__init__.py").is_file()))
     out = []
     for rel in dict.fromkeys(f for t in dict.fromkeys(task_ids) for f in course.tasks[t].files):
         path = course.root / rel
-        why = tampering(path.read_text(errors="replace"), rel, own) if path.is_file() else []
+        try:
+            why = tampering(importlib.util.decode_source(path.read_bytes()), rel, own) if path.is_file() else []
+        except (SyntaxError, ValueError, UnicodeDecodeError) as exc:  # the tests above said so already
+            why = [f"does not compile ({type(exc).__name__}: {exc})"]
         if why:
             out.append(f"warning: {rel} would not be graded (the grader takes the handout's stub instead): "
                        f"it {why[0]}" + (f" (and {len(why) - 1} more)" if len(why) > 1 else ""))

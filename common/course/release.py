@@ -77,12 +77,13 @@ def _git_files(root: Path, *which: str) -> set[str] | None:
     return {n for n in run.stdout.decode(errors="surrogateescape").split("\0") if n}
 
 
-def source_files(root: Path) -> list[str]:
+def source_files(root: Path, *, git: bool = True) -> list[str]:
     """The files of the tree at ``root`` (relative POSIX paths, sorted): the files git tracks when it is a
     work tree (existing files only; untracked ones are no part of the reference, see
-    :func:`untracked_files`), else a walk that skips :data:`SKIP_DIRS`."""
+    :func:`untracked_files`), else a walk that skips :data:`SKIP_DIRS`. ``git=False``: the walk only, for a
+    tree nobody vouches for (a submission: git would run the hooks and commands its own config names)."""
     root = Path(root)
-    names = _git_files(root, "--cached")
+    names = _git_files(root, "--cached") if git else None
     if names:
         return sorted(n for n in names if (root / n).is_file() and not (root / n).is_symlink())
     out = []

@@ -31,7 +31,7 @@ def walk(folder: Path, depth: int | None = None) -> Iterable[Path]:
                              and (depth is None or level < depth))
         for f in sorted(filenames):
             p = here / f
-            if not p.is_symlink() and p.is_file():
+            if f != ".git" and not p.is_symlink() and p.is_file():  # a .git file points git at another config
                 yield p
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import subprocess
 
 import pytest
 
@@ -169,3 +170,20 @@ def test_a_run_killed_outside_any_test_says_the_run_ended_early(demo, tmp_path):
     (g,) = grade.grade(demo[0], sub)
     assert g.scores() == {"lab09.double": 0, "lab09.inc": 0} and len(g.runs) == 1
     assert "the test run ended early (exit status -6): tests that did not report score 0" in g.tasks[0].output()
+
+
+def test_git_never_runs_on_a_submission(demo, tmp_path):
+    """A submission holding a ``.git`` file that points at its own git folder, whose config names a command
+    (``core.fsmonitor``, run by ``git ls-files``): grading it runs no git there, so the command never runs."""
+    ref, _ = demo
+    sub = _submission(demo, tmp_path)
+    marker = tmp_path / "ran"
+    subprocess.run(["git", "init", "-q", str(tmp_path / "g")], check=True, capture_output=True, timeout=60)
+    (tmp_path / "g/.git").rename(sub / "g")
+    (sub / ".git").write_text("gitdir: g\n")
+    subprocess.run(["git", "--git-dir", str(sub / "g"), "config", "core.fsmonitor", f"echo ran >> {marker}; false"],
+                   check=True, capture_output=True, timeout=60)
+    (g,) = grade.grade(ref, sub)
+    run = run_course("--root", str(ref), "grade", str(sub), "--out", str(tmp_path / "out"), "--timeout", "30")
+    assert g.scores() == {"lab09.double": 4, "lab09.inc": 4} and run.returncode == 0, run.stdout + run.stderr
+    assert not marker.exists()

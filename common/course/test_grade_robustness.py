@@ -82,7 +82,8 @@ def test_the_plugin_ignores_its_reassigned_module_attributes(demo, tmp_path):
     ("import inspect\ninspect.currentframe().f_back.f_locals['x'] = 1", "reaches inspect.currentframe"),
     ("import numpy as np\nnp.testing.assert_allclose = print", "assigns numpy.testing.assert_allclose (monkeypatches"),
     ("import common.gates\ncommon.gates.compare = print", "assigns common.gates.compare (monkeypatches"),
-    ("import sys\ngetattr(sys, 'mod' + 'ules')", "calls getattr on the module sys"),
+    ("import sys\ngetattr(sys, 'mod' + 'ules')", "calls getattr with a name built at run time"),
+    ("import sys\ngetattr(sys, 'modules')", "calls getattr on the module sys"),
     # a reviewer's evasion: an exit hook that rewrote the report file named on the command line to "passed"
     ("import atexit, sys\natexit.register(lambda: open(sys.argv[-1], 'a'))", "imports atexit (exit hooks"),
     ("import sys\np = [a for a in sys.argv if a.startswith('--task-report')]", "reaches sys.argv (the command line"),
@@ -91,7 +92,13 @@ def test_the_plugin_ignores_its_reassigned_module_attributes(demo, tmp_path):
     ("import sys\ns = sys\ns.modules['x']", "reaches sys.modules (the table of loaded modules) at line 4"),
     ("import sys\nsys.__dict__['mod' + 'ules']", "reaches sys.__dict__ (a module's namespace)"),
     ("import numpy as np\n_n = np\n_n.testing.assert_array_equal = print", "assigns numpy.testing.assert_array_equal"),
-    ("import numpy as np\nobject.__setattr__(np.testing, 'x', 1)", "uses .__setattr__ (assignment around"),
+    ("import numpy as np\nobject.__setattr__(np.testing, 'x', 1)", "calls __setattr__ on the module numpy.testing"),
+    # a third review's: a script block made to run on import, sys through os, names built at run time
+    ("__name__ = '__main__'\nif __name__ == '__main__':\n    import pytest", "assigns __name__"),
+    ("import os\nos.sys.modules['pytest']", "reaches os.sys.modules (the table of loaded modules)"),
+    ("import numpy as np\nb = getattr(np, '__buil' + 'tins__')", "calls getattr with a name built at run time"),
+    ("import gc", "imports gc (every live object)"),
+    ("x = int.__mro__[1]", "uses .__mro__ (every class through object)"),
     ("b = globals()['__builtins__']", "uses globals()"),
     ("f = compile('1', 'f', 'eval')", "calls compile (code this check cannot read)"),
     ("import types\ntypes.FunctionType(None, {})", "reaches types.FunctionType"),
@@ -104,6 +111,34 @@ def test_the_intake_scan_names_what_a_file_must_not_do(line, reason):
     text = "from __future__ import annotations\n" + line + "\n"
     got = intake.tampering(text, "lab09_demo/mod.py", ("common", "lab09_demo"))
     assert any(reason in g for g in got), got
+
+
+@pytest.mark.parametrize("code", [
+    "from dataclasses import dataclass\n@dataclass(frozen=True)\nclass A:\n    x: float\n"
+    "    def __post_init__(self):\n        object.__setattr__(self, 'x', float(self.x))",  # a frozen dataclass
+    "def compile(x):\n    return x\ny = compile(1)",                                     # its own compile
+    "flags = open('/proc/cpuinfo').read()",                                            # the machine, not a process
+])
+def test_the_intake_scan_passes_ordinary_idioms_a_review_saw_refused(code):
+    assert intake.tampering(code + "\n", "lab09_demo/mod.py", ("common", "lab09_demo")) == []
+
+
+def test_a_file_with_a_bom_is_graded_as_python_reads_it_and_bytecode_planted_in_the_tree_scores_0(demo, tmp_path):
+    """A correct answer saved with a UTF-8 BOM (Python runs it) gets full marks, where it was "does not compile";
+    code that writes a compiled module into the grading tree's ``__pycache__`` (run instead of its source by a
+    later import) scores 0, named."""
+    answer = (demo[0] / "lab09_demo/mod.py").read_text()
+    sub = _submission(demo, tmp_path, "")
+    (sub / "lab09_demo/mod.py").write_bytes(b"\xef\xbb\xbf" + answer.encode())
+    (g,) = grade.grade(demo[0], sub)
+    assert g.scores() == {"lab09.double": 5, "lab09.inc": 4}, g.tasks[0].output()
+    plant = ('\nimport os as _os\n_d = _os.path.join(_os.path.dirname(__file__), "__pycache__")\n'
+             '_os.makedirs(_d, exist_ok=True)\nopen(_os.path.join(_d, "test_mod.cpython-311-pytest-9.pyc"), "wb")\n')
+    (sub / "lab09_demo/mod.py").write_text(answer + plant)
+    (g,) = grade.grade(demo[0], sub)
+    assert g.scores() == {"lab09.double": 0, "lab09.inc": 0}
+    assert "lab09_demo/__pycache__/test_mod.cpython-311-pytest-9.pyc appeared in the grading tree" \
+        in g.tasks[0].output(), g.tasks[0].output()
 
 
 def test_the_intake_scan_passes_the_reference_and_the_handout_and_ordinary_code():

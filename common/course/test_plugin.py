@@ -120,3 +120,44 @@ def test_double_prop(x):
     run = run_pytest_in(tmp_path / "handout", "--task", "lab09.double", "-rf")
     assert "test_double_prop - not implemented (0/1 points): task lab09.double" in run.stdout, run.stdout
     assert "git apply" not in run.stdout and not (tmp_path / "handout/.hypothesis/patches").exists()
+
+
+def test_the_report_is_signed_with_a_key_taken_before_any_conftest_loads(demo, tmp_path):
+    """``--task-key-fd``: the plugin reads the key and closes the pipe before the first conftest imports (a
+    lab's conftest may import task files), then signs every record in order; the grader's reader verifies them
+    and stops at a line appended by anyone else."""
+    import hmac
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    from common.course.fixtures import env
+    from common.course.grade import _read_report
+    from common.course.plugin import signed_body
+
+    ref = tmp_path / "ref"
+    shutil.copytree(demo[0], ref)
+    (ref / "conftest.py").write_text("import os\ntry:\n    os.fstat(int(os.environ['KEY_FD']))\n    print('KEY PIPE OPEN')\n"
+                                     "except OSError:\n    print('KEY PIPE CLOSED')\n")
+    key = b"k" * 32
+    r, w = os.pipe()
+    os.write(w, key)
+    os.close(w)
+    report = tmp_path / "r.jsonl"
+    run = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-s", f"--task-report={report}",
+                          f"--task-key-fd={r}"], cwd=ref, env={**env(), "KEY_FD": str(r)}, pass_fds=(r,),
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
+    os.close(r)
+    assert "KEY PIPE CLOSED" in run.stdout and "KEY PIPE OPEN" not in run.stdout, run.stdout
+    records, problem = _read_report(report, key)
+    assert problem is None and [r["seq"] for r in records] == list(range(len(records)))
+    assert records[0]["kind"] == "begin" and records[-1]["kind"] == "session"
+    assert all(hmac.compare_digest(r["mac"], hmac.new(key, signed_body(r), "sha256").hexdigest()) for r in records)
+    with open(report, "a") as fh:
+        fh.write(json.dumps({"kind": "item", "nodeid": "x", "outcome": "passed", "seq": len(records)}) + "\n")
+    records2, problem = _read_report(report, key)
+    assert records2 == records and problem == f"line {len(records) + 1} of the test report is not a record the " \
+                                               "grader's plugin signed"
+    assert _read_report(report, b"another key")[1] == "line 1 of the test report is not a record the grader's " \
+                                                      "plugin signed"
