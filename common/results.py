@@ -7,7 +7,7 @@ alone so any spreadsheet reads it. Writes go to a temporary file in the same fol
 renamed into place, so a crash never leaves a half-written table. :func:`markdown_table` is the
 project's one Markdown table writer (``common.gates.rows_to_markdown`` is the same function).
 
-``python -m common.results diff A B`` compares two results folders or tables: :mod:`common.results_diff`.
+``python -m common.results_diff A B`` compares two results folders or tables: :mod:`common.results_diff`.
 """
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 from collections.abc import Iterator, Sequence
 
-from .errors import UserError, run_cli
+from .errors import UserError
 
 ROOT = Path(__file__).resolve().parent.parent / "results"
 
@@ -234,9 +234,3 @@ def save_plot(fig, lab: str, name: str) -> Path:
     fig.savefig(buf, format="png", dpi=120, bbox_inches="tight")
     plt.close(fig)
     return atomic_write(results_dir(lab) / f"{name}.png", buf.getvalue())
-
-
-if __name__ == "__main__":  # python -m common.results diff ...: the diff lives in its own module
-    from common.results_diff import main
-
-    raise SystemExit(run_cli(main))

@@ -1,9 +1,9 @@
-"""The instructor's diff of two results folders or tables (``python -m common.results diff``, README
+"""The instructor's diff of two results folders or tables (``python -m common.results_diff``, README
 "For instructors: diffing results"), over the tables :mod:`common.results` writes.
 
 Instructor's command::
 
-    python -m common.results diff A B [--threshold 0.10] [--tol 1e-4] [--all] [-v]
+    python -m common.results_diff A B [--threshold 0.10] [--tol 1e-4] [--all] [-v]
 
 compares two results folders (every table present in both, matched by relative path) or two tables
 (a ``.json``, or its ``.csv``/``.md`` twin: the diff reads the ``.json`` beside it and says so), cell by
@@ -59,7 +59,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 from collections.abc import Sequence
 
-from .errors import UserError
+from .errors import UserError, run_cli
 from .results import read_table
 
 ERROR_WORDS = frozenset({"abs", "err", "diff", "rel"})
@@ -367,12 +367,11 @@ def format_cell(c: dict) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``diff A B``: print the flagged differences (all with ``-v``) and a summary; exit codes in the module
-    docstring (0 nothing flagged, 1 something flagged, 2 bad input)."""
-    ap = argparse.ArgumentParser(prog="python -m common.results",
-                                 description="Compare two results folders or tables cell by cell (README: 'For instructors: diffing results').")
-    sub = ap.add_subparsers(dest="cmd", required=True)
-    d = sub.add_parser("diff", help="compare two results folders or tables cell by cell (see the module docstring)")
+    """``python -m common.results_diff A B``: print the flagged differences (all with ``-v``) and a summary; exit
+    codes in the module docstring (0 nothing flagged, 1 something flagged, 2 bad input)."""
+    d = argparse.ArgumentParser(prog="python -m common.results_diff",
+                                description="Compare two results folders or tables cell by cell (README: 'For "
+                                            "instructors: diffing results').")
     d.add_argument("a", metavar="A", help="the reference: a results folder, or one table (.json, or its .csv/.md)")
     d.add_argument("b", metavar="B", help="the run to review: a folder or a table, as A")
     d.add_argument("--threshold", type=float, default=0.10,
@@ -383,7 +382,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     d.add_argument("--all", action="store_true",
                    help="compare every numeric cell, absolute times (ms) and error magnitudes included")
     d.add_argument("-v", "--verbose", action="store_true", help="also print the differences that were not flagged")
-    args = ap.parse_args(argv)
+    args = d.parse_args(argv)
     res = diff_paths(args.a, args.b, args.threshold, all_columns=args.all, tol=args.tol)
     if args.threshold > 1:
         print(f"note: --threshold is a fraction: {args.threshold:g} flags changes over {args.threshold:.0%}")
@@ -401,3 +400,5 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 1 if flagged or res.problems else 0
 
 
+if __name__ == "__main__":
+    raise SystemExit(run_cli(main))

@@ -246,9 +246,9 @@ def test_results_round_trip_and_diff_flags_changed_cell(results_dir, capsys, mon
     flagged = [c for c in res.cells if c["flagged"]]
     assert len(res.cells) == 2 and len(flagged) == 1 and flagged[0]["column"] == "median_ms"
     assert flagged[0]["rel_change"] == pytest.approx(0.5) and not res.problems and res.compared == 1
-    assert run_cli(results_diff.main, ["diff", "--all", str(results_dir / "labX"), str(other / "labX")]) == 1
+    assert run_cli(results_diff.main, ["--all", str(results_dir / "labX"), str(other / "labX")]) == 1
     assert "1 flagged" in capsys.readouterr().out
-    assert run_cli(results_diff.main, ["diff", str(results_dir / "labX"), str(results_dir / "labX")]) == 0
+    assert run_cli(results_diff.main, [str(results_dir / "labX"), str(results_dir / "labX")]) == 0
 
 
 def test_long_lists_stay_in_the_json_and_the_markdown_counts_them(results_dir):
@@ -273,10 +273,10 @@ def test_results_diff_ignores_milliseconds_by_default_and_flags_them_with_all(tm
     base = {"model": "resnet50", "stage": "tuned", "speedup_vs_eager": 1.07, "nodes": 321, "gate": "pass"}
     a, b = _two_runs(tmp_path, [{**base, "median_ms": 110.9, "build_s": 2.1, "gflops": 36.59}],
                      [{**base, "median_ms": 140.2, "build_s": 3.9, "gflops": 32.11}], monkeypatch)
-    assert run_cli(results_diff.main, ["diff", a, b]) == 0
+    assert run_cli(results_diff.main, [a, b]) == 0
     out = capsys.readouterr().out
     assert "0 flagged of 3 differing cells" in out and "3 machine-dependent cells not compared" in out
-    assert run_cli(results_diff.main, ["diff", "--all", a, b]) == 1
+    assert run_cli(results_diff.main, ["--all", a, b]) == 1
     out = capsys.readouterr().out
     assert "gflops: 36.59 -> 32.11  (-12.2%)" in out and "median_ms: 110.9 -> 140.2  (+26.4%)" in out
 
@@ -289,7 +289,7 @@ def test_results_diff_flags_a_changed_speedup_with_its_sign(tmp_path, monkeypatc
     assert by_col["speedup_vs_eager"]["flagged"] and by_col["speedup_vs_eager"]["rel_change"] == pytest.approx(-0.3194, abs=1e-4)
     assert by_col["x_vs_pytorch"]["flagged"] and by_col["x_vs_pytorch"]["rel_change"] == pytest.approx(0.25)
     assert not by_col["% of peak"]["flagged"]  # +2.5% is under the threshold
-    assert run_cli(results_diff.main, ["diff", a, b]) == 1
+    assert run_cli(results_diff.main, [a, b]) == 1
     out = capsys.readouterr().out
     assert "speedup_vs_eager: 0.98 -> 0.667  (-31.9%)" in out and "x_vs_pytorch: 2.0 -> 2.5  (+25.0%)" in out
 
@@ -320,7 +320,7 @@ def test_column_classes_from_name_words():
 def test_results_diff_of_folders_without_tables_is_a_clear_error(tmp_path, capsys):
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
-    assert run_cli(results_diff.main, ["diff", str(tmp_path / "a"), str(tmp_path / "b")]) == 2
+    assert run_cli(results_diff.main, [str(tmp_path / "a"), str(tmp_path / "b")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "no results tables" in err[0]
 
@@ -335,7 +335,7 @@ def test_results_diff_matches_rows_by_their_integer_and_text_key_not_by_position
     # B: the rows of A in another order, one (seq 128, ort) missing, run with 4 threads
     b_rows = [dict(r, threads=4) for r in (rows[1], rows[0], rows[2])]
     a, b = _two_runs(tmp_path, rows, b_rows, monkeypatch)
-    assert run_cli(results_diff.main, ["diff", a, b]) == 1
+    assert run_cli(results_diff.main, [a, b]) == 1
     out = capsys.readouterr().out
     assert "! lab02/compare row [seq=128, backend=ort] only in A" in out and "speedup" not in out
     assert "[seq=32, backend=eager] threads: 1 -> 4" in out and "#" not in out
@@ -348,7 +348,7 @@ def test_results_diff_matches_rows_by_their_integer_and_text_key_not_by_position
 def test_results_diff_matches_rows_by_position_only_when_no_key_is_unique_and_says_so(tmp_path, monkeypatch, capsys):
     rows = [{"speedup": 1.0, "ratio": 2.0}, {"speedup": 1.0, "ratio": 2.0}, {"speedup": 3.0, "ratio": 4.0}]
     a, b = _two_runs(tmp_path, rows, [*rows[:2], {"speedup": 3.0, "ratio": 8.0}], monkeypatch)
-    assert run_cli(results_diff.main, ["diff", a, b]) == 1
+    assert run_cli(results_diff.main, [a, b]) == 1
     out = capsys.readouterr().out.splitlines()
     assert [line for line in out if "position" in line] == [
         "note: lab02/compare: no columns identify its rows in both tables; rows matched by position"]
@@ -364,7 +364,7 @@ def test_results_diff_reports_a_duplicated_row_in_one_line_and_matches_the_other
     for extra in (rows[0], dict(rows[0], speedup_vs_eager=9.0)):
         a, b = _two_runs(tmp_path / str(extra["speedup_vs_eager"]), rows, [rows[0], extra, *changed[1:]],
                          monkeypatch)
-        assert run_cli(results_diff.main, ["diff", a, b]) == 1
+        assert run_cli(results_diff.main, [a, b]) == 1
         out = capsys.readouterr().out.splitlines()
         assert [line for line in out if line.startswith("!")] == [
             "! lab02/compare row [seq=32, backend=eager] appears 2 times in B, 1 in A",
@@ -375,7 +375,7 @@ def test_results_diff_reports_a_duplicated_row_in_one_line_and_matches_the_other
             == {("seq=32, backend=eager", "*", 1, 2), ("seq=128, backend=ort", "speedup_vs_eager", 5.0, 6.0)}
     # the same duplicate on both sides is no difference; a folder against itself is clean
     a, _ = _two_runs(tmp_path / "both", [rows[0], *rows], [rows[0], *rows], monkeypatch)
-    assert run_cli(results_diff.main, ["diff", a, a]) == 0
+    assert run_cli(results_diff.main, [a, a]) == 0
     assert capsys.readouterr().out.startswith("0 flagged of 0 differing cells")
 
 
@@ -385,7 +385,7 @@ def test_results_diff_of_a_folder_against_a_file_that_is_no_table_is_one_error_n
     txt = tmp_path / "notes.txt"
     txt.write_text("not a table\n")
     table = str(tmp_path / "a" / "lab02" / "compare.json")
-    for argv in (["diff", a, str(txt)], ["diff", str(txt), table], ["diff", a, table]):
+    for argv in ([a, str(txt)], [str(txt), table], [a, table]):
         assert run_cli(results_diff.main, argv) == 2
         cap = capsys.readouterr()
         assert cap.out == "" and len(cap.err.splitlines()) == 1 and cap.err.startswith("error: ")
@@ -402,13 +402,13 @@ def test_results_diff_flags_corrupt_tables_in_folders_and_rejects_them_given_by_
     for suffix in (".csv", ".md"):
         (tmp_path / "b" / "lab02" / "gates").with_suffix(suffix).unlink()
     (tmp_path / "b" / "lab02" / "gates.json").write_text('{"foo": 1}')  # at the path of A's table
-    assert run_cli(results_diff.main, ["diff", a, b]) == 1
+    assert run_cli(results_diff.main, [a, b]) == 1
     out = capsys.readouterr().out.splitlines()
     assert [line.split(":")[0] for line in out if line.startswith("!")] == ["! table lab02/compare in B",
                                                                              "! table lab02/gates in B"]
     assert "not a readable results table" in out[0] and "not a results table" in out[1] and "only in" not in out[0]
     assert "0 of 0 tables compared" in out[-1] and "2 tables on one side only or unreadable" in out[-1]
-    assert run_cli(results_diff.main, ["diff", str(tmp_path / "a" / "lab02" / "compare.json"), str(broken)]) == 2
+    assert run_cli(results_diff.main, [str(tmp_path / "a" / "lab02" / "compare.json"), str(broken)]) == 2
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1 and err[0].startswith(f"error: {broken} is not a readable results table")
 
@@ -416,13 +416,13 @@ def test_results_diff_flags_corrupt_tables_in_folders_and_rejects_them_given_by_
 def test_results_diff_of_csv_or_md_says_it_reads_the_json_beside_it(tmp_path, monkeypatch, capsys):
     a, b = _two_runs(tmp_path, _latency_rows(), _latency_rows(), monkeypatch)
     csv_a, md_b = tmp_path / "a" / "lab02" / "compare.csv", tmp_path / "b" / "lab02" / "compare.md"
-    assert run_cli(results_diff.main, ["diff", str(csv_a), str(md_b)]) == 0
+    assert run_cli(results_diff.main, [str(csv_a), str(md_b)]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[:2] == ["note: A is compare.csv: comparing compare.json, the table's JSON beside it",
                        "note: B is compare.md: comparing compare.json, the table's JSON beside it"]
     assert out[2].startswith("0 flagged of 0 differing cells in 0 of 1 tables compared")
     (tmp_path / "b" / "lab02" / "compare.json").unlink()
-    assert run_cli(results_diff.main, ["diff", str(csv_a), str(md_b)]) == 2
+    assert run_cli(results_diff.main, [str(csv_a), str(md_b)]) == 2
     assert capsys.readouterr().err.startswith(f"error: {md_b} (read from compare.json beside it) is not a readable")
 
 
@@ -430,20 +430,20 @@ def test_results_diff_rejects_a_negative_threshold_and_says_the_threshold_is_a_f
                                                                                        capsys):
     a, b = _two_runs(tmp_path, _latency_rows(), _latency_rows(), monkeypatch)
     for bad in (["--threshold", "-1"], ["--threshold", "nan"], ["--tol", "-0.001"]):
-        assert run_cli(results_diff.main, ["diff", a, b, *bad]) == 2
+        assert run_cli(results_diff.main, [a, b, *bad]) == 2
         cap = capsys.readouterr()
         assert cap.out == "" and len(cap.err.splitlines()) == 1 and cap.err.startswith(f"error: {bad[0]} must be")
-    assert run_cli(results_diff.main, ["diff", a, b, "--threshold", "10"]) == 0
+    assert run_cli(results_diff.main, [a, b, "--threshold", "10"]) == 0
     assert capsys.readouterr().out.startswith("note: --threshold is a fraction: 10 flags changes over 1000%")
     with pytest.raises(SystemExit):
-        results_diff.main(["diff", "--help"])
+        results_diff.main(["--help"])
     assert "this fraction" in capsys.readouterr().out
 
 
 def test_results_diff_rejects_an_infinite_threshold_or_tolerance(tmp_path, monkeypatch, capsys):
     a, b = _two_runs(tmp_path, _latency_rows(), _latency_rows(), monkeypatch)
     for bad in (["--tol", "inf"], ["--threshold", "inf"], ["--tol=-inf"], ["--threshold", "1e999"]):
-        assert run_cli(results_diff.main, ["diff", a, b, *bad]) == 2, bad
+        assert run_cli(results_diff.main, [a, b, *bad]) == 2, bad
         cap = capsys.readouterr()
         flag = bad[0].split("=")[0]
         assert cap.out == "" and len(cap.err.splitlines()) == 1 and cap.err.startswith(f"error: {flag} must be"), cap
@@ -456,7 +456,7 @@ def test_results_diff_of_a_path_that_is_neither_folder_nor_file_says_so(tmp_path
     a, _ = _two_runs(tmp_path, _latency_rows(), _latency_rows(), monkeypatch)
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
-    for argv in (["diff", os.devnull, os.devnull], ["diff", a, str(fifo)], ["diff", str(fifo), a]):
+    for argv in ([os.devnull, os.devnull], [a, str(fifo)], [str(fifo), a]):
         assert run_cli(results_diff.main, argv) == 2, argv
         cap = capsys.readouterr()
         odd = os.devnull if os.devnull in argv else str(fifo)
@@ -470,7 +470,7 @@ def test_results_diff_ignores_the_machine_kind_folder_in_paths(tmp_path, monkeyp
     a, b = _two_runs(tmp_path, [row, {**row, "model": "t5"}], [other, {**other, "model": "t5",
                                                                        "onnx": "results/rocketlake/lab02/t5.onnx"}],
                      monkeypatch)
-    assert run_cli(results_diff.main, ["diff", "-v", a, b]) == 1
+    assert run_cli(results_diff.main, ["-v", a, b]) == 1
     out = capsys.readouterr().out.splitlines()
     assert [line for line in out if line.startswith("!")] == [
         "! lab02/compare [model=t5] onnx: results/znver4/lab02/bert.onnx -> results/rocketlake/lab02/t5.onnx"]
