@@ -5,6 +5,8 @@ front of ``PYTHONPATH``, so the tree's own packages win over the editable instal
 in its own process group (a new session), killed with the group after ``timeout_s``, when the run ends
 (whatever it left running), and when the grader itself gets SIGTERM, SIGINT or SIGHUP (:class:`_Reaper`:
 the group is killed, then the signal takes its usual course: the grader ends or raises KeyboardInterrupt).
+A process the run detached from its group (a double fork and ``setsid``, to outlive the grade and rewrite its
+report) is reparented to the grader, the run's child subreaper on Linux, and killed with the run too.
 
 :class:`WarmRunner` gives the same result faster when many trees are graded in a row (the release
 gate grades about twenty): it imports the heavy third-party packages once (:data:`PRELOAD`: TVM,
@@ -59,6 +61,28 @@ def _kill_group(pid: int) -> None:
             kill(pid, signal.SIGKILL)
 
 
+def _children() -> set[int]:
+    """The pids whose parent is this process (Linux ``/proc``; empty elsewhere)."""
+    me, out = os.getpid(), set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == me:
+                out.add(int(stat.parent.name))
+    return out
+
+
+def _become_subreaper() -> bool:
+    """Make this process the Linux *child subreaper* of its descendants (``prctl(PR_SET_CHILD_SUBREAPER)``,
+    proc(5)/prctl(2)): a process a test detaches (a double fork, ``setsid``) leaves the run's process group, but
+    when its parent dies it is reparented here, not to init, so :class:`_Reaper` still ends it. False where
+    there is no such call (not Linux)."""
+    try:
+        import ctypes
+        return ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0) == 0  # 36: PR_SET_CHILD_SUBREAPER
+    except (OSError, AttributeError):
+        return False
+
+
 class _Reaper:
     """While a child runs: its process group dies with the block (an exception, a normal end: whatever the
     tests left running) and when this process gets SIGTERM, SIGINT or SIGHUP (then the signal is delivered
@@ -69,6 +93,7 @@ class _Reaper:
     def __init__(self):
         self.pid: int | None = None
         self.old: dict[int, object] = {}
+        self.before: set[int] = set()
 
     def _handler(self, signum, frame):
         if self.pid is not None:
@@ -83,6 +108,8 @@ class _Reaper:
         self.old.clear()
 
     def __enter__(self) -> _Reaper:
+        _become_subreaper()
+        self.before = _children()
         if threading.current_thread() is threading.main_thread():
             for sig in self.SIGNALS:
                 old = signal.getsignal(sig)
@@ -97,8 +124,17 @@ class _Reaper:
         try:
             if self.pid is not None:
                 _kill_group(self.pid)
+            self._end_orphans()
         finally:
             self._restore()
+
+    def _end_orphans(self) -> None:
+        """SIGKILL and wait for the processes the run left behind that were reparented here (see
+        :func:`_become_subreaper`): this process's children now that were not before the run."""
+        for pid in _children() - self.before - ({self.pid} if self.pid else set()):
+            _kill_group(pid)
+            with contextlib.suppress(ChildProcessError, OSError):
+                os.waitpid(pid, 0)
 
 
 def _env(tree: Path, env: Mapping[str, str] | None) -> dict[str, str]:

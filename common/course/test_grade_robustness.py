@@ -262,3 +262,48 @@ def test_the_local_check_warns_of_a_file_the_grader_would_refuse_and_a_script_bl
     assert intake.tampering(script, "lab09_demo/mod.py", ("lab09_demo",)) == []
     mod.write_text(script)
     assert "would not be graded" not in run_pytest_in(ref, "--task", "lab09.double", "-q").stdout
+
+
+#: A review's detached process: forked through ctypes (no os.fork for the scan to see), out of the run's session
+#: (setsid) and its output pipes, it outlived the grader and rewrote results.json seconds later.
+DETACH = '''
+import ctypes as _ctypes
+import os as _os
+import time as _time
+
+
+def _detach(marker=MARKER):
+    libc = _ctypes.CDLL(None)
+    if libc.fork() == 0:
+        libc.setsid()
+        if libc.fork() == 0:
+            null = _os.open(_os.devnull, _os.O_RDWR)
+            for fd in (0, 1, 2):
+                _os.dup2(null, fd)
+            _os.closerange(3, 4096)  # pytest's saved copies of the output pipe too: the run's end waits for none
+            for _ in range(300):  # until the test says the grade is over (30 s at most)
+                if _os.path.exists(marker + ".go"):
+                    open(marker, "w").write("outlived the grader")
+                    break
+                _time.sleep(0.1)
+        libc._exit(0)
+
+
+_detach()
+'''
+
+
+def test_a_process_detached_by_code_under_test_ends_with_the_run(demo, tmp_path):
+    """The grader is the child subreaper of its runs: a double-forked, setsid process is reparented to it when its
+    parent exits and is killed when the run ends, so it never outlives the grade (it waited for the grade to end,
+    then wrote its file)."""
+    import time
+
+    marker = tmp_path / "outlived"
+    answer = (demo[0] / "lab09_demo/mod.py").read_text()
+    sub = _submission(demo, tmp_path, answer + DETACH.replace("MARKER", repr(str(marker))))
+    assert intake.tampering((sub / "lab09_demo/mod.py").read_text(), "lab09_demo/mod.py", ("lab09_demo",)) == []
+    grade.grade(demo[0], sub)
+    (tmp_path / "outlived.go").write_text("the grade is over")
+    time.sleep(1.0)  # a live process polls every 0.1 s
+    assert not marker.exists()
