@@ -30,7 +30,7 @@
 Code under test runs in the process that writes the report, beside the grading tree; two checks keep it from
 grading itself: each run's report is signed with a fresh key the plugin reads from a pipe and closes before any
 test module is imported (:func:`_read_report` stops at the first record it did not sign), and the tree is
-compared with its :func:`manifest` before and after every run, the test modules also as pytest imported them.
+compared with its :func:`manifest` after every run, the test modules also as pytest imported them.
 A lab whose report or tree was altered scores 0, with what was altered, for a human to review; the tree is laid
 out again for the next lab.
 
@@ -83,7 +83,7 @@ from common.errors import UserError
 from common.results import atomic_write
 
 from . import release
-from .intake import tampering
+from .intake import packages, tampering
 from .markers import HIDDEN
 from .plugin import GRADE_PROFILE, signed_body
 from .runner import Run, run_pytest
@@ -188,6 +188,8 @@ class LabGrade:
     runs: list[Run] = field(default_factory=list)
     #: where its report was written, without suffix (``.json`` and ``.md``); None when not written
     report: Path | None = None
+    #: what code under test altered in its report or grading tree (None: nothing), see :func:`_run_lab`
+    tampered: str | None = None
 
     @property
     def score(self) -> int:
@@ -322,7 +324,7 @@ _CODE_SUFFIXES = (".py", ".pth", ".toml", ".ini", ".cfg")
 
 def manifest(tree: Path) -> dict[str, str]:
     """``{relative path: SHA-256}`` of every file of a grading tree (no ``__pycache__``), taken once it is laid
-    out: :func:`altered` compares the tree with it before and after each pytest run."""
+    out: :func:`altered` compares the tree with it after each pytest run."""
     return {p.relative_to(tree).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
             for p in sorted(tree.rglob("*")) if p.is_file() and "__pycache__" not in p.parts}
 
@@ -369,9 +371,6 @@ def _run_lab(tree: Path, args: list[str], *, runner: Callable[..., Run], env: di
         key = secrets.token_bytes(32)  # a new one per run: a record of one run is no record of another
         for cache in list(tree.rglob("__pycache__")):  # no run writes bytecode: what is there, someone planted
             shutil.rmtree(cache, ignore_errors=True)
-        if laid_out is not None and (what := altered(tree, laid_out)):
-            out.tampered = f"{what} in the grading tree before run {len(out.runs) + 1} of the lab"
-            return out
         run = runner(tree, [*args, *extra, f"--task-report={report}"], env=env, timeout_s=max(1.0, remaining),
                      key=key)
         out.runs.append(run)
@@ -480,7 +479,7 @@ def grade_lab(course: Course, lab: Lab, tree: Path, *, runner: Callable[..., Run
                            "tests, which a handout does not hold (the course's grade runs them)")
         g.score = min(g.score, g.task.points)
     return LabGrade(lab, list(grades.values()), runs.runs[0], ignored, sum(r.seconds for r in runs.runs), timeout_s,
-                    runs=runs.runs)
+                    runs=runs.runs, tampered=runs.tampered)
 
 
 def _died_in(records: list[dict]) -> str | None:
@@ -542,11 +541,6 @@ class Intake:
     missing: set[str]
     ignored: list[str]
     flagged: dict[str, str] = field(default_factory=dict)
-
-
-def packages(root: Path) -> tuple[str, ...]:
-    """The project's top-level packages (folders of ``root`` with an ``__init__.py``)."""
-    return tuple(sorted(p.name for p in root.iterdir() if (p / "__init__.py").is_file()))
 
 
 def prepare(course: Course, sub: Path, dest: Path, scan: release.Scan | None = None,
@@ -644,7 +638,7 @@ def grade(reference: str | Path | Reference, submission: str | Path, out: str | 
             results.append(grade_lab(course, lab, tree, runner=runner, timeout_s=timeout_s, broken=intake.broken,
                                      missing=intake.missing, ignored=intake.ignored, work=work, tasks=wanted,
                                      scan=ref.scan, flagged=intake.flagged, laid_out=laid_out))
-            if altered(tree, laid_out):  # that lab's run was flagged for it; the next lab gets the tree as laid out
+            if results[-1].tampered:  # its runs were checked; the next lab gets the tree as laid out
                 shutil.rmtree(tree)
                 prepare(course, sub, tree, ref.scan, ref.files)
     if out is not None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterable
+from pathlib import Path
 
 #: Modules a student file may not import or reach (prefix -> what it is): the grader, the test framework,
 #: the import machinery. A file that does is not taken (see :func:`tampering`).
@@ -93,6 +94,12 @@ def _dotted(node: ast.AST) -> tuple[str, list[str]] | None:
 
 #: ``/proc`` files that describe the machine, not a process (the given code reads the CPU's flags).
 _PROC_FACTS = ("/proc/cpuinfo", "/proc/meminfo")
+
+
+def packages(root: Path) -> tuple[str, ...]:
+    """The project's top-level packages (folders of ``root`` with an ``__init__.py``): :func:`tampering`'s
+    ``packages``."""
+    return tuple(sorted(p.name for p in root.iterdir() if (p / "__init__.py").is_file()))
 
 
 def _is_main_guard(node: ast.AST) -> bool:

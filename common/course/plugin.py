@@ -114,8 +114,7 @@ def pytest_configure(config):
                                        "N points per collected test")
     config.stash[_STATE] = {"course": None, "results": [], "report": config.getoption("--task-report"),
                             "shrink_limit": None, "collected": {}, "files": set(), "narrowed": False,
-                            "sign": config.stash[_SIGN] if _SIGN in config.stash else _signer(
-                                config.getoption("--task-key-fd"))}
+                            "sign": config.stash.get(_SIGN, None)}
     if config.stash[_STATE]["report"]:
         _write(config, {"kind": "begin", "pid": os.getpid()})
         config.pluginmanager.register(_Reporter(config), "common.course.reporter")
@@ -503,9 +502,9 @@ def refused_lines(course, task_ids) -> list[str]:
     (:func:`common.course.intake.tampering`): the local check passes it, ``make grade`` takes the stub."""
     import importlib.util
 
-    from .intake import tampering
+    from .intake import packages, tampering
 
-    own = tuple(sorted(p.name for p in course.root.iterdir() if (p / "__init__.py").is_file()))
+    own = packages(course.root)
     out = []
     for rel in dict.fromkeys(f for t in dict.fromkeys(task_ids) for f in course.tasks[t].files):
         path = course.root / rel

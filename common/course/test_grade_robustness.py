@@ -143,7 +143,7 @@ def test_a_file_with_a_bom_is_graded_as_python_reads_it_and_bytecode_planted_in_
 
 def test_the_intake_scan_passes_the_reference_and_the_handout_and_ordinary_code():
     ref = grade.Reference.load(PROJECT)
-    own = grade.packages(ref.course.root)
+    own = intake.packages(ref.course.root)
     for rel in ref.course.student_files:
         assert intake.tampering((PROJECT / rel).read_text(), rel, own) == [], rel
         assert intake.tampering(release.handout_text(ref.course, rel, ref.scan), rel, own) == [], rel
