@@ -17,6 +17,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -49,9 +50,12 @@ class Browser:
         if self.binary is None:
             raise RuntimeError("no chromium on PATH (apt-get install chromium)")
         self.profile = tempfile.mkdtemp(prefix="mlc-chromium-")
+        # Chromium's own temporary files (with --disable-dev-shm-usage, its shared memory) go inside the profile,
+        # and its helper processes share one session, so that close() ends them all and leaves nothing in /tmp
         self.proc = subprocess.Popen([self.binary, *FLAGS, f"--user-data-dir={self.profile}",
                                       "--remote-debugging-port=0", "about:blank"],
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                                     env={**os.environ, "TMPDIR": self.profile}, start_new_session=True)
         deadline = time.monotonic() + start_timeout
         self.port = None
         while time.monotonic() < deadline:
@@ -138,13 +142,14 @@ class Browser:
         return atomic_write(path, base64.b64decode(data))
 
     def close(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        """End Chromium and its helper processes (its session: SIGTERM, SIGKILL after 10 s) and delete the profile."""
+        _signal_session(self.proc.pid, signal.SIGTERM)
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            pass
+        _signal_session(self.proc.pid, signal.SIGKILL)  # helpers that outlived the browser process
+        self.proc.wait()
         shutil.rmtree(self.profile, ignore_errors=True)
 
     def __enter__(self) -> Browser:
@@ -152,6 +157,14 @@ class Browser:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _signal_session(pid: int, sig: int) -> None:
+    """Send ``sig`` to the process group ``pid`` leads (``start_new_session``); nothing if it is gone."""
+    try:
+        os.killpg(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
 
 
 def threading_drain(stream) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import socket
+from pathlib import Path
 
 import numpy as np
 import onnx
@@ -139,6 +140,7 @@ def test_page_renders_graph_and_overlay_in_headless_chromium(chain_stages, resul
     finally:
         proc.terminate()
         proc.wait(10)
+    assert not Path(b.profile).exists()  # the profile, and Chromium's temporary files inside it, are deleted
     assert "op node count" in text
     img = np.asarray(Image.open(shot).convert("RGB")).astype(int)
     green = np.array([int(ov.GREEN[i:i + 2], 16) for i in (1, 3, 5)])

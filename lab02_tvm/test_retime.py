@@ -67,15 +67,20 @@ def _database(path, target: dict, *, foreign_best: bool = False) -> list[str]:
     return [str(s.trace) for s in sketches]
 
 
-def test_retime_replaces_the_top_k_times_and_drops_the_rest(tmp_path, host):
+def test_retime_replaces_the_top_k_times_and_drops_the_rest(tmp_path, host, monkeypatch):
     """top_k 2, min_gain 0: both best records are re-timed; the stored best stays, the second only if it now runs
     at least as fast (which of the two sketches is faster depends on the CPU, so the test reads it from the row);
-    the third record and the failed one are dropped either way."""
+    the third record and the failed one are dropped either way. The build folders the builder's worker processes
+    made (under their TMPDIR) are gone afterwards."""
     from tvm.s_tir import meta_schedule as ms
     target = {**host, "num-cores": 1}
     traces = _database(tmp_path, target)
     wl_before = database_paths(tmp_path)[0].read_bytes()
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setenv("TMPDIR", str(scratch))  # inherited by the build workers retime starts
     rows = rt.retime(tmp_path, target, top_k=2, rounds=2, min_gain=0.0, progress=False, names={})
+    assert not list(scratch.iterdir())  # no build folder left behind (a .so beside each .tar was)
     assert database_paths(tmp_path)[0].read_bytes() == wl_before  # workloads untouched
     [row] = rows
     assert row["retimed"] == 2 and row["kernel"] == "workload 0"

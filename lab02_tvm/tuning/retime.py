@@ -79,6 +79,7 @@ def _measure(recs: dict[int, Any], target, *, rounds: int, cache_flush: bool, bu
     """``{record line index: [median run seconds of each round]}``; a record that fails to build gets ``[]``,
     one that fails in a round misses that round."""
     from tvm.s_tir import meta_schedule as ms
+    from tvm.s_tir.meta_schedule.utils import remove_build_dir
     from tqdm.auto import tqdm
 
     from .harness import cpu_tensor_intrinsics, make_builder, make_runner, tuning_environment
@@ -109,8 +110,8 @@ def _measure(recs: dict[int, Any], target, *, rounds: int, cache_flush: bool, bu
                     bar.update(1)
         finally:
             bar.close()
-            for _, path in ok:
-                Path(path).unlink(missing_ok=True)
+            for _, path in ok:  # the build folder, as MetaSchedule's RemoveBuildArtifact callback removes it
+                remove_build_dir(path)  # (the export writes more than artifact_path: a .so beside the .tar)
     return times
 
 
