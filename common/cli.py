@@ -98,9 +98,17 @@ def parser(prog: str, doc: str | None = None, *, steps: Iterable[str] = (), quic
     return p
 
 
+#: environment variable a pipeline sets for a child that prints its own steps: ``9.`` makes ``[1 build]`` ``[9.1 build]``
+STEP_PREFIX_ENV = "MLC_STEP_PREFIX"
+
+
 def step(n: int | str, name: str, msg: str) -> str:
-    """Print and return one step line, ``[N name] msg`` (the format shared by the three labs)."""
-    line = f"[{n} {name}] {msg}"
+    """Print and return one step line, ``[N name] msg`` (the format shared by the three labs).
+
+    ``N`` carries the prefix in ``$MLC_STEP_PREFIX`` when a parent pipeline runs this one as one of its steps
+    (``[9.1 build]``: step 1 of the child that is step 9 of the parent).
+    """
+    line = f"[{os.environ.get(STEP_PREFIX_ENV, '')}{n} {name}] {msg}"
     print(line, flush=True)
     return line
 

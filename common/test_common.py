@@ -681,6 +681,17 @@ def test_a_command_turns_a_stub_into_one_line(capsys):
         run_cli(stubs_as_errors(boom), [])
 
 
+def test_a_child_pipelines_steps_carry_its_parents_step_number(monkeypatch, capsys):
+    """``[N name]`` alone; under ``$MLC_STEP_PREFIX=9.`` (Lab 03's step 9 runs the ladder so) ``[9.N name]``."""
+    from common.cli import STEP_PREFIX_ENV, step
+
+    monkeypatch.delenv(STEP_PREFIX_ENV, raising=False)
+    assert step(1, "build", "x") == "[1 build] x"
+    monkeypatch.setenv(STEP_PREFIX_ENV, "9.")
+    assert step(1, "build", "x") == "[9.1 build] x"
+    assert capsys.readouterr().out.splitlines() == ["[1 build] x", "[9.1 build] x"]
+
+
 def test_command_line_records_paths_inside_the_checkout_relative(tmp_path):
     """A table's or PROVENANCE.json's command names no machine's checkout: absolute paths inside it (a flag's
     value or ``--flag=value``) become relative; paths elsewhere and other words stay, shell-quoted."""

@@ -31,7 +31,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from common.budget import ci, pick
-from common.cli import parser, step, want_ir
+from common.cli import STEP_PREFIX_ENV, parser, step, want_ir
 from common.course.notimpl import naming_stubs, stubs_as_errors
 from common.errors import UserError, run_cli
 from common.gates import GateChain, GateError, GateReport, compare
@@ -251,7 +251,8 @@ def step_from_torch(args) -> int:
 
     Runs ``python -m lab03_mlir.ladder`` in a child process: torch-mlir bundles its own MLIR and
     LLVM, and loading it into a process that already holds the upstream bindings *and* llvmlite
-    aborts on duplicate LLVM command-line options. The child prints its own steps and gates.
+    aborts on duplicate LLVM command-line options. The child prints its own steps and gates, numbered
+    under this one (``[9.1 build]`` ... ``[9.6 done]``, through ``$MLC_STEP_PREFIX``).
     torch-mlir and IREE are required: any failure of the child fails this step (skip it only
     with ``--skip-from-torch``).
 
@@ -260,6 +261,7 @@ def step_from_torch(args) -> int:
         UserError: the child could not run (exit code 2: its one-line error is printed above, e.g.
             a missing package) or crashed.
     """
+    import os
     import subprocess
     import sys
     if "from-torch" in args.skip:
@@ -271,7 +273,7 @@ def step_from_torch(args) -> int:
     if args.quick:  # never implied: under CI=true the child shrinks its own budgets (common.budget)
         cmd.append("--quick")
     cmd += ["-v"] * args.verbose
-    rc = subprocess.run(cmd).returncode
+    rc = subprocess.run(cmd, env={**os.environ, STEP_PREFIX_ENV: "9."}).returncode  # its lines read [9.1 build] ...
     if rc == 1:
         raise gate_failed("from_torch", "a torch-mlir or IREE path does not match PyTorch "
                                         "(see the table above and results/lab03/from_torch_gates.md)")
