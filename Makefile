@@ -101,7 +101,7 @@ gpu-run: setup
 
 # The same pytest command CI runs (.ci/run is `CI=true make test`); the linter runs inside it.
 test: setup optional-debs
-	$(PY) -m pytest
+	$(PY) -m pytest --durations=15 --durations-min=15  # and the tests over 15 s, slowest first (budget: 15 min)
 
 # The course edition (common/course): `make student [OUT=build/student]` writes the student handout (a fresh
 # git repository, one commit: stubs for the tasks of each lab's tasks.toml, no solutions, no hidden tests; the

@@ -17,12 +17,20 @@
 - Markers (declared in pyproject.toml): ``lab01``, ``lab02``, ``lab03``, ``lab04``, ``debugging``, ``slow``,
   ``gpu``.
   Tests marked ``gpu`` are skipped with the reason when no CUDA device is visible.
+- **A crash names its test.** TVM's FFI library installs its own SIGSEGV handler when it is loaded (it prints a
+  C backtrace to file descriptor 2, which pytest captures and loses with the process), replacing the handler
+  of pytest's ``faulthandler`` plugin: a segfault in native code then ended the run with no line at all.
+  Before each test's setup and call, Python's :mod:`faulthandler` is installed again over it (it writes the
+  Python stack, test function included, to a copy of the terminal's stderr; the process then dies of the
+  signal, exit code -11 or 139). ``-p no:faulthandler`` turns this off with pytest's own.
 - With ``CI=true`` the labs shrink their budgets (see :mod:`common.budget`).
 """
 from __future__ import annotations
 
+import faulthandler
 import os
 import random
+import sys
 
 import pytest
 
@@ -53,7 +61,12 @@ def required_missing_lines() -> list[str]:
     return missing_required_lines(missing_required(required_distributions() + extra))
 
 
+_FAULT_FD = pytest.StashKey[int]()
+
+
 def pytest_configure(config):
+    if config.pluginmanager.has_plugin("faulthandler"):  # the terminal's stderr, as pytest's faulthandler takes it
+        config.stash[_FAULT_FD] = os.dup((sys.stderr if sys.stderr.fileno() >= 0 else sys.__stderr__).fileno())
     lines = required_missing_lines()
     if lines:
         raise pytest.UsageError(f"{len(lines)} required package(s) missing, the install is broken:\n"
@@ -82,6 +95,29 @@ def _cpu_line() -> str:
         return isa.summary_line()
     except Exception as exc:  # noqa: BLE001 - a header line must never stop the run (the tests report it)
         return f"cpu: unknown ({type(exc).__name__}: {str(exc)[:80]})"
+
+
+def _faulthandler_on_top(config) -> None:
+    """Python's fatal-signal handler over any a native library installed since (see the module docstring)."""
+    if _FAULT_FD in config.stash:
+        faulthandler.disable()  # enable() alone keeps a handler it thinks is still installed
+        faulthandler.enable(file=config.stash[_FAULT_FD], all_threads=True)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    _faulthandler_on_top(item.config)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_call(item):
+    _faulthandler_on_top(item.config)
+
+
+def pytest_unconfigure(config):
+    if _FAULT_FD in config.stash:
+        os.close(config.stash[_FAULT_FD])
+        del config.stash[_FAULT_FD]
 
 
 def pytest_report_header(config):

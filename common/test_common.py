@@ -681,6 +681,28 @@ def test_a_command_turns_a_stub_into_one_line(capsys):
         run_cli(stubs_as_errors(boom), [])
 
 
+def test_a_segfault_in_native_code_names_its_test(tmp_path):
+    """TVM's FFI library replaces the SIGSEGV handler of pytest's faulthandler when it loads (its C backtrace goes
+    to the captured file descriptor 2 and dies with the process: the run ended with no line). The root conftest
+    puts Python's handler back before each test, so the crash prints the test's Python stack."""
+    import resource
+    import signal
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    test = tmp_path / "test_crash.py"
+    test.write_text("import tvm_ffi  # noqa: F401\n\n\ndef test_crashes_in_native_code():\n"
+                    "    import ctypes\n    ctypes.string_at(0)\n")
+    root = Path(__file__).resolve().parents[1]
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-c", os.devnull, "--rootdir", str(tmp_path),
+                        "-p", "conftest", "-p", "no:cacheprovider", str(test)], cwd=root, capture_output=True,
+                       text=True, timeout=300, preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_CORE, (0, 0)))
+    assert r.returncode == -signal.SIGSEGV, (r.returncode, r.stderr[-2000:])
+    assert "Fatal Python error: Segmentation fault" in r.stderr
+    assert 'test_crash.py", line 6 in test_crashes_in_native_code' in r.stderr, r.stderr[-2000:]
+
+
 def test_a_child_pipelines_steps_carry_its_parents_step_number(monkeypatch, capsys):
     """``[N name]`` alone; under ``$MLC_STEP_PREFIX=9.`` (Lab 03's step 9 runs the ladder so) ``[9.N name]``."""
     from common.cli import STEP_PREFIX_ENV, step
