@@ -396,6 +396,22 @@ def test_cli_help_and_bad_input(capsys):
         assert err.startswith(starts) and "\n" not in err, err
 
 
+def test_the_pipeline_measures_a_roof_when_none_is_cached_for_this_cpu(results_dir, monkeypatch, capsys):
+    """With no roof of this CPU cached (a fresh results folder, or the committed roof of another CPU) every
+    table's % of peak was None; the pipeline measures one first (1 + 1 s under --quick), then reuses it."""
+    from common import roof
+    from lab02_tvm.pipeline import run
+
+    assert roof.cached_roof() is None
+    run._roof_for_this_host(quick=True)
+    cached = roof.cached_roof()
+    assert cached is not None and cached["peak_gflops"] > 0 and roof.roof_path().parent == results_dir
+    assert capsys.readouterr().out.startswith("[0 roof] none cached for this CPU: measured 2 s, FMA peak ")
+    monkeypatch.setattr(roof, "measure_roof", lambda *a, **k: pytest.fail("measured again"))
+    run._roof_for_this_host(quick=True)
+    assert capsys.readouterr().out == ""
+
+
 def test_ci_budgets_stay_tiny(monkeypatch):
     from lab02_tvm.pipeline.run import settings
     monkeypatch.setenv("CI", "true")

@@ -59,8 +59,12 @@ def test_matmul_tile_order_and_extents(m, k, n, vec, rb):
     sch, block, spatial, reduction = block_loops(matmul(m, k, n))
     outer, inner = tile_and_reorder(sch, spatial, reduction, vec=vec, block_loop=0, reg_block=rb)
     loops = sch.get_loops(block)
-    assert extents(sch, loops) == [m // rb, n // vec, k, rb, vec]
-    assert same_loops(sch, loops, [*outer, *reduction, *inner])
+    want = [m // rb, n // vec, k, rb, vec]
+    assert extents(sch, loops) == want, (
+        f"loop extents {extents(sch, loops)}, want {want}: the block's loops in the order (*outer, *reduction, "
+        f"*inner) = (M/{rb}, N/{vec} | K | {rb}, {vec}), the register tile innermost")
+    assert same_loops(sch, loops, [*outer, *reduction, *inner]), "the loops you returned are not the block's loops "\
+        "in the order (*outer, *reduction, *inner)"
     assert extents(sch, outer) == [m // rb, n // vec] and extents(sch, inner) == [rb, vec]
 
 
@@ -71,8 +75,11 @@ def test_without_a_register_block_only_the_vector_loop_splits(block_loop, rb):
     sch, block, spatial, reduction = block_loops(matmul(8, 16, 32))
     outer, inner = tile_and_reorder(sch, spatial, reduction, vec=8, block_loop=block_loop, reg_block=rb)
     loops = sch.get_loops(block)
-    assert extents(sch, loops) == [8, 4, 16, 8]
-    assert same_loops(sch, loops, [*outer, *reduction, *inner]) and len(inner) == 1
+    assert extents(sch, loops) == [8, 4, 16, 8], (
+        f"loop extents {extents(sch, loops)}, want [8, 4, 16, 8] = (M, N/8 | K | 8): with no register block only "
+        f"the vector loop splits off")
+    assert same_loops(sch, loops, [*outer, *reduction, *inner]) and len(inner) == 1, (
+        f"want the loops (*outer, *reduction, *inner) with one inner loop (the vector loop); inner has {len(inner)}")
 
 
 @pytest.mark.task("lab02.manual", points=2)
@@ -81,8 +88,11 @@ def test_batch_matmul_blocks_the_chosen_loop():
     sch, block, spatial, reduction = block_loops(matmul(12, 10, 16, batch=2))
     outer, inner = tile_and_reorder(sch, spatial, reduction, vec=4, block_loop=1, reg_block=6)
     loops = sch.get_loops(block)
-    assert extents(sch, loops) == [2, 2, 4, 10, 6, 4]
-    assert same_loops(sch, loops, [*outer, *reduction, *inner])
+    assert extents(sch, loops) == [2, 2, 4, 10, 6, 4], (
+        f"loop extents {extents(sch, loops)}, want [2, 2, 4, 10, 6, 4] = (B, M/6, N/4 | K | 6, 4): block_loop=1 "
+        f"(M) is the register-blocked loop")
+    assert same_loops(sch, loops, [*outer, *reduction, *inner]), "the loops you returned are not the block's loops "\
+        "in the order (*outer, *reduction, *inner)"
     assert extents(sch, outer) == [2, 2, 4] and extents(sch, inner) == [6, 4]
 
 

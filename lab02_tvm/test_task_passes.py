@@ -119,6 +119,48 @@ def test_pass_list_contract():
     assert max(names.index(n) for n in GRAPH_LEVEL) < pos[0], f"a graph-level pass runs after LegalizeOps: {names}"
 
 
+def _probe():
+    """A Relax module with one thing for each graph-level pass to remove (TVMScript)."""
+    from tvm.script import ir as I
+    from tvm.script import relax as R
+
+    @I.ir_module
+    class Probe:
+        @R.function
+        def main(x: R.Tensor((4,), "float32")) -> R.Tensor((4,), "float32"):
+            with R.dataflow():
+                c = R.add(R.const(1.0, "float32"), R.const(2.0, "float32"))  # constants only: FoldConstant
+                a = R.multiply(x, c)
+                b = R.multiply(x, c)  # a's expression again: EliminateCommonSubexpr
+                d = R.subtract(x, x)  # never used: DeadCodeElimination  # noqa: F841
+                y = R.add(a, b)
+                R.output(y)
+            return y
+
+    return Probe
+
+
+#: stage -> the Relax operator counts its pass leaves in :func:`_probe` (2 add, 2 multiply, 1 subtract), as TVM's
+#: pass of that name does: FoldConstant folds ``c`` (it also drops the unused ``d``), EliminateCommonSubexpr
+#: merges ``b`` into ``a``, DeadCodeElimination drops ``d`` and nothing else
+PROBE_AFTER = {"FoldConstant": {"relax.add": 1, "relax.multiply": 2},
+               "EliminateCommonSubexpr": {"relax.add": 2, "relax.multiply": 1, "relax.subtract": 1},
+               "DeadCodeElimination": {"relax.add": 2, "relax.multiply": 2, "relax.subtract": 0}}
+
+
+@pytest.mark.task("lab02.passes", points=1)  # each stage
+@pytest.mark.parametrize("stage", list(PROBE_AFTER))
+def test_each_graph_level_stage_does_what_its_name_says(stage):
+    from lab02_tvm.graph.passes import standard_passes
+    from lab02_tvm.graph.struct_info import relax_op_counts
+    factory = dict((n, f) for n, f, _ in standard_passes())[stage]
+    got = relax_op_counts(factory()(_probe()))
+    want = PROBE_AFTER[stage]
+    assert {op: got[op] for op in want} == want, (
+        f"the stage named {stage} left {dict(got)} on the probe (2 add, 2 multiply, 1 subtract); TVM's {stage} "
+        f"leaves {want}: is another pass under its name?")
+
+
 @pytest.mark.task("lab02.passes", points=3)
 def test_every_stage_is_well_formed_and_the_module_ends_fused(mlp):
     from lab02_tvm.graph.passes import run_standard_passes

@@ -55,6 +55,16 @@ def batch_matmul():
     return te.create_prim_func([X, Y, topi.nn.batch_matmul(X, Y, transpose_b=False)])
 
 
+def two_reductions(m=8, k=6, k2=5, n=16):
+    """``C[i, j] = sum over (rk, rl) of A[i, rk, rl] * B[rk, rl, j]``: two reduction loops inside the spatial ones."""
+    from tvm import te
+    A = te.placeholder((m, k, k2), name="A")
+    B = te.placeholder((k, k2, n), name="B")
+    rk, rl = te.reduce_axis((0, k), name="rk"), te.reduce_axis((0, k2), name="rl")
+    C = te.compute((m, n), lambda i, j: te.sum(A[i, rk, rl] * B[rk, rl, j], axis=[rk, rl]), name="C")
+    return te.create_prim_func([A, B, C])
+
+
 def _scheduled(how: str):
     """The matmul after one schedule step that makes its block ineligible."""
     from tvm import s_tir
@@ -105,6 +115,19 @@ def test_batch_matmul_keeps_the_outer_loops_in_order():
     assert st.reordered == ["bmm/T_batch_matmul_NN_update: (b, i, j, k) -> (b, i, k, j)"], (
         f"expected j (the output's last axis) moved inside k, b and i kept in order; skipped: {st.skipped}")
     assert block_loops(g)["T_batch_matmul_NN_update"] == ["b", "i", "k", "j"]
+
+
+@pytest.mark.task("lab02.reorder", points=2)
+def test_two_reduction_loops_keep_their_order_outside_the_moved_loop():
+    """The inner spatial loop moves inside *all* reduction loops, which keep their order (swapping the last two
+    loops is the same rewrite only when there is one reduction loop)."""
+    from lab02_tvm.schedule.tir_pass import ReorderStats, reorder_prim_func
+    st = ReorderStats()
+    g = reorder_prim_func(two_reductions(), "k2", st)
+    assert st.reordered == ["k2/C_update: (i, j, rk, rl) -> (i, rk, rl, j)"], (
+        f"expected j (the output's last axis) moved inside both reduction loops rk, rl, in their order; "
+        f"reordered {st.reordered}, skipped: {st.skipped}")
+    assert block_loops(g)["C_update"] == ["i", "rk", "rl", "j"]
 
 
 @pytest.mark.task("lab02.reorder", points=2)

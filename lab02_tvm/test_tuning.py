@@ -185,6 +185,22 @@ def tuned(tmp_path_factory):
     return mod, weights, x, work_dir, report
 
 
+@pytest.mark.parametrize("folder, model, quick", [("bert", "bert", False), ("bert_quick", "bert", True),
+                                                  ("resnet50_quick", "resnet50", True)])
+def test_the_suggested_command_is_one_the_pipeline_takes(folder, model, quick):
+    """The command a tuning report suggests names the model and ``--quick`` apart (``--model bert_quick``, the
+    folder's name, was refused as an invalid choice); the pipeline's own parser reads it back."""
+    import shlex
+
+    from lab02_tvm.pipeline.run import settings
+    from lab02_tvm.tuning.tune import pipeline_command
+
+    cmd = shlex.split(pipeline_command(folder, 2200))
+    assert cmd[:3] == ["python", "-m", "lab02_tvm.pipeline"]
+    s = settings(cmd[3:])
+    assert s.models == (model,) and s.quick == quick and s.trials == 2200
+
+
 @pytest.mark.slow
 def test_tuned_faster_than_untuned_same_run(tuned):
     mod, weights, x, work_dir, report = tuned

@@ -57,7 +57,8 @@ that replays it. ``extra_data``: the run's
 ``replay`` and ``hidden`` (a hidden test: its command runs in the reference only).
 
 Run inside a handout (``make grade SUB=.`` there), the tree graded against is the handout itself: the
-public graded tests only, a preview of the grade. ``results.md`` holds the same per task, sorted by
+public graded tests only, a preview of the grade; a student file the submission lacks, or that does not
+compile, is the stub of the handout's first commit, as in the course's grade (:meth:`Reference.load`). ``results.md`` holds the same per task, sorted by
 number, then the counterexample reports, and no time or date. Exit code of the command: 0 (a grade was
 written; the score is in the files), 2 for bad input (no such ``SUB``, a bad course, an unknown task).
 """
@@ -203,15 +204,19 @@ class LabGrade:
         return {t.task.id: t.score for t in self.tasks}
 
 
-def _copy_tree(course: Course, dest: Path, files: Iterable[str], scan: release.Scan) -> None:
+def _copy_tree(course: Course, dest: Path, files: Iterable[str], scan: release.Scan,
+               stubs: dict[str, str] | None = None) -> None:
+    """The course's files into ``dest``, each student file as its stub (``stubs``' text when given: a handout's
+    first commit; else :func:`release.handout_text`)."""
     stubbed = set(course.student_files)
+    stubs = stubs or {}
     for rel in files:
         if rel.startswith(NOT_COPIED):
             continue
         p = dest / rel
         p.parent.mkdir(parents=True, exist_ok=True)
         if rel in stubbed:
-            p.write_text(release.handout_text(course, rel, scan))
+            p.write_text(stubs[rel] if rel in stubs else release.handout_text(course, rel, scan))
         else:
             shutil.copyfile(course.root / rel, p)
 
@@ -424,7 +429,8 @@ def lab_limit_s(timeout_s: int) -> int:
 def grade_lab(course: Course, lab: Lab, tree: Path, *, runner: Callable[..., Run], timeout_s: int,
               broken: dict[str, str], missing: set[str], ignored: list[str], work: Path,
               tasks: Collection[str] | None = None, scan: release.Scan | None = None,
-              flagged: dict[str, str] | None = None, laid_out: dict[str, str] | None = None) -> LabGrade:
+              flagged: dict[str, str] | None = None, laid_out: dict[str, str] | None = None,
+              unstubbed: Collection[str] = ()) -> LabGrade:
     """Run one lab's graded tests in ``tree`` and score its tasks (only ``tasks``, ids, when given).
 
     A test that ends the pytest process (a segfault, ``os._exit``, a per-test timeout: pytest-timeout's
@@ -460,12 +466,14 @@ def grade_lab(course: Course, lab: Lab, tree: Path, *, runner: Callable[..., Run
             g.notes.append(f"not graded: {runs.tampered}, so code under test wrote to what the grader reads; every "
                            "task of the lab scores 0 (review the submission)")
         for f in g.task.files:
+            kept = ("graded as this handout's own file: no first commit holds its stub" if f in unstubbed
+                    else "graded as the handout's stub")
             if f in broken:
-                g.notes.append(f"{f} does not compile: {broken[f]} (graded as the handout's stub)")
+                g.notes.append(f"{f} does not compile: {broken[f]} ({kept})")
             elif f in flagged:
-                g.notes.append(f"{f} is not graded: it {flagged[f]} (graded as the handout's stub)")
+                g.notes.append(f"{f} is not graded: it {flagged[f]} ({kept})")
             elif f in missing:
-                g.notes.append(f"{f} is not in the submission (graded as the handout's stub)")
+                g.notes.append(f"{f} is not in the submission ({kept})")
         for e in errors:
             if any(e["nodeid"].startswith(t) for t in (*g.task.tests, *lab.hidden_tests)) or not e["nodeid"]:
                 g.notes.append(f"collection error in {e['nodeid'] or 'the run'}: {e['message']}")
@@ -544,12 +552,12 @@ class Intake:
 
 
 def prepare(course: Course, sub: Path, dest: Path, scan: release.Scan | None = None,
-            files: list[str] | None = None) -> Intake:
+            files: list[str] | None = None, stubs: dict[str, str] | None = None) -> Intake:
     """Fill ``dest`` with the grading tree of ``sub`` (see the module docstring): a student file that does not
-    compile, or that :func:`tampering` refuses, stays the handout's stub."""
+    compile, or that :func:`tampering` refuses, stays the handout's stub (``stubs``: see :func:`_copy_tree`)."""
     files = release.source_files(course.root) if files is None else files
     scan = release.check(course, files) if scan is None else scan
-    _copy_tree(course, dest, files, scan)
+    _copy_tree(course, dest, files, scan, stubs)
     own = packages(course.root)
     intake = Intake({}, set(), [])
     for rel in course.student_files:
@@ -566,7 +574,7 @@ def prepare(course: Course, sub: Path, dest: Path, scan: release.Scan | None = N
             intake.broken[rel] = f"{type(exc).__name__}: {why}"
             continue
         if rel.endswith(".py"):
-            why = tampering(text, rel, own)
+            why = tampering(text, rel, own, course.native(rel))
             if why:
                 more = f" (and {len(why) - 1} more)" if len(why) > 1 else ""
                 intake.flagged[rel] = why[0] + more
@@ -584,6 +592,10 @@ class Reference:
     course: Course
     files: list[str]
     scan: release.Scan
+    #: a handout's stubs, from its first commit (its own student files may hold a student's work): rel -> text
+    stubs: dict[str, str] = field(default_factory=dict)
+    #: a handout's student files with no stub there (not the git repository ``make student`` wrote)
+    unstubbed: tuple[str, ...] = ()
 
     @classmethod
     def load(cls, root: str | Path) -> Reference:
@@ -592,8 +604,10 @@ class Reference:
 
         - the reference: solutions and hidden tests (``make grade``);
         - the autograder's copy of it: stubs and hidden tests (:mod:`common.course.autograder`);
-        - a handout: stubs, no hidden tests; it grades with its public tests (a student's preview), whatever
-          text a student file holds.
+        - a handout: stubs, no hidden tests; it grades with its public tests (a student's preview). Its student
+          files may hold the student's work, so a file a submission lacks, or that does not compile, is taken
+          from the handout's first commit (the stubs ``make student`` wrote), as the course's grade would
+          take the stub; a handout that is no such git repository keeps its own file, and the notes say so.
         """
         course = load_course(root)
         files = release.source_files(course.root)
@@ -601,7 +615,11 @@ class Reference:
                             for f in files)
         hidden = course.hidden_files
         full = all((course.root / f).is_file() for f in hidden) if hidden else has_solutions
-        return cls(course, files, release.check(course, files, reference=full, solutions=full and has_solutions))
+        scan = release.check(course, files, reference=full, solutions=full and has_solutions)
+        if full:
+            return cls(course, files, scan)
+        stubs = release.first_commit_texts(course.root, course.student_files)
+        return cls(course, files, scan, stubs, tuple(f for f in course.student_files if f not in stubs))
 
 
 def grade(reference: str | Path | Reference, submission: str | Path, out: str | Path | None = None, *,
@@ -631,16 +649,17 @@ def grade(reference: str | Path | Reference, submission: str | Path, out: str | 
     with tempfile.TemporaryDirectory(prefix="course-grade-") as tmp:
         work = Path(tmp)
         tree = work / "tree"
-        intake = prepare(course, sub, tree, ref.scan, ref.files)
+        intake = prepare(course, sub, tree, ref.scan, ref.files, ref.stubs)
         laid_out = manifest(tree)
         results = []
         for lab in chosen:
             results.append(grade_lab(course, lab, tree, runner=runner, timeout_s=timeout_s, broken=intake.broken,
                                      missing=intake.missing, ignored=intake.ignored, work=work, tasks=wanted,
-                                     scan=ref.scan, flagged=intake.flagged, laid_out=laid_out))
+                                     scan=ref.scan, flagged=intake.flagged, laid_out=laid_out,
+                                     unstubbed=ref.unstubbed))
             if results[-1].tampered:  # its runs were checked; the next lab gets the tree as laid out
                 shutil.rmtree(tree)
-                prepare(course, sub, tree, ref.scan, ref.files)
+                prepare(course, sub, tree, ref.scan, ref.files, ref.stubs)
     if out is not None:
         for g in results:
             g.report = Path(out) / g.lab.dir / report_name(None if wanted is None else [t.task.id for t in g.tasks])

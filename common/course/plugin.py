@@ -7,7 +7,9 @@ Loaded for every run of the project's suite (``-p common.course.plugin`` in ``py
   item (every ``parametrize`` case) is worth ``points`` (a positive int) toward that task. The id must
   be a task of a lab's ``tasks.toml``; a bad marker stops the run at collection with one line
   (pytest's usage error, exit 4): ``<test id>: unknown task id 'x' (known: ...)``.
-- **Options.** ``--task ID`` (id or number, repeatable) runs only that task's graded tests;
+- **Options.** ``--task ID`` (id or number, repeatable) runs only that task's graded tests (with no path on
+  the command line, pytest collects only the test files and folders that hold them: a test module of another
+  lab that does not import, a student's broken file there, cannot stop this task's run);
   ``--graded`` runs only graded tests; ``--task-report PATH`` appends one JSON object per line:
   ``{"kind": "item", "nodeid", "task", "points", "outcome", "message"}`` per graded test (outcome
   ``passed``, ``failed``, ``skipped`` or ``not_implemented``; message: the first line of what went
@@ -152,6 +154,42 @@ def _course(config):
         except UserError as exc:
             raise pytest.UsageError(f"course tasks: {exc}") from None
     return state["course"]
+
+
+def _task_paths(config) -> set[str] | None:
+    """The graded test files of the ``--task`` tasks (relative POSIX paths; their labs' hidden test files too),
+    when the run collects from ``testpaths`` (no path given); None otherwise (collect what pytest would)."""
+    state = config.stash[_STATE]
+    if "task_paths" not in state:
+        paths = None
+        no_path = config.args_source in (pytest.Config.ArgsSource.TESTPATHS, pytest.Config.ArgsSource.INVOCATION_DIR)
+        if config.getoption("--task") and no_path:
+            course = _course(config)
+            try:
+                tasks = [course.task(key) for key in config.getoption("--task")]
+            except Exception:  # noqa: BLE001 - an unknown id: collection_modifyitems says so in one line
+                tasks = None
+            if tasks is not None:
+                paths = {f for t in tasks for f in (*t.tests, *course.lab(t.lab).hidden_tests)}
+        state["task_paths"] = paths
+    return state["task_paths"]
+
+
+def pytest_ignore_collect(collection_path, config):
+    """Under ``--task`` with no path given: skip folders that hold none of the task's graded test files (their
+    ``conftest.py`` is not loaded either) and test files that are not among them (:func:`_task_paths`)."""
+    paths = _task_paths(config)
+    if paths is None:
+        return None
+    try:
+        rel = collection_path.relative_to(config.rootpath).as_posix()
+    except ValueError:
+        return None
+    if collection_path.is_dir():
+        return None if rel == "." or any(p.startswith(rel + "/") for p in paths) else True
+    if collection_path.name.startswith("test_") and collection_path.suffix == ".py":
+        return None if rel in paths else True
+    return None
 
 
 _ENCODE = json.JSONEncoder().encode  # bound now (the module attribute json.dumps is code under test's to break)
@@ -509,7 +547,8 @@ def refused_lines(course, task_ids) -> list[str]:
     for rel in dict.fromkeys(f for t in dict.fromkeys(task_ids) for f in course.tasks[t].files):
         path = course.root / rel
         try:
-            why = tampering(importlib.util.decode_source(path.read_bytes()), rel, own) if path.is_file() else []
+            why = (tampering(importlib.util.decode_source(path.read_bytes()), rel, own, course.native(rel))
+                   if path.is_file() else [])
         except (SyntaxError, ValueError, UnicodeDecodeError) as exc:  # the tests above said so already
             why = [f"does not compile ({type(exc).__name__}: {exc})"]
         if why:

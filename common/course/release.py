@@ -77,6 +77,29 @@ def _git_files(root: Path, *which: str) -> set[str] | None:
     return {n for n in run.stdout.decode(errors="surrogateescape").split("\0") if n}
 
 
+def first_commit_texts(root: Path, rels: Iterable[str]) -> dict[str, str]:
+    """``{rel: text}`` of the files ``rels`` as the first commit of the git repository at ``root`` holds them
+    (a handout's: the stubs :func:`build` wrote); a file that commit lacks, or every file when ``root`` is no git
+    repository or git fails, is left out. For the course's own trees only, never a submission's (its config)."""
+    def git(*args: str) -> bytes | None:
+        try:
+            return subprocess.run(["git", "-c", "core.fsmonitor=false", "-C", str(root), *args], capture_output=True,
+                                  check=True, timeout=60).stdout
+        except (OSError, subprocess.SubprocessError):
+            return None
+
+    roots = (git("rev-list", "--max-parents=0", "HEAD") or b"").split()
+    if not roots:
+        return {}
+    first = roots[-1].decode()
+    out = {}
+    for rel in rels:
+        data = git("show", f"{first}:{rel}")
+        if data is not None:
+            out[rel] = data.decode(errors="surrogateescape")
+    return out
+
+
 def source_files(root: Path, *, git: bool = True) -> list[str]:
     """The files of the tree at ``root`` (relative POSIX paths, sorted): the files git tracks when it is a
     work tree (existing files only; untracked ones are no part of the reference, see
@@ -174,6 +197,8 @@ def check(course: Course, files: Iterable[str] | None = None, *, reference: bool
                 scan.blocks[rel] = spans
             continue
         if not rel.endswith(".py"):
+            continue
+        if not reference and rel in course.student_files:  # a handout's: the student's work, any text (no markers)
             continue
         text = (root / rel).read_text()
         blocks = markers.find_blocks(text, rel, known=tasks)

@@ -21,7 +21,8 @@ GRADING = """\
 `make grade SUB=<your folder>` (what the course's grader runs) copies only the files listed under
 "Write" above from your folder into a clean copy of the course's tree, runs the graded tests with a
 fixed Hypothesis seed (`--hypothesis-seed=0`) and a time limit per test, and writes a Gradescope
-`results.json` and a Markdown table per lab. Some graded tests are hidden: passing the tests here is
+`results.json` and a Markdown table per lab. The course's grade may also run graded tests your handout does
+not hold (hidden tests; a grade run in your handout names the points they hold): passing the tests here is
 necessary, not sufficient. A test that reaches a stub you have not written yet reports
 `not implemented (0/N points)`; each graded test is worth its points when it passes. Files other than
 yours (a `conftest.py` of your own, edits to given files) are ignored and listed in the report.

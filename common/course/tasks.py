@@ -18,10 +18,15 @@ A lab folder (``lab01_onnx/``) that has student tasks holds a ``tasks.toml``::
     read = ["lab01_onnx/passes/core.py: ..."]     # optional: what to read first (spec, upstream doc)
     check = ".venv/bin/python -m pytest --task lab01.reshape"   # optional: how to check locally (the default)
     hints = ["..."]                               # optional
+    native = ["ctypes"]                           # optional: native-access modules its files import (see below)
 
 The check command is what the student runs in the handout's root: the project's venv (``make setup``),
 never a bare ``pytest`` (outside an activated venv that is the system's, which cannot load the course
 plugin). A ``check`` given as ``pytest ...`` is read as ``.venv/bin/python -m pytest ...`` (:data:`PYTEST`).
+
+``native`` names the modules of :data:`common.course.intake.NATIVE` (``ctypes``: raw memory and foreign calls,
+the grader's own process included) that the task's files may import because the reference does (a memref
+descriptor, a QNN library handle); the grader's intake scan refuses them in every other student file.
 
 Paths are relative to the repository root and must exist. :func:`load_course` raises
 :class:`~common.errors.UserError` with one line naming the file, the task and the key for a missing
@@ -38,6 +43,8 @@ from pathlib import Path
 
 from common.errors import UserError
 
+from .intake import NATIVE
+
 TASKS_FILE = "tasks.toml"
 #: How a task's check runs pytest: the project venv's, from the repository root.
 PYTEST = ".venv/bin/python -m pytest"
@@ -48,7 +55,7 @@ NUMBER = re.compile(r"^[0-9]+\.[0-9]+$")
 _TASK_KEYS = {  # key -> (type, required)
     "id": (str, True), "number": (str, True), "title": (str, True), "points": (int, True),
     "files": (list, True), "functions": (list, True), "tests": (list, True), "description": (str, True),
-    "read": (list, False), "check": (str, False), "hints": (list, False),
+    "read": (list, False), "check": (str, False), "hints": (list, False), "native": (list, False),
 }
 _LAB_KEYS = {"title": (str, True), "intro": (str, False), "hidden_tests": (list, False), "task": (list, True)}
 
@@ -69,6 +76,7 @@ class Task:
     check: str
     hints: tuple[str, ...]
     lab: str
+    native: tuple[str, ...] = ()
 
     @property
     def sort_key(self) -> tuple[int, ...]:
@@ -125,6 +133,10 @@ class Course:
         """The tasks that list ``path`` among their ``files``."""
         return [t for t in self.tasks.values() if path in t.files]
 
+    def native(self, path: str) -> tuple[str, ...]:
+        """The native-access modules the student file ``path`` may import: its tasks' ``native``."""
+        return tuple(dict.fromkeys(m for t in self.owner_of(path) for m in t.native))
+
     @property
     def student_files(self) -> tuple[str, ...]:
         """The manifest: every file a student edits (what ``make grade`` copies from a submission)."""
@@ -180,12 +192,15 @@ def load_lab(root: Path, path: Path) -> Lab:
         for f in raw["files"] + raw["tests"]:
             if not (root / f).is_file():
                 raise UserError(f"{where}: no file {f}")
+        for m in raw.get("native", ()):
+            if m not in NATIVE:
+                raise UserError(f"{where}: native {m!r} is not one of {', '.join(NATIVE)}")
         tasks.append(Task(id=raw["id"], number=raw["number"], title=raw["title"], points=raw["points"],
                           files=tuple(raw["files"]), functions=tuple(raw["functions"]), tests=tuple(raw["tests"]),
                           description=raw["description"].strip(), read=tuple(raw.get("read", ())),
                           check=check_command(raw.get("check", f"pytest --task {raw['id']}")),
                           hints=tuple(raw.get("hints", ())),
-                          lab=path.parent.name))
+                          lab=path.parent.name, native=tuple(raw.get("native", ()))))
     tasks.sort(key=lambda t: t.sort_key)
     return Lab(dir=path.parent.name, title=data["title"], intro=data.get("intro", "").strip(),
                hidden_tests=tuple(data.get("hidden_tests", ())), tasks=tuple(tasks))

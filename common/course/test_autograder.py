@@ -133,7 +133,7 @@ def test_a_lab_the_grader_did_not_write_is_listed_at_zero_with_the_reason(tmp_pa
     by = {t["number"]: t for t in data["tests"]}
     assert set(by) == {task.number for task in course.lab("lab02").tasks}  # every task of the lab, at 0
     t = by["2.1"]
-    assert (t["score"], t["max_score"], t["status"]) == (0, 17, "failed")
+    assert (t["score"], t["max_score"], t["status"]) == (0, course.task("2.1").points, "failed")
     assert all(x["score"] == 0 and x["status"] == "failed" for x in by.values())
     assert "the grader stopped (exit status 2)" in t["output"] and t["output"].endswith("error: no lab files")
 
@@ -190,7 +190,8 @@ def test_run_autograder_scores_the_handout_zero(gradescope, tmp_path):
     assert set(data) == TOP and data["score"] == 0 and data["extra_data"]["timeout_s"] == 60
     assert data["extra_data"]["labs"]["lab02_tvm"]["hypothesis_seed"] == 0
     t = next(t for t in data["tests"] if t["number"] == "2.1")  # the other Lab 02 files are absent: stubs too
-    assert (t["name"], t["score"], t["max_score"]) == ("2.1 Plan the reduction-loop interchange (lab02.reorder)", 0, 17)
+    assert (t["name"], t["score"], t["max_score"]) == ("2.1 Plan the reduction-loop interchange (lab02.reorder)", 0,
+                                                       course.task("2.1").points)
     assert all(x["score"] == 0 for x in data["tests"])
     outcomes = {x["outcome"] for x in t["extra_data"]["tests"]}
     assert outcomes == {"not_implemented"} and "not implemented yet" in t["output"]
@@ -204,7 +205,8 @@ def test_run_autograder_gives_the_reference_uploaded_alone_full_marks(gradescope
     lab = load_course(PROJECT).lab("lab02")
     total = sum(task.points for task in lab.tasks)
     by = {t["number"]: t["status"] for t in data["tests"]}
-    assert data["score"] == 17 and by["2.1"] == "passed"  # the one file uploaded; the other tasks stay stubs
+    points = load_course(PROJECT).task("2.1").points
+    assert data["score"] == points and by["2.1"] == "passed"  # the one file uploaded; the other tasks stay stubs
     assert all(s == "failed" for n, s in by.items() if n != "2.1")
-    assert data["output"] == f"{lab.title}: 17/{total} points"  # nothing ignored
+    assert data["output"] == f"{lab.title}: {points}/{total} points"  # nothing ignored
     assert data["extra_data"]["labs"]["lab02_tvm"]["ignored"] == []

@@ -153,6 +153,34 @@ def test_inside_a_handout_the_grade_is_a_preview_on_the_public_tests(demo, tmp_p
     assert "did not run here" not in next(t for t in g.tasks if t.task.id == "lab09.double").output()
 
 
+def test_inside_a_handout_a_missing_or_broken_file_is_graded_as_its_first_commits_stub(demo, tmp_path):
+    """A student's handout holds their work: a submission lacking a file, or the handout graded on itself with a
+    file that does not compile, is graded with the stub of the handout's first commit, as the course's grade takes
+    the stub (the handout's working file had scored a missing file full marks). A handout that is no git
+    repository keeps its own file, and the notes say so."""
+    ref, _ = demo
+    handout = tmp_path / "handout"
+    release.build(ref, handout, git=True)
+    answer = "".join(line for line in (ref / "lab09_demo/mod.py").read_text().splitlines(keepends=True)
+                     if "### " not in line)  # the solutions as a student writes them: no markers
+    (handout / "lab09_demo/mod.py").write_text(answer)  # the student's work in their handout
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (g,) = grade.grade(handout, empty)
+    assert g.scores() == {"lab09.double": 0, "lab09.inc": 0}
+    assert "lab09_demo/mod.py is not in the submission (graded as the handout's stub)" in g.tasks[0].output()
+    (handout / "lab09_demo/mod.py").write_text(answer + "\ndef broken(:\n")
+    (g,) = grade.grade(handout, handout)
+    assert g.scores() == {"lab09.double": 0, "lab09.inc": 0}
+    assert "does not compile" in g.tasks[0].output() and "(graded as the handout's stub)" in g.tasks[0].output()
+    shutil.rmtree(handout / ".git")
+    (handout / "lab09_demo/mod.py").write_text(answer)
+    (g,) = grade.grade(handout, empty)
+    assert g.scores() == {"lab09.double": 4, "lab09.inc": 3}  # its own file: the student's answer
+    assert ("lab09_demo/mod.py is not in the submission (graded as this handout's own file: no first commit holds "
+            "its stub)") in g.tasks[0].output()
+
+
 def test_a_run_killed_in_a_test_names_that_test_and_the_rest_still_run(demo, tmp_path):
     """A segfault or an abort in native code kills pytest: the test it was in scores 0 saying so, by the
     signal's name; the tests after it run in a new process."""

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 
@@ -57,6 +58,21 @@ def test_task_option_selects_one_task_by_id_or_number(demo):
     assert "5 passed, 2 deselected" in run.stdout
     run = run_pytest_in(ref, "--task", "lab09.nope")
     assert run.returncode == 4 and "--task: unknown task 'lab09.nope'; known: lab09.double, lab09.inc" in run.stdout
+
+
+def test_with_no_path_a_task_run_collects_only_its_test_files(demo, tmp_path):
+    """A test module elsewhere that does not import (a student's broken file in another lab) stops a whole run at
+    collection; ``--task`` with no path collects only the task's graded test files, so it runs all the same."""
+    ref = tmp_path / "ref"
+    shutil.copytree(demo[0], ref)
+    (ref / "other").mkdir()
+    (ref / "other/test_broken.py").write_text("import a_module_that_does_not_exist  # noqa: F401\n")
+    run = run_pytest_in(ref, "-q")
+    assert run.returncode == 2 and "other/test_broken.py" in run.stdout, run.stdout
+    run = run_pytest_in(ref, "--task", "lab09.inc", "-q")
+    assert run.returncode == 0 and "2 passed, 5 deselected" in run.stdout, run.stdout
+    run = run_pytest_in(ref, "--task", "lab09.inc", "-q", "other")  # a path given: pytest collects it
+    assert run.returncode == 2 and "other/test_broken.py" in run.stdout, run.stdout
 
 
 @pytest.mark.parametrize("old, new, words", [
@@ -128,7 +144,6 @@ def test_the_report_is_signed_with_a_key_taken_before_any_conftest_loads(demo, t
     and stops at a line appended by anyone else."""
     import hmac
     import os
-    import shutil
     import subprocess
     import sys
 

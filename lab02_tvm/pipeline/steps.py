@@ -307,7 +307,8 @@ def roofline(s: Settings, p: Products) -> None:
         res = profile_builds(name, builds, repeats=s.roofline_repeats, host_check_s=s.host_check_s)
         for sm in res["summary"]:
             step(11, "roofline", f"{name} {sm['build']}: {sm['whole_ms']} ms, {sm['gflops']} GFLOP/s "
-                                 f"({sm['pct_peak']}% of peak), {sm['lost_ms']} ms above the roof")
+                                 f"({sm['pct_peak']}% of peak); its kernels, timed one by one (the instrumented "
+                                 f"run): {sm['kernel_sum_ms']} ms, {sm['lost_ms']} ms of it above the roof")
     for name in p.ims:  # what the BLAS libraries reach on the same GEMM shapes: the roof a real kernel meets
         if MODELS[name].hot_op is None or name not in p.bundles:
             continue
@@ -332,7 +333,7 @@ def peers(s: Settings, p: Products) -> None:
                 tvm_fns[label] = t["runner"]
                 notes[label] = f"{t['built'].line()}; {t['trials']} trials; {t['records']}"
             got = compare_peers(bundle, label=name, tvm=tvm_fns, notes=notes, repeats=s.peer_repeats, progress=True)
-            step(12, "peers", ", ".join(f"{r['peer']} {r['median_ms']} ms ({r['vs_eager']}x)" if r["median_ms"]
+            step(12, "peers", f"{name}: " + ", ".join(f"{r['peer']} {r['median_ms']} ms ({r['vs_eager']}x)" if r["median_ms"]
                                         else f"{r['peer']} {r['status'][:60]}" for r in got))
             rows += got
     write_peers(rows, name="peers_quick" if s.quick else "peers", extra_env=host)

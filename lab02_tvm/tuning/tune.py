@@ -250,6 +250,14 @@ def tune_tasks_plan(infos: Sequence[TaskInfo], plan: dict[str, int] | Sequence[d
     return stats
 
 
+def pipeline_command(work_dir_name: str, trials: int) -> str:
+    """The pipeline command that tunes this model's folder with ``trials`` trials: ``bert`` ->
+    ``--model bert``, ``bert_quick`` (the folder of ``--quick``) -> ``--model bert --quick``."""
+    model = work_dir_name.removesuffix("_quick")
+    quick = " --quick" if work_dir_name.endswith("_quick") else ""
+    return f"python -m lab02_tvm.pipeline --model {model}{quick} --trials {trials}"
+
+
 def tune(mod: tvm.IRModule, target: Any, work_dir: str | os.PathLike, *, max_trials_global: int,
          tune_minutes: float | None = None, deep_top_k: int = 6, deep_trials: int | None = None,
          num_workers: int | None = None, seed: int = 0, progress: bool = True,
@@ -359,6 +367,6 @@ def tune(mod: tvm.IRModule, target: Any, work_dir: str | os.PathLike, *, max_tri
         build_errors=build_errors, run_errors=run_errors,
         build_error_rate=build_errors / trials if trials else 0.0,
         est_minutes_100_per_task=None if spt is None else spt * 100 * n / 60,
-        command_100=f"python -m lab02_tvm.pipeline --model {model} --trials {100 * n}",
+        command_100=pipeline_command(model, 100 * n),
         reused=trials == 0 and tuned > 0, stopped_by_time=stopped, plan=plan, tasks=rows,
         workloads=kernel_names(all_infos))
