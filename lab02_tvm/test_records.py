@@ -102,7 +102,12 @@ def test_records_for_another_target_mean_tuning_from_scratch(tmp_path):
     records.write_provenance(good, {"trials": 640, "minutes": 31.5})
     c = _choose("bert", TARGET["mcpu"], root=root, scratch_root=scratch)
     assert c.shipped and c.records == 2 and c.work_dir == good and "640 trials in 32 min" in c.line
-    assert _choose("resnet50", TARGET["mcpu"], root=root, scratch_root=scratch).status == "none"
+    c = _choose("resnet50", TARGET["mcpu"], root=root, scratch_root=scratch)
+    assert c.status == "none" and c.line.endswith("tuning from scratch in " + records.rel(c.work_dir))
+    # (4) an earlier run's records in the scratch folder: reused, and the line says so
+    _write_db(c.work_dir, [(0, [1e-3], TARGET)])
+    c = _choose("resnet50", TARGET["mcpu"], root=root, scratch_root=scratch)
+    assert c.status == "none" and c.line.endswith("(the records an earlier run left there are reused)"), c.line
 
 
 def _cpu(mcpu: str) -> dict:

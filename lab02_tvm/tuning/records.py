@@ -55,6 +55,14 @@ def scratch_dir(model: str, target, root: Path | None = None) -> Path:
     return Path(root or SCRATCH_ROOT) / target_key(target) / model
 
 
+def from_scratch(wd: Path) -> str:
+    """``tuning from scratch in <wd>``, saying so when an earlier run left records there (they are reused: the
+    tuner starts from them and a budget they already cover tunes nothing)."""
+    f = wd / RECORDS
+    earlier = f.is_file() and f.stat().st_size > 0
+    return f"tuning from scratch in {rel(wd)}" + (" (the records an earlier run left there are reused)" if earlier else "")
+
+
 def same_target(a, b) -> bool:
     """True when two targets agree on kind, ``mcpu`` and ``num-cores`` (what a schedule depends on)."""
     return target_dict(a) == target_dict(b)
@@ -294,7 +302,7 @@ def choose(model: str, target, *, root: Path | None = None, scratch_root: Path |
         else:
             reasons.append(why)
             if folder.parent.name == key and "corrupt" in why:  # this host's own records are damaged
-                return Choice("corrupt", scratch, 0, f"{why}; tuning from scratch in {rel(scratch)}", host, FIELD)
+                return Choice("corrupt", scratch, 0, f"{why}; {from_scratch(scratch)}", host, FIELD)
     if cands:
         width = {name: i for i, (_, name) in enumerate(isa.VECTOR_ISAS)}  # 0 = the widest
         best = min(cands, key=lambda c: (not _field(c.method), c.tier,
@@ -315,9 +323,9 @@ def choose(model: str, target, *, root: Path | None = None, scratch_root: Path |
     if folders:
         return Choice("other-target", scratch, 0,
                       f"shipped records of {model} are for {', '.join(f.parent.name for f in folders)}, none usable "
-                      f"on this host ({key}: {'; '.join(reasons)}): tuning from scratch in {rel(scratch)}",
+                      f"on this host ({key}: {'; '.join(reasons)}): {from_scratch(scratch)}",
                       host, FIELD)
-    return Choice("none", scratch, 0, f"no shipped records of {model}: tuning from scratch in {rel(scratch)}",
+    return Choice("none", scratch, 0, f"no shipped records of {model}: {from_scratch(scratch)}",
                   host, FIELD)
 
 
@@ -326,8 +334,8 @@ def quick_choice(model: str, target) -> Choice:
     hold, so they tune from scratch (in the field method) into ``build/lab02/tuning/<key>/<model>_quick``."""
     from .method import FIELD
     wd = scratch_dir(f"{model}_quick", target)
-    return Choice("none", wd, 0, f"--quick: reduced model, not the shipped records' one; tuning from "
-                                 f"scratch in {rel(wd)}", dict(target), FIELD)
+    return Choice("none", wd, 0, f"--quick: reduced model, not the shipped records' one; {from_scratch(wd)}",
+                  dict(target), FIELD)
 
 
 def rel(p: Path) -> str:

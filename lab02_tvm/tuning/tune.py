@@ -97,6 +97,8 @@ class TuneReport:
     def line(self) -> str:
         """One human line: trials, minutes, coverage, build errors, the 100-trials estimate."""
         spt = f"{self.seconds_per_trial:.2f} s/trial" if self.seconds_per_trial else "s/trial n/a"
+        if self.reused and self.seconds_per_trial:
+            spt += " when it was tuned"
         est = (f"~{self.est_minutes_100_per_task:.0f} min" if self.est_minutes_100_per_task
                else "n/a")
         what = "reused the database (0 new trials)" if self.reused else f"{self.trials} trials"
