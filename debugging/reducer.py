@@ -122,7 +122,7 @@ def reduce_divergence(candidate: onnx.ModelProto, values: Mapping[str, np.ndarra
     bar = None
     if progress:
         from tqdm import tqdm
-        bar = tqdm(desc="reduce", unit="run", leave=False)
+        bar = tqdm(desc="reduce", unit="run", leave=False, disable=None)  # no bar in a log (not a tty)
 
     def fails(keep: Sequence[int], outputs: Sequence[str] | None = None, run=backend) -> list[str]:
         built = subgraph(candidate, keep, values, outputs)

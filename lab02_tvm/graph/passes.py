@@ -93,7 +93,7 @@ def run_standard_passes(mod, *, verbose: bool = False, progress: bool = False) -
     steps = standard_passes()
     if progress:
         from tqdm import tqdm
-        steps = tqdm(steps, desc="relax passes", leave=False)
+        steps = tqdm(steps, desc="relax passes", leave=False, disable=None)  # no bar in a log (not a tty)
     for name, factory, _ in steps:
         t0 = time.perf_counter()
         mod = factory()(mod)

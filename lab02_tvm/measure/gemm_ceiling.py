@@ -299,7 +299,7 @@ def measure_gemms(gemms: Sequence[Gemm], *, repeats: int = 30, progress: bool = 
         it = gemms
         if progress:
             from tqdm import tqdm
-            it = tqdm(gemms, desc=desc, leave=False)
+            it = tqdm(gemms, desc=desc, leave=False, disable=None)  # no bar in a log (not a tty)
         evict = evictor()
         rows = [time_gemm(g, repeats=repeats, peak_gflops=peak, evict=evict) for g in it]
     for r in rows:
