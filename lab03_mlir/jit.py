@@ -167,7 +167,7 @@ def runtime_libs(module: ir.Module) -> list[str]:
     """:data:`RUNNER_UTILS` if ``module`` declares an external function that libc does not
     provide (e.g. ``memrefCopy`` for a strided copy), else ``[]``: the library is loaded only
     when needed (loading it before torch-mlir aborts a process that later imports torch-mlir;
-    see :func:`lab03_mlir.ladder.from_torch.preload_torch_mlir`)."""
+    see :func:`lab03_mlir.ladder.load_order.preload_torch_mlir`)."""
     for op in module.body.operations:
         if op.operation.name == "llvm.func" and not len(op.regions[0].blocks):
             name = ir.StringAttr(op.attributes["sym_name"]).value

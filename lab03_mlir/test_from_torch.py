@@ -8,6 +8,8 @@ torch-mlir and IREE are required packages: without them these tests fail (nothin
 """
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pytest
 
@@ -215,7 +217,7 @@ def test_missing_iree_compiler_is_named(monkeypatch, tmp_path):
 
 
 def test_missing_torch_mlir_is_named(monkeypatch, report):
-    monkeypatch.setitem(ft.sys.modules, "torch_mlir.fx", None)  # makes the import fail
+    monkeypatch.setitem(sys.modules, "torch_mlir.fx", None)  # makes the import fail
     with pytest.raises(MissingDependency, match="torch-mlir"):
         ft.import_block(_imported(report, "mlp", "linalg").block, "linalg")
 
@@ -226,7 +228,7 @@ def test_unknown_output_type_is_rejected(report):
 
 
 def test_torch_mlir_imported_first_is_refused_before_jit(monkeypatch, report):
-    monkeypatch.setattr(ft, "_TORCH_MLIR_FIRST", True)
+    monkeypatch.setattr(ft, "TORCH_MLIR_FIRST", True)
     with pytest.raises(UserError, match="imported before the upstream mlir"):
         ft.lower_block(_imported(report, "mlp", "linalg"))
 

@@ -28,13 +28,10 @@ log* and ORT silently falls back to the CPU; :func:`qnn_session` reads the log a
 """
 from __future__ import annotations
 
-import contextlib
-import ctypes
 import os
 import re
 import sys
-import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import onnx
@@ -42,6 +39,8 @@ import onnx
 from common.errors import UserError, require
 from common.onnx_dims import DIMS_OPTION, dynamic_inputs
 from common.onnx_graph import dim_labels as _dims  # noqa: F401 (Task 4.1's fix_dims reads dims with it)
+
+from .capture import capture_fd
 
 EP = "QNNExecutionProvider"
 PIP_NAME = "onnxruntime-qnn"
@@ -96,41 +95,6 @@ def provider_options(precision: str = "fp16", soc_model: str | None = None, htp_
         opts["htp_arch"] = str(htp_arch)
     opts.update({k: str(v) for k, v in extra.items()})
     return opts
-
-
-@dataclass
-class Captured:
-    """Text written to a file descriptor inside :func:`capture_fd` (set when the block exits)."""
-
-    text: str = ""
-
-
-@contextlib.contextmanager
-def capture_fd(fd: int = 2) -> Iterator[Captured]:
-    """Capture everything written to file descriptor ``fd`` (default stderr) at the OS level.
-
-    ORT's default logger writes to ``std::cerr`` from C++, which ``sys.stderr`` redirection does
-    not see; this points the descriptor itself at a temporary file for the block. C's own stdio
-    buffers are flushed before the descriptor is restored, so buffered native output lands in the file.
-    """
-    out = Captured()
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(Exception):
-            stream.flush()
-    saved = os.dup(fd)
-    with tempfile.TemporaryFile(mode="w+b") as tmp:
-        os.dup2(tmp.fileno(), fd)
-        try:
-            yield out
-        finally:
-            with contextlib.suppress(Exception):
-                sys.stderr.flush()
-            with contextlib.suppress(Exception):  # printf() of a native library, still in C's buffer
-                ctypes.CDLL(None).fflush(None)
-            os.dup2(saved, fd)
-            os.close(saved)
-            tmp.seek(0)
-            out.text = tmp.read().decode("utf-8", "replace")
 
 
 # ------------------------------------------------------------------------------------------------

@@ -85,7 +85,7 @@ from common.results import atomic_write
 
 from . import release
 from .intake import packages, tampering
-from .markers import HIDDEN
+from .markers import HIDDEN, stub_raise
 from .plugin import GRADE_PROFILE, signed_body
 from .runner import Run, run_pytest
 from .tasks import PYTEST, Course, Lab, Task, load_course
@@ -210,6 +210,10 @@ def _copy_tree(course: Course, dest: Path, files: Iterable[str], scan: release.S
     first commit; else :func:`release.handout_text`)."""
     stubbed = set(course.student_files)
     stubs = stubs or {}
+    for rel in sorted(stubbed.intersection(stubs).difference(files)):  # deleted from the handout: its stub
+        p = dest / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(stubs[rel])
     for rel in files:
         if rel.startswith(NOT_COPIED):
             continue
@@ -441,7 +445,8 @@ def grade_lab(course: Course, lab: Lab, tree: Path, *, runner: Callable[..., Run
     files = [f for f in lab.graded_files if (tree / f).is_file()]
     only = [f"--task={t.id}" for t in chosen] if tasks is not None else []
     args = [*files, "--graded", *only, f"--hypothesis-seed={HYPOTHESIS_SEED}", f"--hypothesis-profile={GRADE_PROFILE}",
-            f"--timeout={timeout_s}", "--timeout-method=thread", "-p", "no:cacheprovider", "-q", "--tb=line"]
+            f"--timeout={timeout_s}", "--timeout-method=thread", "-p", "no:cacheprovider", "-q", "--tb=line",
+            "--continue-on-collection-errors"]  # a test file that does not import costs its own tests only
     env = {"MLC_RESULTS_DIR": str(work / "results" / lab.dir)}
     runs = _run_lab(tree, args, runner=runner, env=env, work=work, name=lab.dir, limit_s=lab_limit_s(timeout_s),
                     timeout_s=timeout_s, laid_out=laid_out)
@@ -474,15 +479,19 @@ def grade_lab(course: Course, lab: Lab, tree: Path, *, runner: Callable[..., Run
                 g.notes.append(f"{f} is not graded: it {flagged[f]} ({kept})")
             elif f in missing:
                 g.notes.append(f"{f} is not in the submission ({kept})")
-        for e in errors:
-            if any(e["nodeid"].startswith(t) for t in (*g.task.tests, *lab.hidden_tests)) or not e["nodeid"]:
-                g.notes.append(f"collection error in {e['nodeid'] or 'the run'}: {e['message']}")
+        mine = [e for e in errors
+                if any(e["nodeid"].startswith(t) for t in (*g.task.tests, *lab.hidden_tests)) or not e["nodeid"]]
+        for e in mine:
+            g.notes.append(f"collection error in {e['nodeid'] or 'the run'}: {e['message']}")
         if not runs.finished and not runs.tampered:
             g.notes.append(f"the test run ended early (exit status {run.rc}"
                            + (f", the lab's time limit of {lab_limit_s(timeout_s)} s" if runs.out_of_time else "")
                            + (f", in {runs.died_in}" if runs.died_in else "") + "): tests that did not report score 0")
         unrun = g.task.points - sum(r["points"] for r in g.items)
-        if runs.finished and unrun > 0:  # the reference runs every point; a handout lacks the hidden tests
+        if runs.finished and unrun > 0 and mine:
+            g.notes.append(f"{unrun} of the {g.task.points} points are in graded tests that did not run: a file "
+                           "holding them did not import (the collection error above); they score 0")
+        elif runs.finished and unrun > 0:  # the reference runs every point; a handout lacks the hidden tests
             g.notes.append(f"{unrun} of the {g.task.points} points are in graded tests that did not run here: hidden "
                            "tests, which a handout does not hold (the course's grade runs them)")
         g.score = min(g.score, g.task.points)
@@ -609,16 +618,21 @@ class Reference:
           from the handout's first commit (the stubs ``make student`` wrote), as the course's grade would
           take the stub; a handout that is no such git repository keeps its own file, and the notes say so.
         """
-        course = load_course(root)
+        course = load_course(root, student_files=False)  # a handout may lack one (its stub is in git)
         files = release.source_files(course.root)
         has_solutions = any(f in course.student_files and "### BEGIN SOLUTION" in (course.root / f).read_text()
                             for f in files)
         hidden = course.hidden_files
         full = all((course.root / f).is_file() for f in hidden) if hidden else has_solutions
+        if full:  # the reference, or its autograder copy: every student file is there
+            course = load_course(root)
         scan = release.check(course, files, reference=full, solutions=full and has_solutions)
         if full:
             return cls(course, files, scan)
-        stubs = release.first_commit_texts(course.root, course.student_files)
+        def is_stub(rel: str, text: str) -> bool:  # what make student wrote: each task of the file raises
+            return all(stub_raise(t.id) in text for t in course.owner_of(rel))
+
+        stubs = release.first_commit_texts(course.root, course.student_files, is_stub)
         return cls(course, files, scan, stubs, tuple(f for f in course.student_files if f not in stubs))
 
 

@@ -43,10 +43,14 @@ GUARDED = {"common.course": "the grader", "common.grading": "the grader",
                "system", "popen", "fork", "forkpty", "kill", "killpg", "setsid", "getppid", "readlink", "execv",
                "execve", "execl", "execle", "execlp", "execvp", "execvpe", "spawnv", "spawnve", "posix_spawn")}}
 #: Native access (module -> what it reaches): refused unless the file's task declares the module in its
-#: ``native`` key (:mod:`common.course.tasks`), as the tasks whose reference passes arrays to C do.
-NATIVE = dict.fromkeys(("ctypes", "_ctypes", "cffi"),
+#: ``native = true`` (:mod:`common.course.tasks`), as a task whose reference points native code at NumPy memory.
+NATIVE = dict.fromkeys(("ctypes", "_ctypes", "cffi", "numpy.ctypeslib", "numpy.lib.stride_tricks.as_strided",
+                        "numpy.lib.array_utils.byte_bounds", "numpy.byte_bounds"),
                        "raw memory and foreign calls: the grader's process and other programs; "
-                       "only the files of a task whose tasks.toml names it under native may")
+                       "only the files of a task whose tasks.toml says native = true may")
+#: Attributes and class attributes that reach raw memory whatever they hang on (an array's ``.ctypes``, an
+#: object that hands NumPy an address): refused outside the files of a ``native`` task, as :data:`NATIVE` is.
+NATIVE_ATTRS = ("ctypes", "_ctypes", "__array_interface__", "__array_struct__")
 #: What the handout's stubs import (``NotImplementedTask``) and the reference uses: allowed.
 ALLOWED = ("common.course.notimpl",)
 #: Attributes that reach another module's globals, the builtins, a caller's frame or a function's hidden state,
@@ -66,19 +70,29 @@ NAMES = {"__import__": "calls __import__ (the import machinery)", "__builtins__"
 ORACLES = ("numpy", "onnx", "onnxruntime", "json", "math", "operator", "functools", "re")
 
 
-def _guarded(name: str, imported: bool = False, native: Iterable[str] = ()) -> str | None:
+def _guarded(name: str, imported: bool = False, native: bool = False) -> str | None:
     """What ``name`` (a dotted module or attribute path; ``imported``: a module an import names) reaches when
-    :data:`GUARDED` or :data:`NATIVE` (less the modules in ``native``) covers it (an imported test module:
+    :data:`GUARDED` or (unless ``native``) :data:`NATIVE` covers it (an imported test module:
     "the graded tests"), else None."""
     if any(name == a or name.startswith(a + ".") for a in ALLOWED):
         return None
-    refused = {**GUARDED, **{m: w for m, w in NATIVE.items() if m not in native}}
+    refused = GUARDED if native else {**GUARDED, **NATIVE}
     for prefix, what in refused.items():
         if name == prefix or name.startswith(prefix + "."):
             return what
     if imported and any(p == "conftest" or p.startswith("test_") or p.endswith("_test") for p in name.split(".")):
         return "the graded tests"
     return None
+
+
+def _reaches(name: str, native: bool, *, last: bool) -> str | None:
+    """What the dotted ``name`` reaches through any run of its parts (``os.sys.modules`` is ``sys.modules``;
+    ``last``: the last part alone too, as for an imported name), unless :data:`ALLOWED` covers it whole."""
+    if any(name == a or name.startswith(a + ".") for a in ALLOWED):
+        return None
+    parts = name.split(".")
+    return next((w for j in range(len(parts) - (0 if last else 1)) for i in range(len(parts), j, -1)
+                 if (w := _guarded(".".join(parts[j:i]), native=native))), None)
 
 
 def _resolve(module: str | None, level: int, rel: str) -> str:
@@ -117,19 +131,18 @@ def _is_main_guard(node: ast.AST) -> bool:
             and t.comparators[0].value == "__main__")
 
 
-def tampering(text: str, rel: str, packages: Iterable[str] = (), native: Iterable[str] = ()) -> list[str]:
+def tampering(text: str, rel: str, packages: Iterable[str] = (), native: bool = False) -> list[str]:
     """Why the student file ``rel`` (its ``text``) may not be graded: one reason per thing it does that code
     under test has no business doing (``"imports common.course.plugin (the grader) at line 1"``); empty
     when none. Static (:mod:`ast`): imports of or attribute access to :data:`GUARDED` modules (the
     grader, the test framework, the import machinery, the tests themselves), the :data:`ESCAPES`
-    attributes, the :data:`NAMES`, the :data:`NATIVE` modules its task does not declare (``native``: the
-    task's ``native`` key, :meth:`common.course.tasks.Course.native`), and assigning an attribute of the project's packages (``packages``)
+    attributes, the :data:`NAMES`, raw memory (:data:`NATIVE`, :data:`NATIVE_ATTRS`) unless ``native`` (its
+    task says ``native = true``: :meth:`common.course.tasks.Course.native`), and assigning an attribute of the project's packages (``packages``)
     or an :data:`ORACLES` module (monkeypatching what the tests compare with), a module's ``__dict__``, and a
     ``/proc`` path; a module bound to another name (``s = sys``) counts as that module, and the body of
     ``if __name__ == "__main__":`` is not read (it never runs on import). A check in depth, not a sandbox:
     the plugin binds its own helpers and signs its report too (:mod:`common.course.plugin`)."""
     tree = ast.parse(text, rel)
-    native = tuple(native)
     patched = (*packages, *ORACLES)
     aliases: dict[str, str] = {}
     out: list[tuple[int, str]] = []
@@ -170,23 +183,28 @@ def tampering(text: str, rel: str, packages: Iterable[str] = (), native: Iterabl
             flag("names /proc (the processes' files: the grader's command line and folders)", node)
         if isinstance(node, ast.Import):
             for a in node.names:
-                what = _guarded(a.name, imported=True, native=native)
+                what = _guarded(a.name, imported=True, native=native) or _reaches(a.name, native, last=True)
                 if what:
                     flag(f"imports {a.name} ({what})", node)
         elif isinstance(node, ast.ImportFrom):
             base = _resolve(node.module, node.level, rel)
             for a in node.names:
                 name = base if a.name == "*" else f"{base}.{a.name}" if base else a.name
-                what = _guarded(name, imported=True, native=native)
+                what = _guarded(name, imported=True, native=native) or _reaches(name, native, last=True)
                 if what:
                     flag(f"imports {name} ({what})", node)
         elif isinstance(node, ast.Name) and node.id in NAMES and node.id not in aliases and node.id not in own_defs:
             flag(NAMES[node.id], node)
         elif isinstance(node, ast.Name) and node.id == "__name__" and isinstance(node.ctx, (ast.Store, ast.Del)):
             flag("assigns __name__ (it decides which blocks run on import)", node)
+        elif isinstance(node, ast.Name) and node.id in NATIVE_ATTRS and not native and \
+                isinstance(node.ctx, ast.Store):  # a class body's __array_interface__ = {...}
+            flag(f"defines {node.id} ({NATIVE['ctypes']})", node)
         elif isinstance(node, ast.Attribute):
             if node.attr in ESCAPES:
                 flag(f"uses .{node.attr} ({ESCAPES[node.attr]})", node)
+            if node.attr in NATIVE_ATTRS and not native:
+                flag(f"uses .{node.attr} ({NATIVE['ctypes']})", node)
             if id(node) in outer:
                 continue
             inner = node.value
@@ -197,9 +215,7 @@ def tampering(text: str, rel: str, packages: Iterable[str] = (), native: Iterabl
             if name is None:
                 continue
             parts = name.split(".")
-            allowed = any(name == a or name.startswith(a + ".") for a in ALLOWED)
-            what = None if allowed else next((w for j in range(len(parts) - 1) for i in range(len(parts), j, -1)
-                                              if (w := _guarded(".".join(parts[j:i]), native=native))), None)  # os.sys.x is sys.x
+            what = _reaches(name, native, last=False)  # os.sys.x is sys.x
             if what:
                 flag(f"reaches {name} ({what})", node)
             elif isinstance(node.ctx, (ast.Store, ast.Del)) and parts[0] in patched:
@@ -215,7 +231,7 @@ def tampering(text: str, rel: str, packages: Iterable[str] = (), native: Iterabl
             name = full(node.args[0])
             if name is None:
                 continue
-            if _guarded(name, native=native) or name == "sys" or (node.func.id != "getattr" and name.split(".")[0] in patched):
+            if _reaches(name, native, last=True) or name == "sys" or (node.func.id != "getattr" and name.split(".")[0] in patched):
                 flag(f"calls {node.func.id} on the module {name}", node)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args and \
                 node.func.attr in ("__setattr__", "__delattr__") and (name := full(node.args[0])) is not None:

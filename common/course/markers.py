@@ -173,6 +173,11 @@ def find_blocks(text: str, path: str = "<string>", known: Collection[str] | None
     return blocks
 
 
+def stub_raise(task_id: str) -> str:
+    """The statement a handout's stub of ``task_id`` ends with (what tells a stub from a student's code)."""
+    return f'raise NotImplementedTask("{task_id}")'
+
+
 def stub_lines(block: Block, path: str, tasks: Mapping[str, object] | None = None) -> list[str]:
     """The three handout lines that replace a solution block (see the module docstring)."""
     task = tasks.get(block.task) if tasks else None
@@ -181,7 +186,7 @@ def stub_lines(block: Block, path: str, tasks: Mapping[str, object] | None = Non
     fn = (block.function or "").rsplit(".", 1)[-1] if block.function else "this function"
     return [f"{block.indent}# {number}({block.task}): write {fn} here; instructions in {lab}/TASKS.md",
             f"{block.indent}from common.course.notimpl import NotImplementedTask",
-            f'{block.indent}raise NotImplementedTask("{block.task}")']
+            f"{block.indent}{stub_raise(block.task)}"]
 
 
 def _uncomment(line: str) -> str:

@@ -77,10 +77,11 @@ def _git_files(root: Path, *which: str) -> set[str] | None:
     return {n for n in run.stdout.decode(errors="surrogateescape").split("\0") if n}
 
 
-def first_commit_texts(root: Path, rels: Iterable[str]) -> dict[str, str]:
-    """``{rel: text}`` of the files ``rels`` as the first commit of the git repository at ``root`` holds them
-    (a handout's: the stubs :func:`build` wrote); a file that commit lacks, or every file when ``root`` is no git
-    repository or git fails, is left out. For the course's own trees only, never a submission's (its config)."""
+def first_commit_texts(root: Path, rels: Iterable[str], accept=lambda rel, text: True) -> dict[str, str]:
+    """``{rel: text}`` of the files ``rels`` as a root commit of the git repository at ``root`` holds them (a
+    handout's first commit: the stubs :func:`build` wrote), the first root whose text ``accept(rel, text)``
+    takes; a file no root holds so, or every file when ``root`` is no git repository or git fails, is left out.
+    For the course's own trees only, never a submission's (git would obey its config)."""
     def git(*args: str) -> bytes | None:
         try:
             return subprocess.run(["git", "-c", "core.fsmonitor=false", "-C", str(root), *args], capture_output=True,
@@ -88,15 +89,14 @@ def first_commit_texts(root: Path, rels: Iterable[str]) -> dict[str, str]:
         except (OSError, subprocess.SubprocessError):
             return None
 
-    roots = (git("rev-list", "--max-parents=0", "HEAD") or b"").split()
-    if not roots:
-        return {}
-    first = roots[-1].decode()
+    roots = [c.decode() for c in (git("rev-list", "--max-parents=0", "HEAD") or b"").split()]
     out = {}
     for rel in rels:
-        data = git("show", f"{first}:{rel}")
-        if data is not None:
-            out[rel] = data.decode(errors="surrogateescape")
+        for commit in roots:
+            data = git("show", f"{commit}:{rel}")
+            if data is not None and accept(rel, text := data.decode(errors="surrogateescape")):
+                out[rel] = text
+                break
     return out
 
 

@@ -18,15 +18,16 @@ A lab folder (``lab01_onnx/``) that has student tasks holds a ``tasks.toml``::
     read = ["lab01_onnx/passes/core.py: ..."]     # optional: what to read first (spec, upstream doc)
     check = ".venv/bin/python -m pytest --task lab01.reshape"   # optional: how to check locally (the default)
     hints = ["..."]                               # optional
-    native = ["ctypes"]                           # optional: native-access modules its files import (see below)
+    native = true                                 # optional: its files reach raw memory, as the reference (below)
 
 The check command is what the student runs in the handout's root: the project's venv (``make setup``),
 never a bare ``pytest`` (outside an activated venv that is the system's, which cannot load the course
 plugin). A ``check`` given as ``pytest ...`` is read as ``.venv/bin/python -m pytest ...`` (:data:`PYTEST`).
 
-``native`` names the modules of :data:`common.course.intake.NATIVE` (``ctypes``: raw memory and foreign calls,
-the grader's own process included) that the task's files may import because the reference does (a memref
-descriptor, a QNN library handle); the grader's intake scan refuses them in every other student file.
+``native = true`` lets the task's files reach raw memory and foreign calls (:data:`common.course.intake.NATIVE`:
+``ctypes``, NumPy's ``ctypeslib`` and ``.ctypes``, ``as_strided``; the grader's own process included) because
+the reference does (a memref descriptor pointing native code at NumPy memory); the grader's intake scan refuses
+them in every other student file.
 
 Paths are relative to the repository root and must exist. :func:`load_course` raises
 :class:`~common.errors.UserError` with one line naming the file, the task and the key for a missing
@@ -43,8 +44,6 @@ from pathlib import Path
 
 from common.errors import UserError
 
-from .intake import NATIVE
-
 TASKS_FILE = "tasks.toml"
 #: How a task's check runs pytest: the project venv's, from the repository root.
 PYTEST = ".venv/bin/python -m pytest"
@@ -55,7 +54,7 @@ NUMBER = re.compile(r"^[0-9]+\.[0-9]+$")
 _TASK_KEYS = {  # key -> (type, required)
     "id": (str, True), "number": (str, True), "title": (str, True), "points": (int, True),
     "files": (list, True), "functions": (list, True), "tests": (list, True), "description": (str, True),
-    "read": (list, False), "check": (str, False), "hints": (list, False), "native": (list, False),
+    "read": (list, False), "check": (str, False), "hints": (list, False), "native": (bool, False),
 }
 _LAB_KEYS = {"title": (str, True), "intro": (str, False), "hidden_tests": (list, False), "task": (list, True)}
 
@@ -76,7 +75,7 @@ class Task:
     check: str
     hints: tuple[str, ...]
     lab: str
-    native: tuple[str, ...] = ()
+    native: bool = False
 
     @property
     def sort_key(self) -> tuple[int, ...]:
@@ -133,9 +132,9 @@ class Course:
         """The tasks that list ``path`` among their ``files``."""
         return [t for t in self.tasks.values() if path in t.files]
 
-    def native(self, path: str) -> tuple[str, ...]:
-        """The native-access modules the student file ``path`` may import: its tasks' ``native``."""
-        return tuple(dict.fromkeys(m for t in self.owner_of(path) for m in t.native))
+    def native(self, path: str) -> bool:
+        """Whether the student file ``path`` may reach raw memory: a task of it says ``native = true``."""
+        return any(t.native for t in self.owner_of(path))
 
     @property
     def student_files(self) -> tuple[str, ...]:
@@ -166,8 +165,9 @@ def _check_keys(where: str, table: dict, spec: dict) -> None:
             raise UserError(f"{where}: {key} must be a list of strings")
 
 
-def load_lab(root: Path, path: Path) -> Lab:
-    """Read and check one ``tasks.toml`` (see the module docstring); raises UserError."""
+def load_lab(root: Path, path: Path, *, student_files: bool = True) -> Lab:
+    """Read and check one ``tasks.toml`` (see the module docstring); raises UserError. ``student_files=False``
+    does not require the tasks' ``files`` to exist (a student's handout, where one may be missing)."""
     rel = path.relative_to(root).as_posix()
     try:
         data = tomllib.loads(path.read_text())
@@ -189,18 +189,15 @@ def load_lab(root: Path, path: Path) -> Lab:
         for key in ("files", "functions", "tests"):
             if not raw[key]:
                 raise UserError(f"{where}: {key} is empty")
-        for f in raw["files"] + raw["tests"]:
+        for f in (raw["files"] if student_files else []) + raw["tests"]:
             if not (root / f).is_file():
                 raise UserError(f"{where}: no file {f}")
-        for m in raw.get("native", ()):
-            if m not in NATIVE:
-                raise UserError(f"{where}: native {m!r} is not one of {', '.join(NATIVE)}")
         tasks.append(Task(id=raw["id"], number=raw["number"], title=raw["title"], points=raw["points"],
                           files=tuple(raw["files"]), functions=tuple(raw["functions"]), tests=tuple(raw["tests"]),
                           description=raw["description"].strip(), read=tuple(raw.get("read", ())),
                           check=check_command(raw.get("check", f"pytest --task {raw['id']}")),
                           hints=tuple(raw.get("hints", ())),
-                          lab=path.parent.name, native=tuple(raw.get("native", ()))))
+                          lab=path.parent.name, native=raw.get("native", False)))
     tasks.sort(key=lambda t: t.sort_key)
     return Lab(dir=path.parent.name, title=data["title"], intro=data.get("intro", "").strip(),
                hidden_tests=tuple(data.get("hidden_tests", ())), tasks=tuple(tasks))
@@ -212,15 +209,16 @@ def check_command(text: str) -> str:
     return PYTEST + text[len("pytest"):] if text == "pytest" or text.startswith("pytest ") else text
 
 
-def load_course(root: str | Path) -> Course:
-    """Every ``<lab>/tasks.toml`` under ``root`` (one level down), checked across labs too.
+def load_course(root: str | Path, *, student_files: bool = True) -> Course:
+    """Every ``<lab>/tasks.toml`` under ``root`` (one level down), checked across labs too. ``student_files=False``:
+    a task's ``files`` need not exist (a handout a student deleted one from; see :func:`load_lab`).
 
     Raises:
         UserError: a bad ``tasks.toml`` (see :func:`load_lab`), an id or number used twice, a student
             file claimed by two labs, or no ``tasks.toml`` at all.
     """
     root = Path(root).resolve()
-    labs = [load_lab(root, p) for p in sorted(root.glob(f"*/{TASKS_FILE}"))]
+    labs = [load_lab(root, p, student_files=student_files) for p in sorted(root.glob(f"*/{TASKS_FILE}"))]
     if not labs:
         raise UserError(f"no */{TASKS_FILE} under {root}: nothing to build or grade")
     seen: dict[str, str] = {}

@@ -9,7 +9,7 @@ import subprocess
 import pytest
 
 from common.course import grade, release
-from common.course.fixtures import make_course, run_course
+from common.course.fixtures import make_course, run_course, run_pytest_in
 
 TOP = {"score", "execution_time", "output", "output_format", "visibility", "stdout_visibility", "extra_data", "tests"}
 TEST = {"name", "number", "score", "max_score", "status", "output", "tags", "visibility", "extra_data"}
@@ -173,12 +173,50 @@ def test_inside_a_handout_a_missing_or_broken_file_is_graded_as_its_first_commit
     (g,) = grade.grade(handout, handout)
     assert g.scores() == {"lab09.double": 0, "lab09.inc": 0}
     assert "does not compile" in g.tasks[0].output() and "(graded as the handout's stub)" in g.tasks[0].output()
+    (handout / "lab09_demo/mod.py").unlink()  # deleted from the handout itself: graded, as its stub
+    (g,) = grade.grade(handout, handout)
+    assert g.scores() == {"lab09.double": 0, "lab09.inc": 0}
+    assert "lab09_demo/mod.py is not in the submission (graded as the handout's stub)" in g.tasks[0].output()
+    run = run_pytest_in(handout, "--task", "lab09.inc", "-q")  # the plugin reads the course all the same
+    assert run.returncode == 2 and "ERROR lab09_demo/test_mod.py" in run.stdout and "INTERNALERROR" not in run.stdout
+    assert "no file lab09_demo/mod.py" not in run.stdout, run.stdout  # (was: course tasks: ... no file, a traceback)
+    git = ["git", "-C", str(handout), "-c", "user.name=s", "-c", "user.email=s@x"]  # the first commit rewritten
+    (handout / "lab09_demo/mod.py").write_text(answer + "\ndef broken(:\n")
+    subprocess.run([*git, "commit", "-qa", "--amend", "-m", "mine"], check=True)
+    (g,) = grade.grade(handout, empty)
+    assert "graded as this handout's own file: no first commit holds its stub" in g.tasks[0].output()
     shutil.rmtree(handout / ".git")
     (handout / "lab09_demo/mod.py").write_text(answer)
     (g,) = grade.grade(handout, empty)
     assert g.scores() == {"lab09.double": 4, "lab09.inc": 3}  # its own file: the student's answer
     assert ("lab09_demo/mod.py is not in the submission (graded as this handout's own file: no first commit holds "
             "its stub)") in g.tasks[0].output()
+
+
+def test_a_test_file_that_does_not_import_costs_its_own_tests_only(tmp_path):
+    """A submission that breaks one graded test file's import (here: it drops the kit function that file imports)
+    loses that file's tests, named as a collection error; the other files' tests still run and score (the whole
+    run had stopped at collection: 0 for every task, and a note blaming hidden tests)."""
+    from common.course.fixtures import MOD, TASKS, TESTS
+    tests = TESTS.replace("from lab09_demo import mod\n", "from lab09_demo import mod\nfrom lab09_demo.mod import given\n")
+    tasks = TASKS.replace('points = 4\nfiles = ["lab09_demo/mod.py"]\nfunctions = ["Box.inc"]\n'
+                          'tests = ["lab09_demo/test_mod.py"]',
+                          'points = 6\nfiles = ["lab09_demo/mod.py"]\nfunctions = ["Box.inc"]\n'
+                          'tests = ["lab09_demo/test_mod.py", "lab09_demo/test_other.py"]')
+    ref = make_course(tmp_path / "ref", tests=tests, tasks=tasks)
+    (ref / "lab09_demo/test_other.py").write_text(
+        'import pytest\n\nfrom lab09_demo import mod\n\n\n@pytest.mark.task("lab09.inc", points=2)\n'
+        'def test_inc_again():\n    assert mod.Box().inc(5) == 6\n')
+    sub = tmp_path / "sub"
+    (sub / "lab09_demo").mkdir(parents=True)
+    answer = MOD[:MOD.index("def given")].replace("### ", "# ")  # the solutions, the kit's given() deleted
+    (sub / "lab09_demo/mod.py").write_text(answer)
+    (g,) = grade.grade(ref, sub)
+    assert g.scores() == {"lab09.double": 0, "lab09.inc": 2}, [t.output() for t in g.tasks]
+    inc = g.tasks[1].output()
+    assert "collection error in lab09_demo/test_mod.py" in inc and "given" in inc
+    assert "4 of the 6 points are in graded tests that did not run: a file holding them did not import" in inc
+    assert "hidden tests" not in inc
 
 
 def test_a_run_killed_in_a_test_names_that_test_and_the_rest_still_run(demo, tmp_path):

@@ -33,7 +33,7 @@ def test_double_prop(x):
 def demo(tmp_path_factory):
     """The demo course with a graded property of lab09.double (now 5 points), and its handout."""
     root = tmp_path_factory.mktemp("robust")
-    tasks = TASKS.replace("points = 4\n", "points = 5\nnative = [\"ctypes\"]\n", 1)  # mod.py may use ctypes
+    tasks = TASKS.replace("points = 4\n", "points = 5\nnative = true\n", 1)  # mod.py may use ctypes
     ref = make_course(root / "ref", tests=PROPERTIES, tasks=tasks)
     release.build(ref, root / "handout", git=False)
     return ref, root / "handout"
@@ -107,10 +107,16 @@ def test_the_plugin_ignores_its_reassigned_module_attributes(demo, tmp_path):
     ("import os\nos.readlink(f'/proc/{os.getppid()}/cwd')", "reaches os.readlink"),
     ("x = open('/proc/self/cmdline').read()", "names /proc"),
     ("def f():\n    return f.__closure__", "uses .__closure__ (a function's hidden state)"),
-    # raw memory (the grader's key) and foreign calls, outside a task that declares ctypes in its native key
+    # raw memory (the grader's key) and foreign calls, outside a task that says native = true
     ("import ctypes\nctypes.string_at(0x1000, 64)", "imports ctypes (raw memory and foreign calls"),
     ("from ctypes import CDLL", "imports ctypes.CDLL (raw memory and foreign calls"),
     ("import _ctypes", "imports _ctypes (raw memory"),
+    # a fourth review's: the same through NumPy (every one read or wrote any address in a non-native file)
+    ("import numpy as np\nv = np.ctypeslib.c_intp.from_address(1 << 20).value", "reaches numpy.ctypeslib.c_intp"),
+    ("import numpy as np\nnp.zeros(1).ctypes._ctypes.string_at(1 << 20, 8)", "uses .ctypes (raw memory"),
+    ("from numpy.ctypeslib import ctypes as c\ngetattr(c, 'memmove')", "imports numpy.ctypeslib.ctypes (raw memory"),
+    ("class V:\n    __array_interface__ = {'data': (1 << 20, False)}", "defines __array_interface__ (raw memory"),
+    ("from numpy.lib import stride_tricks as st\nst.as_strided(1)", "reaches numpy.lib.stride_tricks.as_strided"),
 ])
 def test_the_intake_scan_names_what_a_file_must_not_do(line, reason):
     text = "from __future__ import annotations\n" + line + "\n"
@@ -150,16 +156,16 @@ def test_the_intake_scan_passes_the_reference_and_the_handout_and_ordinary_code(
     ref = grade.Reference.load(PROJECT)
     own = intake.packages(ref.course.root)
     for rel in ref.course.student_files:
-        native = ref.course.native(rel)  # without it, memref.py and qnn.py (ctypes) would be refused
+        native = ref.course.native(rel)  # without it, memref.py (ctypes, byte_bounds) would be refused
         assert intake.tampering((PROJECT / rel).read_text(), rel, own, native) == [], rel
         assert intake.tampering(release.handout_text(ref.course, rel, ref.scan), rel, own, native) == [], rel
     ordinary = ("import os, sys\nimport numpy as np\nfrom common.course.notimpl import NotImplementedTask\n"
                 "from .core import x\nsys.path.insert(0, '.')\nos.environ['A'] = '1'\ny = np.zeros(3)\ny.shape = (3,)\n"
                 "getattr(np, 'float32')\nclass A:\n    def __init__(self):\n        self.test_mode = 1\n")
     assert intake.tampering(ordinary, "lab09_demo/mod.py", own) == []
-    native = "import ctypes\nfrom ctypes import c_void_p\np = ctypes.cast(0, c_void_p)\n"
-    assert intake.tampering(native, "lab09_demo/mod.py", own, ("ctypes",)) == []  # its task's native key
-    assert ref.course.native("lab03_mlir/memref.py") == ("ctypes",) and ref.course.native("lab01_onnx/quantize.py") == ()
+    native = "import ctypes\nfrom ctypes import c_void_p\np = ctypes.cast(0, c_void_p)\nq = y.ctypes.data\n"
+    assert intake.tampering(native, "lab09_demo/mod.py", own, True) == []  # its task says native = true
+    assert ref.course.native("lab03_mlir/memref.py") and not ref.course.native("lab04_npu/qnn.py")
 
 
 def test_a_crash_scores_its_tests_0_and_the_later_tasks_still_run(demo, tmp_path):
@@ -312,7 +318,7 @@ def test_a_process_detached_by_code_under_test_ends_with_the_run(demo, tmp_path)
     answer = (demo[0] / "lab09_demo/mod.py").read_text()
     sub = _submission(demo, tmp_path, answer + DETACH.replace("MARKER", repr(str(marker))))
     text = (sub / "lab09_demo/mod.py").read_text()
-    assert intake.tampering(text, "lab09_demo/mod.py", ("lab09_demo",), ("ctypes",)) == []  # its task: native ctypes
+    assert intake.tampering(text, "lab09_demo/mod.py", ("lab09_demo",), True) == []  # its task: native = true
     assert "imports ctypes" in intake.tampering(text, "lab09_demo/mod.py", ("lab09_demo",))[0]  # any other task
     grade.grade(demo[0], sub)
     (tmp_path / "outlived.go").write_text("the grade is over")

@@ -71,7 +71,7 @@ def test_the_reference_passes_the_course_checks(course):
     (lambda t: t.replace('id = "lab09.inc"', 'id = "lab09.double"'), "'lab09.double' is used twice"),
     (lambda t: t.replace('id = "lab09.inc"', 'id = "Inc"'), "id must be dotted lower-case words"),
     (lambda t: t.replace('points = 4', 'points = "4"', 1), "points must be an integer"),
-    (lambda t: t.replace('title = "Double"', 'title = "Double"\nnative = ["os"]'), "native 'os' is not one of ctypes"),
+    (lambda t: t.replace('title = "Double"', 'title = "Double"\nnative = ["ctypes"]'), "native must be a bool"),
 ])
 def test_bad_tasks_toml_is_one_line(tmp_path, edit, words):
     make_course(tmp_path, tasks=edit(TASKS))

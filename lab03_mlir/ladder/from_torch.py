@@ -39,8 +39,6 @@ Three MLIR builds live in this one Python environment, and they do not all mix:
 """
 from __future__ import annotations
 
-import importlib
-import sys
 import time
 import warnings
 from dataclasses import dataclass
@@ -52,46 +50,9 @@ import numpy as np
 from common.errors import UserError, require
 
 # Import order matters (see the module docstring): upstream ``mlir``, then torch-mlir's MLIR,
-# then anything that loads MLIR's runner-utils library (the JIT); see preload_torch_mlir().
-_TORCH_MLIR_FIRST = "torch_mlir" in sys.modules and "mlir" not in sys.modules
-from lab03_mlir import jit, lowering  # noqa: E402  (imports the upstream ``mlir`` bindings)
-
-
-def _runner_utils_loaded() -> bool:
-    """True when MLIR's ``libmlir_c_runner_utils`` is mapped into this process (Linux only)."""
-    try:
-        return "libmlir_c_runner_utils" in Path("/proc/self/maps").read_text()
-    except OSError:
-        return False
-
-
-def preload_torch_mlir() -> str | None:
-    """Load torch-mlir's native MLIR (``torch_mlir.ir``, no torch import) now, if installed.
-
-    Loading it *after* this process has loaded MLIR's runner-utils library (what
-    :mod:`lab03_mlir.jit` passes to ``ExecutionEngine`` and llvmlite when a module needs it) aborts
-    the whole process with "LLVM ERROR: inconsistency in registered CommandLine options" (both
-    register LLVM's command-line options); the order mlir -> torch_mlir -> JIT is safe. So this
-    module calls it at import time, and :func:`import_block` calls it again.
-
-    Returns:
-        None when torch-mlir is loaded (or not installed: :func:`import_block` names the package),
-        else the one-line reason it cannot be loaded safely any more.
-    """
-    if "torch_mlir.ir" in sys.modules:
-        return None
-    if _runner_utils_loaded():
-        return ("torch-mlir cannot be loaded into this process: MLIR's runner-utils library is already "
-                "loaded (the JIT ran first) and loading torch-mlir now would abort the process; import "
-                "lab03_mlir.ladder.from_torch before running the JIT, or run `python -m lab03_mlir.ladder`")
-    try:
-        importlib.import_module("torch_mlir.ir")
-    except (ImportError, OSError):  # not installed or broken: import_block names it when needed
-        pass
-    return None
-
-
-preload_torch_mlir()
+# then anything that loads MLIR's runner-utils library (the JIT); see load_order.preload_torch_mlir().
+from .load_order import TORCH_MLIR_FIRST, preload_torch_mlir  # noqa: E402  (first: mlir, then torch_mlir.ir)
+from lab03_mlir import jit, lowering  # noqa: E402
 
 LAB = "lab03"
 FUNC_NAME = "forward"
@@ -396,7 +357,7 @@ def lower_block(imported: ImportedIR, *, fast: bool = False, save_dir: Path | No
     Raises:
         UserError: StableHLO input, a failing stage or schedule (first MLIR diagnostic).
     """
-    if _TORCH_MLIR_FIRST:
+    if TORCH_MLIR_FIRST:
         raise UserError("torch_mlir was imported before the upstream mlir bindings, so the JIT cannot "
                         "resolve symbols: import lab03_mlir.ladder.from_torch (or mlir) before torch_mlir")
     t0 = time.perf_counter()
