@@ -112,6 +112,14 @@ def test_reshape_zero_resolved_by_shape_inference():
 
 
 @pytest.mark.task("lab01.reshape", points=1)
+def test_reshape_zero_copying_a_zero_sized_dim_is_refused():
+    """x [3, 0] -> [-1, 3] -> m [0, 3]; s2 = [0, 3] copies m's 0. Written into s2' that 0 would copy x's 3 instead
+    (no allowzero): a zero-sized dim is not a dim to resolve a zero from (the docstring of fused_shape)."""
+    model = reshape_pair([-1, 3], [0, 3], x_shape=(3, 0))
+    apply(fuse_consecutive_reshapes, model, {"x": np.zeros((3, 0), np.float32)}, 0)
+
+
+@pytest.mark.task("lab01.reshape", points=1)
 def test_reshape_zero_unresolvable_is_refused():
     model = reshape_pair([-1, 4], [0, 2, 2], x_shape=("N", 3, 4))  # middle dim 0 = 3N: unknown
     apply(fuse_consecutive_reshapes, model, {"x": rnd(2, 3, 4)}, 0)
@@ -454,6 +462,7 @@ def shape_gather_model(indices, start=None, end=None, opset=17):
     (0, 1, None, 1),         # Shape(start=1) -> [3, S, 5]; index 0 -> 3
     (-1, 1, -1, 0),          # Shape(start=1, end=-1) -> [3, S]; index -1 -> S (dynamic)
     (0, -3, 2, 1),           # start=-3 -> 1 -> [3]; index 0 -> 3
+    (1, -6, None, 1),        # start=-6 is clipped to 0 (Shape-15): [N, 3, S, 5]; index 1 -> 3
 ])
 def test_shape_gather_folds_only_static_dims(indices, start, end, rewrites):
     model = shape_gather_model(indices, start, end)

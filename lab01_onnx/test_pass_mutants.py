@@ -5,7 +5,9 @@ Each test pins one documented behaviour: the Reshape spec arithmetic of :func:`r
 of constant-shape Reshapes, the def-use index's accounting of subgraph (outer-scope) reads per the
 ONNX IR spec, and the preconditions of the three rules. Rewritten models go through the one pass
 contract (``lab01_onnx.proof.contract``: outputs bitwise equal to the original's under
-``onnx.reference``, atol = rtol = 0).
+``onnx.reference``, atol = rtol = 0). The tests that run a student's rule (Tasks 1.1-1.3) are graded, one point
+each: a review's plausible wrong rules (negative indices folded before opset 11, no fold size limit, a rename
+into a shadowing subgraph) passed every other graded test.
 """
 from __future__ import annotations
 
@@ -191,17 +193,20 @@ def shape_gather(axis):
     return nodes
 
 
+@pytest.mark.task("lab01.gather", points=1)
 def test_gather_of_shape_on_axis_minus_one_folds():
     model = make_model(shape_gather(-1), [("x", F, ["N", 3])], [("y", I64, None)])
     apply(fold_constant_gather, model, {"x": rnd(2, 3)}, 1)
 
 
+@pytest.mark.task("lab01.gather", points=1)
 def test_gather_of_shape_on_axis_one_is_not_folded():
     # axis 1 of a 1-D shape vector is out of range: the model is invalid, its error must stay
     model = make_model(shape_gather(1), [("x", F, ["N", 3])], [("y", I64, None)], check=False)
     assert fold_constant_gather(model).rewrites == 0
 
 
+@pytest.mark.task("lab01.gather", points=1)
 def test_gather_of_the_shape_of_a_value_folded_in_the_same_call():
     # g1 = Gather(data, [0]) folds first; Shape(g1) is then read from the folded value itself, not from
     # shape inference of the input model (here misled by a wrong value_info for g1: [7, 7, 7])
@@ -217,6 +222,7 @@ def test_gather_of_the_shape_of_a_value_folded_in_the_same_call():
 
 # ---- fuse_consecutive_reshapes: zeros resolved from dims, twice in one shape ---------------------------
 
+@pytest.mark.task("lab01.reshape", points=1)
 def test_two_zeros_resolved_from_inferred_dims_fuse():
     # s1 is computed (Shape -> Concat), so s2's zeros are resolved from m's inferred dims, one per zero
     nodes = [helper.make_node("Shape", ["x"], ["sx"]), ints("minus1", [-1]),
@@ -230,6 +236,7 @@ def test_two_zeros_resolved_from_inferred_dims_fuse():
 
 # ---- constants: every Constant attribute form is a constant ---------------------------------------------
 
+@pytest.mark.task("lab01.gather", points=1)
 def test_constant_value_ints_and_value_int_are_constants():
     nodes = [helper.make_node("Constant", [], ["data"], value_floats=[1.0, 2.0, 3.0]),
              helper.make_node("Constant", [], ["i"], value_int=2),
@@ -238,6 +245,7 @@ def test_constant_value_ints_and_value_int_are_constants():
     np.testing.assert_array_equal(ReferenceEvaluator(out).run(None, {})[0], np.float32(-3.0))
 
 
+@pytest.mark.task("lab01.reshape", points=1)
 def test_constant_value_ints_is_a_reshape_shape():
     nodes = [ints("s1", [6, 4]), helper.make_node("Reshape", ["x", "s1"], ["m"]),
              helper.make_node("Constant", [], ["s2"], value_ints=[0, 2, 2]),
@@ -249,6 +257,7 @@ def test_constant_value_ints_is_a_reshape_shape():
 
 # ---- fused shapes get fresh names -----------------------------------------------------------------------
 
+@pytest.mark.task("lab01.reshape", points=1)
 @pytest.mark.parametrize("taken_by", ["node_output", "graph_input", "initializer"])
 def test_each_fused_shape_gets_its_own_fresh_name(taken_by):
     # two pairs share s2 = [0, 2, 2] (0 resolved to 6 from s1): two new shape initializers; "s2_fused" is taken
@@ -278,6 +287,7 @@ def branch(outputs, nodes=()):
     return helper.make_graph(list(nodes), "b", [], [helper.make_tensor_value_info(o, F, [2]) for o in outputs])
 
 
+@pytest.mark.task("lab01.identity", points=1)
 def test_identity_read_as_a_subgraph_output_is_renamed_there():
     nodes = [helper.make_node("Relu", ["x"], ["r"]), helper.make_node("Identity", ["r"], ["t"]),
              helper.make_node("If", ["c"], ["o"], then_branch=branch(["t"]), else_branch=branch(["r"]))]
@@ -295,6 +305,7 @@ def test_identity_read_as_a_subgraph_output_is_renamed_there():
     assert [o.name for o in then_g.output] == ["r"]
 
 
+@pytest.mark.task("lab01.identity", points=1)
 def test_subgraph_reference_renamed_twice_follows_both_renames():
     # t = Identity(r) moves the branch's read of t to r; o = Identity(r) (a graph output) then renames r to o
     nodes = [helper.make_node("Relu", ["x"], ["r"]), helper.make_node("Identity", ["r"], ["t"]),
@@ -309,6 +320,7 @@ def test_subgraph_reference_renamed_twice_follows_both_renames():
 
 # ---- fold_constant_gather: an invalid axis is left for the runtime to report -----------------------------
 
+@pytest.mark.task("lab01.gather", points=1)
 @pytest.mark.parametrize("axis", [2, -3])
 def test_gather_with_an_axis_out_of_range_is_not_folded(axis):
     nodes = [helper.make_node("Gather", ["data", "i"], ["g"], axis=axis), helper.make_node("Neg", ["g"], ["y"])]
@@ -319,6 +331,7 @@ def test_gather_with_an_axis_out_of_range_is_not_folded(axis):
 
 # ---- eliminate_identity: preconditions of the graph-output clause -----------------------------------------
 
+@pytest.mark.task("lab01.identity", points=1)
 def test_identity_to_output_stays_when_a_reader_of_the_source_defines_the_output_name():
     # o = Identity(r) is a graph output; renaming r to o would be captured by the branch that defines its own o
     shadow = branch(["k"], [helper.make_node("Neg", ["r"], ["o"]), helper.make_node("Abs", ["o"], ["k"])])
@@ -328,6 +341,7 @@ def test_identity_to_output_stays_when_a_reader_of_the_source_defines_the_output
     assert eliminate_identity(model).rewrites == 0
 
 
+@pytest.mark.task("lab01.identity", points=1)
 @pytest.mark.parametrize("inputs,outputs", [([""], ["y"]), (["x", "x"], ["y"]), (["undefined"], ["y"]),
                                             ([""], ["t"]), (["x", "x"], ["t"])])
 def test_malformed_identity_is_left_alone(inputs, outputs):
@@ -394,6 +408,7 @@ def pair(s1, s2, x_shape=(2, 3, 4), attrs1=None, s2_dtype=np.int64):
     return nodes, [("x", F, list(x_shape))], [("y", F, None)]
 
 
+@pytest.mark.task("lab01.reshape", points=1)
 @pytest.mark.parametrize("s1,s2", [([4, 6], [0, 0]),       # both zeros resolved from s1
                                    ([0, 12], [0, 0]),      # s1's own 0 copies x's dim, then 12 from s1
                                    ([0, 12], [0, 0, 1])])
@@ -402,6 +417,7 @@ def test_every_zero_of_s2_is_resolved(s1, s2):
     apply(fuse_consecutive_reshapes, model, {"x": rnd(2, 3, 4)}, 1)
 
 
+@pytest.mark.task("lab01.reshape", points=1)
 def test_zero_copied_through_a_first_reshape_without_allowzero_attribute():
     # the first node has no allowzero attribute: its default 0 means "copy", so s2's 0 stays valid
     model = make_model(*pair([0, -1], [0, 3, 4]))
@@ -409,12 +425,14 @@ def test_zero_copied_through_a_first_reshape_without_allowzero_attribute():
     apply(fuse_consecutive_reshapes, model, {"x": rnd(2, 3, 4)}, 1)
 
 
+@pytest.mark.task("lab01.reshape", points=1)
 @pytest.mark.parametrize("s2,dtype", [([2, 12], np.int32), ([[2, 12]], np.int64)])
 def test_an_invalid_second_shape_is_not_fused(s2, dtype):
     nodes, inputs, outputs = pair([6, 4], s2, s2_dtype=dtype)
     assert fuse_consecutive_reshapes(make_model(nodes, inputs, outputs, check=False)).rewrites == 0
 
 
+@pytest.mark.task("lab01.reshape", points=1)
 def test_a_zero_beyond_the_middle_rank_is_not_fused():
     # s2[2] = 0 copies m's dim 2, but m = Reshape(x, [6, 4]) has rank 2: invalid, left for the runtime
     nodes, inputs, outputs = pair([6, 4], [24, 1, 0])
@@ -423,6 +441,7 @@ def test_a_zero_beyond_the_middle_rank_is_not_fused():
 
 # ---- the rule driver: a Gather turned into a Constant has no inputs left -----------------------------------
 
+@pytest.mark.task("lab01.gather", points=1)
 def test_fold_into_a_constant_node_with_a_reopened_input():
     # data has two readers; folding the Gather (a graph output) drops one, so data's last reader is retried
     nodes = [helper.make_node("Gather", ["data", "i"], ["y"]), helper.make_node("Neg", ["data"], ["z"])]
@@ -440,6 +459,7 @@ def gather_of(indices, opset=17, dtype=np.int64, data=None):
     return nodes, {"data": data, "i": np.asarray(indices, dtype)}, opset
 
 
+@pytest.mark.task("lab01.gather", points=1)
 @pytest.mark.parametrize("indices,opset,rewrites", [([-1], 11, 1),   # negative indices: from opset 11 on
                                                     ([-1], 10, 0),
                                                     ([0], 10, 1),    # index 0 is not negative
@@ -453,12 +473,14 @@ def test_negative_indices_fold_from_opset_11(indices, opset, rewrites):
         assert fold_constant_gather(model).rewrites == 0
 
 
+@pytest.mark.task("lab01.gather", points=1)
 @pytest.mark.parametrize("dtype", [np.int16, np.float32])
 def test_indices_of_another_dtype_are_not_folded(dtype):
     nodes, inits, opset = gather_of([1], dtype=dtype)
     assert fold_constant_gather(make_model(nodes, [], [("y", F, None)], inits=inits, check=False)).rewrites == 0
 
 
+@pytest.mark.task("lab01.gather", points=1)
 def test_a_folded_gather_feeds_the_next_fold_in_the_same_call():
     nodes = [helper.make_node("Gather", ["data", "i"], ["g1"]), helper.make_node("Gather", ["g1", "j"], ["g2"], axis=1),
              helper.make_node("Neg", ["g2"], ["y"])]
@@ -468,6 +490,7 @@ def test_a_folded_gather_feeds_the_next_fold_in_the_same_call():
     np.testing.assert_array_equal(ReferenceEvaluator(out).run(None, {})[0], -rnd(3, 4)[[2, 0], 3])
 
 
+@pytest.mark.task("lab01.gather", points=1)
 def test_a_gather_folded_into_a_constant_node_feeds_the_next_fold():
     # y (a graph output) becomes a Constant node; z = Gather(y, j) folds in the same call from y's value
     nodes = [helper.make_node("Gather", ["data", "i"], ["y"]), helper.make_node("Gather", ["y", "j"], ["z"])]
@@ -536,6 +559,7 @@ def test_index_scans_graphs_attributes():
     assert idx.uses["a"] == 2 and idx.local_defs[1] == {"n0", "n1"}
 
 
+@pytest.mark.task("lab01.gather", points=1)
 def test_an_unreadable_constant_is_not_folded():
     # indices stored with an UNDEFINED element type: numpy_helper cannot read them, so nothing is folded
     nodes = [helper.make_node("Gather", ["data", "i"], ["g"]), helper.make_node("Neg", ["g"], ["y"])]
@@ -544,6 +568,7 @@ def test_an_unreadable_constant_is_not_folded():
     assert fold_constant_gather(model).rewrites == 0
 
 
+@pytest.mark.task("lab01.gather", points=1)
 def test_a_producer_with_another_reader_is_kept():
     # Shape(x) feeds the folded Gather and a Cast: folding drops one reader, the Shape stays for the other
     nodes = [helper.make_node("Shape", ["x"], ["s"]), ints("k", [1]), helper.make_node("Gather", ["s", "k"], ["g"]),
@@ -553,6 +578,7 @@ def test_a_producer_with_another_reader_is_kept():
     assert [n.op_type for n in out.graph.node] == ["Shape", "Neg", "Cast"]
 
 
+@pytest.mark.task("lab01.reshape", points=1)
 def test_value_info_of_removed_values_is_dropped_and_the_rest_kept():
     nodes, inputs, outputs = pair([6, 4], [4, 6])
     model = make_model(nodes + [helper.make_node("Relu", ["y"], ["z"])], inputs, [("z", F, None)], inits={"w": rnd(1)},
@@ -561,6 +587,7 @@ def test_value_info_of_removed_values_is_dropped_and_the_rest_kept():
     assert [v.name for v in out.graph.value_info] == ["y", "w", "x"]
 
 
+@pytest.mark.task("lab01.reshape", points=1)
 def test_reshape_pair_of_opset_5_fuses():
     # Reshape-5 takes its shape as an input (initializers here: Constant-1 has no int64)
     nodes = [helper.make_node("Reshape", ["x", "s1"], ["m"]), helper.make_node("Reshape", ["m", "s2"], ["y"])]
@@ -569,6 +596,7 @@ def test_reshape_pair_of_opset_5_fuses():
     apply(fuse_consecutive_reshapes, model, {"x": rnd(2, 3, 4)}, 1)
 
 
+@pytest.mark.task("lab01.reshape", points=1)
 def test_a_non_reshape_reading_a_reshape_is_not_fused():
     # Add(Reshape(x, [6]), c) with an int64 vector c: only a Reshape reading a Reshape is a pattern
     nodes = [ints("s1", [6]), helper.make_node("Reshape", ["x", "s1"], ["m"]), ints("c", [1, 2, 3, 4, 5, 6]),
@@ -577,6 +605,7 @@ def test_a_non_reshape_reading_a_reshape_is_not_fused():
     assert fuse_consecutive_reshapes(model).rewrites == 0
 
 
+@pytest.mark.task("lab01.gather", points=1)
 @pytest.mark.parametrize("size,rewrites", [(6, 1), (7, 0)])
 def test_fold_size_limit_is_inclusive(monkeypatch, size, rewrites):
     from lab01_onnx.passes import gather
@@ -586,6 +615,7 @@ def test_fold_size_limit_is_inclusive(monkeypatch, size, rewrites):
     assert fold_constant_gather(model).rewrites == rewrites
 
 
+@pytest.mark.task("lab01.reshape", points=1)
 def test_value_info_of_only_removed_values_is_dropped():
     nodes, inputs, outputs = pair([6, 4], [4, 6])
     model = make_model(nodes, inputs, outputs, value_info=[helper.make_tensor_value_info("m", F, [6, 4])])
@@ -606,6 +636,7 @@ def test_below_the_minimum_opset_the_model_comes_back_unchanged():
     assert result.rewrites == 0 and result.model == model and result.model is not model
 
 
+@pytest.mark.task("lab01.identity", points=1)
 def test_a_rule_without_a_minimum_runs_on_a_model_without_a_default_import():
     model = make_model([helper.make_node("Identity", ["x"], ["t"]), helper.make_node("Neg", ["t"], ["y"])],
                        [("x", F, [2])], [("y", F, [2])], domains={"custom.test": 1}, **AS_DECLARED)
@@ -613,6 +644,7 @@ def test_a_rule_without_a_minimum_runs_on_a_model_without_a_default_import():
     assert eliminate_identity(model).rewrites == 1
 
 
+@pytest.mark.task("lab01.reshape", points=1)
 def test_a_multi_output_producer_with_a_used_output_is_kept():
     # s1 is output 0 of a Split; removing the first Reshape drops s1's last reader, but output 1 is still read
     nodes = [ints("c", [6, 4, 99]), ints("sizes", [2, 1]), helper.make_node("Split", ["c", "sizes"], ["s1", "b"]),
@@ -623,6 +655,7 @@ def test_a_multi_output_producer_with_a_used_output_is_kept():
     assert "Split" in [n.op_type for n in out.graph.node]
 
 
+@pytest.mark.task("lab01.reshape", points=1)
 def test_a_pair_fused_on_a_retry_is_counted():
     # y = Reshape(m) is refused at first (Shape(m) also reads m); fusing b's pair removes the Shape->Gather->
     # Concat chain that only fed a's shape, m is left with one reader, and y's pair is fused on the retry
@@ -640,6 +673,7 @@ def test_through_reshapes_of_an_invalid_link_over_unknown_dims():
     assert KnownShapes({}).through_reshapes("r", one_reshape("y", [-1, -1])) is None
 
 
+@pytest.mark.task("lab01.reshape", points=1)
 def test_a_reader_of_a_pair_fused_on_a_retry_is_retried():
     # r = Reshape(m) is fused into m's producer only on a retry (Shape(m) reads m until b's fusion removes the
     # Shape -> Gather -> Concat chain). Only then are q's dims derivable (m's shape t is a runtime input), so

@@ -120,8 +120,10 @@ def test_the_threshold_is_inclusive():
 def test_masked_positions_do_not_count(dtype):
     ref = logits((2, 5, 7), seed=5)
     bad = flip(close(ref, 6), ref, [(0, 4), (1, 3), (1, 4)])
+    bad[0, 4, 0] = np.nan                                    # a NaN in padding: not a kept position's logit
     mask = np.ones((2, 5), dtype=dtype)
     mask[0, 4] = mask[1, 4] = 0                              # padding at the end of both rows
+    mask[1, 0] = 2                                           # any nonzero keeps a position (True for bool)
     g = gate(ref, bad, min_top1=0.9, mask=mask)
     assert (g.positions, g.disagreements, g.first_disagreement) == (8, 1, (1, 3))
     assert g.agreement == 7 / 8 and not g.passed
@@ -131,12 +133,13 @@ def test_masked_positions_do_not_count(dtype):
 
 
 @pytest.mark.task("lab01.gate", points=1)
-@pytest.mark.parametrize("spoil", [np.nan, np.inf])
-def test_a_non_finite_candidate_logit_never_agrees(spoil):
+@pytest.mark.parametrize("spoil, at_top", [(np.nan, True), (np.inf, True), (-np.inf, False)])
+def test_a_non_finite_candidate_logit_never_agrees(spoil, at_top):
     ref = logits((3, 6), seed=7)
     cand = close(ref, 8)
     top = int(ref[1].argmax())
-    cand[1, top] = spoil                                     # argmax may still point at the right token
+    # at the top token argmax may still point at the right one; -inf elsewhere leaves the row's max and argmax alone
+    cand[1, top if at_top else (top + 1) % 6] = spoil
     g = gate(ref, cand, min_top1=0.5)
     assert (g.disagreements, g.first_disagreement, g.max_abs) == (1, (1,), float("inf"))
     assert g.agreement == pytest.approx(2 / 3, abs=1e-12) and g.passed
@@ -154,6 +157,7 @@ def test_bad_input_is_a_one_line_user_error():
         (ref, ref, {"min_top1": 1.5}), (ref, ref, {"min_top1": -0.1}),
         (nan_ref, ref, {}),                                  # a reference that is not finite
         (np.zeros((3, 0), np.float32), np.zeros((3, 0), np.float32), {}),  # no vocabulary
+        (np.float32(1), np.float32(1), {}),                  # a 0-d array: no vocabulary axis at all
     ]
     for r, c, kw in cases:
         with pytest.raises(UserError) as err:

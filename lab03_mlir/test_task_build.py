@@ -69,3 +69,17 @@ def test_compiled_and_run_it_computes_matmul_bias_relu(m, n, k, tmp_path):
     assert out.shape == (m, n) and out.dtype == np.float32
     np.testing.assert_array_equal(out, expected.astype(np.float32))
     assert (out == 0).any() and (out > 0).any()  # the ReLU clipped some and kept some
+
+
+@pytest.mark.task("lab03.build", points=1)
+def test_a_nan_passes_through_the_relu(tmp_path):
+    """The ReLU is ``np.maximum(y, 0)``: a NaN in A makes its row NaN, not 0 (``arith.maximumf`` propagates NaN;
+    a compare-and-select or ``maxnumf`` returns the 0). The other rows are exact as above."""
+    m, n, k = 3, 4, 5
+    inputs = exact_inputs(m, n, k, seed=11)
+    inputs[0][1, 0] = np.nan
+    expected = np.maximum(inputs[0].astype(np.float64) @ inputs[1].astype(np.float64) + inputs[2], 0.0)  # NaN stays
+    iree_compile(str(builder.build_matmul_bias_relu(m, n, k)), tmp_path / "kernel.vmfb")
+    out = IreeModule(tmp_path / "kernel.vmfb", builder.FUNC_NAME)(*inputs)
+    assert np.isnan(out[1]).all(), f"row 1 holds a NaN of A: want NaN everywhere (as np.maximum), got {out[1]}"
+    np.testing.assert_array_equal(out, expected.astype(np.float32))

@@ -88,6 +88,18 @@ def test_single_iteration_loops_are_promoted():
 
 
 @pytest.mark.task("lab03.unroll", points=1)
+@pytest.mark.parametrize("lb, ub, factor", [(3, 4, 1), (0, 4, 4)], ids=["factor-1-trip-1", "trip-equals-factor"])
+def test_a_loop_of_one_iteration_after_unrolling_is_promoted(lb, ub, factor):
+    """Factor 1 on a one-iteration loop still promotes it; a trip count equal to the factor is one unrolled
+    iteration, promoted too (neither is a short loop left alone)."""
+    mod = module(kernel(lb, ub, 1))
+    unroll.unroll(mod, factor)
+    assert loops(mod) == [], loops_message(f"unrolling `for i = {lb} to {ub}` by {factor}: one iteration, promoted")
+    assert mod.operation.verify()
+    check_numbers(lb, ub, 1, factor)
+
+
+@pytest.mark.task("lab03.unroll", points=1)
 def test_short_loop_is_left_alone():
     mod = module(kernel(0, 3, 1))
     before = str(mod)

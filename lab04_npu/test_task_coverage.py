@@ -250,3 +250,18 @@ def test_report_of_a_log_without_qnn_lines():
     s = summary(c, "empty log")
     assert (s["nodes_on_qnn"], s["partitions"], s["boundary_tensors"], s["first_reason"]) == (0, 0, 0, "-")
     assert s["cpu_ops"] == "Erf x2, MatMul x1, Relu x1, Add x1, Sigmoid x1"
+
+
+@pytest.mark.task("lab04.coverage", points=1)
+def test_summary_of_hand_made_rows_in_the_gflop_range():
+    """``Coverage.summary``'s formulas (its docstring) on rows whose FLOPs do not all round to 0: GFLOP/s counts every
+    row, CPU ones included; the FLOP coverage is the QNN rows' share; a boundary of unknown bytes counts 0."""
+    rows = [{"op": "MatMul", "placement": "QNN", "flops": 3e9, "partition": 0, "reason": ""},
+            {"op": "Erf", "placement": "CPU", "flops": 1e9, "partition": None, "reason": "Erf is not supported"},
+            {"op": "Mod", "placement": "CPU", "flops": 0, "partition": None, "reason": ""},
+            {"op": "Erf", "placement": "CPU", "flops": 0, "partition": None, "reason": "again"}]
+    cov = Coverage(onnx.ModelProto(), nodes=rows, boundaries=[{"bytes": 3 * 2**19}, {"bytes": None}])
+    got = cov.summary("m")
+    assert got == {"model": "m", "nodes": 4, "nodes_on_qnn": 1, "coverage_nodes_pct": 25.0, "gflops": 4.0,
+                   "coverage_flops_pct": 75.0, "partitions": 1, "boundary_tensors": 2, "boundary_mib": 1.5,
+                   "cpu_ops": "Erf x2, Mod x1", "first_reason": "Erf is not supported"}, got
