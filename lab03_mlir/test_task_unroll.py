@@ -31,6 +31,19 @@ func.func @fib(%out: memref<1xf32>) {
   return
 }
 """
+OUTER = """
+func.func @outer(%out: memref<2xf32>) {
+  %c0 = arith.constant 0.0 : f32
+  %c1 = arith.constant 1.0 : f32
+  %r:2 = affine.for %i = 0 to 8 iter_args(%a = %c0, %b = %c0) -> (f32, f32) {
+    %s = arith.addf %a, %c1 : f32
+    affine.yield %s, %c1 : f32, f32
+  }
+  affine.store %r#0, %out[0] : memref<2xf32>
+  affine.store %r#1, %out[1] : memref<2xf32>
+  return
+}
+"""
 NEST = """
 func.func @nest(%m: memref<4x8xf32>) {
   %z = arith.constant 1.0 : f32
@@ -123,6 +136,13 @@ def test_iter_args_chain_through_the_copies(factor):
     # yield %b, %a + %b: copy j reads what copy j - 1 yielded, positions swapped
     (out,) = run_kernel(FIB, factor, None, "fib")
     np.testing.assert_array_equal(out, [55.0])  # fib(10)
+
+
+@pytest.mark.task("lab03.unroll", points=1)
+def test_a_yield_of_a_value_defined_outside_the_loop_is_kept():
+    # the second iter_arg is yielded %c1, defined above the loop: no copy maps it, each copy yields it as it is
+    (out,) = run_kernel(OUTER, 4, None, "outer")
+    np.testing.assert_array_equal(out, [8.0, 1.0])
 
 
 @pytest.mark.task("lab03.unroll", points=2)

@@ -127,6 +127,14 @@ def test_inputs_and_outputs_get_the_numbers_shape_inference_gives(batch, seq):
 
 
 @pytest.mark.task("lab04.static", points=1)
+def test_a_dim_only_an_output_names_can_be_fixed_too():
+    """``cat_len`` appears on the output z alone: it is a symbolic dim of the model all the same (the inputs'
+    and outputs' names are what ``--dims`` may fix), and z takes the number given."""
+    fixed = fix(token_model(), {"batch": 2, "sequence": 4, "cat_len": 8})
+    assert shapes(fixed)["z"] == [2, 8, 8], shape_mismatch(fixed, {**inferred_shapes(2, 4), "z": [2, 8, 8]})
+
+
+@pytest.mark.task("lab04.static", points=1)
 def test_only_the_named_dims_change_and_the_graph_stays():
     dynamic = token_model()
     fixed = fix(dynamic, {"batch": 2, "sequence": 4})
