@@ -131,6 +131,18 @@ def test_bad_axes_examples_and_opsets_are_one_line_user_errors(tmp_path):
         (dict(axes={**AXES, "mask": {0: "batch", 2: "sequence"}}), "mask"),       # mask has rank 2
         (dict(opset=99), "99"),
     ]
+    assert_one_line_errors(tmp_path, cases)
+
+
+@pytest.mark.task("lab01.export", points=1)
+def test_a_negative_dynamic_axis_is_a_one_line_user_error(tmp_path):
+    """``dynamic_axes`` counts from 0: -1 is outside ``0..rank-1`` (taken past the check, the exporter aborts the
+    whole process, which the grader scores 0 as a crash)."""
+    assert_one_line_errors(tmp_path, [(dict(axes={**AXES, "mask": {0: "batch", -1: "sequence"}}), "mask")])
+
+
+def assert_one_line_errors(tmp_path, cases) -> None:
+    """Each ``(export keywords, word)`` raises a one-line UserError naming ``word``."""
     for kw, needle in cases:
         with pytest.raises(UserError) as err:
             export(tmp_path, **kw)

@@ -164,6 +164,9 @@ def test_factor_one_changes_no_loop_of_several_iterations():
 @pytest.mark.task("lab03.unroll", points=1)
 def test_non_constant_trip_count_fails_the_pass():
     mod = module(DYNAMIC)
-    with pytest.raises(UserError):
+    with pytest.raises(UserError) as err:
         unroll.unroll(mod, 4)
     assert mod.operation.verify()
+    # the error diagnostic on the loop's location (loop.location.emit_error), which the pass manager reports
+    assert "at loc(" in str(err.value) and ":4:3" in str(err.value), (
+        f"want the diagnostic emitted on the loop's location (line 4, column 3 of DYNAMIC), got: {err.value}")

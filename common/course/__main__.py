@@ -44,7 +44,8 @@ def main(argv=None) -> int:
     s.add_argument("--task", action="append", help="grade only this task (id or number, like 1.3); repeatable")
     s.add_argument("--timeout", type=int, default=120, help="seconds per graded test (default 120)")
     s = sub.add_parser("gate", help="the release gate: handout, reference, stubs, wrong submissions")
-    s.add_argument("--all", action="store_true", help="stub every task one at a time (the suite does one lab)")
+    s.add_argument("--all", action="store_true", help="stub every task one at a time and grade each wrong submission's whole lab (the suite: one lab "
+                        "stubbed, each wrong submission's task alone)")
     s.add_argument("--json", help="also write the gate's findings as JSON here")
     s = sub.add_parser("autograder", help="write the Gradescope autograder bundle (autograder.zip)")
     s.add_argument("--out", default="build/autograder", help="the folder of autograder.zip (default build/autograder)")

@@ -15,8 +15,8 @@ runs, on a :class:`~common.course.runner.WarmRunner` (one warm interpreter, a fo
     lab full marks.
 (d) **leak scan**: :func:`common.course.release.leak_scan` on the handout finds nothing.
 (e) **wrong submissions**: every ``common/course/wrong/*.toml`` (see its README) applied to the
-    reference: its task loses points, every other task of its lab keeps full marks. Every task has at
-    least one.
+    reference: its task loses points (graded alone, ``TASK=``-style: the suite's budget); with ``--all``
+    the whole lab is graded and every other task of it keeps full marks. Every task has at least one.
 
 Returns (and ``--json`` writes) ``{"scenarios": [{"name", "lab", "scores", "max", "seconds"}],
 "problems": [one line each], "seconds"}``; the command exits 1 when ``problems`` is not empty.
@@ -111,8 +111,8 @@ class _Gate:
         self.scenarios: list[dict] = []
         self.problems: list[str] = []
 
-    def grade(self, name: str, sub: Path, labs=None) -> list[grading.LabGrade]:
-        results = grading.grade(self.ref, sub, labs=labs, timeout_s=GATE_TIMEOUT_S, runner=self.runner)
+    def grade(self, name: str, sub: Path, labs=None, tasks=None) -> list[grading.LabGrade]:
+        results = grading.grade(self.ref, sub, labs=labs, tasks=tasks, timeout_s=GATE_TIMEOUT_S, runner=self.runner)
         for g in results:
             self.scenarios.append({"name": name, "lab": g.lab.dir, "scores": g.scores(),
                                    "max": {t.task.id: t.task.points for t in g.tasks},
@@ -188,7 +188,7 @@ class _Gate:
                 self._only(f"{t.id} stubbed", g, t.id, lambda score, task: score == 0, "0")
 
     # (e)
-    def wrong(self, tmp: Path) -> None:
+    def wrong(self, tmp: Path, whole_lab: bool = False) -> None:
         wrongs = load_wrong(self.ref)
         for tid in self.course.tasks:
             if not any(w.task == tid for w in wrongs):
@@ -199,7 +199,7 @@ class _Gate:
                 texts[f] = texts.get(f, (self.course.root / f).read_text()).replace(old, new, 1)
             sub = _submission(self.course, tmp / f"wrong-{w.name}", texts)
             lab = self.course.tasks[w.task].lab
-            (g,) = self.grade(f"wrong: {w.name}", sub, labs=[lab])
+            (g,) = self.grade(f"wrong: {w.name}", sub, labs=[lab], tasks=None if whole_lab else [w.task])
             self._only(f"wrong {w.name}", g, w.task, lambda score, task: score < task.points, "less than full")
 
     def _only(self, name: str, g: grading.LabGrade, task_id: str, ok, want: str) -> None:
@@ -223,7 +223,7 @@ def run_gate(root: str | Path, *, all_tasks: bool = False, runner=None) -> dict:
         gate.handout(tmp_path)
         gate.reference()
         gate.stub_one(tmp_path, labs)
-        gate.wrong(tmp_path)
+        gate.wrong(tmp_path, whole_lab=all_tasks)
     return {"scenarios": gate.scenarios, "problems": gate.problems, "seconds": round(time.perf_counter() - t0, 1),
             "stubbed_labs": [lab.dir for lab in labs]}
 
