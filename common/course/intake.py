@@ -44,10 +44,10 @@ GUARDED = {"common.course": "the grader", "common.grading": "the grader",
                "execve", "execl", "execle", "execlp", "execvp", "execvpe", "spawnv", "spawnve", "posix_spawn")}}
 #: Native access (module -> what it reaches): refused unless the file's task declares the module in its
 #: ``native = true`` (:mod:`common.course.tasks`), as a task whose reference points native code at NumPy memory.
+NATIVE_WHY = ("raw memory and foreign calls: the grader's process and other programs; "
+              "only the files of a task whose tasks.toml says native = true may")
 NATIVE = dict.fromkeys(("ctypes", "_ctypes", "cffi", "numpy.ctypeslib", "numpy.lib.stride_tricks.as_strided",
-                        "numpy.lib.array_utils.byte_bounds", "numpy.byte_bounds"),
-                       "raw memory and foreign calls: the grader's process and other programs; "
-                       "only the files of a task whose tasks.toml says native = true may")
+                        "numpy.lib.array_utils.byte_bounds", "numpy.byte_bounds"), NATIVE_WHY)
 #: Attributes and class attributes that reach raw memory whatever they hang on (an array's ``.ctypes``, an
 #: object that hands NumPy an address): refused outside the files of a ``native`` task, as :data:`NATIVE` is.
 NATIVE_ATTRS = ("ctypes", "_ctypes", "__array_interface__", "__array_struct__")
@@ -199,12 +199,12 @@ def tampering(text: str, rel: str, packages: Iterable[str] = (), native: bool = 
             flag("assigns __name__ (it decides which blocks run on import)", node)
         elif isinstance(node, ast.Name) and node.id in NATIVE_ATTRS and not native and \
                 isinstance(node.ctx, ast.Store):  # a class body's __array_interface__ = {...}
-            flag(f"defines {node.id} ({NATIVE['ctypes']})", node)
+            flag(f"defines {node.id} ({NATIVE_WHY})", node)
         elif isinstance(node, ast.Attribute):
             if node.attr in ESCAPES:
                 flag(f"uses .{node.attr} ({ESCAPES[node.attr]})", node)
             if node.attr in NATIVE_ATTRS and not native:
-                flag(f"uses .{node.attr} ({NATIVE['ctypes']})", node)
+                flag(f"uses .{node.attr} ({NATIVE_WHY})", node)
             if id(node) in outer:
                 continue
             inner = node.value

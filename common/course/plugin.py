@@ -164,10 +164,12 @@ def _task_paths(config) -> set[str] | None:
         paths = None
         no_path = config.args_source in (pytest.Config.ArgsSource.TESTPATHS, pytest.Config.ArgsSource.INVOCATION_DIR)
         if config.getoption("--task") and no_path:
+            from common.errors import UserError
+
             course = _course(config)
             try:
                 tasks = [course.task(key) for key in config.getoption("--task")]
-            except Exception:  # noqa: BLE001 - an unknown id: collection_modifyitems says so in one line
+            except UserError:  # an unknown id: collection_modifyitems says so in one line
                 tasks = None
             if tasks is not None:
                 paths = {f for t in tasks for f in (*t.tests, *course.lab(t.lab).hidden_tests)}
