@@ -50,6 +50,7 @@ VIEWS = {
     "fortran": lambda: np.asfortranarray(BASE[1]),
     "broadcast": lambda: np.broadcast_to(BASE[0, 0], (3, 5)),
     "offset": lambda: BASE[1, 2:, 3:],
+    "empty-reversed": lambda: BASE[2, ::-1, :][6:],  # no element: no axis moves the lowest address back
 }
 
 

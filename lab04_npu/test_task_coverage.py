@@ -265,3 +265,35 @@ def test_summary_of_hand_made_rows_in_the_gflop_range():
     assert got == {"model": "m", "nodes": 4, "nodes_on_qnn": 1, "coverage_nodes_pct": 25.0, "gflops": 4.0,
                    "coverage_flops_pct": 75.0, "partitions": 1, "boundary_tensors": 2, "boundary_mib": 1.5,
                    "cpu_ops": "Erf x2, Mod x1", "first_reason": "Erf is not supported"}, got
+
+
+def placed_on_cpu(log: str, *entries: str) -> str:
+    """``log`` (a real session's) with ORT's CPU placement list replaced by ``entries`` (``"Erf (erf)"``
+    lines, as ``session_state.cc`` writes them) and its count set to match."""
+    lines, out, head = log.splitlines(), [], None
+    for line in lines:
+        if "Node(s) placed on [CPUExecutionProvider]" in line:
+            head = line.split("VerifyEachNodeIsAssignedToAnEp]")[0] + "VerifyEachNodeIsAssignedToAnEp]"
+            out.append(line.rsplit(":", 1)[0] + f": {len(entries)}")
+            out += [f"{head}   {e}" for e in entries]
+        elif not (head and "VerifyEachNodeIsAssignedToAnEp]   " in line):
+            out.append(line)
+    assert head, "the session's log has no CPU placement list to edit"
+    return "\n".join(out) + "\n"
+
+
+@pytest.mark.task("lab04.coverage", points=1)
+def test_cpu_rows_from_an_edited_log_token_names_and_passed_nodes_left_on_the_cpu():
+    """Two placements the contract names that no small graph here makes ORT write, on the refused_between
+    session's own log with its CPU list edited: a node QNN validated (``y``, PASSED) that ORT's partitioning
+    left on the CPU gets the stated reason; a CPU entry under a ``_token_N`` name (ORT's layout pass renames
+    the nodes it rewrites, as in the conv graph) is the file's node of the base name."""
+    model, log = graph("refused_between"), cov("refused_between").session.log
+    c = checked(report(model, placed_on_cpu(log, "Erf (erf_token_7)", "Erf (erf2)", "Sigmoid (y)")))
+    by = {r["name"]: r for r in c.nodes}
+    assert {n for n, r in by.items() if r["placement"] == "CPU"} == {"erf", "erf2", "y"}
+    assert all(by[n]["partition"] is None for n in ("erf", "erf2", "y"))
+    assert (by["y"]["validation"], by["y"]["reason"]) == \
+        ("PASSED", "validated by QNN, left on the CPU by ORT's partitioning"), by["y"]
+    assert REASON_ERF in by["erf"]["reason"] and by["erf"]["validation"] == "FAILED", by["erf"]
+    assert summary(c, "edited")["cpu_ops"] == "Erf x2, Sigmoid x1"

@@ -219,3 +219,41 @@ def test_bad_names_values_and_leftover_dims_are_one_line_user_errors():
         qnn.fix_dims(dynamic, {"batch": 1})
     msg = str(err.value)
     assert "'x'" in msg and qnn.FIX_DIMS_OPTION in msg and "sequence" in msg and "\n" not in msg
+
+
+def branch_model(batch="batch") -> onnx.ModelProto:
+    """``y = If(c, then: Relu(x), else: Neg(x))``: x float32 [batch, 8], c bool scalar; each branch declares
+    its output, and the then-branch the value it computes on the way, with the outer ``batch``."""
+    then_g = helper.make_graph([helper.make_node("Relu", ["x"], ["r"]), helper.make_node("Identity", ["r"], ["t"])],
+                               "then", [], [helper.make_tensor_value_info("t", F, [batch, 8])],
+                               value_info=[helper.make_tensor_value_info("r", F, [batch, 8])])
+    else_g = helper.make_graph([helper.make_node("Neg", ["x"], ["e"])], "else", [],
+                               [helper.make_tensor_value_info("e", F, [batch, 8])])
+    node = helper.make_node("If", ["c"], ["y"], name="branch", then_branch=then_g, else_branch=else_g)
+    return make_model([node], [("x", F, [batch, 8]), ("c", TensorProto.BOOL, [])], [("y", F, [batch, 8])],
+                      name="branches", **AS_DECLARED)
+
+
+def subgraph_shapes(model: onnx.ModelProto) -> dict[str, list]:
+    """Every value declared inside an If's branches (outputs and value_info), by name."""
+    return {vi.name: dims_of(vi) for node in model.graph.node for attr in node.attribute if attr.g.name
+            for vi in list(attr.g.output) + list(attr.g.value_info)}
+
+
+@pytest.mark.task("lab04.static", points=1)
+def test_dims_inside_subgraphs_are_fixed_too():
+    """The contract's "wherever it occurs (... subgraphs)": an If's branches declare ``batch`` on their
+    outputs and value_info; after the fix they read as the same graph built with the number (a fix of the
+    main graph's inputs, outputs and value_info alone leaves ``['batch', 8]`` there)."""
+    dynamic = branch_model()
+    fixed = fix(dynamic, {"batch": 2})
+    want = subgraph_shapes(branch_model(2))
+    assert want == {"t": [2, 8], "r": [2, 8], "e": [2, 8]}
+    assert subgraph_shapes(fixed) == want, (
+        f"the If's branches still declare {subgraph_shapes(fixed)} after fix_dims(model, {{'batch': 2}}); "
+        f"a dim is fixed wherever it occurs, subgraphs included: {want}")
+    assert shapes(fixed) == {"x": [2, 8], "c": [], "y": [2, 8]}
+    x = RNG.standard_normal((2, 8)).astype(np.float32)
+    for c in (True, False):
+        feed = {"x": x, "c": np.array(c)}
+        assert compare(cpu_run(dynamic, feed), cpu_run(fixed, feed), atol=0.0).passed  # same kernels: bitwise

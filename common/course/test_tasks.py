@@ -48,6 +48,48 @@ def test_sheet_lists_every_task_with_points_and_how_to_check(course):
     assert not re.search(r"\b20\d\d-\d\d-\d\d\b", text)
 
 
+NUMBER_WORDS = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve "
+                                           "thirteen fourteen fifteen sixteen seventeen eighteen".split())}
+
+
+def quoted_points(text: str) -> dict[str, list[tuple[int | None, int]]]:
+    """The points a README quotes: ``"totals"`` from "sixteen tasks, 322 points" (tasks None when not said,
+    as in "student tasks (34 points"), and per task id from "`lab04.static` (12 points)"."""
+    flat = " ".join(text.split())
+    totals = [(int(n) if n.isdigit() else NUMBER_WORDS[n.lower()], int(p))
+              for n, p in re.findall(r"\b(\w+) tasks, (\d+) points", flat)]
+    totals += [(None, int(p)) for p in re.findall(r"tasks \((\d+) points", flat)]
+    out = {"totals": totals}
+    for task, p in re.findall(r"`(lab\d\d\.\w+)` \((\d+) points\)", flat):
+        out.setdefault(task, []).append((None, int(p)))
+    return out
+
+
+def test_the_readmes_quote_the_points_of_tasks_toml(course):
+    """Every "N tasks, M points" of the root README (the course) and of a lab's README (that lab), and every
+    "`<task id>` (N points)", is what the tasks.toml files say: a point changed in a tasks.toml and not in the
+    prose fails here (the root README had kept 257 points through three changes)."""
+    def want(tasks):
+        return (len(tasks), sum(t.points for t in tasks))
+
+    quoted = quoted_points((PROJECT / "README.md").read_text())
+    assert quoted["totals"] and all(n in (None, want(course.tasks.values())[0]) and p == want(course.tasks.values())[1]
+                                    for n, p in quoted["totals"]), (quoted["totals"], want(course.tasks.values()))
+    for lab in course.labs:
+        quoted = quoted_points((PROJECT / lab.dir / "README.md").read_text())
+        assert quoted["totals"], f"{lab.dir}/README.md quotes no task total"
+        n_want, p_want = want(lab.tasks)
+        assert all(n in (None, n_want) and p == p_want for n, p in quoted["totals"]), (lab.dir, quoted["totals"])
+        for task in lab.tasks:
+            assert all(p == task.points for _, p in quoted.get(task.id, [])), (task.id, quoted[task.id], task.points)
+
+
+def test_readme_point_quotes_are_read():
+    got = quoted_points("Four tasks, 83 points: and sixteen\n  tasks, 322 points; student tasks (34 points; "
+                        "| 4.1 `lab04.static` (12 points) |")
+    assert got == {"totals": [(4, 83), (16, 322), (None, 34)], "lab04.static": [(None, 12)]}
+
+
 def test_every_check_runs_the_venv_pytest_even_one_written_as_bare_pytest(course):
     assert all(t.check.startswith(".venv/bin/python -m pytest ") for t in course.tasks.values())
     # lab03_mlir/tasks.toml spells this check "pytest --task lab03.build"
