@@ -48,8 +48,9 @@ def test_sheet_lists_every_task_with_points_and_how_to_check(course):
     assert not re.search(r"\b20\d\d-\d\d-\d\d\b", text)
 
 
-NUMBER_WORDS = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve "
-                                           "thirteen fourteen fifteen sixteen seventeen eighteen".split())}
+NUMBER_WORDS = {w: i for i, w in enumerate(("zero", "one", "two", "three", "four", "five", "six", "seven", "eight",
+                                            "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen",
+                                            "sixteen", "seventeen", "eighteen"))}
 
 
 def quoted_points(text: str) -> dict[str, list[tuple[int | None, int]]]:
