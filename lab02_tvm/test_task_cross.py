@@ -61,9 +61,18 @@ def test_elf_machine_unknown_machine_and_bad_headers():
     assert machine_of(elf_header(0x1234, e_type=3)) == (0x1234, f"unknown({0x1234})")
     assert machine_of(elf_header(0x3412, endian=">", e_type=2)) == (0x3412, f"unknown({0x3412})")
     good = elf_header(183)
-    for bad in (b"MZ" + bytes(62), good[:19], b"", good[:5] + b"\x00" + good[6:], good[:5] + b"\x03" + good[6:]):
+    for bad in (b"MZ" + bytes(62), good[:19], b"", good[:5] + b"\x00" + good[6:], good[:5] + b"\x03" + good[6:],
+                b"\x00" + good[1:], b"\x7e" + good[1:]):  # all four magic bytes are the magic
         with pytest.raises(ValueError):
             elf_machine(bad)
+
+
+@pytest.mark.task("lab02.cross", points=1)
+def test_elf_machine_e_machine_is_unsigned():
+    """``e_machine`` is an ``Elf64_Half``, an unsigned 16-bit field (System V ABI): 0xFFFF is 65535, not -1."""
+    for machine in (0x8000, 0x9026, 0xFFFF):
+        for endian in "<>":
+            assert machine_of(elf_header(machine, endian=endian)) == (machine, f"unknown({machine})")
 
 
 @pytest.mark.task("lab02.cross", points=1)
@@ -108,3 +117,30 @@ def test_cross_compile_refuses_objects_for_another_machine(tmp_path):
         cross_compile(_tiny_module(), tmp_path, "host", target={"kind": "llvm", "mtriple": "x86_64-linux-gnu"},
                       cross_cc=None)
     assert (tmp_path / "host.tar").exists()  # the artefact stays, the check refuses it
+
+
+@pytest.mark.task("lab02.cross", points=1)
+def test_cross_compile_refuses_a_build_with_no_elf_object(tmp_path):
+    """``arm64-apple-darwin`` is AArch64 code in Mach-O objects: the tar holds no ELF object, so there is
+    nothing the check has seen to be AArch64 ("at least one ELF object", the task's step 2)."""
+    from lab02_tvm.targets.cross import cross_compile
+    with pytest.raises(AssertionError):
+        cross_compile(_tiny_module(), tmp_path, "mac", target={"kind": "llvm", "mtriple": "arm64-apple-darwin"},
+                      cross_cc=None)
+    with tarfile.open(tmp_path / "mac.tar") as tar:  # read here: no member starts with the ELF magic
+        assert not [m for m in tar.getmembers() if m.isfile() and tar.extractfile(m).read(4) == b"\x7fELF"]
+
+
+@pytest.mark.task("lab02.cross", points=1)
+def test_cross_compile_refuses_a_shared_library_for_another_machine(tmp_path):
+    """A "cross gcc" that links an x86-64 library (here a script that writes an x86-64 ELF header as the
+    ``.so``) next to the tar's AArch64 objects: every ELF object written is checked, the ``.so`` included."""
+    from lab02_tvm.targets.cross import cross_compile
+    header = tmp_path / "x86_64.bin"
+    header.write_bytes(elf_header(62, e_type=3))  # ET_DYN, EM_X86_64
+    fake = tmp_path / "aarch64-linux-gnu-gcc"
+    fake.write_text('#!/bin/sh\nout=""\nwhile [ $# -gt 0 ]; do [ "$1" = "-o" ] && out="$2"; shift; done\n'
+                    f'cp "{header}" "$out"\n')
+    fake.chmod(0o755)
+    with pytest.raises(AssertionError, match="x86-64"):
+        cross_compile(_tiny_module(), tmp_path / "out", "tiny", cross_cc=str(fake))

@@ -99,12 +99,49 @@ def test_batch_matmul_blocks_the_chosen_loop():
 @pytest.mark.task("lab02.manual", points=1)
 def test_each_primitive_is_reported():
     from lab02_tvm.schedule.manual import tile_and_reorder
-    sch, _, spatial, reduction = block_loops(matmul(16, 8, 16))
+    sch, block, spatial, reduction = block_loops(matmul(16, 8, 16))
     names: list[str] = []
-    tile_and_reorder(sch, spatial, reduction, vec=8, block_loop=0, reg_block=4, step=names.append)
+    seen: list[int] = []  # the block's loop count at each call: step(name) runs *after* its primitive
+
+    def step(name):
+        names.append(name)
+        seen.append(len(sch.get_loops(block)))
+
+    tile_and_reorder(sch, spatial, reduction, vec=8, block_loop=0, reg_block=4, step=step)
     # each report is a str (exactly: an object of another type may define its own split and ==)
     assert all(type(n) is str for n in names), f"step(...) called with non-str: {[type(n).__qualname__ for n in names]}"
     assert [n.split("(")[0] for n in names] == ["split", "split", "reorder"]
+    assert seen == [4, 5, 5], (f"the block had {seen} loops at the three step(...) calls, want [4, 5, 5]: step(name) "
+                               "is called after each primitive, so each split has added its loop")
+
+
+def conv2d(n=1, c=8, h=10, w=10, o=16, k=3):
+    """NCHW conv2d as one TE block: spatial (b, f, y, x), three reduction loops (rc, ry, rx)."""
+    from tvm import te
+    X = te.placeholder((n, c, h, w), name="X")
+    W = te.placeholder((o, c, k, k), name="W")
+    rc, ry, rx = te.reduce_axis((0, c), "rc"), te.reduce_axis((0, k), "ry"), te.reduce_axis((0, k), "rx")
+    Y = te.compute((n, o, h - k + 1, w - k + 1),
+                   lambda b, f, y, x: te.sum(X[b, rc, y + ry, x + rx] * W[f, rc, ry, rx], axis=[rc, ry, rx]),
+                   name="conv")
+    return tvm.IRModule({"main": te.create_prim_func([X, W, Y])})
+
+
+@pytest.mark.task("lab02.manual", points=2)
+def test_conv2d_keeps_every_reduction_loop_in_order_and_the_blocked_loop_in_place():
+    """The ResNet kernel's shape: three reduction loops (rc, ry, rx), all between the outer loops and the register
+    tile and in their order; the register-blocked loop f (block_loop=1, not the last outer loop) keeps its place."""
+    from lab02_tvm.schedule.manual import tile_and_reorder
+    sch, block, spatial, reduction = block_loops(conv2d())
+    outer, inner = tile_and_reorder(sch, spatial, reduction, vec=4, block_loop=1, reg_block=4)
+    loops = sch.get_loops(block)
+    want = [1, 16 // 4, 8, 8 // 4, 8, 3, 3, 4, 4]
+    assert extents(sch, loops) == want, (
+        f"loop extents {extents(sch, loops)}, want {want} = (B, F/4, Y, X/4 | C, KH, KW | 4, 4): every reduction "
+        f"loop in order between outer and inner, the blocked loop F in its place among the outer loops")
+    assert same_loops(sch, loops[4:7], reduction), "the reduction loops are not rc, ry, rx in their order"
+    assert same_loops(sch, loops, [*outer, *reduction, *inner]), "the loops you returned are not the block's loops "\
+        "in the order (*outer, *reduction, *inner)"
 
 
 @pytest.mark.task("lab02.manual", points=4)

@@ -201,6 +201,25 @@ def test_batchnorm_is_decomposed_and_the_fused_conv_bn_matches_pytorch(conv_bn):
     np.testing.assert_allclose(got, conv_bn.reference["y"], rtol=RTOL, atol=ATOL)
 
 
+@pytest.mark.task("lab02.passes", points=1)
+def test_batchnorm_statistics_fold_into_constants(conv_bn):
+    """BatchNorm decomposed *before* FoldConstant (the contract of ``standard_passes``): the running statistics
+    are constants of the module, so ``sqrt(var + eps)`` and the rest of their arithmetic fold away, as TVM's own
+    ``FoldConstant(DecomposeOpsForInference(mod))`` leaves them. Folding first leaves a ``sqrt`` computed at
+    every call (the numbers still match, so only the graph shows it)."""
+    from tvm import relax
+
+    from lab02_tvm.graph.passes import run_standard_passes
+    from lab02_tvm.graph.struct_info import relax_op_counts
+    T = relax.transform
+    want = relax_op_counts(T.FoldConstant()(T.DecomposeOpsForInference()(conv_bn.mod)))
+    got = relax_op_counts(run_standard_passes(conv_bn.mod).graph_mod)
+    assert want["relax.sqrt"] == 0, dict(want)
+    assert got["relax.sqrt"] == 0 and sum(got.values()) <= sum(want.values()), (
+        f"the graph-level module keeps {dict(got)}; TVM's DecomposeOpsForInference then FoldConstant leaves "
+        f"{dict(want)}: is BatchNorm decomposed before FoldConstant?")
+
+
 @pytest.mark.task("lab02.passes", points=2)
 def test_tuning_module_uses_the_graph_level_passes(conv_bn, mlp):
     from tvm import relax

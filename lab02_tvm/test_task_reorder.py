@@ -81,8 +81,40 @@ def _scheduled(how: str):
     return sch.mod["main"]
 
 
+def _extra_loop():
+    """A matmul inside one more loop ``t`` that no block iterator is bound to: more loops than iterators."""
+    from tvm.script import tirx as T
+
+    @T.prim_func(s_tir=True)
+    def f(A: T.Buffer((16, 24), "float32"), B: T.Buffer((24, 32), "float32"), C: T.Buffer((2, 16, 32), "float32")):
+        for t, i, j, k in T.grid(2, 16, 32, 24):
+            with T.sblock("C"):
+                vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+                with T.init():
+                    C[0, vi, vj] = T.float32(0)
+                C[0, vi, vj] = C[0, vi, vj] + A[vi, vk] * B[vk, vj]
+    return f
+
+
+def _two_iterators_one_loop():
+    """Both spatial iterators bound to the loop ``i`` (``C[i, i]``), the loop ``j`` to none."""
+    from tvm.script import tirx as T
+
+    @T.prim_func(s_tir=True)
+    def f(A: T.Buffer((16, 24), "float32"), C: T.Buffer((16, 16), "float32")):
+        for i, j, k in T.grid(16, 16, 24):
+            with T.sblock("C"):
+                vi = T.axis.spatial(16, i)
+                vj = T.axis.spatial(16, i)
+                vk = T.axis.reduce(24, k)
+                with T.init():
+                    C[vi, vj] = T.float32(0)
+                C[vi, vj] = C[vi, vj] + A[vi, vk]
+    return f
+
+
 def _ineligible(how: str):
-    from tvm import te
+    from tvm import te, topi
     if how == "elementwise":       # no reduction iterator
         A = te.placeholder((8, 8), name="A")
         return te.create_prim_func([A, te.compute((8, 8), lambda i, j: A[i, j] * 2, name="E")])
@@ -90,6 +122,13 @@ def _ineligible(how: str):
         A = te.placeholder((24,), name="A")
         k = te.reduce_axis((0, 24), name="k")
         return te.create_prim_func([A, te.compute((), lambda: te.sum(A[k], axis=k), name="S")])
+    if how == "two_outputs":       # TOPI's argmax reduces into two buffers (index, value): no *one* written buffer
+        A = te.placeholder((8, 16), name="A")
+        return te.create_prim_func([A, topi.argmax(A, axis=0)])
+    if how == "extra_loop":
+        return _extra_loop()
+    if how == "two_iterators_one_loop":
+        return _two_iterators_one_loop()
     return _scheduled(how)
 
 
@@ -130,6 +169,24 @@ def test_two_reduction_loops_keep_their_order_outside_the_moved_loop():
     assert block_loops(g)["C_update"] == ["i", "rk", "rl", "j"]
 
 
+@pytest.mark.task("lab02.reorder", points=1)
+def test_a_hand_reordered_nest_moves_only_the_inner_spatial_loop():
+    """Loops ``(rk, i, j, rl)`` around ``C[i, j]`` (reordered by hand, still eligible: one loop per iterator,
+    a reduction loop innermost): ``j`` moves to the innermost position and every other loop keeps its place,
+    ``(rk, i, rl, j)``; the plan is not "spatial loops, then reduction loops"."""
+    from tvm import s_tir
+
+    from lab02_tvm.schedule.tir_pass import ReorderStats, reorder_prim_func
+    sch = s_tir.Schedule(tvm.IRModule({"main": two_reductions()}))
+    i, j, rk, rl = sch.get_loops(sch.get_sblock("C"))
+    sch.reorder(rk, i, j, rl)
+    st = ReorderStats()
+    g = reorder_prim_func(sch.mod["main"], "k2", st)
+    assert block_loops(g)["C_update"] == ["rk", "i", "rl", "j"], (
+        f"expected j moved innermost and rk, i, rl kept in their order; reordered {st.reordered}, "
+        f"skipped: {st.skipped}")
+
+
 @pytest.mark.task("lab02.reorder", points=2)
 def test_second_run_changes_nothing():
     from lab02_tvm.schedule.tir_pass import ReorderStats, reorder_prim_func
@@ -139,7 +196,8 @@ def test_second_run_changes_nothing():
 
 
 @pytest.mark.task("lab02.reorder", points=1)
-@pytest.mark.parametrize("how", ["transposed", "fused", "split", "spatial_inner", "elementwise", "scalar_sum"])
+@pytest.mark.parametrize("how", ["transposed", "fused", "split", "spatial_inner", "elementwise", "scalar_sum",
+                                 "two_outputs", "extra_loop", "two_iterators_one_loop"])
 def test_ineligible_block_is_left_alone(how):
     from lab02_tvm.schedule.tir_pass import ReorderStats, reorder_prim_func
     f = _ineligible(how)

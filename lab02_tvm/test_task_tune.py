@@ -88,13 +88,15 @@ HAND = [
     (3, 9, {"deep_top_k": 2, "deep_trials": 100}, [0, 0, 0], [5, 4, 0]),
     # deep_top_k > n: k = 2, D = 4, S = 8, c = 2: 4 each; deep 2 each
     (2, 12, {"deep_top_k": 6, "deep_trials": 4}, [4, 4], [6, 6]),
+    # deep_trials = 0 is a deep phase of no trials (not the default T // 3): D = 0, S = 12, c = 3: 4 each
+    (3, 12, {"deep_top_k": 2, "deep_trials": 0}, [4, 4, 4], [4, 4, 4]),
 ]
 
 
 @pytest.mark.task("lab02.tune", points=1)
 @pytest.mark.parametrize("n, total, kw, shallow, plan", HAND,
                          ids=["even", "floored", "tiny", "defaults", "remainders", "floor-remainder",
-                              "all-deep", "k-past-n"])
+                              "all-deep", "k-past-n", "no-deep-trials"])
 def test_hand_worked_plans(n, total, kw, shallow, plan):
     from lab02_tvm.tuning.budget import SHALLOW_MIN_TRIALS, plan_budget
     assert SHALLOW_MIN_TRIALS == M
@@ -166,10 +168,27 @@ def test_property_deep_phase(n, total, deep_top_k, deep_trials):
 def test_a_budget_below_one_is_a_user_error():
     from lab02_tvm.tuning.budget import plan_budget
     for total in (0, -5):
-        with pytest.raises(UserError):
+        with pytest.raises(UserError, match="--trials"):  # the message names the flag the number comes from
             plan_budget(tasks(3), total)
         with pytest.raises(UserError):
             plan_budget(tasks(3), total, deep_top_k=0, phases=True)
+
+
+@pytest.mark.task("lab02.tune", points=1)
+def test_the_plan_follows_the_given_order_not_the_flops():
+    """``infos`` is ranked by weighted share (a conv called 12 times per inference first); its per-call FLOPs
+    rank otherwise (the matmul called once has the most): the plan reads the order it is given and never
+    re-sorts (the docstring), so the deep phase goes to ``t0``."""
+    from lab02_tvm.tuning.budget import plan_budget
+    from lab02_tvm.tuning.tasks import TaskInfo
+    infos = [TaskInfo(index=0, name="t0", weight=12, flops=2.0e6, share=0.6),
+             TaskInfo(index=1, name="t1", weight=1, flops=8.0e6, share=0.2),
+             TaskInfo(index=2, name="t2", weight=4, flops=1.0e6, share=0.1),
+             TaskInfo(index=3, name="t3", weight=16, flops=0.5e6, share=0.1)]
+    # T = 30, k = 1, D = 10, S = 20, c = 4: 5 each, the deep 10 on t0
+    assert as_list(plan_budget(infos, 30, deep_top_k=1, deep_trials=10), 4) == [15, 5, 5, 5]
+    # T = 11, no deep phase: c = 11 // 4 = 2 hottest in the given order, 6 + 5
+    assert as_list(plan_budget(infos, 11, deep_top_k=0), 4) == [6, 5, 0, 0]
 
 
 @pytest.mark.task("lab02.tune", points=1)
