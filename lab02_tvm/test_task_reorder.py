@@ -87,7 +87,7 @@ def _extra_loop():
 
     @T.prim_func(s_tir=True)
     def f(A: T.Buffer((16, 24), "float32"), B: T.Buffer((24, 32), "float32"), C: T.Buffer((2, 16, 32), "float32")):
-        for t, i, j, k in T.grid(2, 16, 32, 24):
+        for _t, i, j, k in T.grid(2, 16, 32, 24):  # _t: bound to no iterator
             with T.sblock("C"):
                 vi, vj, vk = T.axis.remap("SSR", [i, j, k])
                 with T.init():
@@ -102,7 +102,7 @@ def _two_iterators_one_loop():
 
     @T.prim_func(s_tir=True)
     def f(A: T.Buffer((16, 24), "float32"), C: T.Buffer((16, 16), "float32")):
-        for i, j, k in T.grid(16, 16, 24):
+        for i, _j, k in T.grid(16, 16, 24):  # _j: bound to no iterator
             with T.sblock("C"):
                 vi = T.axis.spatial(16, i)
                 vj = T.axis.spatial(16, i)
