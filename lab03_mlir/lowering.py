@@ -18,7 +18,9 @@ unroll         (optional, ``unroll.with_unroll(STAGES, F)``) the Python pass
 scf            ``lower-affine``: ``affine.for`` -> ``scf.for``, ``affine.load`` -> ``memref.load``
                with the index arithmetic spelled out in ``arith``.
 cf             ``convert-scf-to-cf``: structured loops -> basic blocks and branches.
-llvm           ``expand-strided-metadata``, ``finalize-memref-to-llvm`` (descriptors), then
+llvm           ``convert-bufferization-to-memref`` (clones and deallocs left by bufferization),
+               ``expand-strided-metadata``, ``lower-affine`` (the ``affine.apply`` the metadata
+               expansion writes), ``finalize-memref-to-llvm`` (descriptors), then
                ``convert-to-llvm`` (func/arith/cf/math/vector via their interfaces) and
                ``reconcile-unrealized-casts``: only the ``llvm`` dialect is left.
 =============  ====================================================================================

@@ -183,7 +183,9 @@ def unfreed_message(name: str, module: ir.Module, names: list[str]) -> str:
         return (f"{name}: {counts} after bufferize, but the cause is rule 3, not deallocation: "
                 f"@{', @'.join(returning)} still return(s) memref results, so the buffer allocated for a result "
                 "is returned, not freed; turn results into caller-owned last arguments (out-parameters) first "
-                "(test_public_functions_take_identity_layout_memrefs_and_results_become_the_last_arguments)")
+                "(test_public_functions_take_identity_layout_memrefs_and_results_become_the_last_arguments; if "
+                "your pipeline has a pass for that, read its options in `mlir-opt --help`: which functions it "
+                "rewrites)")
     return f"{name}: {counts} after bufferize: a temporary buffer is never freed (rule 4); ops: {sorted(set(names))}"
 
 
@@ -198,7 +200,12 @@ def test_public_functions_take_identity_layout_memrefs_and_results_become_the_la
     for name, (text, func, _shapes, _ref, types) in KERNELS.items():
         f = public_function(stage_module(text, 1), func)
         ftype = ir.FunctionType(ir.TypeAttr(f.attributes["function_type"]).value)
-        assert ([str(t) for t in ftype.inputs], [str(t) for t in ftype.results]) == (types, []), name
+        got_in, got_out = [str(t) for t in ftype.inputs], [str(t) for t in ftype.results]
+        assert (got_in, got_out) == (types, []), (
+            f"{name}: after bufferize @{func} takes ({', '.join(got_in)}) and returns ({', '.join(got_out)}); "
+            f"rules 2-3 want it to take ({', '.join(types)}) and return nothing: identity-layout memrefs at the "
+            "boundary, each result a caller-owned last argument (read the options of the passes you use in "
+            "`mlir-opt --help`: the function-boundary layout, and which functions are rewritten)")
 
 
 @pytest.mark.task("lab03.lower", points=1)
@@ -206,7 +213,10 @@ def test_results_are_computed_straight_into_the_output_arguments():
     """Rule 3: no buffer of the function's own copied into an output (the kernels here need none)."""
     for name, (text, *_rest) in KERNELS.items():
         names = [op.name for op in ops(stage_module(text, 1))]
-        assert "memref.copy" not in names, name
+        assert "memref.copy" not in names, (
+            f"{name}: memref.copy after bufferize: a result is computed in a buffer of the function's own and then "
+            "copied into the output argument (rule 3 wants it computed in the argument; the pass that makes "
+            "out-parameters has an option for results of static shape: `mlir-opt --help`)")
 
 
 @pytest.mark.task("lab03.lower", points=2)

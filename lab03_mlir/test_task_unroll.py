@@ -153,6 +153,30 @@ def test_stats_count_what_the_pass_did():
                           "unrolling THREE (trip counts 16, 10, 3) by 4 (got == want)")
 
 
+PROMOTING = """
+func.func @promoting(%a: memref<16xf32>) {
+  %z = arith.constant 1.0 : f32
+  affine.for %i = 0 to 4 { affine.store %z, %a[%i] : memref<16xf32> }
+  affine.for %i = 0 to 9 { affine.store %z, %a[%i] : memref<16xf32> }
+  affine.for %i = 0 to 8 { }
+  return
+}
+"""
+
+
+@pytest.mark.task("lab03.unroll", points=1)
+def test_stats_count_promotions_and_leave_an_empty_body_uncounted():
+    """The counters of ``UnrollStats``'s docstring by 4: trip 4 is unrolled and its one iteration promoted; trip 9
+    is unrolled, its remainder of one iteration split off and promoted; a body of only the yield is left alone,
+    counted nowhere."""
+    mod = module(PROMOTING)
+    stats = unroll.unroll(mod, 4)
+    assert (stats.innermost_loops, stats.unrolled, stats.remainder_loops, stats.skipped_short, stats.promoted) == \
+        (3, 2, 1, 0, 2), ("UnrollStats (innermost_loops, unrolled, remainder_loops, skipped_short, promoted) after "
+                          "unrolling trip counts 4, 9 and an empty body by 4 (got == want)")
+    assert loops(mod) == [(0, 4, 2, 0), (0, 1, 8, 0)], loops_message("the two loops left: 9's main loop (0 to 8 by 4), the empty one")
+
+
 @pytest.mark.task("lab03.unroll", points=1)
 def test_factor_one_changes_no_loop_of_several_iterations():
     mod = module(kernel(0, 10, 1))

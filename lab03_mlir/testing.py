@@ -98,7 +98,7 @@ def check_numbers(lb: int, ub: int, step: int, factor: int) -> None:
     np.testing.assert_array_equal(s, es)
 
 
-#: A loop with a dynamic trip count (``%n``): unrolling must leave it alone (no static bound).
+#: A loop with a dynamic trip count (``%n``): unrolling leaves it as it is and fails with an error diagnostic.
 DYNAMIC = """
 func.func @dyn(%m: memref<?xf32>, %n: index) {
   %z = arith.constant 1.0 : f32

@@ -6,7 +6,8 @@ The rewrite (the same one as upstream ``affine-loop-unroll{unroll-factor=F}``, s
 *innermost* ``affine.for %i = lb to ub step s`` with constant bounds and trip count
 ``T = ceil((ub - lb) / s)``:
 
-1. ``T < F``: nothing to do (upstream also leaves such a loop alone).
+1. ``T < F``, or a body that is only its ``affine.yield``: nothing to do (upstream also leaves such
+   loops alone).
 2. ``T % F != 0``: a *remainder* (cleanup) loop is cloned after the loop and runs the last
    ``T % F`` iterations, ``lb' = lb + (T - T % F) * s``; the main loop's upper bound becomes
    ``lb'``. Its ``iter_args`` start from the main loop's results, and later users of the main
@@ -20,7 +21,8 @@ The rewrite (the same one as upstream ``affine-loop-unroll{unroll-factor=F}``, s
 
 Preconditions (checked; a violation is an MLIR *error diagnostic* on the loop's location and a
 pass failure, never a crash): the loop's bounds are single constant affine maps (no ``min``/``max``
-and no SSA bound operands, so ``T`` is known at compile time). The factor is checked when the pass
+and no SSA bound operands, so ``T`` is known at compile time). The diagnostic's message is
+``f"{PASS_NAME}: {NOT_CONSTANT_TRIP}"``, also appended to ``UnrollStats.errors``; the loop is left as it is. The factor is checked when the pass
 object is made: ``factor <= 0`` raises :class:`common.errors.UserError` before any IR is touched.
 
 Registration: ``AffineLoopUnroll(4).add_to(pm)`` calls ``PassManager.add(callable, name=...)``
@@ -39,11 +41,24 @@ from .lowering import STAGES, as_module, mlir_error_line
 
 PASS_NAME = "AffineLoopUnroll"
 PASS_ARGUMENT = "py-affine-loop-unroll"
+#: The error diagnostic of a loop whose trip count is not known at compile time (after ``f"{PASS_NAME}: "``).
+NOT_CONSTANT_TRIP = ("cannot unroll: the trip count is not a compile-time constant "
+                     "(bounds must be single constant affine maps)")
 
 
 @dataclass
 class UnrollStats:
-    """What one run of the pass did (counts of loops)."""
+    """What one run of the pass did (counts of loops; a loop can count in more than one field).
+
+    Attributes:
+        innermost_loops: the innermost ``affine.for`` loops the run visited (set by ``__call__``).
+        unrolled: loops whose body was replicated (``F > 1``, ``T >= F``, a body besides the yield).
+        remainder_loops: remainder loops split off (step 2: ``T % F != 0``).
+        promoted: loops replaced by their body (step 4): the main loop left with one iteration
+            (``T == F``), a one-iteration remainder loop, and under ``F == 1`` a one-iteration loop.
+        skipped_short: loops left alone because ``T < F`` (step 1; an empty body is not counted).
+        errors: each error diagnostic emitted, ``f"{PASS_NAME}: {NOT_CONSTANT_TRIP}"`` per loop.
+    """
 
     innermost_loops: int = 0
     unrolled: int = 0
@@ -246,8 +261,7 @@ class AffineLoopUnroll:
         ### BEGIN SOLUTION lab03.unroll
         trip = _trip_count(loop)
         if trip is None:
-            msg = (f"{PASS_NAME}: cannot unroll: the trip count is not a compile-time constant "
-                   "(bounds must be single constant affine maps)")
+            msg = f"{PASS_NAME}: {NOT_CONSTANT_TRIP}"
             self.stats.errors.append(msg)
             loop.location.emit_error(msg)
             return False
