@@ -19,7 +19,8 @@ tasks are; graded tests carry ``@pytest.mark.task("<task-id>", points=N)``. Modu
 - :mod:`~common.course.summary`: the instructor's view of a class: many grade reports in one table;
 - :mod:`~common.course.autograder`: Gradescope's ``autograder.zip`` (``setup.sh``, ``run_autograder`` calling the
   grader, the reference without ``results/`` and ``data/``);
-- :mod:`~common.course.classroom`: GitHub Classroom's workflow for the handout, one step per task.
+- :mod:`~common.course.classroom`: GitHub Classroom's workflow for the handout, one step per task;
+- :mod:`~common.course.cliargs`: the commands' checks of where they write (before any work), the ``-v`` help.
 
 Commands: ``python -m common.course {sheet,student,grade,gate,autograder,classroom}`` (see
 :mod:`common.course.__main__`) and ``python -m common.grading summary REPORT... [--out DIR]`` (see :mod:`common.grading`).

@@ -2,7 +2,7 @@
 
     python -m common.course sheet [--check]                 write every lab's TASKS.md (--check: exit 1 if stale)
     python -m common.course student [--out build/student] [--classroom]   the student handout (make student)
-    python -m common.course grade SUB [--out build/grade/<SUB's name>] [--lab lab01] [--task 1.3] [--timeout 120]   (make grade)
+    python -m common.course grade SUB [--out build/grade/<SUB's name>] [--lab lab01] [--task 1.3] [--timeout 120] [--shown-as NAME]   (make grade)
     python -m common.course gate [--all] [--json FILE]      the release gate (the suite runs it without --all)
     python -m common.course autograder [--out build/autograder] [--lab lab01] [--timeout 120]   Gradescope's autograder.zip
     python -m common.course classroom [--out build/classroom] [--timeout 120] [--minutes 10]   GitHub Classroom's workflow
@@ -21,13 +21,20 @@ from pathlib import Path
 from common.cli import parser
 from common.errors import GateFailed, UserError, run_cli
 
+from .cliargs import file_target, verbose_help
 from .tasks import load_course
 
 ROOT = Path(__file__).resolve().parents[2]
+#: What a handout cannot do, per command (it lacks the hidden tests and the solutions).
+NEEDS_REFERENCE = {"student": "student is made from the instructor's reference (--root <its checkout>)",
+                   "autograder": "autograder is made from the instructor's reference (--root <its checkout>)",
+                   "gate": "the release gate runs in the instructor's reference repository: run it there (or "
+                           "give --root <its checkout>)"}
 
 
 def main(argv=None) -> int:
     p = parser("python -m common.course", __doc__)
+    verbose_help(p)
     p.add_argument("--root", default=str(ROOT), help="the reference's repository root (default: this checkout)")
     sub = p.add_subparsers(dest="cmd", required=True, parser_class=type(p))
     s = sub.add_parser("sheet", help="write every lab's TASKS.md from its tasks.toml")
@@ -43,6 +50,8 @@ def main(argv=None) -> int:
     s.add_argument("--lab", action="append", help="grade only this lab (lab01 or lab01_onnx); repeatable")
     s.add_argument("--task", action="append", help="grade only this task (id or number, like 1.3); repeatable")
     s.add_argument("--timeout", type=int, default=120, help="seconds per graded test (default 120)")
+    s.add_argument("--shown-as", help="how messages name SUB (default: as given; the Gradescope autograder: "
+                   "'your submission')")
     s = sub.add_parser("gate", help="the release gate: handout, reference, stubs, wrong submissions")
     s.add_argument("--all", action="store_true", help="stub every task one at a time and grade each wrong submission's whole lab (the suite: one lab "
                         "stubbed, each wrong submission's task alone)")
@@ -60,8 +69,8 @@ def main(argv=None) -> int:
     if args.cmd in ("student", "gate", "autograder"):
         course = load_course(root)
         if course.hidden_files and not all((course.root / f).is_file() for f in course.hidden_files):
-            raise UserError(f"{course.root} is a student handout (its hidden tests are absent): {args.cmd} is made "
-                            "from the instructor's reference (--root <its checkout>)")
+            raise UserError(f"{course.root} is a student handout (its hidden tests are absent): "
+                            f"{NEEDS_REFERENCE[args.cmd]}")
     if args.cmd == "autograder":
         from common.cli import positive
 
@@ -105,15 +114,21 @@ def main(argv=None) -> int:
               f"files left out: {len(h.left_out)}")
         return 0
     if args.cmd == "grade":
-        from . import grade, submission
         from common.cli import positive
+
+        from . import grade, submission
+        from .cliargs import clear_of_reference, folder_target, made_folder, submission_folder
         positive("--timeout", args.timeout)
-        from common.cli import writable_folder
-        out = writable_folder(args.out or f"build/grade/{Path(args.sub).resolve().name}")
-        with submission.laid_out(root, args.sub) as (sub, notes):
+        ref = grade.Reference.load(root)
+        chosen, wanted = grade.select(ref.course, args.lab, args.task)  # bad input first: nothing is made before
+        submission_folder(args.sub, args.shown_as)
+        out = args.out or f"build/grade/{Path(args.sub).resolve().name}"
+        folder_target(clear_of_reference(ref.course.root, out, ref.files, what="the graded course tree"))
+        with made_folder(out) as out, submission.laid_out(ref.course, args.sub, grade.task_files(chosen, wanted),
+                                                          args.shown_as) as (sub, notes):
             for line in notes:
                 print(line, file=sys.stderr)
-            results = grade.grade(root, sub, out, labs=args.lab, tasks=args.task, timeout_s=args.timeout)
+            results = grade.grade(ref, sub, out, labs=args.lab, tasks=args.task, timeout_s=args.timeout)
         for g in results:
             print(f"{g.lab.dir}: {g.score}/{g.max_score} points ({g.report}.json, .md)")
             for t in g.tasks:
@@ -123,12 +138,17 @@ def main(argv=None) -> int:
             print("ignored (not part of the grade): " + "; ".join(ignored))
         return 0
     from . import gate
+    if args.json:
+        file_target(args.json, "--json")  # before the gate's minutes, not after
     findings = gate.run_gate(root, all_tasks=args.all)
     if args.json:
         import json
 
         from common.results import atomic_write
-        atomic_write(args.json, json.dumps(findings, indent=2) + "\n")
+        try:
+            atomic_write(args.json, json.dumps(findings, indent=2) + "\n")
+        except OSError as exc:
+            raise UserError(f"cannot write --json {args.json}: {exc.strerror or exc}") from None
     print(gate.summary(findings))
     if findings["problems"]:
         raise GateFailed(f"{len(findings['problems'])} problem(s): {findings['problems'][0]}\n"

@@ -36,12 +36,14 @@ Gradescope's own autograder timeout (a setting of the assignment) should leave r
 
 ``run_autograder`` also calls this module: ``python -m common.course.autograder layout SUB --out DIR`` and
 ``python -m common.course.autograder results GRADE_DIR --out results.json --lab L... [--exit-status N --log F]``.
-When a lab's ``results.json`` is missing (the grader stopped: a bad course, a crash), the merged file still lists
-every task of it at 0 with the grader's last lines, so Gradescope shows why.
+When a lab's ``results.json`` is missing (the grader stopped: a bad course, a crash, no submission), the merged
+file still lists every task of it at 0, and its output ends with the grader's last lines (once, not per task), so
+Gradescope shows why. The messages name the submission ``your submission`` (``--shown-as``), never the script's
+temporary folders.
 
 Errors (:class:`~common.errors.UserError`, one ``error:`` line, exit 2): a bad course or a reference without
-solutions, an unknown lab, an ``--out`` that is a file or cannot be written, a reference file that is named like
-one of the two scripts.
+solutions, an unknown lab, an ``--out`` that is a file or cannot be written or holds the reference's own files
+(:func:`common.course.cliargs.clear_of_reference`), a reference file that is named like one of the two scripts.
 """
 from __future__ import annotations
 
@@ -62,6 +64,7 @@ from common.errors import UserError
 from common.results import atomic_write
 
 from . import release
+from .cliargs import clear_of_reference
 from .grade import DEFAULT_TIMEOUT_S, HYPOTHESIS_SEED, NOT_COPIED
 from .submission import layout
 from .tasks import Course, Lab, load_course
@@ -112,6 +115,7 @@ RESULTS="${{AUTOGRADER_RESULTS:-$ROOT/results}}"
 PY="${{AUTOGRADER_PYTHON:-$SOURCE/.venv/bin/python}}"
 LABS=({labs})
 TIMEOUT={timeout}
+SHOWN_AS="your submission"
 # nothing downloads while grading
 export HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 TRANSFORMERS_OFFLINE=1 PIP_NO_INDEX=1 MPLBACKEND=Agg
 export PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$SOURCE${{PYTHONPATH:+:$PYTHONPATH}}"
@@ -120,9 +124,11 @@ trap 'rm -rf "$WORK"' EXIT
 lab_args=()
 for lab in "${{LABS[@]}}"; do lab_args+=(--lab "$lab"); done
 cd "$SOURCE" || exit 1
-"$PY" -m common.course.autograder --root "$SOURCE" layout "$SUBMISSION" --out "$WORK/submission"
+# the student reads "your submission", never this script's folders; no grade without a laid-out submission
+"$PY" -m common.course.autograder --root "$SOURCE" layout "$SUBMISSION" --out "$WORK/submission" \\
+  --shown-as "$SHOWN_AS" > "$WORK/grade.log" 2>&1 &&
 "$PY" -m common.course --root "$SOURCE" grade "$WORK/submission" --out "$WORK/grade" --timeout "$TIMEOUT" \\
-  "${{lab_args[@]}}" > "$WORK/grade.log" 2>&1
+  --shown-as "$SHOWN_AS" "${{lab_args[@]}}" >> "$WORK/grade.log" 2>&1
 rc=$?
 cat "$WORK/grade.log"
 "$PY" -m common.course.autograder --root "$SOURCE" results "$WORK/grade" --out "$RESULTS/results.json" \\
@@ -207,7 +213,7 @@ def write(root: str | Path, out: str | Path, *, labs: Iterable[str] | None = Non
     course = load_course(root)
     chosen = [course.lab(name) for name in labs] if labs else list(course.labs)
     chosen = list(dict.fromkeys(chosen))
-    out = writable_folder(Path(out))
+    out = writable_folder(clear_of_reference(course.root, out))
     files = bundle_files(course, out)
     scan = release.check(course, files)  # a reference, not a handout: its stubs and hidden tests are what grades
     stubbed = set(course.student_files)
@@ -232,17 +238,18 @@ def write(root: str | Path, out: str | Path, *, labs: Iterable[str] | None = Non
 
 
 
-def _missing_lab(lab: Lab, rc: int | None, log: str, timeout_s: int) -> dict:
-    """A lab's results when the grader wrote none: every task 0, with the grader's last lines."""
-    tail = "\n".join(log.strip().splitlines()[-5:]) or "(no output)"
-    why = f"not graded: the grader stopped (exit status {rc}) before writing this lab's results:\n{tail}"
+def _missing_lab(lab: Lab, rc: int | None, timeout_s: int) -> dict:
+    """A lab's results when the grader wrote none: every task 0, each saying so (the grader's last lines are in
+    the merged output, once: :func:`collect`)."""
+    why = f"not graded: the grader stopped (exit status {rc}) before writing this lab's results"
     tests = [{"name": f"{t.number} {t.title} ({t.id})", "number": t.number, "score": 0, "max_score": t.points,
-              "status": "failed", "output": why, "tags": [lab.dir.split("_")[0], t.id], "visibility": "visible",
+              "status": "failed", "output": f"{why} (its last lines: at the top of the results)",
+              "tags": [lab.dir.split("_")[0], t.id], "visibility": "visible",
               "extra_data": {"task": t.id, "hypothesis_seed": HYPOTHESIS_SEED, "replay": None, "tests": []}}
              for t in lab.tasks]
     return {"score": 0, "execution_time": 0.0, "output": f"{lab.title}: 0/{sum(t.points for t in lab.tasks)} "
-            f"points ({why.splitlines()[0]})", "extra_data": {"lab": lab.dir, "hypothesis_seed": HYPOTHESIS_SEED,
-                                                             "timeout_s": timeout_s, "grader_exit_status": rc},
+            f"points ({why})", "extra_data": {"lab": lab.dir, "hypothesis_seed": HYPOTHESIS_SEED,
+                                              "timeout_s": timeout_s, "grader_exit_status": rc},
             "tests": tests}
 
 
@@ -271,16 +278,22 @@ def merge(per_lab: Sequence[dict], *, timeout_s: int = DEFAULT_TIMEOUT_S, exit_s
 def collect(course: Course, grade_dir: str | Path, labs: Iterable[str] | None = None, *, exit_status: int | None = None,
             log: str = "", timeout_s: int = DEFAULT_TIMEOUT_S) -> dict:
     """The merged results of ``grade_dir/<lab>/results.json`` for ``labs`` (default: all); a lab without its file
-    (or with one that is not JSON) counts as 0 with the grader's last lines (see :func:`_missing_lab`)."""
+    (or with one that is not JSON) counts as 0 (see :func:`_missing_lab`), and the merged output then ends with
+    the grader's last lines, once."""
     chosen = [course.lab(name) for name in labs] if labs else list(course.labs)
-    per_lab = []
+    per_lab, missing = [], False
     for lab in dict.fromkeys(chosen):
         path = Path(grade_dir) / lab.dir / "results.json"
         try:
             per_lab.append(json.loads(path.read_text()))
         except (OSError, json.JSONDecodeError):
-            per_lab.append(_missing_lab(lab, exit_status, log, timeout_s))
-    return merge(per_lab, timeout_s=timeout_s, exit_status=exit_status)
+            per_lab.append(_missing_lab(lab, exit_status, timeout_s))
+            missing = True
+    data = merge(per_lab, timeout_s=timeout_s, exit_status=exit_status)
+    if missing:
+        tail = "\n".join(log.strip().splitlines()[-5:]) or "(no output)"
+        data["output"] += f"\nThe grader's last lines:\n{tail}"
+    return data
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -293,6 +306,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     s = sub.add_parser("layout", help="copy a submission into a folder laid out like the handout")
     s.add_argument("sub")
     s.add_argument("--out", required=True)
+    s.add_argument("--shown-as", help="how messages name SUB (default: as given)")
     s = sub.add_parser("results", help="merge the grader's per-lab results.json into one for Gradescope")
     s.add_argument("grade_dir")
     s.add_argument("--out", required=True)
@@ -303,7 +317,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = p.parse_args(argv)
     course = load_course(args.root)
     if args.cmd == "layout":
-        for line in layout(course, args.sub, args.out):
+        for line in layout(course, args.sub, args.out, args.shown_as):
             print(line)
         return 0
     positive("--timeout", args.timeout)

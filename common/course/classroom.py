@@ -40,6 +40,7 @@ from common.results import atomic_write
 from common.cli import writable_folder
 
 from .autograder import pip_index_args, python_version
+from .cliargs import clear_of_reference
 from .grade import DEFAULT_TIMEOUT_S, HYPOTHESIS_SEED
 from .plugin import GRADE_PROFILE
 from .tasks import Course, Task
@@ -126,8 +127,9 @@ def workflow(course: Course, *, timeout_s: int = DEFAULT_TIMEOUT_S, step_minutes
 
 
 def write(course: Course, out: str | Path, **kw) -> Path:
-    """Write ``out/.github/workflows/classroom.yml`` atomically; UserError for an ``out`` that cannot be written."""
-    out = writable_folder(Path(out))
+    """Write ``out/.github/workflows/classroom.yml`` atomically; UserError for an ``out`` that cannot be written or
+    holds the reference's own files (the workflow belongs in the handout: ``student --classroom``)."""
+    out = writable_folder(clear_of_reference(course.root, out))
     try:
         return atomic_write(out / WORKFLOW, workflow(course, **kw))
     except OSError as exc:

@@ -10,7 +10,9 @@
    tasks score 0 with the error's first line (``SyntaxError: ... (file, line N)``). So does one that
    :func:`tampering` refuses (a static scan: it imports or reaches the grader, the test framework, the
    import machinery or the tests, walks frames, monkeypatches a module the tests use): it is listed as
-   ``<file>: imports common.course.plugin (the grader) at line 1: not graded, left as the handout's``.
+   ``<file>: imports common.course.plugin (the grader) at line 1: not graded, left as the handout's``; so does
+   one that is a symbolic link (:data:`SYMLINK`: never followed). A task whose tests then ran the stub says so
+   (``scored 0: they ran the handout's stub in place of <file>``), not "not implemented yet".
    Every other file of ``SUB`` that differs from both the handout and the reference (its own
    ``conftest.py``, edits to given files) is ignored and listed;
 3. runs, per lab, the graded tests of the lab's tasks (``--graded``, the reference's test files, hidden
@@ -84,6 +86,7 @@ from common.errors import UserError
 from common.results import atomic_write
 
 from . import release
+from .cliargs import clear_of_reference, submission_folder
 from .intake import packages, tampering
 from .markers import HIDDEN, stub_raise
 from .plugin import GRADE_PROFILE, signed_body
@@ -96,6 +99,8 @@ HYPOTHESIS_SEED = 0
 DEFAULT_TIMEOUT_S = 120
 #: Failed tests per task whose counterexample report is printed in full (the others: their first line).
 MAX_FEEDBACK_TESTS = 2
+#: Why a task file that is a symbolic link is not graded (:func:`prepare`).
+SYMLINK = "is a symbolic link (not followed)"
 #: Characters and lines of a task's notes in its results.md row (the whole text is in results.json's output).
 MAX_NOTES_CHARS = 2000
 MAX_NOTES_LINES = 8
@@ -107,6 +112,8 @@ class TaskGrade:
     score: int = 0
     items: list[dict] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: its files the submission has but the grade replaced by the handout's stub (they do not compile, were refused)
+    replaced: list[str] = field(default_factory=list)
 
     @property
     def status(self) -> str:
@@ -158,7 +165,11 @@ class TaskGrade:
                                                              if self.items else " (no graded test ran)")]
         lines += self.notes
         todo = [r for r in self.items if r["outcome"] == "not_implemented"]
-        if todo:
+        if todo and self.replaced:  # the student wrote code: it was not graded, the stub was (the notes say why)
+            lines.append(f"- {len(todo)} graded test(s), {sum(r['points'] for r in todo)} points, scored 0: they ran "
+                         f"the handout's stub in place of {', '.join(self.replaced)} (see above), which raises "
+                         "NotImplementedTask")
+        elif todo:
             lines.append(f"- not implemented yet: {len(todo)} graded test(s), {sum(r['points'] for r in todo)} points "
                          f"(the stub raised NotImplementedTask; see {self.task.lab}/TASKS.md)")
         for r in self.items:
@@ -479,6 +490,8 @@ def grade_lab(course: Course, lab: Lab, tree: Path, *, runner: Callable[..., Run
                 g.notes.append(f"{f} is not graded: it {flagged[f]} ({kept})")
             elif f in missing:
                 g.notes.append(f"{f} is not in the submission ({kept})")
+            if (f in broken or f in flagged) and f not in unstubbed:
+                g.replaced.append(f)
         mine = [e for e in errors
                 if any(e["nodeid"].startswith(t) for t in (*g.task.tests, *lab.hidden_tests)) or not e["nodeid"]]
         for e in mine:
@@ -571,6 +584,9 @@ def prepare(course: Course, sub: Path, dest: Path, scan: release.Scan | None = N
     intake = Intake({}, set(), [])
     for rel in course.student_files:
         src = sub / rel
+        if src.is_symlink():  # never followed: it could point at the reference's solution
+            intake.flagged[rel] = SYMLINK
+            continue
         if not src.is_file():
             intake.missing.add(rel)
             continue
@@ -649,15 +665,10 @@ def grade(reference: str | Path | Reference, submission: str | Path, out: str | 
     """
     ref = reference if isinstance(reference, Reference) else Reference.load(reference)
     course = ref.course
-    sub = Path(submission).resolve()
-    if not sub.is_dir():
-        raise UserError(f"no submission folder {submission}: make grade SUB=<folder holding your lab files>")
-    wanted = {course.task(key).id for key in tasks} if tasks else None
-    chosen = [course.lab(name) for name in labs] if labs else list(course.labs)
-    if wanted is not None:
-        chosen = [lab for lab in chosen if any(t.id in wanted for t in lab.tasks)]
-        if not chosen:
-            raise UserError(f"no lab of --lab {', '.join(labs or [])} holds the tasks {', '.join(sorted(wanted))}")
+    sub = submission_folder(submission).resolve()
+    chosen, wanted = select(course, labs, tasks)
+    if out is not None:
+        clear_of_reference(course.root, out, ref.files, what="the graded course tree")
     for lab in chosen if out is not None else ():  # before the tests run, not after
         writable_folder(Path(out) / lab.dir, "--out's lab folder")
     with tempfile.TemporaryDirectory(prefix="course-grade-") as tmp:
@@ -680,6 +691,26 @@ def grade(reference: str | Path | Reference, submission: str | Path, out: str | 
             atomic_write(g.report.parent / f"{g.report.name}.json", json.dumps(results_json(g), indent=2) + "\n")
             atomic_write(g.report.parent / f"{g.report.name}.md", results_md(g))
     return results
+
+
+def select(course: Course, labs: Iterable[str] | None = None, tasks: Iterable[str] | None = None
+           ) -> tuple[list[Lab], set[str] | None]:
+    """``(the labs graded, the task ids graded or None for all)`` of a grade narrowed by ``labs`` and ``tasks``
+    (see :func:`grade`); UserError for an unknown lab or task, or tasks none of ``labs`` holds."""
+    labs = list(labs or [])
+    wanted = {course.task(key).id for key in tasks} if tasks else None
+    chosen = list(dict.fromkeys(course.lab(name) for name in labs)) if labs else list(course.labs)
+    if wanted is not None:
+        chosen = [lab for lab in chosen if any(t.id in wanted for t in lab.tasks)]
+        if not chosen:
+            raise UserError(f"no lab of --lab {', '.join(labs)} holds the tasks {', '.join(sorted(wanted))}")
+    return chosen, wanted
+
+
+def task_files(chosen: Iterable[Lab], wanted: Collection[str] | None = None) -> list[str]:
+    """The student files of the tasks a grade covers (:func:`select`), in task order, each once."""
+    return list(dict.fromkeys(f for lab in chosen for t in lab.tasks if wanted is None or t.id in wanted
+                              for f in t.files))
 
 
 def report_name(tasks: Iterable[str] | None) -> str:

@@ -25,8 +25,11 @@ of a hidden test, an instructor-only file, a marker, ...) stops the command befo
 
 ``--classroom`` also writes the GitHub Classroom workflow (:mod:`common.course.classroom`) into the handout.
 
-``--out`` is replaced only when it is a handout this command wrote (its one commit says so);
-otherwise the command refuses. Errors (one line, exit 2: :class:`~common.errors.UserError`): a bad
+``--out`` is replaced only when it is a handout this command wrote (its one commit says so) that holds
+nothing else: a file its commit does not hold (``mywork.txt``, a ``build/grade/`` report, ignored or not) or a
+file changed since stops the command, naming them (:func:`handout_changes`; caches and ``.venv`` do not count);
+otherwise the command refuses too. ``--out`` inside the reference's own files, a file, or under a file is
+refused before anything is read. Errors (one line, exit 2: :class:`~common.errors.UserError`): a bad
 ``tasks.toml``, a bad marker or Markdown span, a solution block of a task in a file the task does not list, a task
 without solution blocks or whose blocks sit in other functions than it lists, a graded test naming an
 unknown task or points that are not a positive int, a task with no graded test, a graded test in a
@@ -49,6 +52,7 @@ from pathlib import Path
 from common.errors import GateFailed, UserError
 
 from . import markers
+from .cliargs import folder_target, outside_reference
 from .tasks import Course, load_course
 
 #: Path prefixes of the reference that never reach a student (``fixtures.py``: the tiny course of the course tests;
@@ -313,6 +317,22 @@ def is_handout(path: Path) -> bool:
     return run.returncode == 0 and run.stdout.splitlines() == [COMMIT_MESSAGE]
 
 
+def handout_changes(path: Path) -> list[str]:
+    """What replacing the handout at ``path`` would lose (sorted): files its commit does not hold (a student's
+    work, a ``build/grade/`` report, ignored ones too) and the ones changed since; caches and environments
+    (:data:`CACHE_PARTS`, ``*.pyc``) do not count."""
+    tracked = _git_files(path, "--cached") or set()
+    changed = _git_files(path, "--modified") or set()
+    out = []
+    for dirpath, dirnames, filenames in os.walk(path):
+        dirnames[:] = [d for d in dirnames if d != ".git" and d not in CACHE_PARTS and not d.endswith(".egg-info")]
+        for f in filenames:
+            rel = Path(dirpath, f).relative_to(path).as_posix()
+            if (rel not in tracked or rel in changed) and not f.endswith((".pyc", ".pyo")):
+                out.append(rel)
+    return sorted(out)
+
+
 @dataclass
 class Handout:
     """What :func:`build` wrote: the folder, the file count, stubs per task, hidden blocks dropped, the
@@ -353,11 +373,15 @@ def build(root: str | Path, out: str | Path, *, git: bool = True, extra: dict[st
         GateFailed: the leak scan found something (one line per leak); ``out`` is left as it was.
     """
     course = load_course(root)
-    out = Path(out).resolve()
-    if out == course.root or course.root in out.parents and out.parts[len(course.root.parts)] not in SKIP_DIRS:
-        raise UserError(f"--out {out} lies inside the reference's own files: pick a folder under build/ or elsewhere")
-    if out.exists() and any(out.iterdir()) and not is_handout(out):
-        raise UserError(f"{out} exists and is not a handout written by this command: remove it or pick another --out")
+    out = folder_target(outside_reference(course.root, out))
+    if out.exists() and any(out.iterdir()):
+        if not is_handout(out):
+            raise UserError(f"{out} exists and is not a handout written by this command: remove it or pick another "
+                            "--out")
+        if lost := handout_changes(out):
+            more = f", ... ({len(lost) - 5} more)" if len(lost) > 5 else ""
+            raise UserError(f"{out} holds {len(lost)} file(s) the handout did not write or that changed since (they "
+                            f"would be lost): {', '.join(lost[:5])}{more}; move them out or pick another --out")
     files = source_files(course.root)
     untracked = untracked_files(course.root)
     scan = check(course, files)

@@ -9,12 +9,11 @@ import contextlib
 import os
 import shutil
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
-from common.errors import UserError
-
 from . import release
+from .cliargs import submission_folder
 from .grade import NOT_COPIED
 from .tasks import Course, load_course
 
@@ -49,11 +48,6 @@ def _holding(course: Course, sub: Path) -> list[tuple[int, int, str, Path]]:
     return found
 
 
-def holders(course: Course, sub: Path) -> list[str]:
-    """The folders of ``sub`` that hold task files at their handout paths, as ``rel/`` (``./`` for ``sub``)."""
-    return [(f[3].relative_to(sub).as_posix() or ".") + "/" for f in _holding(course, sub)]
-
-
 def base_of(course: Course, sub: Path) -> Path:
     """The folder of ``sub`` laid out like the handout: the one (``sub`` or a folder at most 3 levels down) that
     holds the most student files at their handout paths, the shallowest of those, then the first by name;
@@ -62,20 +56,36 @@ def base_of(course: Course, sub: Path) -> Path:
     return min(found)[3] if found else sub
 
 
-def layout(course: Course, sub: str | Path, dest: str | Path) -> list[str]:
-    """Copy the submission ``sub`` into ``dest`` laid out like the handout (see the module docstring).
+def _rivals_warning(course: Course, sub: Path) -> str | None:
+    """The ``warning:`` line when several folders of ``sub`` hold task files: which one is graded and why (the most
+    task files; a tie broken by depth, then alphabetically), and the others; None when one or none does."""
+    found = sorted(_holding(course, sub))
+    if len(found) < 2:
+        return None
+    name = [(f[3].relative_to(sub).as_posix() or ".") + "/" for f in found]
+    (n, depth, *_), second = found[0], found[1]
+    if second[0] != n:
+        why = f"the one with the most task files ({-n})"
+    elif second[1] != depth:
+        why = f"the shallowest of those with the most task files ({-n} each)"
+    else:
+        why = f"the first by name of those with the most task files ({-n} each: a tie broken alphabetically)"
+    return (f"warning: {len(found)} folders hold task files: graded {name[0]}, {why}; not graded: "
+            f"{', '.join(name[1:])}; hand in one")
+
+
+def layout(course: Course, sub: str | Path, dest: str | Path, shown_as: str | None = None) -> list[str]:
+    """Copy the submission ``sub`` into ``dest`` laid out like the handout (see the module docstring). A task file
+    that is a symbolic link is copied as the link (never followed): the grader names it and grades the stub.
 
     Returns one line per thing worth telling the instructor (the folder used, a file placed by its name).
-    Raises UserError when ``sub`` is not a folder.
+    Raises UserError when ``sub`` is not a folder (``shown_as``: how the message names it, default ``sub``).
     """
-    sub, dest = Path(sub), Path(dest)
-    if not sub.is_dir():
-        raise UserError(f"no submission folder {sub}: make grade SUB=<folder holding your lab files>")
+    sub, dest = submission_folder(sub, shown_as), Path(dest)
     base = base_of(course, sub)
     notes = [] if base == sub else [f"submission: the handout's layout found in {base.relative_to(sub).as_posix()}/"]
-    if len(rivals := holders(course, sub)) > 1:
-        notes.append(f"warning: {len(rivals)} folders hold task files ({', '.join(r for r in rivals)}): graded "
-                     f"{base.relative_to(sub).as_posix() or '.'}/, the one with the most; hand in one")
+    if line := _rivals_warning(course, sub):
+        notes.append(line)
     dest.mkdir(parents=True, exist_ok=True)
     for p in walk(base):
         rel = p.relative_to(base).as_posix()
@@ -83,6 +93,10 @@ def layout(course: Course, sub: str | Path, dest: str | Path) -> list[str]:
             continue
         (dest / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(p, dest / rel)
+    for rel in course.student_files:  # the link itself, so the grade says why the file is not graded
+        if (base / rel).is_symlink():
+            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+            os.symlink(os.readlink(base / rel), dest / rel)
     by_name: dict[str, list[str]] = {}
     for rel in course.student_files:
         by_name.setdefault(Path(rel).name, []).append(rel)
@@ -90,7 +104,7 @@ def layout(course: Course, sub: str | Path, dest: str | Path) -> list[str]:
     for p in walk(sub, depth=3):
         uploaded.setdefault(p.name, []).append(p)
     for rel in course.student_files:
-        if (dest / rel).is_file():
+        if (dest / rel).is_file() or (dest / rel).is_symlink():
             continue
         name = Path(rel).name
         found = uploaded.get(name, [])
@@ -104,19 +118,22 @@ def layout(course: Course, sub: str | Path, dest: str | Path) -> list[str]:
 
 
 @contextlib.contextmanager
-def laid_out(root: str | Path, sub: str | Path) -> Iterator[tuple[Path, list[str]]]:
+def laid_out(root: str | Path | Course, sub: str | Path, files: Sequence[str] | None = None,
+             shown_as: str | None = None) -> Iterator[tuple[Path, list[str]]]:
     """``(a temporary copy of sub laid out like the handout, the lines worth telling)`` for ``make grade``: the
-    :func:`layout` notes, and a ``warning:`` line when the copy holds none of the course's task files (so a
-    wrong folder is named, not graded 0 in silence). The copy is removed on exit.
+    :func:`layout` notes, and a ``warning:`` line when the copy holds none of ``files`` (the task files graded;
+    default: every one of the course), so a wrong folder is named, not graded 0 in silence. ``shown_as``: how the
+    lines name ``sub`` (default: as given). The copy is removed on exit.
 
     Raises:
         UserError: ``sub`` is not a folder, or ``root`` holds no course.
     """
-    course = load_course(root)
+    course = root if isinstance(root, Course) else load_course(root)
+    files = list(course.student_files if files is None else files)
     with tempfile.TemporaryDirectory(prefix="course-submission-") as tmp:
         dest = Path(tmp) / Path(sub).resolve().name
-        notes = layout(course, sub, dest)
-        if not any((dest / rel).is_file() for rel in course.student_files):
-            notes.append(f"warning: {sub} holds none of the course's task files (such as {course.student_files[0]}, "
-                         "up to three folders down): every task scores 0")
+        notes = layout(course, sub, dest, shown_as)
+        if files and not any((dest / rel).is_file() or (dest / rel).is_symlink() for rel in files):
+            notes.append(f"warning: {shown_as or sub} holds none of the task files graded here (such as {files[0]}, "
+                         "up to three folders down): every task graded scores 0")
         yield dest, notes

@@ -123,7 +123,8 @@ def test_layout_finds_a_nested_repository_and_files_uploaded_alone(tmp_path):
         (two / version / "lab09_demo/mod.py").write_text(f"V = {version!r}\n")
     assert autograder.layout(course, two, tmp_path / "d3") == [
         "submission: the handout's layout found in v1/",
-        "warning: 2 folders hold task files (v1/, v2/): graded v1/, the one with the most; hand in one"]
+        "warning: 2 folders hold task files: graded v1/, the first by name of those with the most task files (1 each: "
+        "a tie broken alphabetically); not graded: v2/; hand in one"]
 
 
 def test_a_lab_the_grader_did_not_write_is_listed_at_zero_with_the_reason(tmp_path):
@@ -135,7 +136,8 @@ def test_a_lab_the_grader_did_not_write_is_listed_at_zero_with_the_reason(tmp_pa
     t = by["2.1"]
     assert (t["score"], t["max_score"], t["status"]) == (0, course.task("2.1").points, "failed")
     assert all(x["score"] == 0 and x["status"] == "failed" for x in by.values())
-    assert "the grader stopped (exit status 2)" in t["output"] and t["output"].endswith("error: no lab files")
+    assert "the grader stopped (exit status 2)" in t["output"] and "no lab files" not in t["output"]
+    assert data["output"].endswith("The grader's last lines:\nx\nerror: no lab files")  # once, not per task
 
 
 def test_bad_input_is_one_error_line(tmp_path):

@@ -115,7 +115,7 @@ def test_cli_grades_and_bad_input_is_one_line(demo, tmp_path):
     assert run.returncode == 0 and "lab09_demo: 8/8 points" in run.stdout, run.stdout + run.stderr
     bad = run_course("--root", str(ref), "grade", str(tmp_path / "nope"))
     assert bad.returncode == 2 and bad.stderr.strip().splitlines() == [
-        f"error: no submission folder {tmp_path / 'nope'}: make grade SUB=<folder holding your lab files>"]
+        f"error: no submission folder {tmp_path / 'nope'}: give the folder holding the lab files"]
 
 
 def test_cli_finds_a_nested_submission_warns_on_an_empty_one_and_keeps_the_full_report(demo, tmp_path):
@@ -137,7 +137,7 @@ def test_cli_finds_a_nested_submission_warns_on_an_empty_one_and_keeps_the_full_
     (tmp_path / "empty").mkdir()
     run = run_course("--root", str(ref), "grade", str(tmp_path / "empty"), "--out", str(out / "e"), "--timeout", "30")
     assert run.returncode == 0 and "lab09_demo: 0/8 points" in run.stdout
-    assert f"warning: {tmp_path / 'empty'} holds none of the course's task files" in run.stderr
+    assert f"warning: {tmp_path / 'empty'} holds none of the task files graded here" in run.stderr
     (tmp_path / "file").write_text("x")
     run = run_course("--root", str(ref), "grade", str(nested), "--out", str(tmp_path / "file"))
     assert run.returncode == 2 and run.stderr.strip().splitlines() == [

@@ -1,0 +1,140 @@
+"""The course's command lines: where they write, checked before any work is done (one ``error:`` line, exit 2),
+and the help of the shared ``-v``.
+
+- :func:`outside_reference`: the handout (``student --out``) must not be the course tree itself or lie among its
+  own files: only under a folder the tree never ships (:data:`common.course.release.SKIP_DIRS`: ``build/``, ...)
+  or outside it; :func:`clear_of_reference`: the folder ``grade``, ``autograder`` and ``classroom`` write must hold
+  none of the tree's own files (a new folder inside it is fine);
+- :func:`folder_target` / :func:`file_target`: a folder or file that may not exist yet, checked without creating
+  anything (the path is no file / no folder, its nearest existing parent is a folder that can be written);
+- :func:`made_folder`: creates ``--out`` for a command and, when the command fails, removes the empty folders
+  it made (a failed run leaves nothing behind and deletes nothing it did not make);
+- :func:`verbose_help`: ``-v`` of :func:`common.cli.parser` is the lab pipelines' (per-step tables, IR); the
+  course's commands (``python -m common.course``, ``python -m common.grading``) print the same at any level.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from common.cli import writable_folder
+from common.errors import UserError
+
+
+def outside_reference(root: str | Path, out: str | Path, flag: str = "--out", what: str = "the reference") -> Path:
+    """``out`` resolved; UserError when it is ``root`` or inside it other than under a :data:`SKIP_DIRS` folder."""
+    from .release import SKIP_DIRS  # here: release uses this module
+
+    root, out = Path(root).resolve(), Path(out).resolve()
+    if out == root or root in out.parents and out.parts[len(root.parts)] not in SKIP_DIRS:
+        raise UserError(f"{flag} {out} lies inside {what}'s own files: pick a folder under build/ or elsewhere")
+    return out
+
+
+def clear_of_reference(root: str | Path, out: str | Path, files: Iterable[str] | None = None, flag: str = "--out",
+                       what: str = "the reference") -> Path:
+    """``out`` resolved; UserError when it is ``root`` or a folder of it that holds some of its own ``files``
+    (default: :func:`common.course.release.source_files`): a command writing there would mix its output with
+    them (an autograder bundle leaves out what ``--out`` holds). A new folder inside ``root`` is fine."""
+    root, out = Path(root).resolve(), Path(out).resolve()
+    if out != root and root not in out.parents:
+        return out
+    if files is None:
+        from .release import source_files
+        files = source_files(root)
+    prefix = "" if out == root else out.relative_to(root).as_posix() + "/"
+    if first := next((f for f in files if f.startswith(prefix)), None):
+        raise UserError(f"{flag} {out} holds {what}'s own files (such as {first}): pick a folder under build/ or "
+                        "elsewhere")
+    return out
+
+
+def _nearest(path: Path) -> Path:
+    """``path`` or its nearest parent that exists (as a name: a file or a folder)."""
+    path = Path(os.path.abspath(path))
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    return path
+
+
+def _writable_where(path: Path, base: Path, flag: str) -> None:
+    """UserError unless ``base`` (where ``path`` goes: itself, or its nearest existing parent) is a writable folder."""
+    base = _nearest(base)
+    if not base.is_dir():
+        raise UserError(f"cannot create {flag} {path}: {base} is a file, not a folder")
+    if not os.access(base, os.W_OK | os.X_OK):
+        raise UserError(f"cannot write to {flag} {path}: {base} is not writable (permission denied)")
+
+
+def folder_target(out: str | Path, flag: str = "--out") -> Path:
+    """``out`` when a folder can be made or written there (nothing is created); UserError otherwise."""
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise UserError(f"{flag} {out} is a file: give a folder")
+    _writable_where(out, out, flag)
+    return out
+
+
+def file_target(path: str | Path, flag: str) -> Path:
+    """``path`` when a file can be written there (an existing file is replaced; missing folders are made
+    later); UserError for a folder, a parent that is a file, or a folder that cannot be written."""
+    path = Path(path)
+    if path.is_dir():
+        raise UserError(f"{flag} {path} is a folder: give a file name (such as {path / 'gate.json'})")
+    _writable_where(path, path.parent, flag)
+    return path
+
+
+@contextlib.contextmanager
+def made_folder(out: str | Path, flag: str = "--out") -> Iterator[Path]:
+    """``out`` made (:func:`common.cli.writable_folder`) for the block; if the block raises, the folders this
+    call created are removed again where they are still empty (a file written there is never removed)."""
+    out = Path(out)
+    top = out if not out.exists() else None
+    while top is not None and not top.parent.exists():
+        top = top.parent
+    made = writable_folder(out, flag)
+    try:
+        yield made
+    except BaseException:
+        if top is not None:
+            for dirpath, _, _ in sorted(os.walk(top), key=lambda w: -len(Path(w[0]).parts)):
+                with contextlib.suppress(OSError):
+                    os.rmdir(dirpath)  # only an empty folder goes
+        raise
+
+
+#: The help of ``-v`` in the course's commands.
+VERBOSE_HELP = "no effect here (the labs' shared option): these commands print the same with or without it"
+
+
+def verbose_help(p) -> None:
+    """Give the shared ``-v`` option of :func:`common.cli.parser` in ``p`` the help :data:`VERBOSE_HELP`."""
+    next(a for a in p._actions if a.dest == "verbose").help = VERBOSE_HELP
+
+
+def _grade_hint() -> str:
+    """How to name a submission, as the user typed the command: ``make grade SUB=`` under make (``MAKELEVEL``),
+    else the command's own argument."""
+    return ("make grade SUB=<the folder holding your lab files>" if os.environ.get("MAKELEVEL")
+            else "give the folder holding the lab files")
+
+
+def submission_folder(sub: str | Path, shown_as: str | None = None) -> Path:
+    """``sub`` when it is a folder; else UserError saying what it is (a zip: unzip it first; another file; nothing)
+    and what to give. ``shown_as``: how the messages name it (the autograder: ``your submission``; default ``sub``)."""
+    path = Path(sub)
+    if path.is_dir():
+        return path
+    shown = shown_as or str(sub)
+    if path.is_file():
+        import zipfile
+        if zipfile.is_zipfile(path):
+            raise UserError(f"{shown} is a zip file, not a folder: unzip it (unzip {sub} -d <folder>) and grade the "
+                            "folder it makes")
+        raise UserError(f"{shown} is a file, not a folder: {_grade_hint()}")
+    if shown_as:
+        raise UserError(f"no files in {shown}: nothing was handed in")
+    raise UserError(f"no submission folder {shown}: {_grade_hint()}")
