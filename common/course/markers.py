@@ -22,7 +22,7 @@ solution block lies inside one function's body (so the stub raises when called, 
 holds code, and names a task id the course knows.
 
 Markdown files have two spans of their own (:func:`render_markdown`), each marker alone on its line
-outside code fences: ``<!-- instructor -->`` ... ``<!-- /instructor -->`` (left out of the handout) and
+outside code fences (one inside a line of text, outside inline code, is an error: the handout would ship it): ``<!-- instructor -->`` ... ``<!-- /instructor -->`` (left out of the handout) and
 an HTML comment opened by ``<!-- student`` and closed by ``-->`` (invisible in the reference, plain
 text in the handout).
 
@@ -264,6 +264,15 @@ def has_marker(text: str) -> bool:
 MD_INSTRUCTOR = ("<!-- instructor -->", "<!-- /instructor -->")
 MD_STUDENT = ("<!-- student", "-->")
 _MD_LOOKALIKE = re.compile(r"^<!--\s*/?\s*(instructor|student)\b", re.IGNORECASE)
+#: The same anywhere in a line, and inline code (a marker quoted between backticks is text, not a marker).
+_MD_ANYWHERE = re.compile(_MD_LOOKALIKE.pattern[1:], re.IGNORECASE)
+_MD_CODE = re.compile(r"(`+).*?\1")
+
+
+def _inline_marker(line: str) -> bool:
+    """Whether a stripped line holds a span marker after other text, outside inline code (a marker must stand
+    alone on its line: else the handout would ship the span as it is)."""
+    return any(m.start() > 0 for m in _MD_ANYWHERE.finditer(_MD_CODE.sub("", line)))
 
 
 def find_md_blocks(text: str, path: str = "<string>") -> list[Block]:
@@ -289,7 +298,7 @@ def find_md_blocks(text: str, path: str = "<string>") -> list[Block]:
             if line == MD_STUDENT[1]:
                 spans.append(Block(STUDENT, None, open_[1], row, ""))
                 open_ = None
-            elif _MD_LOOKALIKE.match(line):
+            elif _MD_LOOKALIKE.match(line) or _inline_marker(line):
                 raise MarkerError(f"{path}:{row}: a span marker inside the student span of line {open_[1]} "
                                   "(spans do not nest)")
             continue
@@ -308,6 +317,9 @@ def find_md_blocks(text: str, path: str = "<string>") -> list[Block]:
             raise MarkerError(f"{path}:{row}: malformed span marker {line!r} (expected '{MD_INSTRUCTOR[0]}', "
                               f"'{MD_INSTRUCTOR[1]}', or '{MD_STUDENT[0]}' ... '{MD_STUDENT[1]}', "
                               "each alone on its line)")
+        elif _inline_marker(line):
+            raise MarkerError(f"{path}:{row}: a span marker inside a line of text ({line[:60]!r}): the handout would "
+                              "ship it as it is; put each marker alone on its line")
     if open_ is not None:
         end = MD_INSTRUCTOR[1] if open_[0] == "instructor" else MD_STUDENT[1]
         raise MarkerError(f"{path}:{open_[1]}: the {open_[0]} span is never closed (no '{end}' line)")
@@ -315,8 +327,9 @@ def find_md_blocks(text: str, path: str = "<string>") -> list[Block]:
 
 
 def has_md_span(text: str) -> bool:
-    """Whether a Markdown text may hold an instructor or student span (a cheap test before rendering)."""
-    return any(_MD_LOOKALIKE.match(line.strip()) for line in text.splitlines())
+    """Whether a Markdown text may hold an instructor or student span, or a marker inside a line (a cheap test
+    before :func:`find_md_blocks`, which refuses the latter)."""
+    return any(_MD_LOOKALIKE.match(s := line.strip()) or _inline_marker(s) for line in text.splitlines())
 
 
 def render_markdown(text: str, path: str = "<string>", blocks: list[Block] | None = None) -> str:

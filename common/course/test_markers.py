@@ -130,8 +130,25 @@ def test_markdown_instructor_spans_go_and_student_spans_show():
     ("<!-- student\n<!-- instructor -->\n-->\n", "R.md:2: a span marker inside the student span"),
     ("<!-- student -->\n", "R.md:1: malformed span marker '<!-- student -->'"),
     ("<!--instructor-->\n", "R.md:1: malformed span marker"),
+    ("text <!-- instructor --> secret <!-- /instructor -->\n", "R.md:1: a span marker inside a line of text ('text "
+     "<!-- instructor --> secret <!-- /instructor -->'): the handout would ship it as it is; put each marker alone"),
+    ("a\n`code` then <!-- /instructor -->\n", "R.md:2: a span marker inside a line of text"),
+    ("<!-- student\nsee <!-- instructor --> here\n-->\n", "R.md:2: a span marker inside the student span"),
 ])
 def test_bad_markdown_spans_are_one_line(text, words):
     with pytest.raises(markers.MarkerError) as err:
         markers.render_markdown(text, "R.md")
     assert words in str(err.value) and "\n" not in str(err.value)
+
+
+def test_a_marker_inside_a_line_stops_the_handout_with_its_file_and_line(tmp_path):
+    """It had shipped as it was (the secret after it in the handout) and ``student`` exited 0."""
+    from common.course import release
+    from common.course.fixtures import make_course
+
+    ref = make_course(tmp_path / "ref")
+    (ref / "NOTES.md").write_text("# Notes\n\nsee <!-- instructor --> the answer is 42 <!-- /instructor -->\n")
+    with pytest.raises(UserError, match=r"^NOTES.md:3: a span marker inside a line of text"):
+        release.build(ref, tmp_path / "handout", git=False)
+    assert not (tmp_path / "handout").exists()
+    assert not markers.has_md_span("quoted: `<!-- instructor -->` and ``<!-- /instructor -->``\n")
