@@ -3,7 +3,7 @@
     python -m common.grading summary REPORT... [--out DIR]
 
 ``summary``: one table of a class from the grader's reports (REPORT: a Gradescope ``results.json`` or a
-``make grade`` output folder holding ``<lab>/results.json``): score per task and submission, the totals,
+``make grade`` output folder holding ``<lab>/results.json``; ``NAME=REPORT`` names its row): score per task and submission, the totals,
 per-task mean and median, Markdown on stdout; ``--out DIR`` also writes ``summary.md``, ``summary.csv``,
 ``summary.json`` and a histogram PNG per task (see :mod:`common.course.summary`). A submission whose
 reports lack a task others have shows it ``missing`` with a partial total, and one ``warning:`` line on
@@ -21,10 +21,13 @@ from common.errors import run_cli
 
 
 def main(argv=None) -> int:
+    from common.course.cliargs import verbose_help
+
     p = parser("python -m common.grading", __doc__)
+    verbose_help(p)
     sub = p.add_subparsers(dest="cmd", required=True, parser_class=type(p))
     s = sub.add_parser("summary", help="one table of a class: score per task and submission, mean, median")
-    s.add_argument("reports", nargs="+", metavar="REPORT", help="results.json files or make grade --out folders")
+    s.add_argument("reports", nargs="+", metavar="REPORT", help="results.json files or make grade --out folders; NAME=REPORT names the row")
     s.add_argument("--out", help="also write summary.md, summary.csv, summary.json and histograms here")
     args = p.parse_args(argv)
     from common.cli import writable_folder

@@ -6,8 +6,14 @@ Gradescope ``results.json`` (as :mod:`common.course.grade` writes it) or a grade
 named after
 
 - a folder REPORT: the folder (every ``<lab>/results.json`` in it joins the row);
-- a file ``results.json`` in a folder named like its lab (``extra_data.lab``): the folder above that;
-  any other ``results.json``: its folder; a file of another name: its stem (``alice.json``: alice).
+- a file ``results.json`` or ``results-<task ids>.json`` (a grade narrowed by ``--task``) in a folder named like
+  its lab (``extra_data.lab``): the folder above that (``build/grade/alice/lab04_npu/results-lab04.static.json``:
+  alice); Gradescope's ``results/results.json``: the folder above ``results/`` (``subs/alice/results/results.json``:
+  alice); any other ``results.json``: its folder; a file of another name: its stem (``alice.json``: alice);
+- ``NAME=REPORT`` (when no file or folder is named so): NAME.
+
+Two reports of one row that score the same lab or the same task are an error that names both and how to tell
+two submissions apart (``NAME=REPORT``, or a folder each); reports of different labs join the row.
 
 Columns: one per task (``"<number> <task id>"``, sorted by number; a plain Gradescope test without
 ``number`` and ``extra_data.task`` is keyed by its ``name``), each with its ``max_score``, then the row's
@@ -30,7 +36,7 @@ row), ``summary.json`` (``{"tasks": [{"key", "number", "id", "lab", "max_score",
 Errors (:class:`~common.errors.UserError`: one ``error:`` line, exit 2): a REPORT that does not exist,
 a folder without ``<lab>/results.json``, a file that is not JSON or not a Gradescope results.json (an
 object whose ``tests`` is a list of objects with numeric ``score`` and ``max_score``), two reports of
-the same submission and lab, one task with two different ``max_score``.
+the same submission and lab or task, one task with two different ``max_score``, a ``NAME=`` without a name.
 """
 from __future__ import annotations
 
@@ -149,7 +155,12 @@ def read_report(path: Path) -> tuple[str, list[tuple[Column, float]]]:
 
 def _reports(arg: str) -> list[tuple[str | None, Path]]:
     """``[(submission name, results.json path)]`` of one REPORT argument (see the module docstring)."""
-    p = Path(arg)
+    named, p = None, Path(arg)
+    if not p.exists() and "=" in arg:  # NAME=REPORT: the row's name given
+        named, _, rest = arg.partition("=")
+        if not named.strip() or not rest:
+            raise UserError(f"{arg}: NAME=REPORT wants a name and a report (such as alice=subs/alice/results.json)")
+        return [(named, path) for _, path in _reports(rest)]
     if p.is_dir():
         if (p / FILE).is_file():  # a lab's folder of a grade: named like a file REPORT
             return [(None, p / FILE)]
@@ -163,10 +174,13 @@ def _reports(arg: str) -> list[tuple[str | None, Path]]:
 
 
 def _name(path: Path, lab: str) -> str:
+    """A file REPORT's row name (see the module docstring): the grade folder above ``<lab>/results*.json``, the
+    submission folder above Gradescope's ``results/results.json``, a ``results.json``'s folder, else the stem."""
     path = path.resolve()
-    if path.name != FILE:
-        return path.stem
-    return path.parent.parent.name if lab and path.parent.name == lab else path.parent.name
+    graded = path.name == FILE or path.name.startswith("results-") and path.suffix == ".json"
+    if graded and lab and path.parent.name == lab or path.name == FILE and path.parent.name == "results":
+        return path.parent.parent.name
+    return path.parent.name if path.name == FILE else path.stem
 
 
 def collect(reports: list[str]) -> Summary:
@@ -186,9 +200,11 @@ def collect(reports: list[str]) -> Summary:
             name = name or _name(path, lab)
             row = rows.setdefault(name, Row(name))
             lab_key = lab or str(path)
-            if lab_key in row.labs:
-                raise UserError(f"{path}: a second report of submission {name!r} for {lab or 'the same lab'} "
-                                f"(the first: {row.sources[-1]})")
+            twice = next((c.key for c, _ in entries if c.key in row.scores), None)
+            if lab_key in row.labs or twice:
+                raise UserError(f"{path}: a second report of submission {name!r} for {lab or 'task ' + str(twice)} "
+                                f"(the first: {row.sources[-1]}); if they are two submissions, name each row: "
+                                f"NAME={path} (or give each its own folder)")
             row.labs.add(lab_key)
             row.sources.append(str(path))
             for col, score in entries:

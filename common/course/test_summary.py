@@ -7,11 +7,12 @@ import json
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from common import grading
-from common.course import grade
+from common.course import autograder, grade
 from common.course.fixtures import PROJECT, env, make_course
 from common.course.tasks import load_course
 from common.errors import run_cli
@@ -168,3 +169,32 @@ def test_a_lab_missing_from_a_report_is_missing_not_zero_and_warned(reports, tmp
             for ln in captured.out.splitlines() if ln.startswith("| ")}
     assert rows["alice"] == ["3", "4", "3", "10"] and rows["bob"] == ["missing", "2", "4", "6 (partial)"]
     assert rows["**mean**"][-1] == "10"  # alice's alone: the one complete total
+
+
+def test_file_reports_are_named_by_their_submission_and_a_collision_says_how_to_fix_it(reports, tmp_path, capsys):
+    """Gradescope's results/results.json of two students and a --task report of a grade folder: each row named by
+    its submission (they were all "results", silently merged into one row, or "results-lab09.double"); two reports
+    of one name and task: the error says how to name them apart, and NAME=REPORT does."""
+    _, paths = reports
+    alice = json.loads((Path(paths[0]) / "lab09_demo/results.json").read_text())
+    for name, score in (("dan", 1), ("erin", 2)):  # as run_autograder writes it: the labs merged, no "lab"
+        p = tmp_path / "gradescope" / name / "results" / "results.json"
+        p.parent.mkdir(parents=True)
+        p.write_text(json.dumps(autograder.merge([{**alice, "tests": [{**t, "score": score} for t in alice["tests"]]}])))
+    narrowed = tmp_path / "frank" / "lab09_demo" / "results-lab09.double.json"
+    narrowed.parent.mkdir(parents=True)
+    narrowed.write_text(json.dumps({**alice, "tests": alice["tests"][:1]}))
+    dan, erin = (str(tmp_path / "gradescope" / n / "results" / "results.json") for n in ("dan", "erin"))
+    assert run_cli(grading.main, ["summary", dan, erin, str(narrowed)]) == 0
+    rows = [ln.split("|")[1].strip() for ln in capsys.readouterr().out.splitlines() if ln.startswith("| ")]
+    assert rows[2:5] == ["dan", "erin", "frank"]
+    twin = tmp_path / "other" / "dan" / "results" / "results.json"
+    twin.parent.mkdir(parents=True)
+    shutil.copy(dan, twin)
+    assert run_cli(grading.main, ["summary", dan, str(twin)]) == 2
+    assert capsys.readouterr().err.strip().splitlines() == [
+        f"error: {twin}: a second report of submission 'dan' for task 9.1 lab09.double (the first: {dan}); if they are two "
+        f"submissions, name each row: NAME={twin} (or give each its own folder)"]
+    assert run_cli(grading.main, ["summary", dan, f"dan2={twin}"]) == 0
+    rows = [ln.split("|")[1].strip() for ln in capsys.readouterr().out.splitlines() if ln.startswith("| ")]
+    assert rows[2:4] == ["dan", "dan2"]
