@@ -29,8 +29,14 @@ median, ms, b1, s128):
   ``results/rocketlake/lab02/x.md`` and ``results/lab02/x.md``; shown with ``-v``, not flagged).
 - **error** columns, a word in ``ERROR_WORDS`` (abs, err, diff, rel: ``max_abs``, ``max_abs_err``,
   ``rel_to_scale``, ``torch_cuda_rel_err``): compared as the verdict "within tolerance" (value <=
-  the row's ``atol`` column for absolute errors, the row's ``rtol`` when > 0 for relative ones, else
-  ``--tol``, default 1e-4, the seed's absolute gate); flagged when the verdict differs.
+  the row's ``atol`` column for absolute errors, the row's ``rtol`` when > 0 for relative ones; in a row
+  without those, the verdict the row records of its own check (a ``status``/``gate`` cell ``ok``,
+  ``pass``, ``FAIL: ...``), or the absolute limit it states (``absolute |d| <= 0.0001``); else
+  ``--tol``, default 1e-4, the seed's absolute gate); flagged when the verdict differs. A row whose own
+  check is stated relative (``relative |d| <= 0.0001*max|ref|``) without a verdict gets none for its
+  absolute errors (the scale is not in the table): not judged, shown with ``-v``, compared as a number
+  with ``--all``.
+- An empty cell and a missing one (``""``, ``None``, a column a row lacks) are the same: no difference.
 - **machine** columns, a word in ``MACHINE_WORDS`` (ms, s, us, seconds, minutes, gflops, gbs,
   port: ``median_ms``, ``build_s``, ``seconds_per_trial``, ``gflops``, ``tracker_port``): absolute
   times and rates that depend on the machine; not compared unless ``--all``.
@@ -162,17 +168,53 @@ def _key_value(row: dict, key: list[str]) -> tuple:
     return tuple(hashable(row.get(c)) for c in key)
 
 
-def _verdict(column: str, value: float, row: dict, tol: float) -> str:
-    """``"within"`` / ``"beyond"`` tolerance for an error cell (``"nan"`` when the value is NaN).
+#: Columns where a row records the verdict of its own tolerance check (``status``: ``ok`` or ``FAIL: ...``; ``gate``:
+#: ``pass``/``fail``, or the check itself, ``absolute |d| <= 0.0001``), and the words of a verdict.
+VERDICT_COLUMNS = ("status", "gate")
+_WITHIN = frozenset({"ok", "pass", "passed"})
+_BEYOND = re.compile(r"^(fail|gate failed|values$)", re.IGNORECASE)
+_STATED_ABS = re.compile(r"absolute\b.*?<=\s*([0-9.eE+-]+)|<=\s*([0-9.eE+-]+)\s*\(absolute\)")
+
+
+def _own_verdict(row: dict) -> str | None:
+    """What the row says of its own check: ``"within"``/``"beyond"`` (a verdict cell), ``"relative"`` (a stated
+    relative check without a verdict: its scale is not in the table), ``"<= X"`` (a stated absolute limit), else None."""
+    for col in VERDICT_COLUMNS:
+        text = row.get(col)
+        if not isinstance(text, str) or not text.strip():
+            continue
+        text = text.strip()
+        if text.lower() in _WITHIN:
+            return "within"
+        if _BEYOND.match(text):
+            return "beyond"
+        if m := _STATED_ABS.search(text):
+            return f"<= {m.group(1) or m.group(2)}"
+        if "relative" in text.lower():
+            return "relative"
+    return None
+
+
+def _verdict(column: str, value: float, row: dict, tol: float) -> str | None:
+    """``"within"`` / ``"beyond"`` tolerance for an error cell (``"nan"`` when the value is NaN; None for an absolute
+    error when the row's own check is relative to a scale the table does not record: no verdict can be given).
 
     The limit is the row's ``atol`` for an absolute error, its ``rtol`` (when > 0) for a relative one
-    (a name with ``rel`` and without ``abs``), else ``tol``.
+    (a name with ``rel`` and without ``abs``); a row without these columns that records its own check's
+    verdict (:data:`VERDICT_COLUMNS`: ``ok``, ``pass``, ``FAIL: ...``) has that verdict, one that states an
+    absolute limit (``absolute |d| <= 0.0001``) that limit; else ``tol``.
     """
     if math.isnan(value):
         return "nan"
     words = set(re.split(r"[^a-z0-9]+", column.lower()))
     relative = "rel" in words and "abs" not in words
     own = _num(row.get("rtol" if relative else "atol"))
+    if own is None and "atol" not in row and "rtol" not in row and (stated := _own_verdict(row)) is not None:
+        if stated in ("within", "beyond"):
+            return stated
+        if stated == "relative" and not relative:  # |d| against a scale the table does not hold
+            return None
+        own = None if relative or stated == "relative" else _num(stated.removeprefix("<= "))  # a limit of |d|
     limit = own if own is not None and not math.isnan(own) and (own > 0 or not relative) else tol
     return "within" if value <= limit else "beyond"
 
@@ -200,6 +242,9 @@ def _cell(col: str, va: Any, vb: Any, ra: dict, rb: dict, threshold: float, all_
     rel = _rel(na, nb) if not (math.isnan(na) or math.isnan(nb)) else math.nan
     if kind == "error" and not all_columns:
         vd_a, vd_b = _verdict(col, na, ra, tol), _verdict(col, nb, rb, tol)
+        if vd_a is None or vd_b is None:  # a relative check of the row's own, its scale not recorded
+            return {"kind": kind, "rel_change": rel, "compared": False, "flagged": False,
+                    "note": "the row's own check is relative to a scale the table does not record"}
         return {"kind": kind, "rel_change": rel, "verdict": f"{vd_a} -> {vd_b}", "flagged": vd_a != vd_b}
     compared = all_columns or kind == "portable"
     flagged = compared and (math.isnan(rel) or abs(rel) > threshold)
@@ -262,6 +307,8 @@ def _row_cells(label: str, ra: dict, rb: dict, threshold: float, all_columns: bo
         va, vb = ra.get(col), rb.get(col)
         na, nb = _num(va), _num(vb)
         if va == vb or (na is not None and nb is not None and math.isnan(na) and math.isnan(nb)):
+            continue
+        if va in (None, "") and vb in (None, ""):  # an empty cell and a missing one say the same: nothing
             continue
         out.append({"row": label, "column": col, "a": va, "b": vb,
                     **_cell(col, va, vb, ra, rb, threshold, all_columns, tol)})
@@ -362,7 +409,8 @@ def format_cell(c: dict) -> str:
     else:
         note = f"  ({rel:+.1%})" if math.isfinite(rel) else "  (from 0)"
     if c.get("compared") is False:
-        note += "  [machine-dependent: compared with --all]"
+        note += ("  [machine-dependent: compared with --all]" if c["kind"] == "machine"
+                 else f"  [{c.get('note', 'not compared')}: compared with --all]")
     return f"{'!' if c['flagged'] else ' '} {c['table']} [{c['row']}] {c['column']}: {c['a']} -> {c['b']}{note}"
 
 
@@ -392,8 +440,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(format_cell(c))
     for line in res.problems:
         print(f"! {line}")
-    skipped = sum(c.get("compared") is False for c in res.cells)
-    scope = "every numeric cell" if args.all else f"portable cells only; {skipped} machine-dependent cells not compared (--all)"
+    skipped = sum(c.get("compared") is False and c["kind"] == "machine" for c in res.cells)
+    unjudged = sum(c.get("compared") is False and c["kind"] == "error" for c in res.cells)
+    scope = "every numeric cell" if args.all else (
+        f"portable cells only; {skipped} machine-dependent cells not compared (--all)"
+        + (f"; {unjudged} error cells of a relative check whose scale the table does not record not judged"
+           if unjudged else ""))
     print(f"{len(flagged)} flagged of {len(res.cells)} differing cells in {len({c['table'] for c in res.cells})} of "
           f"{res.compared} tables compared (threshold {args.threshold:.0%}, {scope}); "
           f"{len(res.problems)} tables on one side only or unreadable")

@@ -1,0 +1,51 @@
+"""The instructor's diff of results (:mod:`common.results_diff`): an error column judged by the tolerance its own
+table records, and an empty cell against a missing one (more cases in ``common/test_common.py``)."""
+from __future__ import annotations
+
+from common import results, results_diff
+from common.errors import run_cli
+
+
+def _two_runs(root, rows_a: list[dict], rows_b: list[dict], monkeypatch, name: str = "search_space"):
+    for side, rows in (("a", rows_a), ("b", rows_b)):
+        monkeypatch.setenv("MLC_RESULTS_DIR", str(root / side))
+        results.write_table("lab02", name, rows)
+    return str(root / "a"), str(root / "b")
+
+
+def _flagged(a: str, b: str) -> dict:
+    return {(c["row"], c["column"]): c for c in results_diff.diff_paths(a, b).cells if c["flagged"]}
+
+
+def test_an_error_is_judged_by_the_rows_own_verdict_not_a_fixed_absolute_bound(tmp_path, monkeypatch, capsys):
+    """lab02's search_space: 0.0 -> 0.000122 on a row whose own (relative) check says ok on both sides was
+    "within -> beyond"; a verdict that changes is still flagged, on the error and on the status."""
+    row = {"space": "template", "trials": 32, "max_abs_err": 0.0, "status": "ok"}
+    a, b = _two_runs(tmp_path, [row, {**row, "space": "generated"}],
+                     [{**row, "max_abs_err": 0.0001220703125},
+                      {**row, "space": "generated", "max_abs_err": 0.5, "status": "FAIL: out0: |d| = 0.5"}], monkeypatch)
+    flagged = _flagged(a, b)
+    assert set(flagged) == {("space=generated", "max_abs_err"), ("space=generated", "status")}
+    assert flagged[("space=generated", "max_abs_err")]["verdict"] == "within -> beyond"
+    assert run_cli(results_diff.main, [a, b]) == 1
+    assert "max_abs_err: 0.0 -> 0.0001220703125" not in capsys.readouterr().out
+
+
+def test_a_stated_gate_sets_the_limit_and_a_relative_one_without_a_verdict_is_not_judged(tmp_path, monkeypatch):
+    rows = [{"model": "bert", "max_abs": 5e-4, "gate": "|d| <= 0.001 (absolute)"},
+            {"model": "resnet50", "max_abs": 5e-4, "gate": "relative |d| <= 0.0001*max|ref| (output scale 939 > 10)"},
+            {"model": "llama", "max_abs": 5e-5, "gate": "absolute |d| <= 0.0001"}]
+    changed = [{**rows[0], "max_abs": 2e-3}, {**rows[1], "max_abs": 9e-5}, {**rows[2], "max_abs": 2e-4}]
+    a, b = _two_runs(tmp_path, rows, changed, monkeypatch, name="compare")
+    cells = {c["row"]: c for c in results_diff.diff_paths(a, b).cells}
+    assert cells["model=bert"]["verdict"] == "within -> beyond" and cells["model=bert"]["flagged"]  # 0.001, not 1e-4
+    assert cells["model=llama"]["verdict"] == "within -> beyond"
+    resnet = cells["model=resnet50"]
+    assert not resnet["flagged"] and resnet["compared"] is False and "verdict" not in resnet
+
+
+def test_an_empty_cell_and_a_missing_value_are_no_difference(tmp_path, monkeypatch):
+    a, b = _two_runs(tmp_path, [{"arm": "plain", "task": "t1", "tile": None, "note": "x"}],
+                     [{"arm": "plain", "task": "t1", "tile": "", "note": "y"}], monkeypatch, name="method_bert")
+    cells = results_diff.diff_paths(a, b).cells
+    assert [(c["column"], c["flagged"]) for c in cells] == [("note", True)]
