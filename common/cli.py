@@ -57,8 +57,12 @@ class Parser(argparse.ArgumentParser):
         raise UserError(f"{message} (see --help)")
 
 
+#: The help of the shared ``-v`` in the lab pipelines.
+VERBOSE_HELP = "more detail: -v per-step tables and rewrites, -vv also the IR after each stage"
+
+
 def parser(prog: str, doc: str | None = None, *, steps: Iterable[str] = (), quick: str | None = None,
-           epilog: str | None = None) -> Parser:
+           epilog: str | None = None, verbose: str | None = VERBOSE_HELP) -> Parser:
     """A :class:`Parser` with the shared options already added.
 
     Args:
@@ -68,6 +72,8 @@ def parser(prog: str, doc: str | None = None, *, steps: Iterable[str] = (), quic
             given, lands in ``args.skip`` (a set of names) after parsing.
         quick: help text for ``--quick`` (what it shrinks); ``None`` leaves ``--quick`` out.
         epilog: text after the options (e.g. the step list).
+        verbose: help text for ``-v``/``--verbose`` (what it adds); ``None`` leaves the option out (a command
+            that prints the same at every level).
 
     Returns:
         the parser; ``parse_args`` gives ``verbose`` (int, 0 by default) and, where asked for,
@@ -76,8 +82,10 @@ def parser(prog: str, doc: str | None = None, *, steps: Iterable[str] = (), quic
     desc = (doc or "").strip().split("\n\n")[0] or None
     p = Parser(prog=prog, description=desc, epilog=epilog,
                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("-v", "--verbose", action="count", default=0,
-                   help="more detail: -v per-step tables and rewrites, -vv also the IR after each stage")
+    if verbose is not None:
+        p.add_argument("-v", "--verbose", action="count", default=0, help=verbose)
+    else:
+        p.set_defaults(verbose=0)
     if quick is not None:
         p.add_argument("--quick", action="store_true", help=quick)
     names = list(steps)

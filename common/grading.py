@@ -21,10 +21,7 @@ from common.errors import run_cli
 
 
 def main(argv=None) -> int:
-    from common.course.cliargs import verbose_help
-
-    p = parser("python -m common.grading", __doc__)
-    verbose_help(p)
+    p = parser("python -m common.grading", __doc__, verbose=None)
     sub = p.add_subparsers(dest="cmd", required=True, parser_class=type(p))
     s = sub.add_parser("summary", help="one table of a class: score per task and submission, mean, median")
     s.add_argument("reports", nargs="+", metavar="REPORT", help="results.json files or make grade --out folders; NAME=REPORT names the row")

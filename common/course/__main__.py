@@ -21,7 +21,7 @@ from pathlib import Path
 from common.cli import parser
 from common.errors import GateFailed, UserError, run_cli
 
-from .cliargs import file_target, verbose_help
+from .cliargs import file_target
 from .tasks import load_course
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -33,8 +33,7 @@ NEEDS_REFERENCE = {"student": "student is made from the instructor's reference (
 
 
 def main(argv=None) -> int:
-    p = parser("python -m common.course", __doc__)
-    verbose_help(p)
+    p = parser("python -m common.course", __doc__, verbose=None)
     p.add_argument("--root", default=str(ROOT), help="the reference's repository root (default: this checkout)")
     sub = p.add_subparsers(dest="cmd", required=True, parser_class=type(p))
     s = sub.add_parser("sheet", help="write every lab's TASKS.md from its tasks.toml")

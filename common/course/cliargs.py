@@ -1,5 +1,5 @@
-"""The course's command lines: where they write, checked before any work is done (one ``error:`` line, exit 2),
-and the help of the shared ``-v``.
+"""The course's command lines: where they write, checked before any work is done (one ``error:`` line, exit 2).
+The course's commands have no ``-v`` (they print the same at every level: ``common.cli.parser(verbose=None)``).
 
 - :func:`outside_reference`: the handout (``student --out``) must not be the course tree itself or lie among its
   own files: only under a folder the tree never ships (:data:`common.course.release.SKIP_DIRS`: ``build/``, ...)
@@ -9,8 +9,6 @@ and the help of the shared ``-v``.
   anything (the path is no file / no folder, its nearest existing parent is a folder that can be written);
 - :func:`made_folder`: creates ``--out`` for a command and, when the command fails, removes the empty folders
   it made (a failed run leaves nothing behind and deletes nothing it did not make);
-- :func:`verbose_help`: ``-v`` of :func:`common.cli.parser` is the lab pipelines' (per-step tables, IR); the
-  course's commands (``python -m common.course``, ``python -m common.grading``) print the same at any level.
 """
 from __future__ import annotations
 
@@ -104,15 +102,6 @@ def made_folder(out: str | Path, flag: str = "--out") -> Iterator[Path]:
                 with contextlib.suppress(OSError):
                     os.rmdir(dirpath)  # only an empty folder goes
         raise
-
-
-#: The help of ``-v`` in the course's commands.
-VERBOSE_HELP = "no effect here (the labs' shared option): these commands print the same with or without it"
-
-
-def verbose_help(p) -> None:
-    """Give the shared ``-v`` option of :func:`common.cli.parser` in ``p`` the help :data:`VERBOSE_HELP`."""
-    next(a for a in p._actions if a.dest == "verbose").help = VERBOSE_HELP
 
 
 def _grade_hint() -> str:
