@@ -25,7 +25,7 @@ from common.onnx_utils import op_counts
 from common.testing import ints, make_model, rnd
 from lab01_onnx.passes import (CUSTOM_PASSES, eliminate_identity, fold_constant_gather,
                                fuse_consecutive_reshapes, run_passes)
-from lab01_onnx.testing import apply
+from lab01_onnx.testing import apply, gather_model
 
 pytestmark = pytest.mark.lab01
 
@@ -395,16 +395,6 @@ def test_identity_to_graph_output_renames_subgraph_readers_of_the_source():
 # ------------------------------------------------------------------------------------------------
 # fold_constant_gather
 # ------------------------------------------------------------------------------------------------
-
-def gather_model(data, indices, axis=0, data_as="init", opset=17):
-    nodes, inits = [], {"idx": np.asarray(indices, np.int64)}
-    if data_as == "init":
-        inits["data"] = data
-    else:
-        nodes.append(helper.make_node("Constant", [], ["data"], value=numpy_helper.from_array(data)))
-    nodes += [helper.make_node("Gather", ["data", "idx"], ["g"], axis=axis), helper.make_node("Neg", ["g"], ["y"])]
-    return make_model(nodes, [], [("y", F, None)], inits=inits, opset=opset)
-
 
 @pytest.mark.task("lab01.gather", points=1)
 @pytest.mark.parametrize("shape,indices,axis", [

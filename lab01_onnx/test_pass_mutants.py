@@ -21,7 +21,7 @@ from common.errors import UserError
 from lab01_onnx.passes import DefUseIndex, eliminate_identity, fold_constant_gather, fuse_consecutive_reshapes
 from lab01_onnx.passes.shapes import Shapes, exact_initializer_outputs, reshape_dims, static_shapes
 from common.testing import AS_DECLARED, ints, make_model, rnd
-from lab01_onnx.testing import apply
+from lab01_onnx.testing import apply, gather_model
 
 pytestmark = pytest.mark.lab01
 F, I64, B = TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL
@@ -687,3 +687,47 @@ def test_a_reader_of_a_pair_fused_on_a_retry_is_retried():
     feeds = {"x": rnd(2, 3, 4), "t": np.array([6, 4], np.int64), "w": rnd(6, 4)}
     out = apply(fuse_consecutive_reshapes, model, feeds, 3)
     assert sorted(n.op_type for n in out.graph.node) == ["Constant", "Reshape", "Reshape"]
+
+
+@pytest.mark.task("lab01.identity", points=1)
+def test_identity_to_an_output_of_a_multi_output_producer_renames_that_output():
+    """Clause 2 renames the producer's output that the Identity reads: Split's *second* output here; renaming its
+    first (``s0``) would leave Neg reading a value nothing writes."""
+    nodes = [helper.make_node("Split", ["x"], ["s0", "s1"], axis=0), helper.make_node("Identity", ["s1"], ["y"]),
+             helper.make_node("Neg", ["s0"], ["z"])]
+    model = make_model(nodes, [("x", F, [4])], [("y", F, [2]), ("z", F, [2])])
+    out = apply(eliminate_identity, model, {"x": rnd(4)}, 1)
+    assert [list(n.output) for n in out.graph.node if n.op_type == "Split"] == [["s0", "y"]]
+
+
+@pytest.mark.task("lab01.identity", points=1)
+def test_identity_chain_whose_middle_value_has_another_reader():
+    """``b = Identity(a)`` rewires Neg to ``a``; then ``y = Identity(a)`` (``b``'s Identity, now reading ``a``, a
+    graph output) renames ``a`` to ``y``, and Neg, rewired a moment before, must follow."""
+    nodes = [helper.make_node("Relu", ["x"], ["a"]), helper.make_node("Identity", ["a"], ["b"]),
+             helper.make_node("Identity", ["b"], ["y"]), helper.make_node("Neg", ["b"], ["z"])]
+    model = make_model(nodes, [("x", F, [3])], [("y", F, [3]), ("z", F, [3])])
+    out = apply(eliminate_identity, model, {"x": rnd(3)}, 2)
+    assert [(n.op_type, list(n.input), list(n.output)) for n in out.graph.node] == [
+        ("Relu", ["x"], ["y"]), ("Neg", ["y"], ["z"])]
+
+
+@pytest.mark.task("lab01.gather", points=1)
+def test_gather_of_empty_indices_folds_to_an_empty_tensor():
+    """``Gather(data[3, 4], indices=[])`` is valid (ONNX Gather: output shape ``[0, 4]``, as ``np.take`` gives); the
+    fold runs under the pass contract (``onnx.reference``, bitwise)."""
+    data, empty = rnd(3, 4), np.zeros((0,), np.int64)
+    out = apply(fold_constant_gather, gather_model(data, empty, 0), {}, 1)
+    assert ReferenceEvaluator(out).run(None, {})[0].shape == np.take(data, empty, axis=0).shape == (0, 4)
+
+
+@pytest.mark.task("lab01.gather", points=1)
+def test_gather_of_an_index_below_minus_s_is_not_folded():
+    """ONNX Gather: indices lie in ``[-s, s-1]``; one out of range on either side is the runtime's error to raise
+    (``onnx.reference`` refuses these models too), not a fold and not a crash of the pass."""
+    for indices in ([-4], [[0, -4]], -7, [3]):
+        model = gather_model(rnd(3, 4), indices, 0)
+        with pytest.raises(Exception):
+            ReferenceEvaluator(model).run(None, {})
+        result = fold_constant_gather(model)
+        assert result.rewrites == 0 and [n.op_type for n in result.model.graph.node].count("Gather") == 1, indices

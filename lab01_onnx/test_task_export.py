@@ -14,11 +14,14 @@ Run: ``.venv/bin/python -m pytest --task lab01.export``.
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import onnx
 import onnxruntime as ort
 import pytest
 import torch
+from onnx.reference import ReferenceEvaluator
 
 from common.errors import UserError
 from lab01_onnx.export_bugs import export_dynamic
@@ -116,17 +119,24 @@ def test_a_module_in_train_mode_exports_in_eval_mode_and_stays_in_train_mode(tmp
     path = export_dynamic(net, {"x": torch.randn(3, 8)}, ["y"], {"x": {0: "batch"}, "y": {0: "batch"}},
                           tmp_path / "drop.onnx")
     assert net.training and all(m.training for m in net.modules()), "export_dynamic left the module in eval mode"
+    model = onnx.load(str(path))
+    # traced in eval mode, Dropout is the identity and leaves no node (a training-mode trace keeps one, whose
+    # training_mode input ONNX Runtime's CPU EP ignores at inference but onnx.reference applies)
+    assert "Dropout" not in [n.op_type for n in model.graph.node], [n.op_type for n in model.graph.node]
     x = torch.randn(6, 8)
     with torch.no_grad():
         want = net.eval()(x).numpy()
     got = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(None, {"x": x.numpy()})[0]
     np.testing.assert_allclose(got, want, rtol=0, atol=ATOL)  # Dropout off: deterministic, as in eval mode
+    got = ReferenceEvaluator(model).run(None, {"x": x.numpy()})[0]
+    np.testing.assert_allclose(got, want, rtol=0, atol=ATOL)
 
 
 @pytest.mark.task("lab01.export", points=2)
 def test_bad_axes_examples_and_opsets_are_one_line_user_errors(tmp_path):
     cases = [
         (dict(inputs=example(1, 4)), ""),                                         # batch 1 would be baked
+        (dict(inputs=example(2, 1)), ""),                                         # so would sequence 1
         (dict(axes={**AXES, "logits": {0: "batch"}}), "logits"),                  # no such input or output
         (dict(axes={**AXES, "mask": {0: "batch", 2: "sequence"}}), "mask"),       # mask has rank 2
         (dict(opset=99), "99"),
@@ -147,3 +157,11 @@ def assert_one_line_errors(tmp_path, cases) -> None:
         with pytest.raises(UserError) as err:
             export(tmp_path, **kw)
         assert needle in str(err.value) and "\n" not in str(err.value), (kw, str(err.value))
+
+
+@pytest.mark.task("lab01.export", points=1)
+def test_the_written_file_comes_back_as_a_path(tmp_path):
+    """The docstring: the file written is returned as a ``Path``, whether the destination was given as a ``str``
+    or a ``Path``."""
+    path = export_dynamic(SeqMix().eval(), example(2, 4), ["y", "pooled"], AXES, str(tmp_path / "m" / "s.onnx"))
+    assert type(path) is not str and isinstance(path, Path) and path.is_file(), repr(path)

@@ -154,7 +154,9 @@ def test_bad_input_is_a_one_line_user_error():
         (ref, ref[:, :2], {}),                               # shapes differ
         (ref, ref, {"mask": np.ones((2, 4))}),               # mask is not the leading shape (2, 3)
         (ref, ref, {"mask": np.zeros((2, 3))}),              # nothing to count
+        (ref, ref, {"mask": np.ones(3)}), (ref, ref, {"mask": np.ones((1, 3))}),  # broadcastable is not the shape
         (ref, ref, {"min_top1": 1.5}), (ref, ref, {"min_top1": -0.1}),
+        (ref, ref, {"min_top1": float("nan")}),             # not in [0, 1] either: every verdict would fail
         (nan_ref, ref, {}),                                  # a reference that is not finite
         (np.zeros((3, 0), np.float32), np.zeros((3, 0), np.float32), {}),  # no vocabulary
         (np.float32(1), np.float32(1), {}),                  # a 0-d array: no vocabulary axis at all
@@ -163,3 +165,40 @@ def test_bad_input_is_a_one_line_user_error():
         with pytest.raises(UserError) as err:
             accuracy_gate(r, c, **{"min_top1": 0.5, **kw})
         assert "\n" not in str(err.value), kw
+
+
+@pytest.mark.task("lab01.gate", points=1)
+def test_a_tie_at_the_top_takes_the_first_maximal_index():
+    """The docstring: top-1 is the first maximal index on ties (NumPy's ``argmax``); int8 logits tie often. A
+    candidate whose token 0 ties with the reference's top token answers token 0: a disagreement."""
+    ref = logits((4, 6), seed=21)
+    cand = close(ref, 22)
+    tops = ref.argmax(-1)
+    tied = [p for p in range(4) if tops[p] > 0][:2]      # positions whose top token has a lower index to tie with
+    for p in tied:
+        cand[p, 0] = cand[p, tops[p]]
+    assert tied and (cand.argmax(-1) != tops).sum() == len(tied)  # the oracle: NumPy's first maximal index
+    g = gate(ref, cand, min_top1=0.5)
+    assert (g.disagreements, g.first_disagreement) == (len(tied), (tied[0],))
+
+
+@pytest.mark.task("lab01.gate", points=1)
+def test_a_negative_mask_value_counts():
+    """The docstring: a mask value is non-zero = counted; -1 is non-zero."""
+    ref = logits((2, 4, 5), seed=23)
+    bad = flip(close(ref, 24), ref, [(1, 2)])
+    mask = np.ones((2, 4), np.int64)
+    mask[1, 2] = -1
+    g = gate(ref, bad, min_top1=0.9, mask=mask)
+    assert (g.positions, g.disagreements, g.first_disagreement) == (8, 1, (1, 2))
+
+
+@pytest.mark.task("lab01.gate", points=1)
+def test_one_dimensional_logits_are_one_position():
+    """Logits of shape ``[V]``: the leading shape is ``()``, one position whose index is ``()``; only an array with
+    no axis is refused. ``min_top1`` comes back a float even when given as the int 1 (the field's type)."""
+    ref = logits((1, 7), seed=25)[0]
+    g = gate(ref, close(ref, 26), min_top1=1)
+    assert (g.positions, g.disagreements, g.first_disagreement, g.passed) == (1, 0, None, True)
+    g = gate(ref, flip(close(ref, 26)[None], ref[None], [(0,)])[0], min_top1=0)
+    assert (g.positions, g.disagreements, g.first_disagreement, g.passed) == (1, 1, (), True)

@@ -1,9 +1,14 @@
 """Helpers of the Lab 01 pass tests (``test_lab.py``, ``test_pass_mutants.py``); this file holds no test.
 
-:func:`apply` runs a pass under the one pass contract; the tiny models come from :mod:`common.testing`.
+:func:`apply` runs a pass under the one pass contract; :func:`gather_model` is the constant Gather the
+fold tests feed it; the other tiny models come from :mod:`common.testing`.
 """
 from __future__ import annotations
 
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper
+
+from common.testing import make_model
 from lab01_onnx.passes import PassResult
 from lab01_onnx.proof import contract
 from lab01_onnx.proof.counterexample import violation
@@ -24,3 +29,15 @@ def apply(pass_fn, model, feeds, expect_rewrites, check=True):
     result = pass_fn(model)
     assert isinstance(result, PassResult)
     return result.model
+
+
+def gather_model(data, indices, axis=0, data_as="init", opset=17):
+    """``y = Neg(Gather(data, idx, axis))`` with ``idx`` an int64 initializer and ``data`` an initializer
+    (``data_as="init"``) or a Constant node (any other value), at default-domain ``opset``."""
+    nodes, inits = [], {"idx": np.asarray(indices, np.int64)}
+    if data_as == "init":
+        inits["data"] = data
+    else:
+        nodes.append(helper.make_node("Constant", [], ["data"], value=numpy_helper.from_array(data)))
+    nodes += [helper.make_node("Gather", ["data", "idx"], ["g"], axis=axis), helper.make_node("Neg", ["g"], ["y"])]
+    return make_model(nodes, [], [("y", TensorProto.FLOAT, None)], inits=inits, opset=opset)

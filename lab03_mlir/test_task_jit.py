@@ -163,3 +163,32 @@ def test_native_add_of_rank3_views():
     out = np.empty(a.shape[::-1], np.float32).T  # a Fortran-ordered output
     add3_kernel().call_views([a, b, out])
     np.testing.assert_array_equal(out, a + b)
+
+
+@pytest.mark.task("lab03.jit", points=1)
+def test_a_stride_that_is_no_whole_element_on_any_axis_is_refused():
+    """5-byte records, the float field transposed: byte strides (5, 20), NumPy's own; axis 0's 5 bytes are no whole
+    float32, though the last axis's 20 are."""
+    rec = np.zeros((3, 4), dtype=[("x", "<f4"), ("tag", "u1")])
+    assert rec["x"].T.strides == (5, 20)
+    with pytest.raises(UserError):
+        memref.memref_descriptor(rec["x"].T)
+
+
+@pytest.mark.task("lab03.jit", points=1)
+def test_aligned_points_into_the_arrays_memory():
+    """The docstring: ``aligned`` is a pointer into ``a``'s memory, at or before its first element: not below the
+    lowest byte any element occupies (the span NumPy's strides give), on views reversed along one or two axes."""
+    base = np.arange(4 * 6 * 5, dtype=np.float32).reshape(4, 6, 5)
+    for a in (base[2, ::-1, :], base[3, ::-2, ::-1], base[0, :, ::-1]):
+        f = fields(memref.memref_descriptor(a))
+        lowest = a.ctypes.data + sum(s * (n - 1) for s, n in zip(a.strides, a.shape) if s < 0)
+        assert lowest <= f["aligned"] <= a.ctypes.data, (a.strides, f)
+
+
+@pytest.mark.task("lab03.jit", points=1)
+def test_complex_elements_are_counted_by_itemsize():
+    """complex64: itemsize 8 bytes, alignment 4; strides and offsets count elements of ``itemsize`` bytes."""
+    c = (np.arange(6) + 1j).astype(np.complex64).reshape(2, 3)
+    check_fields(c)
+    check_fields(c[:, ::-1])

@@ -194,3 +194,26 @@ def test_non_constant_trip_count_fails_the_pass():
     # the error diagnostic on the loop's location (loop.location.emit_error), which the pass manager reports
     assert "at loc(" in str(err.value) and ":4:3" in str(err.value), (
         f"want the diagnostic emitted on the loop's location (line 4, column 3 of DYNAMIC), got: {err.value}")
+
+
+@pytest.mark.task("lab03.unroll", points=1)
+def test_a_short_loop_is_counted_in_iterations_not_in_index_span():
+    """``for i = 0 to 6 step 3`` has T = 2 iterations, below the factor 4 (though its index span 6 is not): left as
+    it is, counted as short; the numbers against the sequential NumPy loop."""
+    mod = module(kernel(0, 6, 3))
+    before = str(mod)
+    stats = unroll.unroll(mod, 4)
+    assert (stats.unrolled, stats.remainder_loops, stats.promoted, stats.skipped_short) == (0, 0, 0, 1)
+    assert str(mod) == before
+    check_numbers(0, 6, 3, 4)
+
+
+@pytest.mark.task("lab03.unroll", points=1)
+def test_a_loop_of_zero_iterations_is_left_alone():
+    """``for i = 5 to 5``: T = 0 is a compile-time constant (not a diagnostic) and not one iteration (no promotion,
+    whose body would then run once), by factor 1 and by 4; the sequential NumPy loop runs no iteration."""
+    for factor in (1, 4):
+        mod = module(kernel(5, 5, 1))
+        unroll.unroll(mod, factor)
+        assert loops(mod) == [(5, 1, 0, 0)], loops_message(f"unrolling `for i = 5 to 5` by {factor}")
+        check_numbers(5, 5, 1, factor)

@@ -297,3 +297,21 @@ def test_cpu_rows_from_an_edited_log_token_names_and_passed_nodes_left_on_the_cp
         ("PASSED", "validated by QNN, left on the CPU by ORT's partitioning"), by["y"]
     assert REASON_ERF in by["erf"]["reason"] and by["erf"]["validation"] == "FAILED", by["erf"]
     assert summary(c, "edited")["cpu_ops"] == "Erf x2, Sigmoid x1"
+
+
+def _row(op: str, placement: str, flops: int) -> dict:
+    return {"op": op, "placement": placement, "flops": flops, "partition": 0 if placement == "QNN" else None,
+            "reason": ""}
+
+
+@pytest.mark.task("lab04.coverage", points=1)
+def test_summary_of_no_rows_of_no_flops_and_gflops_to_four_decimals():
+    """The docstring's edge cases: no node (a graph folded away) and no FLOPs (only Reshapes and Transposes) give
+    0 % coverage, not a division by zero; ``gflops`` keeps 4 decimals (1,234,567,890 FLOPs: 1.2346)."""
+    empty = summary(Coverage(onnx.ModelProto(), nodes=[], boundaries=[]), "empty")
+    assert (empty["nodes"], empty["coverage_nodes_pct"], empty["coverage_flops_pct"], empty["cpu_ops"]) == (0, 0, 0, "-")
+    s = summary(Coverage(onnx.ModelProto(), nodes=[_row("Reshape", "QNN", 0), _row("Transpose", "CPU", 0)],
+                         boundaries=[]), "no flops")
+    assert (s["coverage_nodes_pct"], s["coverage_flops_pct"], s["gflops"]) == (50.0, 0, 0.0)
+    s = summary(Coverage(onnx.ModelProto(), nodes=[_row("MatMul", "QNN", 1_234_567_890)], boundaries=[]), "m")
+    assert s["gflops"] == 1.2346

@@ -257,3 +257,23 @@ def test_dims_inside_subgraphs_are_fixed_too():
     for c in (True, False):
         feed = {"x": x, "c": np.array(c)}
         assert compare(cpu_run(dynamic, feed), cpu_run(fixed, feed), atol=0.0).passed  # same kernels: bitwise
+
+
+@pytest.mark.task("lab04.static", points=1)
+def test_a_dim_named_only_in_value_info_is_refused():
+    """The names ``--dims`` may fix are the dim_params of the graph's inputs and outputs: one only a value_info
+    declares is a one-line UserError listing the ones the model has."""
+    m = token_model()
+    m.graph.value_info.append(helper.make_tensor_value_info("h", TensorProto.FLOAT, ["batch", "sequence", "hidden"]))
+    with pytest.raises(UserError) as err:
+        qnn.fix_dims(m, {"batch": 1, "sequence": 4, "hidden": 8})
+    assert "'hidden'" in str(err.value) and "cat_len" in str(err.value) and "\n" not in str(err.value)
+
+
+@pytest.mark.task("lab04.static", points=1)
+def test_a_bad_value_of_an_output_only_dim_is_refused():
+    """A value that is not > 0 is a UserError for every dim, also one only an output names (on an input,
+    ``check_static`` would refuse what is left anyway)."""
+    for bad in (-8, 0):
+        with pytest.raises(UserError, match=str(bad)):
+            qnn.fix_dims(token_model(), {"batch": 2, "sequence": 4, "cat_len": bad})
