@@ -114,10 +114,14 @@ class TaskGrade:
     notes: list[str] = field(default_factory=list)
     #: its files the submission has but the grade replaced by the handout's stub (they do not compile, were refused)
     replaced: list[str] = field(default_factory=list)
+    #: points in hidden tests this tree does not hold (a handout's self-grade; 0 where the course grades)
+    hidden_unrun: int = 0
 
     @property
     def status(self) -> str:
-        return "passed" if self.score == self.task.points else "failed"
+        """``passed`` with full marks, or, in a handout, with every point its tests can give (the rest is in hidden
+        tests it does not hold); ``failed`` otherwise."""
+        return "passed" if self.score + self.hidden_unrun == self.task.points else "failed"
 
     def output(self) -> str:
         """The summary lines, then the feedback blocks (see :meth:`feedback_blocks`)."""
@@ -505,6 +509,7 @@ def grade_lab(course: Course, lab: Lab, tree: Path, *, runner: Callable[..., Run
             g.notes.append(f"{unrun} of the {g.task.points} points are in graded tests that did not run: a file "
                            "holding them did not import (the collection error above); they score 0")
         elif runs.finished and unrun > 0:  # the reference runs every point; a handout lacks the hidden tests
+            g.hidden_unrun = unrun
             g.notes.append(f"{unrun} of the {g.task.points} points are in graded tests that did not run here: hidden "
                            "tests, which a handout does not hold (the course's grade runs them)")
         g.score = min(g.score, g.task.points)

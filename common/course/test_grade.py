@@ -151,6 +151,8 @@ def test_inside_a_handout_the_grade_is_a_preview_on_the_public_tests(demo, tmp_p
     inc = next(t for t in g.tasks if t.task.id == "lab09.inc")
     assert "1 of the 4 points are in graded tests that did not run here: hidden tests" in inc.output()
     assert "did not run here" not in next(t for t in g.tasks if t.task.id == "lab09.double").output()
+    # every test the handout holds passed: the preview says passed (it said failed, next to 3/4 and no failure)
+    assert [t.status for t in g.tasks] == ["passed", "passed"] and (inc.score, inc.hidden_unrun) == (3, 1)
 
 
 def test_inside_a_handout_a_missing_or_broken_file_is_graded_as_its_first_commits_stub(demo, tmp_path):
