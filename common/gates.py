@@ -137,7 +137,8 @@ class GateError(GateFailed):
 
     def __init__(self, report: GateReport):
         self.report = report
-        super().__init__(f"stage {report.stage!r}: {report.first_failure}\n{report.to_markdown()}")
+        table = f"\n{report.to_markdown()}" if report.rows else ""  # a structural gate has no table
+        super().__init__(f"stage {report.stage!r}: {report.first_failure}{table}")
 
 
 @dataclass

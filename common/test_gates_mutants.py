@@ -222,6 +222,8 @@ def test_gate_error_message_names_stage_failure_and_table():
     rep = gates.compare([1.0], [2.0], atol=0.0, stage="opt")
     msg = str(gates.GateError(rep))
     assert msg.startswith(f"stage 'opt': {rep.first_failure}\n| stage |")
+    # a structural gate (no compared output) is its one line, with no empty table after it
+    assert str(gates.GateError(gates.GateReport("build", first_failure="no kernel"))) == "stage 'build': no kernel"
 
 
 def test_report_max_abs():
