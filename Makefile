@@ -116,7 +116,7 @@ student: setup
 # student their own OUT (default build/grade/<SUB's folder name>) so that `make summary` can read them all.
 grade: setup
 	@test -n "$(SUB)" || { echo "error: make grade needs SUB=<folder of a submission> (e.g. SUB=build/student)" >&2; exit 2; }
-	$(PY) -m common.course grade "$(SUB)" --out $(or $(OUT),build/grade/$(notdir $(abspath $(SUB)))) \
+	MLC_GRADE_VIA=make $(PY) -m common.course grade "$(SUB)" --out $(or $(OUT),build/grade/$(notdir $(abspath $(SUB)))) \
 		$(if $(LAB),--lab $(LAB)) $(if $(TASK),--task $(TASK))
 
 # `make summary REPORTS="build/grade/alice build/grade/bob" [OUT=build/summary]`: one table of a class

@@ -104,10 +104,15 @@ def made_folder(out: str | Path, flag: str = "--out") -> Iterator[Path]:
         raise
 
 
+#: Set by the Makefile's ``grade`` target (``MLC_GRADE_VIA=make``): the hints then name ``make grade SUB=``. Not
+#: ``MAKELEVEL``, which every command run under any make target sees (the suite under ``make test`` included).
+GRADE_VIA = "MLC_GRADE_VIA"
+
+
 def _grade_hint() -> str:
-    """How to name a submission, as the user typed the command: ``make grade SUB=`` under make (``MAKELEVEL``),
-    else the command's own argument."""
-    return ("make grade SUB=<the folder holding your lab files>" if os.environ.get("MAKELEVEL")
+    """How to name a submission, as the user typed the command: ``make grade SUB=`` under ``make grade``
+    (:data:`GRADE_VIA`), else the command's own argument."""
+    return ("make grade SUB=<the folder holding your lab files>" if os.environ.get(GRADE_VIA) == "make"
             else "give the folder holding the lab files")
 
 

@@ -126,6 +126,7 @@ def env() -> dict[str, str]:
     out = dict(os.environ)
     out["PYTHONPATH"] = os.pathsep.join([str(PROJECT)] + [p for p in out.get("PYTHONPATH", "").split(os.pathsep) if p])
     out["PYTHONDONTWRITEBYTECODE"] = "1"
+    out.pop("MLC_GRADE_VIA", None)  # set by `make grade` only: the commands' hints then name make's variable
     # pytest cuts its short summary (-r) to the terminal width, except when $CI is set: a fixed wide
     # terminal makes the inner run print the same lines under CI and on a grader's machine
     out["COLUMNS"] = "250"

@@ -116,7 +116,7 @@ def test_grade_of_a_zip_a_file_or_nothing_is_one_line_and_makes_no_out(demo, tmp
         assert (run.returncode, _lines(run)) == (2, [line])
         assert not (tmp_path / f"out{i}").exists()
     run = subprocess.run([sys.executable, "-m", "common.course", "--root", str(ref), "grade", str(tmp_path / "nope")],
-                         cwd=PROJECT, env={**env(), "MAKELEVEL": "1"}, capture_output=True, text=True, timeout=120)
+                         cwd=PROJECT, env={**env(), "MLC_GRADE_VIA": "make"}, capture_output=True, text=True, timeout=120)
     assert _lines(run) == [f"error: no submission folder {tmp_path / 'nope'}: make grade SUB=<the folder holding "
                            "your lab files>"]  # under make, the hint names make's variable
 
