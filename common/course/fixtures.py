@@ -1,6 +1,6 @@
 """A tiny course for the course package's own tests: one lab, two tasks, a hidden test (no real lab).
 
-:func:`make_course` writes it under a folder; :func:`run_pytest_in` runs pytest there with the course
+:func:`make_course` writes it under a folder, :func:`make_demo` it and its handout; :func:`run_pytest_in` runs pytest there with the course
 plugin (and the project on ``PYTHONPATH`` so ``common.course`` imports). This file holds no test.
 """
 from __future__ import annotations
@@ -10,6 +10,8 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+
+from common.course import release
 
 PROJECT = Path(__file__).resolve().parents[2]
 
@@ -120,6 +122,14 @@ def make_course(root: Path, *, mod: str = MOD, tests: str = TESTS, tasks: str = 
     (lab / "test_mod.py").write_text(tests)
     (lab / "tasks.toml").write_text(tasks)
     return root
+
+
+def make_demo(root: Path, *, git: bool = False, **course) -> tuple[Path, Path]:
+    """``(ref, handout)``: the demo course (:func:`make_course` with ``course``) under ``root/ref`` and its handout
+    under ``root/handout`` (a git repository with ``git``, as ``make student`` writes it)."""
+    ref = make_course(root / "ref", **course)
+    release.build(ref, root / "handout", git=git)
+    return ref, root / "handout"
 
 
 def env() -> dict[str, str]:

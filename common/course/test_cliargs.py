@@ -12,7 +12,7 @@ import zipfile
 import pytest
 
 from common.course import release
-from common.course.fixtures import PROJECT, TASKS, TESTS, env, make_course, run_course
+from common.course.fixtures import PROJECT, TASKS, TESTS, env, make_course, make_demo, run_course
 
 HINT = "give the folder holding the lab files"
 
@@ -20,10 +20,7 @@ HINT = "give the folder holding the lab files"
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory):
     """The demo course and its handout (a git repository, as ``make student`` writes it)."""
-    root = tmp_path_factory.mktemp("cliargs")
-    ref = make_course(root / "ref")
-    release.build(ref, root / "handout")
-    return ref, root / "handout"
+    return make_demo(tmp_path_factory.mktemp("cliargs"), git=True)
 
 
 def _lines(run: subprocess.CompletedProcess) -> list[str]:

@@ -9,7 +9,7 @@ import subprocess
 import pytest
 
 from common.course import grade, release
-from common.course.fixtures import make_course, run_course, run_pytest_in
+from common.course.fixtures import make_course, make_demo, run_course, run_pytest_in
 
 TOP = {"score", "execution_time", "output", "output_format", "visibility", "stdout_visibility", "extra_data", "tests"}
 TEST = {"name", "number", "score", "max_score", "status", "output", "tags", "visibility", "extra_data"}
@@ -17,10 +17,7 @@ TEST = {"name", "number", "score", "max_score", "status", "output", "tags", "vis
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory):
-    root = tmp_path_factory.mktemp("grade")
-    ref = make_course(root / "ref")
-    release.build(ref, root / "handout", git=False)
-    return ref, root / "handout"
+    return make_demo(tmp_path_factory.mktemp("grade"))
 
 
 def _submission(demo, tmp_path, edit=None):

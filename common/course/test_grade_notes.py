@@ -8,17 +8,14 @@ import shutil
 
 import pytest
 
-from common.course import grade, release, submission
-from common.course.fixtures import make_course, run_course
+from common.course import grade, submission
+from common.course.fixtures import make_demo, run_course
 from common.course.tasks import load_course
 
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory):
-    root = tmp_path_factory.mktemp("notes")
-    ref = make_course(root / "ref")
-    release.build(ref, root / "handout", git=False)
-    return ref, root / "handout"
+    return make_demo(tmp_path_factory.mktemp("notes"))
 
 
 def _linked(demo, tmp_path):

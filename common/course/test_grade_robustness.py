@@ -11,7 +11,7 @@ import time
 import pytest
 
 from common.course import grade, intake, release
-from common.course.fixtures import MOD, PROJECT, TASKS, TESTS, make_course, run_pytest_in
+from common.course.fixtures import MOD, PROJECT, TASKS, TESTS, make_course, make_demo, run_pytest_in
 
 #: The exploit of the review: two lines at the top of a task file that made every graded test pass.
 EXPLOIT = 'import common.course.plugin as _p\n_p._outcome = lambda phases: ("passed", "")\n'
@@ -34,9 +34,7 @@ def demo(tmp_path_factory):
     """The demo course with a graded property of lab09.double (now 5 points), and its handout."""
     root = tmp_path_factory.mktemp("robust")
     tasks = TASKS.replace("points = 4\n", "points = 5\nnative = true\n", 1)  # mod.py may use ctypes
-    ref = make_course(root / "ref", tests=PROPERTIES, tasks=tasks)
-    release.build(ref, root / "handout", git=False)
-    return ref, root / "handout"
+    return make_demo(root, tests=PROPERTIES, tasks=tasks)
 
 
 def _submission(demo, tmp_path, mod: str):

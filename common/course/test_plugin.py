@@ -7,16 +7,13 @@ import shutil
 import pytest
 
 from common.course import markers, release
-from common.course.fixtures import TASKS, TESTS, make_course, run_pytest_in
+from common.course.fixtures import TASKS, TESTS, make_course, make_demo, run_pytest_in
 
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory):
     """The demo course and its handout."""
-    root = tmp_path_factory.mktemp("course")
-    ref = make_course(root / "ref")
-    release.build(ref, root / "handout", git=False)
-    return ref, root / "handout"
+    return make_demo(tmp_path_factory.mktemp("course"))
 
 
 def test_reference_passes_with_a_summary_per_task(demo, tmp_path):
