@@ -21,27 +21,24 @@ from common.cli import writable_folder
 from common.errors import UserError
 
 
-def outside_reference(root: str | Path, out: str | Path, flag: str = "--out", what: str = "the reference") -> Path:
-    """``out`` resolved; UserError when it is ``root`` or inside it other than under a :data:`SKIP_DIRS` folder."""
-    from .release import SKIP_DIRS  # here: release uses this module
-
+def outside_reference(root: str | Path, out: str | Path, skip_dirs: Iterable[str], flag: str = "--out",
+                      what: str = "the reference") -> Path:
+    """``out`` resolved; UserError when it is ``root`` or inside it other than under one of ``skip_dirs`` (the
+    folders the tree never ships: :data:`common.course.release.SKIP_DIRS`)."""
     root, out = Path(root).resolve(), Path(out).resolve()
-    if out == root or root in out.parents and out.parts[len(root.parts)] not in SKIP_DIRS:
+    if out == root or root in out.parents and out.parts[len(root.parts)] not in set(skip_dirs):
         raise UserError(f"{flag} {out} lies inside {what}'s own files: pick a folder under build/ or elsewhere")
     return out
 
 
-def clear_of_reference(root: str | Path, out: str | Path, files: Iterable[str] | None = None, flag: str = "--out",
+def clear_of_reference(root: str | Path, out: str | Path, files: Iterable[str], flag: str = "--out",
                        what: str = "the reference") -> Path:
-    """``out`` resolved; UserError when it is ``root`` or a folder of it that holds some of its own ``files``
-    (default: :func:`common.course.release.source_files`): a command writing there would mix its output with
-    them (an autograder bundle leaves out what ``--out`` holds). A new folder inside ``root`` is fine."""
+    """``out`` resolved; UserError when it is ``root`` or a folder of it that holds some of its own ``files`` (paths
+    relative to ``root``, e.g. :func:`common.course.release.source_files`): a command writing there would mix its
+    output with them (an autograder bundle leaves out what ``--out`` holds). A new folder inside ``root`` is fine."""
     root, out = Path(root).resolve(), Path(out).resolve()
     if out != root and root not in out.parents:
         return out
-    if files is None:
-        from .release import source_files
-        files = source_files(root)
     prefix = "" if out == root else out.relative_to(root).as_posix() + "/"
     if first := next((f for f in files if f.startswith(prefix)), None):
         raise UserError(f"{flag} {out} holds {what}'s own files (such as {first}): pick a folder under build/ or "

@@ -373,7 +373,7 @@ def build(root: str | Path, out: str | Path, *, git: bool = True, extra: dict[st
         GateFailed: the leak scan found something (one line per leak); ``out`` is left as it was.
     """
     course = load_course(root)
-    out = folder_target(outside_reference(course.root, out))
+    out = folder_target(outside_reference(course.root, out, SKIP_DIRS))
     if out.exists() and any(out.iterdir()):
         if not is_handout(out):
             raise UserError(f"{out} exists and is not a handout written by this command: remove it or pick another "
