@@ -7,7 +7,9 @@ candidate that is the reference plus noise smaller than half that gap (same top-
 then chosen positions *flipped* (another token raised above the top-1) or spoiled (a NaN or an inf
 logit). The number of disagreements is then the number of flipped or spoiled positions that the mask
 keeps. Agreements are compared exactly where the fraction is a dyadic number (any formula gives the
-same float), else to 1e-12; ``max_abs`` to 1e-12 (one float64 subtraction of float32 values).
+same float), else to 1e-12; ``max_abs`` against NumPy's float64 difference to ``MAX_ABS_REL`` relative (the
+contract names no precision: a subtraction of the float32 logits in float32 rounds its result once, by at most
+2^-24 of it; float64 is exact).
 
 Every result is checked for its type before any field of it is compared (:func:`gate`): an
 ``AccuracyGate`` (exactly) whose fields are plain numbers (``float``/``int``/``bool``, or NumPy's scalars
@@ -32,6 +34,10 @@ pytestmark = pytest.mark.lab01
 # int and bool, and NumPy's scalars of the same kind (what ``mean``/``sum``/``>=`` on arrays give).
 FIELD_TYPES = {"agreement": (float, np.float64), "positions": (int, np.int64), "disagreements": (int, np.int64),
                "max_abs": (float, np.float64), "min_top1": (float, np.float64), "passed": (bool, np.bool_)}
+
+
+#: ``max_abs`` in float32 or float64: one rounding of the float32 difference, 2^-24 relative, with a factor 2 margin
+MAX_ABS_REL = 2.0 ** -23
 
 
 def gate(reference: np.ndarray, candidate: np.ndarray, **kw) -> AccuracyGate:
@@ -79,12 +85,12 @@ def test_agreement_counts_and_the_first_disagreement():
     cand = close(ref, seed=1)
     g = gate(ref, cand, min_top1=0.9)
     assert (g.agreement, g.positions, g.disagreements, g.first_disagreement, g.passed) == (1.0, 24, 0, None, True)
-    assert g.max_abs == pytest.approx(float(np.abs(cand.astype(np.float64) - ref).max()), abs=1e-12)
+    assert g.max_abs == pytest.approx(float(np.abs(cand.astype(np.float64) - ref).max()), rel=MAX_ABS_REL)
     bad = flip(cand, ref, [(3, 5), (1, 2), (2, 0)])
     g = gate(ref, bad, min_top1=0.9)
     assert (g.positions, g.disagreements, g.first_disagreement) == (24, 3, (1, 2))  # C order: (1, 2) first
     assert g.agreement == pytest.approx(21 / 24, abs=1e-12) and not g.passed      # 0.875 < 0.9
-    assert g.max_abs == pytest.approx(float(np.abs(bad.astype(np.float64) - ref).max()), abs=1e-12)
+    assert g.max_abs == pytest.approx(float(np.abs(bad.astype(np.float64) - ref).max()), rel=MAX_ABS_REL)
     assert g.min_top1 == 0.9
 
 
@@ -129,7 +135,7 @@ def test_masked_positions_do_not_count(dtype):
     assert g.agreement == 7 / 8 and not g.passed
     # the flipped padding is out of max_abs too: only the kept positions' differences count
     kept = np.abs(bad.astype(np.float64) - ref)[mask.astype(bool)]
-    assert g.max_abs == pytest.approx(float(kept.max()), abs=1e-12)
+    assert g.max_abs == pytest.approx(float(kept.max()), rel=MAX_ABS_REL)
 
 
 @pytest.mark.task("lab01.gate", points=1)

@@ -74,7 +74,8 @@ def memref_descriptor(a: np.ndarray):
 
     - ``allocated``: the address the buffer was allocated at, as an integer; here the same address
       as ``aligned`` (NumPy owns the memory; MLIR never frees an argument it did not allocate);
-    - ``aligned``: a pointer into ``a``'s memory, at or before its first element ``a[0, ..., 0]``;
+    - ``aligned``: a pointer into the memory that holds ``a`` (its own buffer, or for a view its base array's),
+      at or before its first element ``a[0, ..., 0]``;
     - ``offset``: how many *elements* from ``aligned`` to ``a[0, ..., 0]`` (``>= 0``);
     - ``shape``: the sizes, ``a.shape``;
     - ``strides``: per axis, how many *elements* apart two neighbours along it lie (NumPy's

@@ -55,7 +55,7 @@ class Coverage:
         nodes: one dict per node (index, name, op, placement, partition, validation, unit, reason, flops).
         boundaries: one dict per (partition, boundary tensor): partition, direction, tensor,
             shape, dtype, bytes, other_side.
-        log: the parsed log.
+        log: the parsed log, or None (rows made by hand, not from a session).
         session: the :class:`~lab04_npu.qnn.QnnSession` the log came from (run it to gate outputs).
     """
 
@@ -73,8 +73,9 @@ class Coverage:
         no node), ``gflops`` (sum of the rows' ``flops`` / 1e9, 4 decimals), ``coverage_flops_pct``
         (``100 *`` FLOPs of QNN rows / all FLOPs, 3 decimals; 0 when there are none), ``partitions``
         (QNN graphs ORT composed: ``len(self.log.partitions)``, what a compiled model holds as
-        ``EPContext`` nodes), ``boundary_tensors`` (rows of :attr:`boundaries`), ``boundary_mib``
-        (their ``bytes``, None counted 0, / 2**20, 3 decimals), ``cpu_ops`` (ops of the CPU rows with
+        ``EPContext`` nodes; a report made without a log, :attr:`log` None as for hand-made rows, counts the
+        distinct non-None ``partition`` values of its QNN rows instead), ``boundary_tensors`` (rows of
+        :attr:`boundaries`), ``boundary_mib`` (their ``bytes``, None counted 0, / 2**20, 3 decimals), ``cpu_ops`` (ops of the CPU rows with
         their counts, most frequent first, ties in graph order: ``"Erf x2, Mod x1"``; ``"-"`` when
         none) and ``first_reason`` (the first non-empty ``reason`` of a CPU row in graph order, or
         ``"-"``).
