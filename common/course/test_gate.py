@@ -1,7 +1,7 @@
 """The release gate on the real course (:mod:`common.course.gate`): the proof that the tests grade.
 
 One run of ``python -m common.course gate --json`` (one warm interpreter, a fork per graded run; about
-20 runs) feeds the tests below, one per clause: (a) the handout's graded tests are all "not implemented"
+60 runs, beside the rest of the suite: ``conftest.py``) feeds the tests below, one per clause: (a) the handout's graded tests are all "not implemented"
 and its other tests pass or skip, (b) the reference gets full marks with points that add up, (c) each
 Lab 01 task stubbed alone scores 0 while the others keep full marks (every lab:
 ``python -m common.course gate --all``), (d) the leak scan finds nothing, (e) each known-wrong submission
@@ -16,14 +16,13 @@ import pytest
 from common.course import gate
 from common.course.grade import Reference
 from common.course.tasks import load_course
-from common.course.fixtures import PROJECT, run_course
+from common.course.fixtures import PROJECT
 from common.errors import UserError
 
 
 @pytest.fixture(scope="module")
-def findings(tmp_path_factory):
-    out = tmp_path_factory.mktemp("gate") / "gate.json"
-    run = run_course("gate", "--json", str(out), timeout=600)
+def findings(gate_run):
+    run, out = gate_run  # started when collection ended, beside the rest of the suite (conftest.py)
     assert out.is_file(), f"the gate wrote no findings (exit {run.returncode}):\n{run.stdout}\n{run.stderr}"
     data = json.loads(out.read_text())
     data["exit"] = run.returncode
