@@ -17,6 +17,7 @@ import io
 import json
 import math
 import os
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -82,6 +83,26 @@ def atomic_write(path: str | os.PathLike, data: bytes | str) -> Path:
         Path(tmp).unlink(missing_ok=True)
         raise
     return path
+
+
+def swap_folder(new: str | os.PathLike, out: str | os.PathLike) -> Path:
+    """Rename the folder ``new`` to ``out`` (same file system), the folder already at ``out`` renamed aside first,
+    removed only once ``new`` is in its place, and put back if that rename fails: ``out`` is always the old tree
+    or the new one, never half of either. Raises the ``OSError`` of a failed rename."""
+    new, out = Path(new), Path(out)
+    old = out.with_name(f".{out.name}.old-{os.getpid()}") if out.exists() else None
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+        os.replace(out, old)
+    try:
+        os.replace(new, out)
+    except OSError:
+        if old is not None:
+            os.replace(old, out)
+        raise
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+    return out
 
 
 @contextlib.contextmanager

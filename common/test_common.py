@@ -493,6 +493,38 @@ def test_atomic_write_leaves_no_partial_file(tmp_path, monkeypatch):
     assert [p.name for p in tmp_path.iterdir()] == ["t.json"]
 
 
+def _tree(folder):
+    return {p.relative_to(folder).as_posix(): p.read_text() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_swap_folder_puts_the_new_tree_in_whole_or_keeps_the_old_one(tmp_path, monkeypatch):
+    new, out = tmp_path / "new", tmp_path / "out"
+    (new / "sub").mkdir(parents=True)
+    (new / "sub" / "a.txt").write_text("new")
+    (out / "sub").mkdir(parents=True)
+    (out / "sub" / "a.txt").write_text("old")
+    (out / "stale.txt").write_text("only in the old tree")
+    real = os.replace
+
+    def fails_for_new(src, dst):  # the rename of the new tree fails (after the old one went aside)
+        if os.fspath(src) == os.fspath(new):
+            raise OSError(28, "No space left on device")
+        return real(src, dst)
+
+    monkeypatch.setattr(results.os, "replace", fails_for_new)
+    with pytest.raises(OSError, match="No space left"):
+        results.swap_folder(new, out)
+    monkeypatch.undo()
+    assert _tree(out) == {"stale.txt": "only in the old tree", "sub/a.txt": "old"}  # put back as it was
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["new", "out"]
+    assert results.swap_folder(new, out) == out
+    assert _tree(out) == {"sub/a.txt": "new"} and sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+    fresh = tmp_path / "fresh"
+    fresh.mkdir()
+    results.swap_folder(fresh, tmp_path / "made")  # no folder there before: a plain rename
+    assert (tmp_path / "made").is_dir() and not fresh.exists()
+
+
 def test_nonfinite_values_are_written_as_text(results_dir):
     p = results.write_table("labX", "nan", [{"x": math.nan}])
     assert json.loads(p["json"].read_text())["rows"][0]["x"] == "nan"

@@ -50,6 +50,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from common.errors import GateFailed, UserError
+from common.results import swap_folder
 
 from . import markers
 from .cliargs import folder_target, outside_reference
@@ -392,8 +393,11 @@ def build(root: str | Path, out: str | Path, *, git: bool = True, extra: dict[st
         tree[rel] = data
     if (line := untracked_warning(untracked)) and warn is not None:
         warn(line)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:  # a folder the checks above could not foresee (a file system that refuses it: /proc, a full disk)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    except OSError as exc:
+        raise UserError(f"cannot create --out {out}: {exc.strerror or exc}") from None
     try:
         write_tree(course, tree, tmp)
         changed = [rel for rel in tree if rel in scan.blocks and rel.endswith(".py")]
@@ -409,9 +413,11 @@ def build(root: str | Path, out: str | Path, *, git: bool = True, extra: dict[st
             if leaks:
                 raise GateFailed(f"the leak scan found {len(leaks)} problem(s) in the handout; {out} was not "
                                  "written:\n" + "\n".join(leaks))
-        if out.exists():
-            shutil.rmtree(out)
-        os.replace(tmp, out)
+        swap_folder(tmp, out)
+    except OSError as exc:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise UserError(f"writing the handout failed ({exc.strerror or exc}: {exc.filename or out}); {out} is as it "
+                        "was") from None
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -49,6 +50,10 @@ def test_student_out_that_is_a_file_or_under_one_is_one_line(demo, tmp_path):
     assert (run.returncode, _lines(run)) == (2, [f"error: cannot create --out {tmp_path / 'f' / 'sub'}: "
                                                  f"{tmp_path / 'f'} is a file, not a folder"])
     assert (tmp_path / "f").read_text() == "x"
+    # a folder the file system refuses although the checks before the work pass (root may write anywhere but /proc)
+    run = run_course("--root", str(ref), "student", "--out", "/proc/no-such-pid/handout")
+    assert run.returncode == 2 and len(_lines(run)) == 1 and "Traceback" not in run.stderr, run.stderr
+    assert re.match(r"error: cannot (create|write to) --out /proc/no-such-pid/handout", _lines(run)[0]), _lines(run)
 
 
 @pytest.mark.parametrize("cmd", [["autograder", "--lab", "lab04"], ["classroom"], ["grade", "{sub}"]])

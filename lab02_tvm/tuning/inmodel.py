@@ -19,7 +19,6 @@ records of a top-up replace the shipped ones).
 """
 from __future__ import annotations
 
-import os
 import shutil
 import tempfile
 from collections.abc import Mapping
@@ -29,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from common.errors import UserError
+from common.results import swap_folder
 
 
 def check_out(sources: list[Path], out: Path, made_by: str) -> None:
@@ -160,9 +160,7 @@ def write_records(out: Path, entries: list[tuple[Any, Any]], prov: dict) -> Path
             db.commit_tuning_record(ms.database.TuningRecord(r.trace, w, r.run_secs, r.target, r.args_info))
         records.write_provenance(tmp, prov)
         tmp.chmod(0o755)  # mkdtemp's folder is private; a records folder is not
-        if out.exists():
-            shutil.rmtree(out)
-        os.replace(tmp, out)
+        swap_folder(tmp, out)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return out

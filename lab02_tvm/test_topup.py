@@ -1,0 +1,74 @@
+"""Tests of lab02_tvm.tuning.topup: a candidate ships only when it ran faster than the shipped folder in both
+orders of the A/B run, the shipped folder is replaced whole or not at all, and bad input stops before any search.
+
+References: the decision is checked on hand-made tables in the shape ``records_ab`` writes (exact arithmetic);
+the replacement against the source folder's bytes. The steps themselves (search, pick, A/B) have their own tests
+(test_tuning.py, test_pick.py, test_records.py); a whole top-up takes an hour and is not run here.
+"""
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from common.errors import UserError
+from lab02_tvm.tuning import database, records, topup
+
+pytestmark = pytest.mark.lab02
+
+
+def _table(name, shipped_ms, candidate_ms, shipped="results/lab02/tuning/k/m", candidate="build/c/k/m"):
+    return {"name": name, "rows": [{"build": "pytorch_eager", "median_ms": 100.0},
+                                   {"build": "A", "folder": shipped, "median_ms": shipped_ms},
+                                   {"build": "B", "folder": candidate, "median_ms": candidate_ms}]}
+
+
+def test_a_candidate_ships_only_when_ahead_in_both_orders():
+    # the folders as the command holds them; the tables name them relative to the project (records.rel)
+    shipped, cand = records.REPO_ROOT / "results/lab02/tuning/k/m", records.REPO_ROOT / "build/c/k/m"
+    ahead, ratios = topup.ahead_in_both([_table("a", 50.0, 40.0), _table("b", 44.0, 40.0)], shipped, cand)
+    assert ahead and ratios == [1.25, 1.1]
+    ahead, ratios = topup.ahead_in_both([_table("a", 50.0, 40.0), _table("b", 39.9, 40.0)], shipped, cand)
+    assert not ahead and ratios == [1.25, 0.9975]  # one order behind: the gap is inside the run-to-run spread
+    assert topup.ahead_in_both([_table("a", 40.0, 40.0)] * 2, shipped, cand) == (False, [1.0, 1.0])  # a tie
+    assert topup.ahead_in_both([], shipped, cand) == (False, [])
+    with pytest.raises(UserError, match="no row of build/c/k/m"):
+        topup.ahead_in_both([_table("a", 50.0, 40.0, candidate="build/other")], shipped, cand)
+
+
+def test_ship_replaces_the_folder_whole_and_says_why(tmp_path):
+    """On a copy of a real shipped folder: the candidate's files replace it (a file only the old one held goes),
+    its provenance gains the note, and nothing is left beside it."""
+    src = records.REPO_ROOT / "results/lab02/tuning/llvm-rocketlake-1c/llama_tiny_s32"
+    shipped, cand = tmp_path / "shipped" / "m", tmp_path / "cand" / "m"
+    shutil.copytree(src, shipped)
+    shutil.copytree(src, cand)
+    (shipped / "stale.json").write_text("{}")
+    (cand / database.RECORDS).write_text((src / database.RECORDS).read_text().splitlines(keepends=True)[0])
+    topup.ship_folder(cand, shipped, [1.031, 1.012], ["records_ab_m_topup", "records_ab_m_topupb"])
+    assert sorted(p.name for p in shipped.iterdir()) == sorted(p.name for p in cand.iterdir())
+    assert (shipped / database.RECORDS).read_text() == (cand / database.RECORDS).read_text()
+    assert sorted(p.name for p in shipped.parent.iterdir()) == ["m"]
+    note = records.read_provenance(shipped)["note"]
+    before = records.read_provenance(src).get("note")
+    assert "ahead of the folder it replaced in both orders of records_ab (1.031x, 1.012x; tables records_ab_m_topup, " \
+           "records_ab_m_topupb)" in note
+    assert note.endswith(f"; before: {before}") if before else "before:" not in note
+    database.read_database(shipped)  # still a database MetaSchedule reads
+    topup.ship_folder(cand, tmp_path / "first" / "m", [], [])  # a host's first records: no A/B to quote
+    assert "this host's first records" in records.read_provenance(tmp_path / "first" / "m")["note"]
+
+
+def test_bad_input_stops_before_any_search(tmp_path, monkeypatch):
+    with pytest.raises(UserError, match="--root .* exists: give a new folder"):
+        topup.main(["--model", "bert", "--root", str(tmp_path)])
+    with pytest.raises(UserError, match="--trials must be > 0"):
+        topup.main(["--model", "bert", "--trials", "0"])
+    with pytest.raises(UserError, match="--fresh with --by ort: .* leave --by out"):
+        topup.main(["--model", "bert", "--fresh", "--by", "ort"])
+    with pytest.raises(UserError, match="invalid choice: 'fastest'"):
+        topup.main(["--model", "bert", "--by", "fastest"])
+    monkeypatch.setattr(records, "SHIPPED_ROOT", tmp_path / "none")  # a host with no records of its own
+    with pytest.raises(UserError, match="holds no records for this host to top up: --fresh tunes its first ones"):
+        topup.main(["--model", "bert", "--root", str(tmp_path / "scratch")])
+    assert not (tmp_path / "scratch").exists()

@@ -1,0 +1,215 @@
+"""One top-up of this kind's shipped records, from copy to ship, as one command.
+
+``python -m lab02_tvm.tuning.topup --model resnet50 --minutes 60 --by ort --ship`` runs the recipe of
+RECORDS.md ("A top-up, from copy to ship") on this host, each step through its own module:
+
+1. **copy**: the shipped folder ``S`` (``results/lab02/tuning/<target key>/<model>``, :mod:`.records`) into
+   ``build/lab02/topup/<UTC stamp>/``; the shipped folder is never written by the search. ``--fresh`` starts
+   the copy empty instead and tunes in the field's method (NHWC + weight layout rewrite, :data:`.method.FIELD`):
+   a folder of another method (Zen 3's NCHW records) is re-tuned, not topped up, since its workloads are others;
+2. **tune**: ``longrun tune`` into the copy (:mod:`.longrun`): ``--trials`` / ``--minutes``, the deep phase on the
+   ``--deep-top-k`` kernels ranked ``--by`` the ms each loses against ONNX Runtime (``ort``: the kind's
+   ``vs_ort_<model>.json``), against the roof (``roofline``: ``roofline_<model>.json``), or by time in the
+   database (``slowest``); then its own re-timing and pruning;
+3. **pick** (not with ``--fresh``): each new record kept only where it runs faster in the model (:mod:`.pick`);
+4. **A/B**: the whole model built from ``S`` and from the candidate, timed interleaved with eager, then again
+   with the folders in the other order (:mod:`lab02_tvm.measure.records_ab`, tables
+   ``records_ab_<model>_topup`` and ``records_ab_<model>_topupb``);
+5. **ship**: only when the candidate's median is below ``S``'s in both orders (:func:`ahead_in_both`). With
+   ``--ship`` it replaces ``S`` (written beside it, then renamed in: a stopped run leaves ``S`` whole) with a
+   ``"note"`` in its ``PROVENANCE.json`` giving both ratios; without, the command says what would ship.
+
+Writes ``topup_<model>.{md,csv,json}`` (one row per step: minutes, what it found) to ``$MLC_RESULTS_DIR/lab02``,
+which for ``--by ort`` / ``roofline`` must hold that kind's table from a pipeline run there. Run it on one core
+of a quiet host, as every long run (``TVM_BIND_THREADS=0 taskset -c 1 python -m lab02_tvm.tuning.topup ...``);
+after a ship, rerun the pipeline for the kind's tables. Not part of ``make run``.
+"""
+from __future__ import annotations
+
+import datetime
+import shutil
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from common.errors import UserError, run_cli
+from common.results import swap_folder
+
+from .. import LAB
+
+TOPUP_ROOT = Path("build/lab02/topup")
+#: The two A/B tables: the shipped folder first (A), then the candidate first.
+AB_NAMES = ("records_ab_{model}_topup", "records_ab_{model}_topupb")
+BY = {"ort": "--deep-by-ort", "roofline": "--deep-by-roofline", "slowest": None}
+
+
+def ahead_in_both(tables: Sequence[dict], shipped: str | Path, candidate: str | Path) -> tuple[bool, list[float]]:
+    """Whether ``candidate`` ran faster than ``shipped`` in every one of ``tables`` (records_ab tables, each
+    holding one row per folder), and the speed-up of each (shipped median / candidate median; > 1: faster).
+
+    Raises:
+        UserError: a table holds no row of one of the two folders (matched by the row's ``folder``).
+    """
+    from .records import rel
+    want = {rel(Path(shipped)): "shipped", rel(Path(candidate)): "candidate"}
+    ratios = []
+    for t in tables:
+        ms = {want[r["folder"]]: r["median_ms"] for r in t["rows"] if r.get("folder") in want}
+        if set(ms) != {"shipped", "candidate"}:
+            raise UserError(f"the A/B table {t.get('name')} has no row of {' and '.join(sorted(set(want) - set(ms)))}")
+        ratios.append(round(ms["shipped"] / ms["candidate"], 4))
+    return bool(ratios) and all(r > 1 for r in ratios), ratios
+
+
+def ship_folder(candidate: Path, shipped: Path, ratios: Sequence[float], tables: Sequence[str]) -> Path:
+    """Replace ``shipped`` with a copy of ``candidate`` whose ``PROVENANCE.json`` gains a ``"note"``: when and why it
+    shipped (``ratios``: its speed over the replaced folder's in each A/B table of ``tables``; none: the host's first
+    records), the note it had kept after ``before:``. The copy is written beside ``shipped``, then renamed in
+    (:func:`common.results.swap_folder`): a stopped run leaves ``shipped`` as it was."""
+    from .records import read_provenance, write_provenance
+    shipped.parent.mkdir(parents=True, exist_ok=True)
+    new = Path(tempfile.mkdtemp(prefix=f".{shipped.name}.", dir=shipped.parent))
+    try:
+        shutil.copytree(candidate, new, dirs_exist_ok=True)
+        new.chmod(0o755)  # mkdtemp's folder is private; a records folder is not
+        prov = read_provenance(new)
+        write_provenance(new, {**prov, "note": (
+            f"shipped by lab02_tvm.tuning.topup on {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC: "
+            + (f"ahead of the folder it replaced in both orders of records_ab ("
+               f"{', '.join(f'{r:.3f}x' for r in ratios)}; tables {', '.join(tables)})" if ratios
+               else "this host's first records")
+            + (f"; before: {prov['note']}" if prov.get("note") else ""))})
+        swap_folder(new, shipped)
+    finally:
+        shutil.rmtree(new, ignore_errors=True)
+    return shipped
+
+
+def topup(model: str, *, trials: int, minutes: float, deep_top_k: int, by: str, fresh: bool, repeats: int,
+          ship: bool, root: Path | None = None) -> list[dict]:
+    """Steps 1-5 of the module docstring; returns one row per step (``step, minutes, result``).
+
+    Raises:
+        UserError: no shipped folder for this host (``--fresh`` makes the first one), or a step's own
+            bad-input error (a missing ranking table, a folder of another method, ...), before anything ships.
+    """
+    from common.results import read_table, results_dir
+
+    from ..build import host_target
+    from ..measure import records_ab
+    from . import longrun, pick
+    from .database import RECORDS, read_database
+    from .records import rel, read_provenance, shipped_dir, target_key
+
+    target = {**host_target(), "num-cores": 1}
+    shipped = shipped_dir(model, target)
+    if not fresh and not (shipped / RECORDS).is_file():
+        raise UserError(f"{rel(shipped)} holds no records for this host to top up: --fresh tunes its first ones")
+    root = root or TOPUP_ROOT / datetime.datetime.now(datetime.UTC).strftime("%Y%m%dT%H%M%S")
+    work = shipped_dir(model, target, root)
+    rows: list[dict] = []
+
+    def done(step: str, t0: float, result: str) -> None:
+        rows.append({"step": step, "minutes": round((time.time() - t0) / 60, 1), "result": result})
+        print(f"topup {model}: {step}: {result}", flush=True)
+
+    t0 = time.time()
+    if fresh:
+        work.mkdir(parents=True, exist_ok=False)
+        done("copy", t0, f"an empty {rel(work)} (--fresh: the field's method)")
+    else:
+        read_database(shipped)  # checked before the copy
+        shutil.copytree(shipped, work)  # its provenance too: the method, the timing and the earlier runs
+        done("copy", t0, f"{rel(shipped)} -> {rel(work)}")
+    t0 = time.time()
+    flags = ["--layout", "NHWC", "--layout-rewrite", "on"] if fresh else []
+    longrun.main(["tune", "--model", model, "--trials", str(trials), "--minutes", str(minutes), "--deep-top-k",
+                  str(deep_top_k), "--deep-share", "0.95", *([BY[by]] if BY[by] else []), "--root", str(root), *flags])
+    prov = read_provenance(work)
+    done("tune", t0, f"{prov.get('trials_this_run')} trials ({prov.get('trials_all_runs')} in all runs), "
+                     f"{prov.get('tasks_in_db')}/{prov.get('tasks')} tasks")
+    candidate = work
+    if not fresh:
+        t0 = time.time()
+        picked = root / "picked" / target_key(target) / model
+        try:
+            pick.main(["--model", model, str(shipped), str(work), str(picked), "--name", f"pick_{model}_topup"])
+        except UserError as exc:
+            if not str(exc).startswith("no kernel's record differs"):
+                raise
+            done("pick", t0, f"nothing to pick: {exc}")  # the search found no new best: nothing to compare
+            return rows
+        candidate = picked
+        taken = read_provenance(picked).get("picked", {}).get("picked") or []
+        done("pick", t0, f"{rel(picked)}: the top-up's record taken for {', '.join(taken) or 'no kernel'}")
+        if not taken:  # the picked folder is the shipped one again
+            return rows
+    t0 = time.time()
+    names = [n.format(model=model) for n in AB_NAMES]
+    if (shipped / RECORDS).is_file():
+        for name, pair in zip(names, ((shipped, candidate), (candidate, shipped))):
+            records_ab.main(["--model", model, *map(str, pair), "--repeats", str(repeats), "--name", name])
+        ahead, ratios = ahead_in_both([read_table(results_dir(LAB) / f"{n}.json") for n in names], shipped, candidate)
+        done("A/B", t0, f"the candidate at {' and '.join(f'{r:.3f}' for r in ratios)} of the shipped folder's speed "
+                        f"(shipped first, then candidate first): {'ahead' if ahead else 'not ahead'} in both orders")
+    else:  # --fresh on a host with no records of its own: nothing to be ahead of
+        ahead, ratios = True, []
+        done("A/B", t0, f"none: {rel(shipped)} holds no records (the candidate is this host's first)")
+    t0 = time.time()
+    if not ahead:
+        done("ship", t0, f"nothing shipped: {rel(shipped)} stays")
+    elif not ship:
+        done("ship", t0, f"would ship {rel(candidate)} over {rel(shipped)} (rerun with --ship, or copy it)")
+    else:
+        ship_folder(candidate, shipped, ratios, names)
+        done("ship", t0, f"{rel(candidate)} -> {rel(shipped)}: rerun the pipeline for this kind's tables")
+    return rows
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m lab02_tvm.tuning.topup --model M [--minutes N] [--by ort|roofline|slowest] [--fresh] [--ship]``."""
+    from common.cli import parser, positive
+    from common.results import write_table
+    from common.timing import environment
+
+    from ..models import MODELS
+    p = parser("python -m lab02_tvm.tuning.topup", __doc__)
+    p.add_argument("--model", required=True, choices=list(MODELS))
+    p.add_argument("--trials", type=int, default=1000, help="trials of the search (step 2)")
+    p.add_argument("--minutes", type=float, default=30, help="wall-clock cap of the search, minutes (step 2)")
+    p.add_argument("--deep-top-k", type=int, default=6, help="kernels of the deep phase (95 %% of the trials)")
+    p.add_argument("--by", choices=list(BY), default="slowest",
+                   help="how the deep phase ranks kernels: ms lost against ONNX Runtime (ort) or the roof (roofline) "
+                        "in this kind's last pipeline tables, or time in the database (slowest)")
+    p.add_argument("--fresh", action="store_true", help="tune an empty folder in the field's method instead of a copy "
+                                                        "of the shipped one (no pick step)")
+    p.add_argument("--repeats", type=int, default=30, help="timed rounds of each A/B run (step 4)")
+    p.add_argument("--ship", action="store_true", help="replace the shipped folder when the candidate is ahead in "
+                                                       "both orders")
+    p.add_argument("--root", type=Path, default=None, help=f"scratch folder (default {TOPUP_ROOT}/<UTC stamp>); "
+                                                           "must not exist")
+    args = p.parse_args(argv)
+    for flag, value in (("--trials", args.trials), ("--minutes", args.minutes), ("--repeats", args.repeats)):
+        positive(flag, value)
+    positive("--deep-top-k", args.deep_top_k, strict=False)
+    if args.fresh and args.by != "slowest":
+        raise UserError(f"--fresh with --by {args.by}: the kind's last tables rank the kernels of its shipped "
+                        "method, not those of a fresh folder; leave --by out (slowest)")
+    if args.root is not None and args.root.exists():
+        raise UserError(f"--root {args.root} exists: give a new folder (a top-up never writes into an earlier one)")
+    rows = topup(args.model, trials=args.trials, minutes=args.minutes, deep_top_k=args.deep_top_k, by=args.by,
+                 fresh=args.fresh, repeats=args.repeats, ship=args.ship, root=args.root)
+    write_table(LAB, f"topup_{args.model}", rows, title=f"Lab 02: a top-up of {args.model}'s records",
+                env=environment(threads=1, machine_note="1 core"),
+                meta={k: getattr(args, k) for k in ("model", "trials", "minutes", "deep_top_k", "by", "fresh",
+                                                     "repeats", "ship", "root")},
+                notes="One row per step of lab02_tvm.tuning.topup (copy, tune, pick, A/B in both orders, ship); "
+                      "each step's own table beside this one (retime_, pick_, records_ab_).")
+    return 0
+
+
+if __name__ == "__main__":
+    from common.course.notimpl import stubs_as_errors
+
+    raise SystemExit(run_cli(stubs_as_errors(main)))
