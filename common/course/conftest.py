@@ -74,6 +74,8 @@ def pytest_collection_modifyitems(session, config, items):
 
 
 def pytest_collection_finish(session):
+    if session.config.option.collectonly:
+        return
     if any(i.path == GATE_TESTS for i in session.items) and _GATE not in session.config.stash:
         _start(session.config)
 
