@@ -57,10 +57,11 @@ from .cliargs import folder_target, outside_reference
 from .tasks import Course, load_course
 
 #: Path prefixes of the reference that never reach a student (``fixtures.py``: the tiny course of the course tests,
-#: and ``conftest.py``, which starts the release gate beside them; the mutation-testing data of the reference, whose survivors and equivalent mutants quote solution lines, and
-#: the test that reads it).
-INSTRUCTOR_ONLY = ("common/course/wrong/", "common/course/test_", "common/course/fixtures.py", "common/course/conftest.py",
-                   "common/mutation_equivalents.toml", "results/mutation", "common/test_mutation.py")
+#: and ``conftest.py``, which starts the release gate beside them and imports it; the mutation-testing data of the
+#: reference, whose survivors and equivalent mutants quote solution lines, and the test that reads it).
+INSTRUCTOR_ONLY = ("common/course/wrong/", "common/course/test_", "common/course/fixtures.py",
+                   "common/course/conftest.py", "common/mutation_equivalents.toml", "results/mutation",
+                   "common/test_mutation.py")
 #: Files under results/ with these suffixes are binaries (plots, SPIR-V, libraries): not in the handout.
 BINARY_SUFFIXES = {".png", ".jpg", ".jpeg", ".gif", ".pdf", ".spv", ".so", ".o", ".a", ".tar", ".gz", ".bin",
                    ".onnx", ".data", ".pt", ".params", ".vmfb", ".npy", ".npz"}
