@@ -25,6 +25,7 @@ Example::
 from __future__ import annotations
 
 import argparse
+import math
 import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -127,7 +128,8 @@ def want_ir(args: argparse.Namespace, level: int = 2) -> bool:
 
 
 def positive(name: str, value: float | int | None, *, strict: bool = True) -> None:
-    """Raise :class:`UserError` unless ``value`` is ``None`` or > 0 (>= 0 with ``strict=False``).
+    """Raise :class:`UserError` unless ``value`` is ``None`` or a finite number > 0 (>= 0 with ``strict=False``):
+    ``nan`` and ``inf``, which ``float()`` parses, are refused too.
 
     Args:
         name: the option as typed, e.g. ``"--trials"``.
@@ -136,6 +138,8 @@ def positive(name: str, value: float | int | None, *, strict: bool = True) -> No
     """
     if value is None:
         return
+    if not math.isfinite(value):
+        raise UserError(f"{name} must be a finite number (got {value})")
     if (value <= 0) if strict else (value < 0):
         raise UserError(f"{name} must be {'>' if strict else '>='} 0 (got {value})")
 

@@ -111,23 +111,56 @@ def missing_required_lines(missing: Iterable[str]) -> list[str]:
             for d in missing]
 
 
+class _Interrupts:
+    """Counts SIGINTs while a CLI runs, then raises ``KeyboardInterrupt`` as Python's own handler does: a native
+    library that catches it inside a callback (TVM's FFI turns it into a bare ``RuntimeError`` carrying the
+    Python traceback) cannot hide that the user pressed Ctrl-C."""
+
+    def __init__(self):
+        self.count, self.old = 0, None
+
+    def __call__(self, signum, frame):
+        self.count += 1
+        raise KeyboardInterrupt
+
+    def __enter__(self) -> _Interrupts:
+        import signal
+        import threading
+        if threading.current_thread() is threading.main_thread() and \
+                signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            self.old = signal.signal(signal.SIGINT, self)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.old is not None:
+            import signal
+            signal.signal(signal.SIGINT, self.old)
+
+
 def run_cli(main: Callable[[Sequence[str] | None], int | None], argv: Sequence[str] | None = None) -> int:
     """Run a CLI ``main(argv)`` with the labs' exit-code convention.
 
     Returns:
         ``main``'s return value (``0`` when it returns ``None``); 1 after a :class:`GateFailed`
         (``gate failed: <first failure>`` and the table on stderr); 2 after a :class:`UserError`
-        (one ``error: <msg>`` line on stderr); 130 on Ctrl-C.
+        (one ``error: <msg>`` line on stderr); 130 on Ctrl-C, also when a native library turned the
+        ``KeyboardInterrupt`` into another exception on its way out (:class:`_Interrupts`).
     """
-    try:
-        rc = main(argv)
-    except UserError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except GateFailed as exc:
-        print(f"gate failed: {exc}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print("error: interrupted", file=sys.stderr)
-        return 130
+    with _Interrupts() as interrupts:
+        try:
+            rc = main(argv)
+        except UserError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        except GateFailed as exc:
+            print(f"gate failed: {exc}", file=sys.stderr)
+            return 1
+        except KeyboardInterrupt:
+            print("error: interrupted", file=sys.stderr)
+            return 130
+        except Exception:
+            if interrupts.count:
+                print("error: interrupted", file=sys.stderr)
+                return 130
+            raise
     return 0 if rc is None else int(rc)

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import time
 
 import numpy as np
 import pytest
@@ -491,6 +492,28 @@ def test_atomic_write_leaves_no_partial_file(tmp_path, monkeypatch):
     monkeypatch.undo()
     assert target.read_text() == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["t.json"]
+
+
+def test_run_cli_reports_a_ctrl_c_a_native_library_turned_into_another_error(capsys):
+    """TVM's FFI catches the KeyboardInterrupt of a Python callback and raises a bare RuntimeError (a top-up's search
+    stopped with Ctrl-C, 2026-12-05): the run still ends as interrupted, exit 130, one line."""
+    import signal
+
+    def wrapped(argv):
+        try:
+            os.kill(os.getpid(), signal.SIGINT)  # the handler raises at once, inside the "native" call
+            time.sleep(5)
+        except KeyboardInterrupt:
+            raise RuntimeError() from None  # what the native layer hands back
+
+    def plain(argv):
+        raise RuntimeError("a bug, not a Ctrl-C")
+
+    assert run_cli(wrapped, []) == 130
+    assert capsys.readouterr().err == "error: interrupted\n"
+    with pytest.raises(RuntimeError, match="a bug"):  # no Ctrl-C: the error stays what it is
+        run_cli(plain, [])
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # put back
 
 
 def _tree(folder):

@@ -3,7 +3,8 @@ orders of the A/B run, the shipped folder is replaced whole or not at all, and b
 
 References: the decision is checked on hand-made tables in the shape ``records_ab`` writes (exact arithmetic);
 the replacement against the source folder's bytes. The steps themselves (search, pick, A/B) have their own tests
-(test_tuning.py, test_pick.py, test_records.py); a whole top-up takes an hour and is not run here.
+(test_tuning.py, test_pick.py, test_records.py); a top-up worth shipping searches for 30-60 minutes (a tiny one on
+LLaMA-tiny s32, run by hand, 1-3), so none runs here.
 """
 from __future__ import annotations
 
@@ -59,16 +60,24 @@ def test_ship_replaces_the_folder_whole_and_says_why(tmp_path):
     assert "this host's first records" in records.read_provenance(tmp_path / "first" / "m")["note"]
 
 
-def test_bad_input_stops_before_any_search(tmp_path, monkeypatch):
+def test_bad_input_stops_before_any_search_and_makes_no_root(tmp_path, monkeypatch):
+    """Each one line (UserError), before the scratch folder is made: a rerun with the same --root works."""
     with pytest.raises(UserError, match="--root .* exists: give a new folder"):
         topup.main(["--model", "bert", "--root", str(tmp_path)])
-    with pytest.raises(UserError, match="--trials must be > 0"):
-        topup.main(["--model", "bert", "--trials", "0"])
-    with pytest.raises(UserError, match="--fresh with --by ort: .* leave --by out"):
-        topup.main(["--model", "bert", "--fresh", "--by", "ort"])
-    with pytest.raises(UserError, match="invalid choice: 'fastest'"):
-        topup.main(["--model", "bert", "--by", "fastest"])
+    scratch = tmp_path / "scratch"
+    for argv, message in [
+            (["--trials", "0"], "--trials must be > 0"),
+            (["--minutes", "nan"], "--minutes must be a finite number"),  # float() parses it; no budget is nan
+            (["--fresh", "--by", "ort"], "--fresh with --by ort: .* leave --by out"),
+            (["--by", "ort"], "--by ort: only resnet50 has that table"),
+            (["--by", "fastest"], "invalid choice: 'fastest'"),
+            (["--root", str(tmp_path / "bad name")], "--root's name 'bad name': letters, digits")]:
+        with pytest.raises(UserError, match=message):
+            topup.main(["--model", "bert", "--root", str(scratch), *argv])
+    monkeypatch.setenv("MLC_RESULTS_DIR", str(tmp_path / "results"))  # a kind with no pipeline tables yet
+    with pytest.raises(UserError, match="roofline_bert.json is not a readable results table"):
+        topup.main(["--model", "bert", "--by", "roofline", "--root", str(scratch)])
     monkeypatch.setattr(records, "SHIPPED_ROOT", tmp_path / "none")  # a host with no records of its own
     with pytest.raises(UserError, match="holds no records for this host to top up: --fresh tunes its first ones"):
-        topup.main(["--model", "bert", "--root", str(tmp_path / "scratch")])
-    assert not (tmp_path / "scratch").exists()
+        topup.main(["--model", "bert", "--root", str(scratch)])
+    assert not scratch.exists()

@@ -74,7 +74,7 @@ def tune_records(model: str, trials: int, minutes: float, *, command: str, root:
                  deep_share: float = 2 / 3, deep_cost: dict[str, float] | None = None,
                  method=None, tile: bool = False, timing: str | None = None, retime_top_k: int = TOP_K,
                  retime_rounds: int = ROUNDS, retime_min_gain: float = MIN_GAIN, ranked_by: str | None = None,
-                 keep_all: bool = False) -> dict:
+                 keep_all: bool = False, retime_table: str | None = None) -> dict:
     """Tune one full-size model (1 core) into its shipped folder, prune it, write its provenance.
 
     Budget: ``1 - deep_share`` of ``trials`` (default a third) spread over every task (hottest
@@ -100,7 +100,7 @@ def tune_records(model: str, trials: int, minutes: float, *, command: str, root:
     ``retime_rounds`` interleaved rounds, a record replacing the stored best only ``retime_min_gain`` faster
     (:func:`lab02_tvm.tuning.retime.retime`; 0 = keep the stored times),
     so the records of earlier runs, timed on other days, compete with this run's on today's host; the
-    table ``retime_<model>`` and the provenance's ``"retimed"`` say what it changed.
+    table ``retime_<model>`` (``retime_table``: another name) and the provenance's ``"retimed"`` say what it changed.
     ``keep_all``: neither re-time nor prune: every record the search measured stays (each kernel's candidates
     for :mod:`lab02_tvm.tuning.pick` ``--top-k``, which times them in the model); such a folder is a scratch
     one, never shipped as it is.
@@ -150,7 +150,7 @@ def tune_records(model: str, trials: int, minutes: float, *, command: str, root:
                              deep_cost=deep_cost, layout_rewrite=method.layout_rewrite,
                              space=tile_space_for(target) if tile else None, cache_flush=timing == "cold")
         retimed = _retime(model, report.workloads, target, work, timing, retime_top_k, retime_rounds,
-                          retime_min_gain, incumbents=before) if retime_top_k and not keep_all else None
+                          retime_min_gain, incumbents=before, table=retime_table) if retime_top_k and not keep_all else None
     pruned = prune(work) if not keep_all else {"records_before": len(read_database(work).records),
                                                 "records": len(read_database(work).records)}
     info = {"model": model, "target": str(as_target(target)), "target_key": target_key(target),
@@ -491,7 +491,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--step-rounds", type=int, default=STEP_ROUNDS,
                    help=f"climb: interleaved rounds per candidate in each step (default {STEP_ROUNDS})")
     p.add_argument("--name", default=None,
-                   help="climb: the results table's name (default climb_<model>; one per pass keeps each pass's rows)")
+                   help="climb: the results table's name (default climb_<model>; one per pass keeps each pass's rows); "
+                        "tune: the re-timing table's (default retime_<model>)")
     p.add_argument("--min-gain", type=float, default=MIN_GAIN,
                    help=f"least gain (fraction) for a re-timed record to replace the stored best (default {MIN_GAIN})")
     p.add_argument("--incumbents", type=Path, default=None, metavar="FOLDER",
@@ -553,6 +554,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if not 0 <= args.deep_share <= 1:
         raise UserError(f"--deep-share must be in [0, 1] (got {args.deep_share})")
+    table_name("--name", args.name)
     trials = _per_model(args.trials, names, "--trials", int)
     minutes = _per_model(args.minutes or "55,35", names, "--minutes", float)
     flags = {key: value for key, value in (("layout", args.layout),
@@ -570,7 +572,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                             only_missing=args.only_missing, deep_share=args.deep_share, deep_cost=cost,
                             method=method, root=args.root, tile=args.tile, timing=args.timing,
                             retime_top_k=args.retime, retime_rounds=args.rounds, retime_min_gain=args.min_gain,
-                            ranked_by=ranked_by, keep_all=args.keep_all)
+                            ranked_by=ranked_by, keep_all=args.keep_all,
+                            retime_table=args.name and (args.name if len(names) == 1 else f"{args.name}_{name}"))
         print(f"{name}: {info['trials_this_run']} trials measured ({info['trials_all_runs']} in all runs), "
               f"{info['minutes']} min, {info['tasks_in_db']}/{info['tasks']} "
               f"tasks, pruned {info['records_before_prune']} -> {info['records']} records", flush=True)

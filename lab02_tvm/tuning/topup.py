@@ -13,14 +13,17 @@ RECORDS.md ("A top-up, from copy to ship") on this host, each step through its o
    database (``slowest``); then its own re-timing and pruning;
 3. **pick** (not with ``--fresh``): each new record kept only where it runs faster in the model (:mod:`.pick`);
 4. **A/B**: the whole model built from ``S`` and from the candidate, timed interleaved with eager, then again
-   with the folders in the other order (:mod:`lab02_tvm.measure.records_ab`, tables
-   ``records_ab_<model>_topup`` and ``records_ab_<model>_topupb``);
-5. **ship**: only when the candidate's median is below ``S``'s in both orders (:func:`ahead_in_both`). With
+   with the folders in the other order (:mod:`lab02_tvm.measure.records_ab`);
+5. **ship**: only when the candidate's median is below ``S``'s in both orders (:func:`ahead_in_both`); on a host
+   with no records of its own (``--fresh``), only when the search reached every task before ``--minutes``. With
    ``--ship`` it replaces ``S`` (written beside it, then renamed in: a stopped run leaves ``S`` whole) with a
    ``"note"`` in its ``PROVENANCE.json`` giving both ratios; without, the command says what would ship.
 
-Writes ``topup_<model>.{md,csv,json}`` (one row per step: minutes, what it found) to ``$MLC_RESULTS_DIR/lab02``,
-which for ``--by ort`` / ``roofline`` must hold that kind's table from a pipeline run there. Run it on one core
+Every table of a run carries its name (the ``--root`` folder's, by default its UTC stamp), so no run overwrites
+another's evidence: ``topup_<model>_<run>`` (one row per step: minutes, what it found), ``retime_<model>_<run>``,
+``pick_<model>_<run>``, ``records_ab_<model>_<run>_a`` (``S`` first) and ``_b``, all in ``$MLC_RESULTS_DIR/lab02``,
+which for ``--by ort`` (ResNet-50's per-convolution table, step 15) / ``roofline`` must hold that kind's table
+from a pipeline run there (``MLC_RESULTS_DIR=results/znver4`` on Zen 4). Run it on one core
 of a quiet host, as every long run (``TVM_BIND_THREADS=0 taskset -c 1 python -m lab02_tvm.tuning.topup ...``);
 after a ship, rerun the pipeline for the kind's tables. Not part of ``make run``.
 """
@@ -40,8 +43,13 @@ from .. import LAB
 
 TOPUP_ROOT = Path("build/lab02/topup")
 #: The two A/B tables: the shipped folder first (A), then the candidate first.
-AB_NAMES = ("records_ab_{model}_topup", "records_ab_{model}_topupb")
-BY = {"ort": "--deep-by-ort", "roofline": "--deep-by-roofline", "slowest": None}
+AB_NAMES = ("records_ab_{model}_{run}_a", "records_ab_{model}_{run}_b")
+#: ``--by``: longrun's flag and the model a ranking table exists for (None: every model).
+BY = {"ort": ("--deep-by-ort", "resnet50"), "roofline": ("--deep-by-roofline", None), "slowest": (None, None)}
+EPILOG = ("steps: copy the shipped folder (results/lab02/tuning/<target>/<model>) to --root, longrun tune, pick, "
+          "records_ab in both orders, ship (--ship: replace the shipped folder) only when ahead in both; tables "
+          "named after the run in $MLC_RESULTS_DIR/lab02 (default results/lab02). The module docstring and "
+          "RECORDS.md ('A top-up, from copy to ship') say more.")
 
 
 def ahead_in_both(tables: Sequence[dict], shipped: str | Path, candidate: str | Path) -> tuple[bool, list[float]]:
@@ -87,12 +95,14 @@ def ship_folder(candidate: Path, shipped: Path, ratios: Sequence[float], tables:
 
 
 def topup(model: str, *, trials: int, minutes: float, deep_top_k: int, by: str, fresh: bool, repeats: int,
-          ship: bool, root: Path | None = None) -> list[dict]:
-    """Steps 1-5 of the module docstring; returns one row per step (``step, minutes, result``).
+          ship: bool, root: Path) -> list[dict]:
+    """Steps 1-5 of the module docstring into ``root`` (which must not exist; its name names the run's tables);
+    returns one row per step (``step, minutes, result``).
 
     Raises:
-        UserError: no shipped folder for this host (``--fresh`` makes the first one), or a step's own
-            bad-input error (a missing ranking table, a folder of another method, ...), before anything ships.
+        UserError: no shipped folder for this host (``--fresh`` makes the first one), a missing ranking table
+            (both before ``root`` is made), or a step's own bad-input error (a folder of another method, ...),
+            before anything ships.
     """
     from common.results import read_table, results_dir
 
@@ -104,9 +114,13 @@ def topup(model: str, *, trials: int, minutes: float, deep_top_k: int, by: str, 
 
     target = {**host_target(), "num-cores": 1}
     shipped = shipped_dir(model, target)
-    if not fresh and not (shipped / RECORDS).is_file():
+    has_records = (shipped / RECORDS).is_file()
+    if not fresh and not has_records:
         raise UserError(f"{rel(shipped)} holds no records for this host to top up: --fresh tunes its first ones")
-    root = root or TOPUP_ROOT / datetime.datetime.now(datetime.UTC).strftime("%Y%m%dT%H%M%S")
+    if BY[by][0]:  # read before anything is made, as the search will
+        stem, read_cost, _ = longrun.RANKINGS[by]
+        read_cost(results_dir("lab02") / f"{stem}_{model}.json")
+    run = root.name
     work = shipped_dir(model, target, root)
     rows: list[dict] = []
 
@@ -125,40 +139,52 @@ def topup(model: str, *, trials: int, minutes: float, deep_top_k: int, by: str, 
     t0 = time.time()
     flags = ["--layout", "NHWC", "--layout-rewrite", "on"] if fresh else []
     longrun.main(["tune", "--model", model, "--trials", str(trials), "--minutes", str(minutes), "--deep-top-k",
-                  str(deep_top_k), "--deep-share", "0.95", *([BY[by]] if BY[by] else []), "--root", str(root), *flags])
+                  str(deep_top_k), "--deep-share", "0.95", *([BY[by][0]] if BY[by][0] else []), "--root", str(root),
+                  "--name", f"retime_{model}_{run}", *flags])
     prov = read_provenance(work)
-    done("tune", t0, f"{prov.get('trials_this_run')} trials ({prov.get('trials_all_runs')} in all runs), "
-                     f"{prov.get('tasks_in_db')}/{prov.get('tasks')} tasks")
+    searched, capped = int(prov.get("trials_this_run") or 0), bool(prov.get("stopped_by_time"))
+    done("tune", t0, f"{searched} trials ({prov.get('trials_all_runs')} in all runs), {prov.get('tasks_in_db')}/"
+                     f"{prov.get('tasks')} tasks" + (f", stopped by --minutes {minutes:g}" if capped else ""))
+    t0 = time.time()
+    if not searched:
+        done("ship", t0, "nothing shipped: the search measured no trial (the records already held --trials for "
+                         "every task it reached, or --minutes ran out): give more of both")
+        return rows
     candidate = work
     if not fresh:
-        t0 = time.time()
         picked = root / "picked" / target_key(target) / model
         try:
-            pick.main(["--model", model, str(shipped), str(work), str(picked), "--name", f"pick_{model}_topup"])
+            pick.main(["--model", model, str(shipped), str(work), str(picked), "--name", f"pick_{model}_{run}"])
         except UserError as exc:
             if not str(exc).startswith("no kernel's record differs"):
                 raise
-            done("pick", t0, f"nothing to pick: {exc}")  # the search found no new best: nothing to compare
+            picked = None
+        taken = (read_provenance(picked).get("picked", {}).get("picked") or []) if picked else []
+        done("pick", t0, f"the top-up's record taken for {', '.join(taken)}" if taken else
+                         "no record of the search ran faster in the model than the shipped one" if picked else
+                         "the search found no record faster than the shipped ones (each timed alone): nothing to "
+                         "time in the model")
+        if not taken:  # the picked folder would be the shipped one again
+            done("ship", time.time(), f"nothing shipped: {rel(shipped)} stays")
             return rows
         candidate = picked
-        taken = read_provenance(picked).get("picked", {}).get("picked") or []
-        done("pick", t0, f"{rel(picked)}: the top-up's record taken for {', '.join(taken) or 'no kernel'}")
-        if not taken:  # the picked folder is the shipped one again
-            return rows
     t0 = time.time()
-    names = [n.format(model=model) for n in AB_NAMES]
-    if (shipped / RECORDS).is_file():
+    names = [n.format(model=model, run=run) for n in AB_NAMES]
+    if has_records:
         for name, pair in zip(names, ((shipped, candidate), (candidate, shipped))):
             records_ab.main(["--model", model, *map(str, pair), "--repeats", str(repeats), "--name", name])
         ahead, ratios = ahead_in_both([read_table(results_dir(LAB) / f"{n}.json") for n in names], shipped, candidate)
         done("A/B", t0, f"the candidate at {' and '.join(f'{r:.3f}' for r in ratios)} of the shipped folder's speed "
                         f"(shipped first, then candidate first): {'ahead' if ahead else 'not ahead'} in both orders")
-    else:  # --fresh on a host with no records of its own: nothing to be ahead of
-        ahead, ratios = True, []
-        done("A/B", t0, f"none: {rel(shipped)} holds no records (the candidate is this host's first)")
+        why_not = f"{rel(shipped)} stays"
+    else:  # --fresh on a host with no records of its own: nothing to be ahead of, so the search must be whole
+        ahead, ratios = not capped, []
+        done("A/B", t0, f"none: {rel(shipped)} holds no records (the candidate would be this host's first)")
+        why_not = (f"the search stopped at --minutes {minutes:g} with {prov.get('tasks_in_db')} of "
+                   f"{prov.get('tasks')} tasks; a host's first records ship from a search that reached every task")
     t0 = time.time()
     if not ahead:
-        done("ship", t0, f"nothing shipped: {rel(shipped)} stays")
+        done("ship", t0, f"nothing shipped: {why_not}")
     elif not ship:
         done("ship", t0, f"would ship {rel(candidate)} over {rel(shipped)} (rerun with --ship, or copy it)")
     else:
@@ -169,26 +195,26 @@ def topup(model: str, *, trials: int, minutes: float, deep_top_k: int, by: str, 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m lab02_tvm.tuning.topup --model M [--minutes N] [--by ort|roofline|slowest] [--fresh] [--ship]``."""
-    from common.cli import parser, positive
+    from common.cli import parser, positive, table_name
     from common.results import write_table
     from common.timing import environment
 
     from ..models import MODELS
-    p = parser("python -m lab02_tvm.tuning.topup", __doc__)
+    p = parser("python -m lab02_tvm.tuning.topup", __doc__, epilog=EPILOG)
     p.add_argument("--model", required=True, choices=list(MODELS))
     p.add_argument("--trials", type=int, default=1000, help="trials of the search (step 2)")
     p.add_argument("--minutes", type=float, default=30, help="wall-clock cap of the search, minutes (step 2)")
     p.add_argument("--deep-top-k", type=int, default=6, help="kernels of the deep phase (95 %% of the trials)")
     p.add_argument("--by", choices=list(BY), default="slowest",
-                   help="how the deep phase ranks kernels: ms lost against ONNX Runtime (ort) or the roof (roofline) "
-                        "in this kind's last pipeline tables, or time in the database (slowest)")
+                   help="how the deep phase ranks kernels: ms lost against ONNX Runtime (ort: ResNet-50 only) or the "
+                        "roof (roofline) in this kind's last pipeline tables, or time in the database (slowest)")
     p.add_argument("--fresh", action="store_true", help="tune an empty folder in the field's method instead of a copy "
                                                         "of the shipped one (no pick step)")
     p.add_argument("--repeats", type=int, default=30, help="timed rounds of each A/B run (step 4)")
     p.add_argument("--ship", action="store_true", help="replace the shipped folder when the candidate is ahead in "
                                                        "both orders")
-    p.add_argument("--root", type=Path, default=None, help=f"scratch folder (default {TOPUP_ROOT}/<UTC stamp>); "
-                                                           "must not exist")
+    p.add_argument("--root", type=Path, default=None, help=f"scratch folder, a new one (default {TOPUP_ROOT}/<UTC "
+                                                           "stamp>); its name names the run's tables")
     args = p.parse_args(argv)
     for flag, value in (("--trials", args.trials), ("--minutes", args.minutes), ("--repeats", args.repeats)):
         positive(flag, value)
@@ -196,16 +222,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.fresh and args.by != "slowest":
         raise UserError(f"--fresh with --by {args.by}: the kind's last tables rank the kernels of its shipped "
                         "method, not those of a fresh folder; leave --by out (slowest)")
-    if args.root is not None and args.root.exists():
-        raise UserError(f"--root {args.root} exists: give a new folder (a top-up never writes into an earlier one)")
+    if BY[args.by][1] not in (None, args.model):
+        raise UserError(f"--by {args.by}: only {BY[args.by][1]} has that table (the pipeline's step 15); use --by "
+                        "roofline or slowest")
+    root = args.root or TOPUP_ROOT / datetime.datetime.now(datetime.UTC).strftime("%Y%m%dT%H%M%S")
+    if root.exists():
+        raise UserError(f"--root {root} exists: give a new folder (a top-up never writes into an earlier one)")
+    table_name("--root's name", root.name)
     rows = topup(args.model, trials=args.trials, minutes=args.minutes, deep_top_k=args.deep_top_k, by=args.by,
-                 fresh=args.fresh, repeats=args.repeats, ship=args.ship, root=args.root)
-    write_table(LAB, f"topup_{args.model}", rows, title=f"Lab 02: a top-up of {args.model}'s records",
+                 fresh=args.fresh, repeats=args.repeats, ship=args.ship, root=root)
+    write_table(LAB, f"topup_{args.model}_{root.name}", rows, title=f"Lab 02: a top-up of {args.model}'s records",
                 env=environment(threads=1, machine_note="1 core"),
                 meta={k: getattr(args, k) for k in ("model", "trials", "minutes", "deep_top_k", "by", "fresh",
-                                                     "repeats", "ship", "root")},
+                                                     "repeats", "ship")} | {"root": str(root)},
                 notes="One row per step of lab02_tvm.tuning.topup (copy, tune, pick, A/B in both orders, ship); "
-                      "each step's own table beside this one (retime_, pick_, records_ab_).")
+                      f"each step's own table beside this one, named after the run ({root.name}).")
     return 0
 
 
