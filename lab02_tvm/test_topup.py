@@ -18,23 +18,30 @@ from lab02_tvm.tuning import database, records, topup
 pytestmark = pytest.mark.lab02
 
 
-def _table(name, shipped_ms, candidate_ms, shipped="results/lab02/tuning/k/m", candidate="build/c/k/m"):
-    return {"name": name, "rows": [{"build": "pytorch_eager", "median_ms": 100.0},
-                                   {"build": "A", "folder": shipped, "median_ms": shipped_ms},
-                                   {"build": "B", "folder": candidate, "median_ms": candidate_ms}]}
+def _table(name, *builds):
+    """A records_ab table: eager, then one row per ``(folder, median_ms)`` build, labelled A, B, ... in order."""
+    return {"name": name, "rows": [{"build": "pytorch_eager", "median_ms": 100.0}]
+            + [{"build": chr(65 + i), "folder": f, "median_ms": ms} for i, (f, ms) in enumerate(builds)]}
 
 
-def test_a_candidate_ships_only_when_ahead_in_both_orders():
+S, C = "results/lab02/tuning/k/m", "build/c/k/m"
+
+
+def test_a_candidate_ships_only_when_ahead_of_both_shipped_builds_in_both_orders():
     # the folders as the command holds them; the tables name them relative to the project (records.rel)
-    shipped, cand = records.REPO_ROOT / "results/lab02/tuning/k/m", records.REPO_ROOT / "build/c/k/m"
-    ahead, ratios = topup.ahead_in_both([_table("a", 50.0, 40.0), _table("b", 44.0, 40.0)], shipped, cand)
-    assert ahead and ratios == [1.25, 1.1]
-    ahead, ratios = topup.ahead_in_both([_table("a", 50.0, 40.0), _table("b", 39.9, 40.0)], shipped, cand)
-    assert not ahead and ratios == [1.25, 0.9975]  # one order behind: the gap is inside the run-to-run spread
-    assert topup.ahead_in_both([_table("a", 40.0, 40.0)] * 2, shipped, cand) == (False, [1.0, 1.0])  # a tie
+    shipped, cand = records.REPO_ROOT / S, records.REPO_ROOT / C
+    a, b = _table("a", (S, 50.0), (C, 40.0), (S, 48.0)), _table("b", (C, 40.0), (S, 44.0), (S, 45.0))
+    assert topup.ahead_in_both([a, b], shipped, cand) == (True, [1.2, 1.1])  # the faster shipped build / the candidate
+    b = _table("b", (C, 40.0), (S, 44.0), (S, 39.9))
+    assert topup.ahead_in_both([a, b], shipped, cand) == (False, [1.2, 0.9975])  # one A/A build faster than it
+    # a candidate built twice: its slower build counts
+    assert topup.ahead_in_both([_table("a", (S, 50.0), (C, 40.0), (C, 51.0))], shipped, cand) == (False, [0.9804])
+    assert topup.ahead_in_both([_table("a", (S, 40.0), (C, 40.0))] * 2, shipped, cand) == (False, [1.0, 1.0])  # a tie
     assert topup.ahead_in_both([], shipped, cand) == (False, [])
     with pytest.raises(UserError, match="no row of build/c/k/m"):
-        topup.ahead_in_both([_table("a", 50.0, 40.0, candidate="build/other")], shipped, cand)
+        topup.ahead_in_both([_table("a", (S, 50.0), ("build/other", 40.0))], shipped, cand)
+    assert [sorted(o) for o in topup.AB_ORDERS] == [["C", "S", "S"]] * 2  # the shipped folder twice in each run
+    assert [o[0] for o in topup.AB_ORDERS] == ["S", "C"]  # each folder first once
 
 
 def test_ship_replaces_the_folder_whole_and_says_why(tmp_path):
@@ -52,8 +59,8 @@ def test_ship_replaces_the_folder_whole_and_says_why(tmp_path):
     assert sorted(p.name for p in shipped.parent.iterdir()) == ["m"]
     note = records.read_provenance(shipped)["note"]
     before = records.read_provenance(src).get("note")
-    assert "ahead of the folder it replaced in both orders of records_ab (1.031x, 1.012x; tables records_ab_m_topup, " \
-           "records_ab_m_topupb)" in note
+    assert ("ahead of both builds of the folder it replaced in both orders of records_ab (1.031x, 1.012x; tables "
+            "records_ab_m_topup, records_ab_m_topupb)") in note
     assert note.endswith(f"; before: {before}") if before else "before:" not in note
     database.read_database(shipped)  # still a database MetaSchedule reads
     topup.ship_folder(cand, tmp_path / "first" / "m", [], [])  # a host's first records: no A/B to quote
