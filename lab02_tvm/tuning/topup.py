@@ -59,9 +59,11 @@ def ahead_in_both(tables: Sequence[dict], shipped: str | Path, candidate: str | 
     """Whether ``candidate`` ran faster than ``shipped`` in every one of ``tables`` (records_ab tables, each
     holding a row per build of either folder, the shipped one built twice: :data:`AB_ORDERS`), and the speed-up
     in each: the shipped folder's fastest build over the candidate's slowest (> 1: faster), so a candidate must
-    beat the gap between two builds of one folder in the same run. That gap is not small: three builds of one
-    LLaMA-tiny s32 folder in one run differed by up to 7 % (2026-12-05, this kind), and a single A/B pair put a
-    candidate ahead in one order and behind in the other, both times on the second-listed build.
+    beat the gap between two builds of one folder in the same run. On a quiet host that gap is under 1 % (README.md,
+    "Budgets and timing"); on a loaded one three builds of one folder in one run differed by up to 6.6 % on
+    LLaMA-tiny s32 and 3.5 % on ResNet-50 (2026-12-05, the AVX-512 Intel kind, the FMA median at a quarter of the
+    roof: ``results/rocketlake/lab02/records_ab_*_aa_loaded.md``), and two top-ups' single A/B pairs there put the
+    candidate ahead in one order and behind in the other.
 
     Raises:
         UserError: a table holds no row of one of the two folders (matched by the row's ``folder``).
