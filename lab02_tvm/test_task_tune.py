@@ -102,8 +102,9 @@ def test_hand_worked_plans(n, total, kw, shallow, plan):
     assert SHALLOW_MIN_TRIALS == M
     infos = tasks(n)
     got_shallow, got_plan = pair(plan_budget(infos, total, phases=True, **kw))
-    assert (as_list(got_shallow, n), as_list(got_plan, n)) == (shallow, plan)
-    assert as_list(plan_budget(infos, total, **kw), n) == plan
+    assert as_list(got_shallow, n) == shallow, "the shallow phase (per task, hottest first)"
+    assert as_list(got_plan, n) == plan, "the whole plan, shallow + deep (per task, hottest first)"
+    assert as_list(plan_budget(infos, total, **kw), n) == plan, "phases=False: the same whole plan"
 
 
 # Random task lists and budgets: n tasks, T trials, deep_top_k, deep_trials (None = the default).

@@ -21,9 +21,7 @@ GRADING = """\
 `make grade SUB=<your folder>` (what the course's grader runs) copies only the files listed under
 "Write" above from your folder into a clean copy of the course's tree, runs the graded tests with a
 fixed Hypothesis seed (`--hypothesis-seed=0`) and a time limit per test, and writes a Gradescope
-`results.json` and a Markdown table per lab. The course's grade may also run graded tests your handout does
-not hold (hidden tests; a grade run in your handout names the points they hold): passing the tests here is
-necessary, not sufficient. A test that reaches a stub you have not written yet reports
+`results.json` and a Markdown table per lab. {hidden} A test that reaches a stub you have not written yet reports
 `not implemented (0/N points)`; each graded test is worth its points when it passes. Files other than
 yours (a `conftest.py` of your own, edits to given files) are ignored and listed in the report.
 """
@@ -59,7 +57,11 @@ def render_lab(lab: Lab) -> str:
                    f"{_code(t.files)} | `{t.check}` |")
     out += [f"| | **total** | **{total}** | | |", ""]
     out += [task_section(t) for t in lab.tasks]
-    out += [GRADING]
+    hidden = ("The course's grade also runs graded tests your handout does not hold (hidden tests; a grade run in "
+              "your handout names the points they hold): passing the tests here is necessary, not sufficient."
+              if lab.hidden_tests else
+              "This lab has no hidden tests: the graded tests here are all the course's grade runs.")
+    out += [GRADING.format(hidden=hidden)]
     return "\n".join(out).rstrip("\n") + "\n"
 
 

@@ -10,7 +10,9 @@ build on it, e.g. ``--skip-passes`` every step made from the pass list):
 3. standard Relax passes with a before/after counts table;
 4. untuned build for the host CPU (``llvm`` + host ``mcpu``), gated against PyTorch; the ``cuda``
    path, skipped with the reason when there is no GPU;
-5. manual schedule of the hottest kernel (naive vs manual vs tuned) — :mod:`lab02_tvm.schedule.manual`;
+5. manual schedule of the hottest kernel (naive vs manual vs tuned) — :mod:`lab02_tvm.schedule.manual`; its
+   tuned point comes from step 6, so ``--only schedule`` runs step 6 too, which with ``--quick`` (no shipped
+   records) tunes for up to ``--tune-minutes`` (``--tune-minutes 1`` keeps it short);
 6. tuning records: the shipped ones for this host target (``results/lab02/tuning/<target>/<model>``),
    else MetaSchedule tuning with this run's budget; build from them, coverage and numeric gates —
    :mod:`lab02_tvm.tuning.records`, :mod:`lab02_tvm.tuning.serve`;

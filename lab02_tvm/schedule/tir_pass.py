@@ -13,8 +13,8 @@ Per block, it fires only when (preconditions, each checked):
 1. the block has at least one reduction iterator (``T.axis.reduce``) and one spatial iterator;
 2. the loops around it are a perfect nest, one loop per block iterator, each loop bound to exactly
    one iterator (no fused/split loops), and the innermost loop is a reduction loop;
-3. the innermost spatial loop indexes the **last** dimension of the written buffer (so after the
-   interchange the inner loop is unit-stride in the output);
+3. the block writes one buffer (an argmax's index and value: two, not eligible), and the innermost spatial
+   loop indexes its **last** dimension (so after the interchange the inner loop is unit-stride in the output);
 4. the PrimFunc is not already scheduled (``tirx.is_scheduled``, e.g. by MetaSchedule).
 
 It is applied with ``tvm.s_tir.Schedule`` (``reorder`` + ``decompose_reduction``), which checks
