@@ -190,7 +190,7 @@ def tune_and_build(s: Settings, p: Products) -> None:
     for name, im in p.ims.items():
         b = s.budget(name)
         p.tuned[name] = t = serve(name, im, p.bound(name), p.choices[name], trials=b.trials, top_up=s.trials is not None,
-                                  tune_minutes=b.tune_minutes, verbose=s.verbose >= 1)
+                                  tune_minutes=b.tune_minutes, verbose=s.verbose >= 2)  # MetaSchedule's log: -vv
         step(6, "tune", f"{name}: {t['how_line']}; {t['built'].line()}; build {t['build_s']:.1f} s; max |d| "
                         f"{t['errors']['max_abs']:.1e} ({t['gate']}) - gates ok")
         write_table(LAB, f"tuning_{name}", t["kernel_rows"], title=f"Lab 02 step 6: kernels of {name} in the tuning "
