@@ -82,13 +82,15 @@ class _Once(argparse.Action):
 
 
 def add_dims_argument(p: argparse.ArgumentParser, default: str = "", help: str = "", *,
-                      option: str = DIMS_OPTION) -> argparse.Action:
+                      option: str = DIMS_OPTION, axis_names: bool = True) -> argparse.Action:
     """Add the sizes option to ``p``: ``args.dims`` is the ``dict[str, int]`` of :func:`parse_dims`
     (``default`` parsed the same way; ``{}`` when empty); giving the option twice is a usage error.
-    ``help`` says what the sizes are for; the form and the default are appended. ``option`` is
-    :data:`DIMS_OPTION` everywhere but in Lab 04, whose task sheet still names ``--fix-dims``
-    (:data:`lab04_npu.qnn.FIX_DIMS_OPTION`)."""
-    tail = f"NAME is a dim_param or INPUT:AXIS; default {default}" if default else "NAME is a dim_param or INPUT:AXIS"
+    ``help`` says what the sizes are for; the form and the default are appended. ``option``: the flag
+    (Lab 04 names its own, :data:`lab04_npu.qnn.FIX_DIMS_OPTION`); ``axis_names``: whether the sizes go to
+    :func:`fix_dims`, which also takes ``INPUT:AXIS``, or to a function that takes ``dim_param`` names only
+    (Lab 04's task, :func:`lab04_npu.qnn.fix_dims`), and the help says which."""
+    form = "NAME is a dim_param or INPUT:AXIS" if axis_names else "NAME is a dim_param"
+    tail = f"{form}; default {default}" if default else form
     return p.add_argument(option, dest="dims", type=parse_dims, default=default, metavar="NAME=SIZE[,...]",
                           action=_Once, help=f"{help} ({tail})" if help else tail)
 

@@ -171,12 +171,15 @@ def _boundaries(model: onnx.ModelProto, log: QnnLog, place: dict[str, str], part
     for k, p in enumerate(log.partitions):
         for direction, tensors in (("in", p.inputs), ("out", p.outputs)):
             for t in tensors:
-                shape, et = types.get(t, (None, 0))
+                # a tensor ORT's layout pass renamed (relu_token_5: the transpose of relu) is not in the file:
+                # its original gives the dtype, the bytes (a transpose keeps them) and the other side
+                f = t if t in types or t in producer or t in consumers or t in graph_in | graph_out else base_name(t)
+                shape, et = types.get(f, (None, 0))
                 if direction == "in":
-                    other = ["graph input"] if t in graph_in else [side(producer[t])] if t in producer else ["?"]
+                    other = ["graph input"] if f in graph_in else [side(producer[f])] if f in producer else ["?"]
                 else:
-                    other = (["graph output"] if t in graph_out else []) + [
-                        side(c) for c in consumers.get(t, []) if part.get(c) != k]
+                    other = (["graph output"] if f in graph_out else []) + [
+                        side(c) for c in consumers.get(f, []) if part.get(c) != k]
                 rows.append({"partition": k, "direction": direction, "tensor": t,
                              "shape": "x".join(map(str, shape)) if shape else "?",
                              "dtype": onnx.helper.tensor_dtype_to_np_dtype(et).name if et else "?",
@@ -210,7 +213,8 @@ def report(model: onnx.ModelProto, log_text: str) -> Coverage:
         * ``boundaries``: the given ``_boundaries`` of the placements and partitions: one dict per
           (partition, boundary tensor) with ``partition``, ``direction`` (``in``/``out``), ``tensor``,
           ``shape``, ``dtype``, ``bytes`` and ``other_side`` (``graph input``, ``graph output``,
-          ``CPU <node>``, ``QNN partition <k>``, joined by ``; ``).
+          ``CPU <node>``, ``QNN partition <k>``, joined by ``; ``); a tensor ORT's layout pass renamed
+          (``relu_token_5``) has its original's shape, dtype, bytes and other side.
 
     Source of the log lines: onnxruntime/core/providers/qnn/qnn_execution_provider.cc and
     core/framework/session_state.cc (see :mod:`lab04_npu.qnnlog`).
@@ -278,7 +282,8 @@ def main(argv=None) -> int:
 
     p = cli.parser("python -m lab04_npu.coverage", __doc__)
     p.add_argument("model", help="an .onnx file")
-    add_dims_argument(p, help="fix these symbolic dims first (qnn.fix_dims)", option=FIX_DIMS_OPTION)
+    add_dims_argument(p, help="fix these symbolic dims first (qnn.fix_dims)", option=FIX_DIMS_OPTION,
+                      axis_names=False)
     p.add_argument("--precision", choices=PRECISIONS, default="fp16", help="HTP float precision (default fp16)")
     args = p.parse_args(argv)
     model = load_model(args.model)

@@ -295,7 +295,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                    help="HTP float precision (default fp16; see lab04_npu/qnn.py for why fp32 is not the default)")
     p.add_argument("--soc-model", default=None, help="QNN soc_model (default 43 = SM8550 for fp16)")
     p.add_argument("--htp-arch", default=None, help="QNN htp_arch (default 73 for fp16)")
-    add_dims_argument(p, help="override the static dims of the token models", option=FIX_DIMS_OPTION)
+    add_dims_argument(p, help="override the static dims of the token models", option=FIX_DIMS_OPTION,
+                      axis_names=False)
     p.add_argument("--calibration", type=int, default=16, help="calibration sequences for QDQ (default 16)")
     p.add_argument("--max-rel", type=float, default=0.1,
                    help="int16 QDQ gate: logits max abs error / max |logit| on the HTP (default 0.1)")

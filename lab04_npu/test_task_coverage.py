@@ -315,3 +315,17 @@ def test_summary_of_no_rows_of_no_flops_and_gflops_to_four_decimals():
     assert (s["coverage_nodes_pct"], s["coverage_flops_pct"], s["gflops"]) == (50.0, 0, 0.0)
     s = summary(Coverage(onnx.ModelProto(), nodes=[_row("MatMul", "QNN", 1_234_567_890)], boundaries=[]), "m")
     assert s["gflops"] == 1.2346
+
+
+def test_a_boundary_tensor_the_layout_pass_renamed_has_its_originals_shape_bytes_and_other_side():
+    """Around a Conv, ORT's layout pass crosses partitions with tensors the file does not hold (``relu_token_5``, the
+    NHWC transpose of ``relu``): the given ``_boundaries`` reads their dtype, shape and bytes (a transpose keeps
+    them) and the other side off the original, so ``boundary_mib`` counts them (a student's run of the handout
+    found them as ``?`` / ``None``). Ungraded: the rows are given code."""
+    c = cov("conv")
+    renamed = [b for b in c.boundaries if base_name(b["tensor"]) != b["tensor"]]
+    assert renamed, "the conv graph no longer crosses a partition with a renamed tensor"
+    for b in c.boundaries:
+        dims = [int(d) for d in b["shape"].split("x")]
+        assert (b["dtype"], b["bytes"]) == ("float32", int(np.prod(dims)) * 4), b
+        assert b["other_side"] not in ("-", "?"), b
