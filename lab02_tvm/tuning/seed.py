@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import datetime
 import json
-import os
 import shutil
 import tempfile
 import time
@@ -43,6 +42,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from common.errors import UserError
+from common.results import swap_folder
 
 from .database import WORKLOADS, database_paths, prune, read_database, target_dict
 from .records import (REPO_ROOT, TIMINGS, read_provenance, rel, require_empty, run_totals, same_target, shipped_dir, target_key,
@@ -174,9 +174,7 @@ def seed_folder(model: str, src: Path, *, root: Path | None = None, timing: str 
                                 **({"seeded_from": src_prov["seeded_from"]} if "seeded_from" in src_prov else {})}}
         write_provenance(tmp, prov)
         tmp.chmod(0o755)  # mkdtemp's folder is private; a records folder is not
-        if dst.exists():
-            dst.rmdir()  # empty (checked above)
-        os.replace(tmp, dst)
+        swap_folder(tmp, dst)  # an empty dst (checked above) is renamed aside and removed
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return dst, rows, prov

@@ -126,12 +126,12 @@ def topup(model: str, *, trials: int, minutes: float, deep_top_k: int, by: str, 
 
     target = {**host_target(), "num-cores": 1}
     shipped = shipped_dir(model, target)
+    if BY[by][0]:  # read before anything is made, as the search will (whatever records this host has)
+        stem, read_cost, _ = longrun.RANKINGS[by]
+        read_cost(results_dir("lab02") / f"{stem}_{model}.json")
     has_records = (shipped / RECORDS).is_file()
     if not fresh and not has_records:
         raise UserError(f"{rel(shipped)} holds no records for this host to top up: --fresh tunes its first ones")
-    if BY[by][0]:  # read before anything is made, as the search will
-        stem, read_cost, _ = longrun.RANKINGS[by]
-        read_cost(results_dir("lab02") / f"{stem}_{model}.json")
     run = root.name
     work = shipped_dir(model, target, root)
     rows: list[dict] = []
