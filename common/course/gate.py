@@ -13,7 +13,8 @@ runs, on a :class:`~common.course.runner.WarmRunner` (one warm interpreter, a fo
 (c) **one task stubbed at a time**: for every task of the first lab (``--all``: of every lab), a
     submission that is the reference with only that task stubbed: that task 0, every other task of the
     lab full marks.
-(d) **leak scan**: :func:`common.course.release.leak_scan` on the handout finds nothing.
+(d) **leak scan**: :func:`common.course.release.leak_scan` on the handout finds nothing, and ruff finds
+    nothing either (:func:`common.course.release.lint`: the stubs' unused imports carry their own ``# noqa``).
 (e) **wrong submissions**: every ``common/course/wrong/*.toml`` (see its README) applied to the
     reference: its task loses points (graded alone, ``TASK=``-style: the suite's budget); with ``--all``
     the whole lab is graded and every other task of it keeps full marks. Every task has at least one.
@@ -129,6 +130,8 @@ class _Gate:
         for line in release.leak_scan(self.course.root, out, course=self.course, files=self.ref.files,
                                       scan=self.ref.scan):
             self.problem(f"leak: {line}")
+        for line in release.lint(out):
+            self.problem(f"lint: {line}")
         files = [f for t in self.course.tasks.values() for f in t.tests] + list(HANDOUT_ALSO)
         files = [f for f in dict.fromkeys(files) if (out / f).is_file()]
         report = tmp / "handout.jsonl"

@@ -253,12 +253,9 @@ def _ignored(course: Course, sub: Path, scan: release.Scan, files: list[str]) ->
             ref = (course.root / rel).read_bytes()
             if data == ref:
                 continue
-            if rel in scan.blocks and data == release.handout_text(course, rel, scan).encode():
-                continue
-            head, _, last = data.decode(errors="replace").rstrip("\n").rpartition("\n")
-            if rel.endswith(".py") and last.startswith("# ruff: noqa:") and \
-                    head == release.handout_text(course, rel, scan).rstrip("\n"):
-                continue  # the handout's version: its text plus the linter's noqa line
+            if rel in scan.blocks and release.strip_noqa(data.decode(errors="replace")) == \
+                    release.strip_noqa(release.handout_text(course, rel, scan)):
+                continue  # the handout's version (its text, with or without the linter's noqa comments)
             out.append(f"{rel} (edits a given file)")
         elif rel.endswith(".py") or rel.endswith((".toml", ".cfg", ".ini")):
             out.append(f"{rel} (not a student file)")

@@ -140,5 +140,34 @@ def stubs_as_errors(main):
                 raise
             from common.errors import UserError
             step = next((n for n in getattr(exc, "__notes__", ()) if n.startswith("step ")), "a step")
-            raise UserError(f"{step} needs a task you have not written yet: {line}") from exc
+            task = task_in(exc)
+            others = [t for t in stubs_left(task) if not t.endswith(f"({task})")]
+            also = f"; its lab's other stubs: {', '.join(others)}" if others else ""
+            raise UserError(f"{step} needs a task you have not written yet: {line}{also}") from exc
     return run
+
+
+def stubs_left(task: str, root: Path = ROOT) -> list[str]:
+    """The tasks of ``task``'s lab whose files still hold their stub, as ``"Task 1.2 (lab01.identity)"``, by number.
+
+    A task is a stub while one of its files raises ``NotImplementedTask("<its id>")`` (the line
+    :func:`common.course.markers.render` writes). A step reaches one stub at a time; this names the rest of
+    that lab, so a run of Lab 04 in a fresh handout says at once which Lab 01 tasks are still to write.
+    Empty when the course cannot be read (the one-line error stays as it was).
+    """
+    from common.course.tasks import load_course  # at error time only: a stub costs nothing until it runs
+    try:
+        course = load_course(root, student_files=False)
+        lab = course.tasks[task].lab
+    except Exception:  # noqa: BLE001 (best effort: never replace the error line being written)
+        return []
+    left = []
+    for t in sorted((t for t in course.tasks.values() if t.lab == lab), key=lambda t: t.sort_key):
+        for rel in t.files:
+            try:
+                if f'NotImplementedTask("{t.id}")' in (root / rel).read_text():
+                    left.append(f"Task {t.number} ({t.id})")
+                    break
+            except OSError:
+                continue
+    return left

@@ -11,8 +11,9 @@ a fresh git repository with one commit and no history at ``--out``:
   the untracked, non-ignored ones left out and names the first few (:func:`untracked_files`);
 - Python files through :func:`common.course.markers.render`: solution blocks become stubs raising
   :class:`~common.course.notimpl.NotImplementedTask`, stub blocks go live, hidden-test blocks go.
-  A file whose stubbed text leaves an import or a local unused gets a last line
-  ``# ruff: noqa: F401`` (or ``F841``) so the handout's linter stays clean;
+  An import or a local that the stubbed text leaves unused gets ``  # noqa: F401`` (or ``F841``) at the
+  end of the line ruff reports it on (:func:`add_noqa`), so the handout's linter stays clean and still
+  checks the student's own code in the file;
 - Markdown files through :func:`handout_text` (:func:`common.course.markers.render_markdown`): an
   instructor-only span (``<!-- instructor -->`` ... ``<!-- /instructor -->``, each marker alone on its
   line) goes, and a student-only span (an HTML comment ``<!-- student`` ... ``-->``, invisible in the
@@ -264,7 +265,7 @@ def handout_text(course: Course, rel: str, scan: Scan, text: str | None = None, 
 
 
 def plan(course: Course, scan: Scan | None = None, files: Iterable[str] | None = None) -> dict[str, bytes]:
-    """``{relative path: bytes}`` of the handout (before the linter's noqa lines)."""
+    """``{relative path: bytes}`` of the handout (before the linter's noqa comments, :func:`add_noqa`)."""
     files = source_files(course.root) if files is None else list(files)
     scan = check(course, files) if scan is None else scan
     out: dict[str, bytes] = {}
@@ -285,21 +286,56 @@ def plan(course: Course, scan: Scan | None = None, files: Iterable[str] | None =
     return out
 
 
-def _ruff_noqa(out_dir: Path, files: list[str]) -> dict[str, list[str]]:
-    """Codes F401/F841 that ruff finds in ``files`` of the handout (``{file: [codes]}``)."""
+# The comment :func:`add_noqa` puts on a line ruff reports; :func:`strip_noqa` takes it off again.
+NOQA_CODES = ("F401", "F841")  # an unused import, an unused local: what a stub leaves behind
+_NOQA = re.compile(r"  # noqa: (?:F401|F841)(?:, (?:F401|F841))*$", re.M)
+
+
+def _ruff_noqa(out_dir: Path, files: list[str]) -> dict[str, dict[int, set[str]]]:
+    """Where ruff finds :data:`NOQA_CODES` in ``files`` of the handout: ``{file: {noqa line (1-based): codes}}``.
+
+    The line is ruff's ``noqa_row`` (a multi-line import's reported name, a statement's first line), the one a
+    ``# noqa`` comment must end to count (ruff's docs, "Error suppression")."""
     if not files:
         return {}
-    run = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", "--select", "F401,F841",
+    run = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", "--select", ",".join(NOQA_CODES),
                           "--output-format", "json", *files], cwd=out_dir, capture_output=True, text=True, timeout=120)
     try:
         found = json.loads(run.stdout or "[]")
     except json.JSONDecodeError:
         raise UserError(f"ruff failed on the handout: {(run.stderr or run.stdout).strip()[:200]}") from None
-    codes: dict[str, set] = {}
+    rows: dict[str, dict[int, set[str]]] = {}
     for d in found:
         rel = Path(d["filename"]).resolve().relative_to(out_dir.resolve()).as_posix()
-        codes.setdefault(rel, set()).add(d["code"])
-    return {k: sorted(v) for k, v in codes.items()}
+        rows.setdefault(rel, {}).setdefault(d.get("noqa_row") or d["location"]["row"], set()).add(d["code"])
+    return rows
+
+
+def add_noqa(text: str, rows: dict[int, set[str]]) -> str:
+    """``text`` with ``  # noqa: CODES`` at the end of each line of ``rows`` (``{1-based line: codes}``).
+
+    Raises UserError when a row is past the end of ``text`` (ruff read another file)."""
+    lines = text.split("\n")
+    for row, codes in rows.items():
+        if not 0 < row <= len(lines):
+            raise UserError(f"ruff reported line {row} of a {len(lines)}-line handout file: run make student again")
+        lines[row - 1] += f"  # noqa: {', '.join(sorted(codes))}"
+    return "\n".join(lines)
+
+
+def strip_noqa(text: str) -> str:
+    """``text`` without the comments :func:`add_noqa` writes (a handout file as :func:`handout_text` gives it)."""
+    return _NOQA.sub("", text)
+
+
+def lint(out_dir: Path) -> list[str]:
+    """ruff's findings on a written handout (the project's ``pyproject.toml`` rules), one ``file:line: CODE text``
+    each; empty when it is clean, as a student's first ``ruff check`` should find it."""
+    run = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", "--output-format", "concise", "."],
+                         cwd=out_dir, capture_output=True, text=True, timeout=120)
+    if run.returncode == 0:
+        return []
+    return [ln for ln in run.stdout.splitlines() if ln.count(":") >= 3] or [(run.stderr or run.stdout).strip()[:200]]
 
 
 def _git(out: Path, *args: str) -> str:
@@ -402,9 +438,9 @@ def build(root: str | Path, out: str | Path, *, git: bool = True, extra: dict[st
     try:
         write_tree(course, tree, tmp)
         changed = [rel for rel in tree if rel in scan.blocks and rel.endswith(".py")]
-        for rel, codes in _ruff_noqa(tmp, changed).items():
+        for rel, rows in _ruff_noqa(tmp, changed).items():
             p = tmp / rel
-            p.write_text(p.read_text().rstrip("\n") + f"\n# ruff: noqa: {', '.join(codes)}\n")
+            p.write_text(add_noqa(p.read_text(), rows))
         if git:
             _git(tmp, "init", "-q")
             _git(tmp, "add", "-A", "-f")
@@ -545,6 +581,8 @@ def leak_scan(root: str | Path, handout: str | Path, *, course: Course | None = 
             text = p.read_text()
         except (UnicodeDecodeError, OSError):
             continue
+        if rel.endswith(".py"):
+            text = strip_noqa(text)  # a solution line with the linter's comment added is still that line
         if rel.endswith(".py") and markers.has_marker(text):
             problems.append(f"{rel}: a solution/stub/hidden marker left in the handout")
         if rel.endswith(".md") and markers.has_md_span(text):

@@ -107,3 +107,33 @@ def test_instructor_files_and_markdown_spans(tmp_path):
     (ref / "README.md").write_text("<!-- instructor -->\nnever closed\n")
     with pytest.raises(UserError, match=r"README.md:1: the instructor span is never closed"):
         release.plan(load_course(ref))
+
+
+def test_an_import_the_stub_leaves_unused_gets_its_own_noqa_and_the_rest_is_still_linted(tmp_path):
+    """ruff flags what the stub leaves unused on that line only (``  # noqa: F401``): the student's own unused
+    import in the same file is still reported, and the grader reads the file as given (:func:`strip_noqa`)."""
+    mod = MOD.replace('"""Demo kit: two student functions."""\n',
+                      '"""Demo kit: two student functions."""\nimport math\n').replace(
+                      "    return 2 * x\n", "    return 2 * x * math.prod([1])\n")
+    ref = make_course(tmp_path / "ref", mod=mod)
+    release.build(ref, tmp_path / "out", git=False)
+    text = (tmp_path / "out" / "lab09_demo" / "mod.py").read_text()
+    assert "import math  # noqa: F401\n" in text and "ruff: noqa" not in text
+    assert release.strip_noqa(text) == release.handout_text(load_course(ref), "lab09_demo/mod.py",
+                                                            Reference.load(ref).scan)
+    assert release.lint(tmp_path / "out") == []
+    (tmp_path / "out" / "lab09_demo" / "mod.py").write_text(text.replace("import math", "import math\nimport os"))
+    assert [ln.split(": ", 1)[1][:4] for ln in release.lint(tmp_path / "out")] == ["F401"]
+
+
+def test_a_stub_error_names_the_other_stubs_of_its_lab(tmp_path):
+    """A step reaches one stub at a time; the error line also lists the lab's tasks still stubbed in the tree
+    (:func:`common.course.notimpl.stubs_left`), none in the reference, one fewer once a task is written."""
+    from common.course.notimpl import stubs_left
+    ref = make_course(tmp_path / "ref")
+    release.build(ref, tmp_path / "out", git=False)
+    out = tmp_path / "out"
+    assert stubs_left("lab09.double", root=out) == ["Task 9.1 (lab09.double)", "Task 9.2 (lab09.inc)"]
+    assert stubs_left("lab09.double", root=ref) == [] and stubs_left("lab99.none", root=out) == []
+    (out / "lab09_demo" / "mod.py").write_text((ref / "lab09_demo" / "mod.py").read_text())
+    assert stubs_left("lab09.inc", root=out) == []
