@@ -8,7 +8,12 @@ tasks are; graded tests carry ``@pytest.mark.task("<task-id>", points=N)``. Modu
 - :mod:`~common.course.markers`: find the solution/stub/hidden-test markers, render the handout text;
 - :mod:`~common.course.notimpl`: :class:`NotImplementedTask`, what a handout's stub raises;
 - :mod:`~common.course.sheet`: each lab's ``TASKS.md`` from its ``tasks.toml``;
-- :mod:`~common.course.release`: the handout (``make student``), its checks and the leak scan;
+- :mod:`~common.course.sources`: which files make a tree (git's list or a walk), which never ship;
+- :mod:`~common.course.content`: the reference checked file by file (markers, tasks, graded tests) and each
+  file's handout text;
+- :mod:`~common.course.lint`: the handout's linter (a stub's unused imports get their own ``# noqa``);
+- :mod:`~common.course.leaks`: the leak scan of a written handout;
+- :mod:`~common.course.release`: the handout (``make student``): written, scanned, swapped into ``--out``;
 - :mod:`~common.course.plugin`: the pytest plugin (marker, ``--task``, "not implemented" reports);
 - :mod:`~common.course.runner`: pytest on a tree, fresh or forked from a warm interpreter;
 - :mod:`~common.course.grade`: the grader (``make grade``): Gradescope ``results.json`` per lab;

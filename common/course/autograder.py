@@ -19,7 +19,7 @@ the zip holds at its root
   override so the script runs outside Gradescope: ``AUTOGRADER_ROOT`` (default ``/autograder``), and
   ``AUTOGRADER_SOURCE``, ``AUTOGRADER_SUBMISSION``, ``AUTOGRADER_RESULTS``, ``AUTOGRADER_PYTHON`` (default
   ``<source>/.venv/bin/python``);
-- the reference's tree: its files as :func:`common.course.release.source_files` lists them, each task file as the
+- the reference's tree: its files as :func:`common.course.sources.source_files` lists them, each task file as the
   handout has it (the stub: the zip holds no solution, since a submission's code runs where the zip is unpacked
   and could read it) and the hidden tests included (the grader runs them; see
   :meth:`common.course.grade.Reference.load`), without what the
@@ -63,7 +63,7 @@ from common.cli import writable_folder
 from common.errors import UserError
 from common.results import atomic_write
 
-from . import release
+from . import content, sources
 from .cliargs import clear_of_reference
 from .grade import DEFAULT_TIMEOUT_S, HYPOTHESIS_SEED, NOT_COPIED
 from .submission import layout
@@ -73,7 +73,7 @@ SPEC = "https://gradescope-autograders.readthedocs.io/en/latest/specs/"
 ZIP_NAME = "autograder.zip"
 SETUP, RUN = "setup.sh", "run_autograder"
 #: Prefixes of the reference that stay out of the bundle: the grader never reads them.
-LEFT_OUT = NOT_COPIED + release.INSTRUCTOR_ONLY
+LEFT_OUT = NOT_COPIED + sources.INSTRUCTOR_ONLY
 #: The only index beyond PyPI that ``setup.sh`` may use: PyTorch's CPU wheels, when the lock pins ``torch==X+cpu``.
 TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 _DATE = (1980, 1, 1, 0, 0, 0)
@@ -160,11 +160,11 @@ def bundle_files(course: Course, out: Path | None = None) -> list[str]:
     """The reference files that go into the bundle (sorted): see the module docstring."""
     out = out.resolve() if out is not None else None
     keep = []
-    for rel in release.source_files(course.root):
+    for rel in sources.source_files(course.root):
         parts = Path(rel).parts
-        if rel.startswith(LEFT_OUT) or release.is_binary_result(rel) or rel.endswith((".pyc", ".pyo")):
+        if rel.startswith(LEFT_OUT) or sources.is_binary_result(rel) or rel.endswith((".pyc", ".pyo")):
             continue
-        if any(p in release.CACHE_PARTS or p == ".git" or p.endswith(".egg-info") for p in parts):
+        if any(p in sources.CACHE_PARTS or p == ".git" or p.endswith(".egg-info") for p in parts):
             continue
         if Path(rel).name == ZIP_NAME or out is not None and (course.root / rel).resolve().is_relative_to(out):
             continue  # a bundle written inside the tree, or what --out holds
@@ -213,9 +213,9 @@ def write(root: str | Path, out: str | Path, *, labs: Iterable[str] | None = Non
     course = load_course(root)
     chosen = [course.lab(name) for name in labs] if labs else list(course.labs)
     chosen = list(dict.fromkeys(chosen))
-    out = writable_folder(clear_of_reference(course.root, out, release.source_files(course.root)))
+    out = writable_folder(clear_of_reference(course.root, out, sources.source_files(course.root)))
     files = bundle_files(course, out)
-    scan = release.check(course, files)  # a reference, not a handout: its stubs and hidden tests are what grades
+    scan = content.check(course, files)  # a reference, not a handout: its stubs and hidden tests are what grades
     stubbed = set(course.student_files)
     texts = scripts(course, chosen, timeout_s)
     buf = io.BytesIO()
@@ -226,7 +226,7 @@ def write(root: str | Path, out: str | Path, *, labs: Iterable[str] | None = Non
                 zf.writestr(_entry(rel, 0o755), texts[rel])
             else:
                 mode = 0o755 if os.access(course.root / rel, os.X_OK) else 0o644
-                data = (release.handout_text(course, rel, scan).encode() if rel in stubbed
+                data = (content.handout_text(course, rel, scan).encode() if rel in stubbed
                         else (course.root / rel).read_bytes())  # no solution in the zip: a student's code could read it
                 zf.writestr(_entry(rel, mode), data)
     try:

@@ -39,7 +39,7 @@ from common.results import atomic_write
 
 from common.cli import writable_folder
 
-from . import release
+from . import sources
 from .autograder import pip_index_args, python_version
 from .cliargs import clear_of_reference
 from .grade import DEFAULT_TIMEOUT_S, HYPOTHESIS_SEED
@@ -130,7 +130,7 @@ def workflow(course: Course, *, timeout_s: int = DEFAULT_TIMEOUT_S, step_minutes
 def write(course: Course, out: str | Path, **kw) -> Path:
     """Write ``out/.github/workflows/classroom.yml`` atomically; UserError for an ``out`` that cannot be written or
     holds the reference's own files (the workflow belongs in the handout: ``student --classroom``)."""
-    out = writable_folder(clear_of_reference(course.root, out, release.source_files(course.root)))
+    out = writable_folder(clear_of_reference(course.root, out, sources.source_files(course.root)))
     try:
         return atomic_write(out / WORKFLOW, workflow(course, **kw))
     except OSError as exc:

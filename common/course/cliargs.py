@@ -2,7 +2,7 @@
 The course's commands have no ``-v`` (they print the same at every level: ``common.cli.parser(verbose=None)``).
 
 - :func:`outside_reference`: the handout (``student --out``) must not be the course tree itself or lie among its
-  own files: only under a folder the tree never ships (:data:`common.course.release.SKIP_DIRS`: ``build/``, ...)
+  own files: only under a folder the tree never ships (:data:`common.course.sources.SKIP_DIRS`: ``build/``, ...)
   or outside it; :func:`clear_of_reference`: the folder ``grade``, ``autograder`` and ``classroom`` write must hold
   none of the tree's own files (a new folder inside it is fine);
 - :func:`folder_target` / :func:`file_target`: a folder or file that may not exist yet, checked without creating
@@ -24,7 +24,7 @@ from common.errors import UserError
 def outside_reference(root: str | Path, out: str | Path, skip_dirs: Iterable[str], flag: str = "--out",
                       what: str = "the reference") -> Path:
     """``out`` resolved; UserError when it is ``root`` or inside it other than under one of ``skip_dirs`` (the
-    folders the tree never ships: :data:`common.course.release.SKIP_DIRS`)."""
+    folders the tree never ships: :data:`common.course.sources.SKIP_DIRS`)."""
     root, out = Path(root).resolve(), Path(out).resolve()
     if out == root or root in out.parents and out.parts[len(root.parts)] not in set(skip_dirs):
         raise UserError(f"{flag} {out} lies inside {what}'s own files: pick a folder under build/ or elsewhere")
@@ -34,7 +34,7 @@ def outside_reference(root: str | Path, out: str | Path, skip_dirs: Iterable[str
 def clear_of_reference(root: str | Path, out: str | Path, files: Iterable[str], flag: str = "--out",
                        what: str = "the reference") -> Path:
     """``out`` resolved; UserError when it is ``root`` or a folder of it that holds some of its own ``files`` (paths
-    relative to ``root``, e.g. :func:`common.course.release.source_files`): a command writing there would mix its
+    relative to ``root``, e.g. :func:`common.course.sources.source_files`): a command writing there would mix its
     output with them (an autograder bundle leaves out what ``--out`` holds). A new folder inside ``root`` is fine."""
     root, out = Path(root).resolve(), Path(out).resolve()
     if out != root and root not in out.parents:

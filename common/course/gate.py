@@ -13,8 +13,8 @@ runs, on a :class:`~common.course.runner.WarmRunner` (one warm interpreter, a fo
 (c) **one task stubbed at a time**: for every task of the first lab (``--all``: of every lab), a
     submission that is the reference with only that task stubbed: that task 0, every other task of the
     lab full marks.
-(d) **leak scan**: :func:`common.course.release.leak_scan` on the handout finds nothing, and ruff finds
-    nothing either (:func:`common.course.release.lint`: the stubs' unused imports carry their own ``# noqa``).
+(d) **leak scan**: :func:`common.course.leaks.leak_scan` on the handout finds nothing, and ruff finds
+    nothing either (:func:`common.course.lint.findings`: the stubs' unused imports carry their own ``# noqa``).
 (e) **wrong submissions**: every ``common/course/wrong/*.toml`` (see its README) applied to the
     reference: its task loses points (graded alone, ``TASK=``-style: the suite's budget); with ``--all``
     the whole lab is graded and every other task of it keeps full marks. Every task has at least one.
@@ -33,7 +33,7 @@ from pathlib import Path
 from common.errors import UserError
 
 from . import grade as grading
-from . import release
+from . import content, leaks, lint, release
 from .markers import SOLUTION
 from .runner import WarmRunner
 from .tasks import Course
@@ -127,10 +127,10 @@ class _Gate:
     def handout(self, tmp: Path) -> None:
         out = tmp / "handout"
         release.build(self.course.root, out, leak_check=False, warn=None)  # (d) records the leaks instead
-        for line in release.leak_scan(self.course.root, out, course=self.course, files=self.ref.files,
+        for line in leaks.leak_scan(self.course.root, out, course=self.course, files=self.ref.files,
                                       scan=self.ref.scan):
             self.problem(f"leak: {line}")
-        for line in release.lint(out):
+        for line in lint.findings(out):
             self.problem(f"lint: {line}")
         files = [f for t in self.course.tasks.values() for f in t.tests] + list(HANDOUT_ALSO)
         files = [f for f in dict.fromkeys(files) if (out / f).is_file()]
@@ -185,7 +185,7 @@ class _Gate:
     def stub_one(self, tmp: Path, labs) -> None:
         for lab in labs:
             for t in lab.tasks:
-                texts = {f: release.handout_text(self.course, f, self.ref.scan, stub={t.id}) for f in t.files}
+                texts = {f: content.handout_text(self.course, f, self.ref.scan, stub={t.id}) for f in t.files}
                 sub = _submission(self.course, tmp / f"stub-{t.id}", texts)
                 (g,) = self.grade(f"{t.id} stubbed", sub, labs=[lab.dir])
                 self._only(f"{t.id} stubbed", g, t.id, lambda score, task: score == 0, "0")

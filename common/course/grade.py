@@ -2,7 +2,7 @@
 
 ``python -m common.course grade SUB [--out build/grade/<SUB's name>] [--lab lab01] [--task 1.3] [--timeout 120]``:
 
-1. makes a clean copy of the reference's tree (its files as :func:`~common.course.release.source_files`
+1. makes a clean copy of the reference's tree (its files as :func:`~common.course.sources.source_files`
    lists them, without ``results/`` and ``data/``; the same ``.venv`` runs it) where every student file
    (the manifest: the tasks' ``files``) is first the handout's stub, so a file the submission lacks
    scores 0, never the reference's solution;
@@ -85,7 +85,7 @@ from common.cli import writable_folder
 from common.errors import UserError
 from common.results import atomic_write
 
-from . import release
+from . import content, lint, sources
 from .cliargs import clear_of_reference, submission_folder
 from .intake import packages, tampering
 from .markers import HIDDEN, stub_raise
@@ -219,10 +219,10 @@ class LabGrade:
         return {t.task.id: t.score for t in self.tasks}
 
 
-def _copy_tree(course: Course, dest: Path, files: Iterable[str], scan: release.Scan,
+def _copy_tree(course: Course, dest: Path, files: Iterable[str], scan: content.Scan,
                stubs: dict[str, str] | None = None) -> None:
     """The course's files into ``dest``, each student file as its stub (``stubs``' text when given: a handout's
-    first commit; else :func:`release.handout_text`)."""
+    first commit; else :func:`content.handout_text`)."""
     stubbed = set(course.student_files)
     stubs = stubs or {}
     for rel in sorted(stubbed.intersection(stubs).difference(files)):  # deleted from the handout: its stub
@@ -235,26 +235,26 @@ def _copy_tree(course: Course, dest: Path, files: Iterable[str], scan: release.S
         p = dest / rel
         p.parent.mkdir(parents=True, exist_ok=True)
         if rel in stubbed:
-            p.write_text(stubs[rel] if rel in stubs else release.handout_text(course, rel, scan))
+            p.write_text(stubs[rel] if rel in stubs else content.handout_text(course, rel, scan))
         else:
             shutil.copyfile(course.root / rel, p)
 
 
-def _ignored(course: Course, sub: Path, scan: release.Scan, files: list[str]) -> list[str]:
+def _ignored(course: Course, sub: Path, scan: content.Scan, files: list[str]) -> list[str]:
     """Files of ``sub`` that are not student files and differ from the handout and the reference."""
     known = set(files)
     manifest = set(course.student_files)
     out = []
-    for rel in release.source_files(sub, git=False):  # every file, git never run on a submission (its config)
-        if rel in manifest or rel.startswith(NOT_COPIED) or release.is_binary_result(rel):
+    for rel in sources.source_files(sub, git=False):  # every file, git never run on a submission (its config)
+        if rel in manifest or rel.startswith(NOT_COPIED) or sources.is_binary_result(rel):
             continue
         data = (sub / rel).read_bytes()
         if rel in known:
             ref = (course.root / rel).read_bytes()
             if data == ref:
                 continue
-            if rel in scan.blocks and release.strip_noqa(data.decode(errors="replace")) == \
-                    release.strip_noqa(release.handout_text(course, rel, scan)):
+            if rel in scan.blocks and lint.strip_noqa(data.decode(errors="replace")) == \
+                    lint.strip_noqa(content.handout_text(course, rel, scan)):
                 continue  # the handout's version (its text, with or without the linter's noqa comments)
             out.append(f"{rel} (edits a given file)")
         elif rel.endswith(".py") or rel.endswith((".toml", ".cfg", ".ini")):
@@ -429,7 +429,7 @@ def _run_lab(tree: Path, args: list[str], *, runner: Callable[..., Run], env: di
         exclude.write_text("".join(f"{n}\n" for n in dict.fromkeys(done)))
 
 
-def _hidden(lab: Lab, scan: release.Scan | None, record: dict) -> bool:
+def _hidden(lab: Lab, scan: content.Scan | None, record: dict) -> bool:
     """Whether a graded test is hidden from the handout (a hidden file, or its ``def`` in a hidden block)."""
     path = record["nodeid"].split("::", 1)[0]
     line = record.get("line", 0)
@@ -444,7 +444,7 @@ def lab_limit_s(timeout_s: int) -> int:
 
 def grade_lab(course: Course, lab: Lab, tree: Path, *, runner: Callable[..., Run], timeout_s: int,
               broken: dict[str, str], missing: set[str], ignored: list[str], work: Path,
-              tasks: Collection[str] | None = None, scan: release.Scan | None = None,
+              tasks: Collection[str] | None = None, scan: content.Scan | None = None,
               flagged: dict[str, str] | None = None, laid_out: dict[str, str] | None = None,
               unstubbed: Collection[str] = ()) -> LabGrade:
     """Run one lab's graded tests in ``tree`` and score its tasks (only ``tasks``, ids, when given).
@@ -575,12 +575,12 @@ class Intake:
     flagged: dict[str, str] = field(default_factory=dict)
 
 
-def prepare(course: Course, sub: Path, dest: Path, scan: release.Scan | None = None,
+def prepare(course: Course, sub: Path, dest: Path, scan: content.Scan | None = None,
             files: list[str] | None = None, stubs: dict[str, str] | None = None) -> Intake:
     """Fill ``dest`` with the grading tree of ``sub`` (see the module docstring): a student file that does not
     compile, or that :func:`tampering` refuses, stays the handout's stub (``stubs``: see :func:`_copy_tree`)."""
-    files = release.source_files(course.root) if files is None else files
-    scan = release.check(course, files) if scan is None else scan
+    files = sources.source_files(course.root) if files is None else files
+    scan = content.check(course, files) if scan is None else scan
     _copy_tree(course, dest, files, scan, stubs)
     own = packages(course.root)
     intake = Intake({}, set(), [])
@@ -618,7 +618,7 @@ class Reference:
 
     course: Course
     files: list[str]
-    scan: release.Scan
+    scan: content.Scan
     #: a handout's stubs, from its first commit (its own student files may hold a student's work): rel -> text
     stubs: dict[str, str] = field(default_factory=dict)
     #: a handout's student files with no stub there (not the git repository ``make student`` wrote)
@@ -637,20 +637,20 @@ class Reference:
           take the stub; a handout that is no such git repository keeps its own file, and the notes say so.
         """
         course = load_course(root, student_files=False)  # a handout may lack one (its stub is in git)
-        files = release.source_files(course.root)
+        files = sources.source_files(course.root)
         has_solutions = any(f in course.student_files and "### BEGIN SOLUTION" in (course.root / f).read_text()
                             for f in files)
         hidden = course.hidden_files
         full = all((course.root / f).is_file() for f in hidden) if hidden else has_solutions
         if full:  # the reference, or its autograder copy: every student file is there
             course = load_course(root)
-        scan = release.check(course, files, reference=full, solutions=full and has_solutions)
+        scan = content.check(course, files, reference=full, solutions=full and has_solutions)
         if full:
             return cls(course, files, scan)
         def is_stub(rel: str, text: str) -> bool:  # what make student wrote: each task of the file raises
             return all(stub_raise(t.id) in text for t in course.owner_of(rel))
 
-        stubs = release.first_commit_texts(course.root, course.student_files, is_stub)
+        stubs = sources.first_commit_texts(course.root, course.student_files, is_stub)
         return cls(course, files, scan, stubs, tuple(f for f in course.student_files if f not in stubs))
 
 

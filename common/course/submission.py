@@ -12,13 +12,13 @@ import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
-from . import release
+from . import sources
 from .cliargs import submission_folder
 from .grade import NOT_COPIED
 from .tasks import Course, load_course
 
 #: Folders a submission's copy leaves out (never graded) and folders :func:`layout` does not search.
-NOT_SUBMITTED = release.SKIP_DIRS | release.CACHE_PARTS | {"__MACOSX"}
+NOT_SUBMITTED = sources.SKIP_DIRS | sources.CACHE_PARTS | {"__MACOSX"}
 
 
 def walk(folder: Path, depth: int | None = None) -> Iterable[Path]:

@@ -32,7 +32,7 @@ them in every other student file.
 Paths are relative to the repository root and must exist. :func:`load_course` raises
 :class:`~common.errors.UserError` with one line naming the file, the task and the key for a missing
 or mistyped key, an unknown key, a duplicate id or number, a task with no points, or a path that
-does not exist (``hidden_tests`` may be absent: the handout has none; :func:`common.course.release.check`
+does not exist (``hidden_tests`` may be absent: the handout has none; :func:`common.course.content.check`
 wants them in the reference).
 """
 from __future__ import annotations

@@ -17,7 +17,7 @@ import zipfile
 
 import pytest
 
-from common.course import autograder, grade, release
+from common.course import autograder, content, grade, release
 from common.course.fixtures import PROJECT, make_course, run_course
 from common.course.tasks import load_course
 from common.errors import UserError
@@ -186,7 +186,7 @@ def _run_autograder(source, tmp_path, files: dict[str, str]) -> tuple[subprocess
 def test_run_autograder_scores_the_handout_zero(gradescope, tmp_path):
     course = load_course(PROJECT)
     rel = "lab02_tvm/schedule/tir_pass.py"
-    stub = release.handout_text(course, rel, release.check(course))
+    stub = content.handout_text(course, rel, content.check(course))
     run, data = _run_autograder(gradescope, tmp_path, {rel: stub})
     assert run.returncode == 0, run.stdout + run.stderr
     assert set(data) == TOP and data["score"] == 0 and data["extra_data"]["timeout_s"] == 60

@@ -13,7 +13,7 @@ import subprocess
 import pytest
 import yaml
 
-from common.course import classroom, release
+from common.course import classroom, leaks
 from common.course.fixtures import PROJECT, make_course, run_course, run_pytest_in
 from common.course.tasks import load_course
 
@@ -74,7 +74,7 @@ def test_student_classroom_commits_the_workflow_and_its_command_grades(tmp_path)
     demo = load_course(ref)
     assert (out / classroom.WORKFLOW).read_text() == classroom.workflow(demo)
     tracked = subprocess.run(["git", "-C", str(out), "ls-files"], capture_output=True, text=True).stdout.split()
-    assert classroom.WORKFLOW in tracked and release.leak_scan(ref, out) == []
+    assert classroom.WORKFLOW in tracked and leaks.leak_scan(ref, out) == []
     t = demo.tasks["lab09.double"]
     args = shlex.split(classroom.command(t, timeout_s=30))[3:]  # what follows python -m pytest
     todo = run_pytest_in(out, *args)

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from common.course import grade, intake, release
+from common.course import content, grade, intake
 from common.course.fixtures import MOD, PROJECT, TASKS, TESTS, make_course, make_demo, run_pytest_in
 
 #: The exploit of the review: two lines at the top of a task file that made every graded test pass.
@@ -156,7 +156,7 @@ def test_the_intake_scan_passes_the_reference_and_the_handout_and_ordinary_code(
     for rel in ref.course.student_files:
         native = ref.course.native(rel)  # without it, memref.py (ctypes, byte_bounds) would be refused
         assert intake.tampering((PROJECT / rel).read_text(), rel, own, native) == [], rel
-        assert intake.tampering(release.handout_text(ref.course, rel, ref.scan), rel, own, native) == [], rel
+        assert intake.tampering(content.handout_text(ref.course, rel, ref.scan), rel, own, native) == [], rel
     ordinary = ("import os, sys\nimport numpy as np\nfrom common.course.notimpl import NotImplementedTask\n"
                 "from .core import x\nsys.path.insert(0, '.')\nos.environ['A'] = '1'\ny = np.zeros(3)\ny.shape = (3,)\n"
                 "getattr(np, 'float32')\nclass A:\n    def __init__(self):\n        self.test_mode = 1\n")

@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from common.course import markers, release
+from common.course import content, leaks, lint, markers, release, sources
 from common.course.__main__ import main
 from common.course.fixtures import MOD, TASKS, make_course
 from common.course.grade import Reference
@@ -38,9 +38,9 @@ def test_untracked_files_never_ship_and_are_named_in_one_warning_line(tmp_path):
         (ref / f"notes{i}.txt").write_text("mine")
     (ref / "scratch").mkdir()
     (ref / "scratch" / "x.txt").write_text("ignored")
-    assert release.source_files(ref) == [".gitignore", "lab09_demo/__init__.py", "lab09_demo/mod.py",
+    assert sources.source_files(ref) == [".gitignore", "lab09_demo/__init__.py", "lab09_demo/mod.py",
                                          "lab09_demo/tasks.toml", "lab09_demo/test_mod.py", "pyproject.toml"]
-    assert release.untracked_files(ref) == [*(f"notes{i}.txt" for i in range(6)),
+    assert sources.untracked_files(ref) == [*(f"notes{i}.txt" for i in range(6)),
                                             "submissions/alice/lab09_demo/mod.py"]
     warned = []
     h = release.build(ref, tmp_path / "out", warn=warned.append)
@@ -48,7 +48,7 @@ def test_untracked_files_never_ship_and_are_named_in_one_warning_line(tmp_path):
     assert not [p for p in shipped if p.startswith(("submissions/", "notes", "scratch/"))], shipped
     assert warned == ["warning: 7 untracked file(s) not in the handout (only files git tracks ship; git add them to "
                       "ship them): notes0.txt, notes1.txt, notes2.txt, notes3.txt, notes4.txt, ... (2 more)"]
-    assert h.untracked == release.untracked_files(ref)
+    assert h.untracked == sources.untracked_files(ref)
     # grading against a reference with a submission inside it reads the reference's tracked files only
     assert not [f for f in Reference.load(ref).files if f.startswith("submissions/")]
 
@@ -57,7 +57,7 @@ def test_no_warning_without_untracked_files_or_outside_git(tmp_path):
     ref = make_course(tmp_path / "ref")
     warned = []
     release.build(ref, tmp_path / "out", git=False, warn=warned.append)
-    assert warned == [] and release.untracked_files(ref) == [] and release.untracked_warning([]) is None
+    assert warned == [] and sources.untracked_files(ref) == [] and sources.untracked_warning([]) is None
 
 
 def test_student_fails_with_one_line_per_leak_and_writes_nothing(tmp_path, capsys):
@@ -74,7 +74,7 @@ def test_student_fails_with_one_line_per_leak_and_writes_nothing(tmp_path, capsy
     with pytest.raises(GateFailed):
         release.build(ref, tmp_path / "out2", git=False)
     release.build(ref, tmp_path / "out3", git=False, leak_check=False)  # the gate's way: it scans on its own
-    assert len(release.leak_scan(ref, tmp_path / "out3")) == 2
+    assert len(leaks.leak_scan(ref, tmp_path / "out3")) == 2
 
 
 def test_the_substring_scan_spares_hints_idioms_and_the_task_files_given_code(tmp_path):
@@ -83,9 +83,9 @@ def test_the_substring_scan_spares_hints_idioms_and_the_task_files_given_code(tm
     (ref / "lab09_demo" / "TASKS.md").write_text(f"hint: `{LINE}`\n")
     (ref / "lab09_demo" / "other.py").write_text("def f(doubled_value):\n    return doubled_value\n")  # an idiom
     release.build(ref, tmp_path / "out", git=False)
-    assert release.leak_scan(ref, tmp_path / "out") == []
-    assert release.substring_secret(LINE) and not release.substring_secret("return some_long_variable_name_here")
-    assert not release.substring_secret("# " + LINE) and not release.substring_secret("x" * 24)
+    assert leaks.leak_scan(ref, tmp_path / "out") == []
+    assert leaks.substring_secret(LINE) and not leaks.substring_secret("return some_long_variable_name_here")
+    assert not leaks.substring_secret("# " + LINE) and not leaks.substring_secret("x" * 24)
 
 
 def test_instructor_files_and_markdown_spans(tmp_path):
@@ -97,16 +97,16 @@ def test_instructor_files_and_markdown_spans(tmp_path):
     (ref / "README.md").write_text("# Demo\n\nshared\n\n<!-- instructor -->\nsee `common/course/wrong/`\n"
                                    "<!-- /instructor -->\n\n<!-- student\nyour handout\n-->\n\nend\n")
     course = load_course(ref)
-    scan = release.check(course)
-    plan = release.plan(course, scan)
+    scan = content.check(course)
+    plan = content.plan(course, scan)
     assert not [p for p in plan if p.startswith(("common/", "results/"))], sorted(plan)
     assert plan["README.md"] == b"# Demo\n\nshared\n\nyour handout\n\nend\n"
     # the grader reads the spans from the scan: the handout's README is the given one, not an edit of it
     assert [b.kind for b in scan.blocks["README.md"]] == [markers.INSTRUCTOR, markers.STUDENT]
-    assert release.handout_text(course, "README.md", scan).encode() == plan["README.md"]
+    assert content.handout_text(course, "README.md", scan).encode() == plan["README.md"]
     (ref / "README.md").write_text("<!-- instructor -->\nnever closed\n")
     with pytest.raises(UserError, match=r"README.md:1: the instructor span is never closed"):
-        release.plan(load_course(ref))
+        content.plan(load_course(ref))
 
 
 def test_an_import_the_stub_leaves_unused_gets_its_own_noqa_and_the_rest_is_still_linted(tmp_path):
@@ -119,11 +119,11 @@ def test_an_import_the_stub_leaves_unused_gets_its_own_noqa_and_the_rest_is_stil
     release.build(ref, tmp_path / "out", git=False)
     text = (tmp_path / "out" / "lab09_demo" / "mod.py").read_text()
     assert "import math  # noqa: F401\n" in text and "ruff: noqa" not in text
-    assert release.strip_noqa(text) == release.handout_text(load_course(ref), "lab09_demo/mod.py",
+    assert lint.strip_noqa(text) == content.handout_text(load_course(ref), "lab09_demo/mod.py",
                                                             Reference.load(ref).scan)
-    assert release.lint(tmp_path / "out") == []
+    assert lint.findings(tmp_path / "out") == []
     (tmp_path / "out" / "lab09_demo" / "mod.py").write_text(text.replace("import math", "import math\nimport os"))
-    assert [ln.split(": ", 1)[1][:4] for ln in release.lint(tmp_path / "out")] == ["F401"]
+    assert [ln.split(": ", 1)[1][:4] for ln in lint.findings(tmp_path / "out")] == ["F401"]
 
 
 def test_a_stub_error_names_the_other_stubs_of_its_lab(tmp_path):

@@ -6,7 +6,7 @@ import subprocess
 
 import pytest
 
-from common.course import release, sheet
+from common.course import content, leaks, release, sheet, sources
 from common.course.tasks import check_command, load_course
 from common.course.fixtures import MOD, PROJECT, TASKS, TESTS, make_course, run_course
 from common.errors import UserError, run_cli
@@ -100,7 +100,7 @@ def test_every_check_runs_the_venv_pytest_even_one_written_as_bare_pytest(course
 
 
 def test_the_reference_passes_the_course_checks(course):
-    scan = release.check(course)
+    scan = content.check(course)
     assert set(scan.graded) == set(course.tasks)
     assert {b.function for bs in scan.blocks.values() for b in bs if b.kind == "SOLUTION"} >= {
         "fuse_at", "AffineLoopUnroll.unroll_loop", "_block_plan", "_linalg_body"}
@@ -152,10 +152,10 @@ def test_handout_is_one_commit_with_stubs_and_no_hidden_test(tmp_path):
     text = (out / "lab09_demo/mod.py").read_text()
     assert 'raise NotImplementedTask("lab09.double")' in text and "return 2 * x" not in text
     assert "test_inc_hidden" not in (out / "lab09_demo/test_mod.py").read_text()
-    assert release.leak_scan(ref, out) == []
+    assert leaks.leak_scan(ref, out) == []
     release.build(ref, out)  # a handout it wrote is replaced
     (out / "lab09_demo/extra.py").write_text("    return 2 * x\n")
-    assert any("a line of solution code" in p for p in release.leak_scan(ref, out))
+    assert any("a line of solution code" in p for p in leaks.leak_scan(ref, out))
 
 
 def test_student_refuses_to_overwrite_a_folder_it_did_not_write(tmp_path):
@@ -168,9 +168,9 @@ def test_student_refuses_to_overwrite_a_folder_it_did_not_write(tmp_path):
 
 
 def test_real_handout_leaves_out_the_instructor_files(course, tmp_path):
-    plan = release.plan(course)
-    assert not [p for p in plan if p.startswith(release.INSTRUCTOR_ONLY) or p in course.hidden_files]
-    assert not [p for p in plan if release.is_binary_result(p)]
+    plan = content.plan(course)
+    assert not [p for p in plan if p.startswith(sources.INSTRUCTOR_ONLY) or p in course.hidden_files]
+    assert not [p for p in plan if sources.is_binary_result(p)]
     assert "lab03_mlir/test_task_unroll_hidden.py" not in plan and "lab01_onnx/TASKS.md" in plan
     assert b"### BEGIN SOLUTION" not in plan["lab03_mlir/unroll.py"]
     assert not {"common/mutation_equivalents.toml", "results/mutation_survivors.md", "results/mutation.md",
