@@ -34,6 +34,15 @@ class UserError(Exception):
     """A problem the user can fix (bad argument, bad file, missing package); one-line message."""
 
 
+class CannotWrite(UserError, OSError):
+    """A file or folder the command must write cannot be written (a file where a folder must go, a read-only or
+    full file system): one line naming the path and the reason. Also an ``OSError``, so code that catches
+    those still does; raised by :func:`common.results.atomic_write` and :func:`common.results.new_folder`."""
+
+    def __str__(self) -> str:  # the one line, not OSError's "[Errno N] strerror: filename"
+        return str(self.args[0]) if self.args else super().__str__()
+
+
 class GateFailed(AssertionError):
     """A numeric or structural gate failed: the candidate is not what the reference says.
 

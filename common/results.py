@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 from collections.abc import Iterator, Sequence
 
-from .errors import UserError
+from .errors import CannotWrite, UserError
 
 ROOT = Path(__file__).resolve().parent.parent / "results"
 
@@ -71,38 +71,79 @@ def atomic_write(path: str | os.PathLike, data: bytes | str) -> Path:
     """Write ``data`` to ``path`` via a temporary file in the same folder + ``os.replace``; the file gets the
     mode :func:`_file_mode` says (the one it had, else as ``open`` would create it), not ``mkstemp``'s 0600."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     raw = data.encode() if isinstance(data, str) else data
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise _cannot_write(path, exc) from exc
     try:
         with os.fdopen(fd, "wb") as fh:
             os.fchmod(fh.fileno(), _file_mode(path))
             fh.write(raw)
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            raise _cannot_write(path, exc) from exc
         raise
     return path
 
 
+def _cannot_write(path: Path, exc: OSError):
+    """The one-line :class:`common.errors.CannotWrite` for ``path`` (``exc`` itself when it already is one)."""
+    if isinstance(exc, CannotWrite):
+        return exc
+    err = CannotWrite(f"cannot write {path}: {exc.strerror or exc}")
+    err.errno, err.strerror, err.filename = exc.errno, exc.strerror, exc.filename
+    return err
+
+
 def swap_folder(new: str | os.PathLike, out: str | os.PathLike) -> Path:
-    """Rename the folder ``new`` to ``out`` (same file system), the folder already at ``out`` renamed aside first,
+    """(Most writers want :func:`new_folder`, which makes ``new`` and calls this.) Rename the folder ``new`` to ``out`` (same file system), the folder already at ``out`` renamed aside first,
     removed only once ``new`` is in its place, and put back if that rename fails: ``out`` is always the old tree
-    or the new one, never half of either. Raises the ``OSError`` of a failed rename."""
+    or the new one, never half of either. Raises :class:`common.errors.CannotWrite` (an ``OSError``) when a rename fails."""
     new, out = Path(new), Path(out)
     old = out.with_name(f".{out.name}.old-{os.getpid()}") if out.exists() else None
     if old is not None:
         shutil.rmtree(old, ignore_errors=True)
-        os.replace(out, old)
+        try:
+            os.replace(out, old)
+        except OSError as exc:
+            raise _cannot_write(out, exc) from exc
     try:
         os.replace(new, out)
-    except OSError:
+    except OSError as exc:
         if old is not None:
             os.replace(old, out)
-        raise
+        raise _cannot_write(out, exc) from exc
     if old is not None:
         shutil.rmtree(old, ignore_errors=True)
     return out
+
+
+@contextlib.contextmanager
+def new_folder(out: str | os.PathLike) -> Iterator[Path]:
+    """The folder ``out`` written whole: yields an empty folder beside it (the same file system, so the rename is
+    atomic; mode 0755 as ``mkdir`` makes one, not ``mkdtemp``'s 0700) to fill; when the block ends,
+    :func:`swap_folder` puts it at ``out``; when the block raises, it is removed and ``out`` stays as it was.
+
+    Raises:
+        common.errors.CannotWrite: ``out``'s parent cannot hold a new folder (a file in the way, a read-only
+            file system), or the swap fails.
+    """
+    out = Path(out)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    except OSError as exc:
+        raise _cannot_write(out, exc) from exc
+    try:
+        tmp.chmod(0o755)
+        yield tmp
+        swap_folder(tmp, out)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 @contextlib.contextmanager

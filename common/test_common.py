@@ -494,6 +494,25 @@ def test_atomic_write_leaves_no_partial_file(tmp_path, monkeypatch):
     assert [p.name for p in tmp_path.iterdir()] == ["t.json"]
 
 
+def test_a_write_the_file_system_refuses_is_one_line_and_leaves_nothing(tmp_path, capsys):
+    """A file where the folder must go (or a read-only tree): :class:`CannotWrite`, a ``UserError`` run_cli prints as
+    one line (exit 2) and still an ``OSError`` (errno kept) for code that catches those; no temporary file is left."""
+    from common.errors import CannotWrite
+    (tmp_path / "a_file").write_text("x")
+    with pytest.raises(CannotWrite) as info:
+        results.atomic_write(tmp_path / "a_file" / "t.json", "new")
+    assert isinstance(info.value, OSError) and info.value.errno is not None
+    assert str(info.value).startswith(f"cannot write {tmp_path / 'a_file' / 't.json'}: ")
+
+    def main(argv):
+        results.atomic_write(tmp_path / "a_file" / "t.json", "new")
+
+    assert run_cli(main, []) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("error: cannot write ") and "Errno" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a_file"]
+
+
 def test_run_cli_reports_a_ctrl_c_a_native_library_turned_into_another_error(capsys):
     """TVM's FFI catches the KeyboardInterrupt of a Python callback and raises a bare RuntimeError (a top-up's search
     stopped with Ctrl-C, 2026-12-05): the run still ends as interrupted, exit 130, one line."""
@@ -535,7 +554,7 @@ def test_swap_folder_puts_the_new_tree_in_whole_or_keeps_the_old_one(tmp_path, m
         return real(src, dst)
 
     monkeypatch.setattr(results.os, "replace", fails_for_new)
-    with pytest.raises(OSError, match="No space left"):
+    with pytest.raises(OSError, match=f"cannot write {out}: No space left"):  # CannotWrite: one line naming it
         results.swap_folder(new, out)
     monkeypatch.undo()
     assert _tree(out) == {"stale.txt": "only in the old tree", "sub/a.txt": "old"}  # put back as it was
@@ -546,6 +565,30 @@ def test_swap_folder_puts_the_new_tree_in_whole_or_keeps_the_old_one(tmp_path, m
     fresh.mkdir()
     results.swap_folder(fresh, tmp_path / "made")  # no folder there before: a plain rename
     assert (tmp_path / "made").is_dir() and not fresh.exists()
+
+
+def test_new_folder_goes_in_whole_or_not_at_all(tmp_path):
+    """The block fills a folder beside ``out``; ``out`` becomes it only when the block ends (mode 0755, not
+    mkdtemp's 0700); a block that raises leaves ``out`` as it was and nothing beside it; a parent that is a file
+    is one :class:`CannotWrite` line."""
+    from common.errors import CannotWrite
+    out = tmp_path / "out"
+    (out / "old.txt").parent.mkdir()
+    (out / "old.txt").write_text("old")
+    with pytest.raises(RuntimeError, match="stopped"):
+        with results.new_folder(out) as tmp:
+            (tmp / "half.txt").write_text("half")
+            raise RuntimeError("stopped")
+    assert _tree(out) == {"old.txt": "old"} and sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+    with results.new_folder(out) as tmp:
+        assert tmp.parent == tmp_path and not (tmp / "old.txt").exists()
+        (tmp / "new.txt").write_text("new")
+    assert _tree(out) == {"new.txt": "new"} and (out.stat().st_mode & 0o777) == 0o755
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(CannotWrite, match=f"cannot write {tmp_path / 'file' / 'sub'}: "):
+        with results.new_folder(tmp_path / "file" / "sub"):
+            pass
 
 
 def test_nonfinite_values_are_written_as_text(results_dir):

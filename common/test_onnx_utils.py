@@ -134,3 +134,25 @@ def test_calibration_reader_hands_out_each_feed_once():
     reader = ou.calibration_reader(feeds)
     got = [reader.get_next() for _ in range(4)]
     assert [g["x"][0] for g in got[:3]] == [0, 1, 2] and got[3] is None
+
+
+def test_check_feeds_names_the_first_input_that_does_not_fit_as_onnx_runtime_does():
+    """What :func:`check_feeds` accepts, ONNX Runtime runs; what it refuses (one line naming the input), ORT refuses
+    too (the independent reference: the runtime's own input checks)."""
+    model = make_model([helper.make_node("Add", ["a", "b"], ["y"])], [("a", F, ["N", 2]), ("b", F, ["N", 2])],
+                       [("y", F, ["N", 2])])
+    ok = {"a": np.zeros((3, 2), np.float32), "b": np.ones((3, 2), np.float32)}
+    ou.check_feeds(model, ok)
+    assert ou.ort_run(ou.ort_session(model), ok)["y"].shape == (3, 2)
+    bad = {"missing": {"a": ok["a"]},
+           "dtype": {**ok, "b": ok["b"].astype(np.int64)},
+           "rank": {**ok, "b": np.ones((3, 2, 1), np.float32)},
+           "fixed axis": {**ok, "b": np.ones((3, 5), np.float32)}}
+    for case, feeds in bad.items():
+        with pytest.raises(UserError) as info:
+            ou.check_feeds(model, feeds, "the candidate")
+        assert "\n" not in str(info.value) and str(info.value).startswith("the candidate"), case
+        with pytest.raises(Exception):  # noqa: B017 (ORT raises its own types: any refusal is the reference)
+            ou.ort_run(ou.ort_session(model), feeds)
+    with pytest.raises(UserError, match="dim 'N' is 3 in one input and 4"):  # a named dim is one size throughout
+        ou.check_feeds(model, {**ok, "b": np.ones((4, 2), np.float32)})

@@ -39,32 +39,58 @@ from pathlib import Path
 
 from common.cli import parser, step
 from common.errors import UserError, run_cli
-from common.onnx_dims import add_dims_argument
+from common.onnx_dims import add_dims_argument, parse_dims
 
 from . import reduce_demos
 from .reducer import (FP16_TOL, ORT_TOL, Reduction, reduce_divergence, reduce_to_folder,  # noqa: F401 (API)
                       report_line)
 
+#: Sizes of the symbolic dims of a pair's random inputs when ``--dims`` is not given (a language model's names).
+DEFAULT_DIMS = "batch=1,sequence=8"
+
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from common.cli import positive, writable_folder
     from common.results import results_dir
-    p = parser("python -m debugging.reduce", __doc__)
+
+    from .replay import BACKENDS
+
+    p = parser("python -m debugging.reduce", __doc__, verbose=None)
     p.add_argument("reference", nargs="?", help="the reference model (e.g. the stage before a pass)")
     p.add_argument("candidate", nargs="?", help="the diverging model (default: the reference itself)")
-    p.add_argument("--demo", choices=sorted(reduce_demos.DEMOS), help="a built-in case instead of two files")
+    p.add_argument("--demo", choices=sorted(reduce_demos.DEMOS), help="a built-in case instead of two files "
+                   "(takes only --out)")
     p.add_argument("--out", help="repro folder (default results/debugging/repro_<name>)")
-    p.add_argument("--backend", default="onnxruntime-noopt", help="backend of the search (see debugging.replay)")
-    p.add_argument("--confirm", help="backend of the final check (default: onnxruntime for ORT searches)")
-    add_dims_argument(p, "batch=1,sequence=8", "sizes of symbolic dims for the random inputs")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--backend", choices=list(BACKENDS), help="backend of the search (default onnxruntime-noopt; "
+                   "see debugging.replay)")
+    p.add_argument("--confirm", choices=list(BACKENDS), help="backend of the final check without the extra outputs "
+                   "(default: onnxruntime after an ONNX Runtime search, else the search's backend)")
+    add_dims_argument(p, "", f"sizes of symbolic dims for the random inputs (default {DEFAULT_DIMS})")
+    p.add_argument("--seed", type=int, help="seed of the random inputs (default 0)")
     args = p.parse_args(argv)
     if args.demo:
-        rows = reduce_demos.DEMOS[args.demo](args.out)
+        given = [flag for flag, v in (("REFERENCE", args.reference), ("--backend", args.backend),
+                                      ("--confirm", args.confirm), ("--seed", args.seed), ("--dims", args.dims or None))
+                 if v is not None]
+        if given:
+            raise UserError(f"--demo {args.demo} builds its own models and settings: drop {', '.join(given)}")
+        if args.out:
+            writable_folder(Path(args.out).parent, "--out's folder")
+        rows, table = reduce_demos.DEMOS[args.demo](args.out)
         for r in rows:
             step(1, "reduce", f"{r['case']}: {r['line']}")
+        step(2, "table", str(table))
         return 0
     if not args.reference:
         raise UserError("give REFERENCE.onnx [CANDIDATE.onnx] or --demo NAME")
+    seed = 0 if args.seed is None else args.seed
+    positive("--seed", seed, strict=False)
+    backend = args.backend or "onnxruntime-noopt"
+    out = Path(args.out) if args.out else results_dir("debugging") / f"repro_{Path(args.candidate or args.reference).stem}"
+    writable_folder(out.parent, "--out's folder")  # before the search, not after it
+    if out.exists() and not out.is_dir():
+        raise UserError(f"--out {out} is a file: give a folder")
+    from common.onnx_utils import check_feeds
     from lab01_onnx.divergence import make_feeds
 
     from .overlays import shared_tensors
@@ -74,11 +100,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     cand = load_onnx(args.candidate) if args.candidate else ref
     if not shared_tensors(ref, cand):
         raise UserError("the two graphs have no tensor name in common: nothing to compare")
-    tol = FP16_TOL if args.backend.startswith("tvm-fp16") else ORT_TOL
-    confirm = args.confirm or ("onnxruntime" if args.backend.startswith("onnxruntime") else None)
-    out = Path(args.out) if args.out else results_dir("debugging") / f"repro_{Path(args.candidate or args.reference).stem}"
-    red = reduce_to_folder(ref, cand, make_feeds(ref, args.dims, args.seed), out, backend=args.backend, tol=tol,
-                           confirm=confirm)
+    feeds = make_feeds(ref, args.dims or parse_dims(DEFAULT_DIMS), seed)
+    check_feeds(cand, feeds, f"the candidate {args.candidate or args.reference}")  # both graphs run on the reference's inputs
+    tol = FP16_TOL if backend.startswith("tvm-fp16") else ORT_TOL
+    confirm = args.confirm or ("onnxruntime" if backend.startswith("onnxruntime") else None)
+    red = reduce_to_folder(ref, cand, feeds, out, backend=backend, tol=tol, confirm=confirm)
     step(1, "reduce", report_line(red, out))
     return 0
 

@@ -10,7 +10,8 @@
   reference = ONNX Runtime fp32; candidate = the same graph through Relax + ``ToMixedPrecision``
   with an fp16 accumulator; the repro is then replayed with the fix (fp32 accumulator).
 
-Each demo writes ``results/debugging/repro_<case>/`` and one table, ``results/debugging/reduce``.
+Each demo writes ``results/debugging/repro_<case>/`` (or ``--out``) and its table,
+``results/debugging/reduce_wrong_rewrite`` / ``reduce_fp16``, and returns ``(rows, the table's Markdown path)``.
 """
 from __future__ import annotations
 
@@ -99,7 +100,7 @@ def _replays(out: Path, backends) -> dict:
     return {f"replay {b}": ("diverges" if not replay(out, b)[0].passed else "agrees") for b in backends}
 
 
-def wrong_rewrite(out: str | None = None) -> list[dict]:
+def wrong_rewrite(out: str | None = None) -> tuple[list[dict], Path]:
     """Lab 01 step 8's wrong rewrite on LLaMA-tiny, reduced; and the correct model (no divergence)."""
     import tempfile
 
@@ -120,15 +121,15 @@ def wrong_rewrite(out: str | None = None) -> list[dict]:
                            confirm="onnxruntime", meta={"case": f"LLaMA-tiny, {removed} dropped as an Identity"})
     rows = [_row(f"LLaMA-tiny, Lab 01 wrong rewrite ({removed} dropped)", red, folder,
                  _replays(folder, ["onnxruntime", "onnxruntime-noopt"]))]
-    ok = reduce_to_folder(opt, opt, feeds, folder.with_name(folder.name + "_correct"), backend="onnxruntime-noopt",
-                          tol=ORT_TOL)
-    rows.append(_row("LLaMA-tiny after the passes (correct)", ok, folder, {}))
-    write_table("debugging", "reduce_wrong_rewrite", _table(rows), title="Reducer: Lab 01's wrong rewrite",
-                meta={"tolerance": ORT_TOL, "search": "bisect end, bisect start, remove one at a time"})
-    return rows
+    correct = folder.with_name(folder.name + "_correct")  # written only if the correct model diverged (a bug)
+    ok = reduce_to_folder(opt, opt, feeds, correct, backend="onnxruntime-noopt", tol=ORT_TOL)
+    rows.append(_row("LLaMA-tiny after the passes (correct)", ok, correct, {}))
+    paths = write_table("debugging", "reduce_wrong_rewrite", _table(rows), title="Reducer: Lab 01's wrong rewrite",
+                        meta={"tolerance": ORT_TOL, "search": "bisect end, bisect start, remove one at a time"})
+    return rows, paths["md"]
 
 
-def fp16(out: str | None = None, small: bool = True) -> list[dict]:
+def fp16(out: str | None = None, small: bool = True) -> tuple[list[dict], Path]:
     """ResNet-50 (test size unless ``small=False``) in TVM with an fp16 accumulator, reduced; replayed with the fix."""
     import tempfile
 
@@ -146,9 +147,9 @@ def fp16(out: str | None = None, small: bool = True) -> list[dict]:
                            meta={"case": f"ResNet-50{' (test size)' if small else ''}, TVM fp16 accumulation"})
     rows = [_row(f"ResNet-50{' (test size, 64x64)' if small else ''} in TVM, fp16 accumulation", red, folder,
                  _replays(folder, ["tvm-fp16-acc16", "tvm-fp16-acc32"]) if red.keep else {})]
-    write_table("debugging", "reduce_fp16", _table(rows), title="Reducer: fp16 accumulation in TVM",
-                meta={"tolerance": FP16_TOL, "reference": "onnxruntime fp32"})
-    return rows
+    paths = write_table("debugging", "reduce_fp16", _table(rows), title="Reducer: fp16 accumulation in TVM",
+                        meta={"tolerance": FP16_TOL, "reference": "onnxruntime fp32"})
+    return rows, paths["md"]
 
 
 DEMOS = {"wrong-rewrite": wrong_rewrite, "fp16": fp16}

@@ -192,10 +192,15 @@ def reduce_to_folder(reference: onnx.ModelProto, candidate: onnx.ModelProto, fee
 
 
 def report_line(red: Reduction, out: Path) -> str:
+    """The reduction in one line: nodes before and after, the search's trail, runs, the diverging outputs and where
+    the repro went (or, with no divergence, that nothing was written and whether ``out`` holds an older repro)."""
     if red.keep is None:
-        return f"no divergence: the candidate agrees with the reference ({red.evaluations} run); nothing to reduce"
+        kept = f"; {out} holds an earlier repro, left as it was" if Path(out).exists() else ""
+        return (f"no divergence: the candidate agrees with the reference ({red.evaluations} run); nothing to reduce, "
+                f"no repro written{kept}")
     factor = red.nodes_before / max(red.nodes_after, 1)
-    return (f"{red.nodes_before} -> {red.nodes_after} nodes ({factor:.0f}x smaller; "
-            f"{' -> '.join(f'{p}: {k}' for p, k in red.trail)}), {red.evaluations} runs; diverging "
-            f"{red.outputs} max abs {red.max_abs:.3g}; without extra outputs: "
+    smaller = f"{factor:.1f}" if factor < 10 else f"{factor:.0f}"  # 2.8x, 595x
+    trail = " -> ".join(f"{p}: {k}" for p, k in red.trail)
+    return (f"{red.nodes_before} -> {red.nodes_after} nodes ({smaller}x smaller; {trail}), {red.evaluations} runs; "
+            f"diverging {red.outputs} max abs {red.max_abs:.3g}; without extra outputs: "
             f"{'still diverges' if red.confirmed else 'NO LONGER DIVERGES'} -> {out}")

@@ -2,7 +2,7 @@
 
 Usage::
 
-    python -m debugging.replay DIR [--backend NAME] [-v]
+    python -m debugging.replay DIR [--backend NAME]
 
 ``DIR`` holds ``model.onnx``, ``test_data_set_0/input_N.pb`` (``onnx.TensorProto``, named after the
 graph inputs, in graph-input order) and ``output_N.pb`` (the *reference* outputs, in graph-output
@@ -15,13 +15,16 @@ Backends (:data:`BACKENDS`): ``onnxruntime`` (ORT, graph optimizations ALL: what
 ``ToMixedPrecision`` with an fp16 / fp32 accumulator, untuned CPU build), ``tvm-fp32``.
 
 Exit codes: 1 the divergence reproduces (the gate fails: ``gate failed: ...`` and the table), 0 the
-backend agrees with the reference within tolerance, 2 bad input (no such folder, missing files).
+backend agrees with the reference within tolerance, 2 anything else, in one ``error:`` line: bad input (no such
+folder, missing or misnamed files, a ``repro.json`` that is not an object or has a bad tolerance, inputs that do
+not fit the model) or a backend that could not run the model at all. Only 1 means "reproduced".
 """
 from __future__ import annotations
 
 import json
 import os
 import tempfile
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
@@ -58,7 +61,9 @@ def tvm_backend(accumulate: str | None) -> Backend:
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "sub.onnx"
             onnx.save(model, str(path))
-            im = import_onnx(path, feeds, name="repro")
+            with warnings.catch_warnings():  # Relax renames ONNX names it cannot keep, one warning each: noise here
+                warnings.filterwarnings("ignore", message="Renaming name", category=UserWarning)
+                im = import_onnx(path, feeds, name="repro")
         mod = im.mod if accumulate is None else mixed_precision(im.mod, accumulate)
         ex, _ = compile_module(mod, host_target())
         return VMRunner(ex, im).outputs()
@@ -84,32 +89,59 @@ def get_backend(name: str) -> Backend:
 
 def write_repro(folder: str | os.PathLike, model: onnx.ModelProto, inputs: Mapping[str, np.ndarray],
                 outputs: Mapping[str, np.ndarray], meta: dict) -> Path:
-    """Write ``model.onnx`` + ``test_data_set_0/{input,output}_N.pb`` + ``repro.json`` into ``folder``.
+    """Write ``model.onnx`` + ``test_data_set_0/{input,output}_N.pb`` + ``repro.json`` as the folder ``folder``.
 
     ``inputs``/``outputs`` are in graph-input / graph-output order (each ``TensorProto`` named after its tensor).
-    """
-    from common.results import atomic_write
+    The repro is written beside ``folder`` and swapped in whole (:func:`common.results.new_folder`): ``folder`` is
+    the old repro or the new one, never a mix of two.
 
-    folder = Path(folder)
-    data = folder / "test_data_set_0"
-    data.mkdir(parents=True, exist_ok=True)
-    for old in data.glob("*.pb"):
-        old.unlink()
-    atomic_write(folder / "model.onnx", model.SerializeToString())
-    for kind, values in (("input", inputs), ("output", outputs)):
-        for i, (name, arr) in enumerate(values.items()):
-            atomic_write(data / f"{kind}_{i}.pb", numpy_helper.from_array(np.asarray(arr), name).SerializeToString())
-    atomic_write(folder / "repro.json", json.dumps(meta, indent=1, default=str))
-    return folder
+    Raises:
+        UserError: the folder cannot be written (one line; :class:`common.errors.CannotWrite`).
+    """
+    from common.results import atomic_write, new_folder
+
+    with new_folder(folder) as tmp:
+        data = tmp / "test_data_set_0"
+        atomic_write(tmp / "model.onnx", model.SerializeToString())
+        for kind, values in (("input", inputs), ("output", outputs)):
+            for i, (name, arr) in enumerate(values.items()):
+                atomic_write(data / f"{kind}_{i}.pb", numpy_helper.from_array(np.asarray(arr), name).SerializeToString())
+        atomic_write(tmp / "repro.json", json.dumps(meta, indent=1, default=str))
+    return Path(folder)
+
+
+#: ``repro.json``'s ``tolerance``: the :func:`common.gates.compare` keywords a repro may set.
+TOLERANCE_KEYS = {"atol", "rtol", "scale_atol_by_ref"}
+DEFAULT_TOLERANCE = {"atol": 1e-4, "rtol": 0.0, "scale_atol_by_ref": False}
+
+
+def _tolerance(meta: dict, where: Path) -> dict:
+    """``meta["tolerance"]`` checked: known keys, ``atol``/``rtol`` finite numbers >= 0, ``scale_atol_by_ref`` a bool."""
+    from common.cli import positive
+
+    tol = meta.get("tolerance", DEFAULT_TOLERANCE)
+    if not isinstance(tol, dict) or set(tol) - TOLERANCE_KEYS:
+        raise UserError(f"{where}: tolerance must be an object with keys from {sorted(TOLERANCE_KEYS)} (got {tol!r})")
+    for key in ("atol", "rtol"):
+        if key in tol:
+            if isinstance(tol[key], bool) or not isinstance(tol[key], (int, float)):
+                raise UserError(f"{where}: tolerance {key} must be a number (got {tol[key]!r})")
+            positive(f"{where}: tolerance {key}", tol[key], strict=False)
+    if not isinstance(tol.get("scale_atol_by_ref", False), bool):
+        raise UserError(f"{where}: tolerance scale_atol_by_ref must be true or false")
+    return {**DEFAULT_TOLERANCE, **tol}
 
 
 def read_repro(folder: str | os.PathLike) -> tuple[onnx.ModelProto, dict, dict, dict]:
-    """``(model, inputs, reference outputs, meta)`` of a repro folder.
+    """``(model, inputs, reference outputs, meta)`` of a repro folder; inputs and outputs keyed by the graph's own
+    input and output names (the N-th ``.pb`` is the N-th graph input or output, whatever name it carries).
 
     Raises:
-        UserError: the folder, ``model.onnx`` or ``test_data_set_0`` is missing, or a ``.pb`` is unreadable.
+        UserError: the folder, ``model.onnx`` or ``test_data_set_0`` is missing; a ``.pb`` is unreadable or not
+            named ``input_N.pb`` / ``output_N.pb``; ``repro.json`` is not a JSON object or its tolerance is bad;
+            the inputs do not fit the model (:func:`common.onnx_utils.check_feeds`).
     """
-    from common.onnx_utils import load_model
+    from common.onnx_utils import check_feeds, load_model
 
     folder = Path(folder)
     if not folder.is_dir():
@@ -120,24 +152,37 @@ def read_repro(folder: str | os.PathLike) -> tuple[onnx.ModelProto, dict, dict, 
     model = load_model(folder / "model.onnx")
 
     def load(kind: str, names: Sequence[str]) -> dict:
-        files = sorted(data.glob(f"{kind}_*.pb"), key=lambda p: int(p.stem.split("_")[1]))
-        if len(files) != len(names):
-            raise UserError(f"{data}: {len(files)} {kind}_N.pb files for {len(names)} graph {kind}s")
+        files = {}
+        for f in data.glob(f"{kind}_*.pb"):
+            index = f.stem.removeprefix(f"{kind}_")
+            if not index.isdigit():
+                raise UserError(f"{f}: expected {kind}_N.pb with N the {kind}'s position (0, 1, ...)")
+            files[int(index)] = f
+        if sorted(files) != list(range(len(names))):
+            raise UserError(f"{data}: {kind}_N.pb files {sorted(files)} for the {len(names)} graph {kind}s "
+                            f"{list(names)} (expected N = 0..{len(names) - 1})")
         out = {}
-        for name, f in zip(names, files):
+        for i, name in enumerate(names):
             t = onnx.TensorProto()
             try:
-                t.ParseFromString(f.read_bytes())
-            except Exception as exc:  # protobuf DecodeError
-                raise UserError(f"{f}: not a serialized onnx.TensorProto") from exc
-            out[t.name or name] = numpy_helper.to_array(t)
+                t.ParseFromString(files[i].read_bytes())
+                out[name] = numpy_helper.to_array(t)
+            except Exception as exc:  # protobuf DecodeError, or a TensorProto numpy_helper cannot read
+                raise UserError(f"{files[i]}: not a serialized onnx.TensorProto ({exc})") from exc
         return out
 
     inits = {t.name for t in model.graph.initializer}
     inputs = load("input", [i.name for i in model.graph.input if i.name not in inits])
     outputs = load("output", [o.name for o in model.graph.output])
+    check_feeds(model, inputs, f"{folder}/model.onnx")
     meta_path = folder / "repro.json"
-    meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
+    try:
+        meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise UserError(f"{meta_path}: not JSON ({exc})") from None
+    if not isinstance(meta, dict):
+        raise UserError(f"{meta_path}: expected a JSON object (backend, tolerance, ...), got {type(meta).__name__}")
+    meta["tolerance"] = _tolerance(meta, meta_path)
     return model, inputs, outputs, meta
 
 
@@ -147,30 +192,41 @@ def replay(folder: str | os.PathLike, backend: str | None = None):
     Returns:
         ``(report, meta)``: a :class:`common.gates.GateReport` (``passed`` False = the divergence
         reproduces) and the repro's metadata.
+
+    Raises:
+        UserError: a bad repro folder (:func:`read_repro`), an unknown backend, or a backend that could not
+            run the model at all (its first line): a crash is not the divergence, so it never exits 1.
     """
     from common.gates import compare
 
     model, inputs, ref, meta = read_repro(folder)
     name = backend or meta.get("backend", "onnxruntime")
-    got = get_backend(name)(model, inputs)
-    tol = meta.get("tolerance", {"atol": 1e-4, "rtol": 0.0, "scale_atol_by_ref": False})
-    report = compare(ref, {k: got[k] for k in ref if k in got}, stage=name, check_dtype=False, **tol)
+    run = get_backend(str(name))
+    try:
+        got = run(model, inputs)
+    except (UserError, KeyboardInterrupt):
+        raise
+    except Exception as exc:  # noqa: BLE001 (any runtime's failure: named in one line, exit 2, not "reproduced")
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]
+        raise UserError(f"backend {name} could not run {folder}/model.onnx: {first}") from exc
+    report = compare(ref, {k: got[k] for k in ref if k in got}, stage=name, check_dtype=False, **meta["tolerance"])
     return report, {**meta, "backend": name}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    p = parser("python -m debugging.replay", __doc__)
+    p = parser("python -m debugging.replay", __doc__, verbose=None)
     p.add_argument("folder", help="repro folder: model.onnx + test_data_set_0/ (+ repro.json)")
-    p.add_argument("--backend", help=f"override the backend ({', '.join(BACKENDS)})")
+    p.add_argument("--backend", choices=list(BACKENDS), help="override the backend repro.json names")
     args = p.parse_args(argv)
     report, meta = replay(args.folder, args.backend)
-    nodes = meta.get("nodes_after", "?")
+    nodes = meta.get("nodes_after")
+    what = f"the {nodes}-node repro" if isinstance(nodes, int) else "the repro"
     if report.passed:
-        step(1, "replay", f"{meta['backend']}: no divergence: the {nodes}-node repro agrees with its reference outputs")
+        step(1, "replay", f"{meta['backend']}: no divergence: {what} agrees with its reference outputs")
         return 0
     from common.gates import GateError
 
-    step(1, "replay", f"{meta['backend']}: divergence reproduced on the {nodes}-node repro ({report.first_failure})")
+    step(1, "replay", f"{meta['backend']}: divergence reproduced on {what} ({report.first_failure})")
     raise GateError(report)
 
 

@@ -91,3 +91,82 @@ def test_bad_input_one_line_exit_2(case, tmp_path, capsys, deep_chain):
         rc = run_cli(rd.main, [str(tmp_path / "x.onnx")])
     err = capsys.readouterr().err.strip().splitlines()
     assert rc == 2 and len(err) == 1 and err[0].startswith("error: ")
+
+
+def _tensor_file(path, arr, name):
+    path.write_bytes(numpy_helper.from_array(arr, name).SerializeToString())
+
+
+BAD_REPROS = {  # a fresh repro of the deep chain, then one thing wrong with it
+    "repro.json not JSON": lambda r: (r / "repro.json").write_text("{bad"),
+    "repro.json a list": lambda r: (r / "repro.json").write_text("[1]"),
+    "tolerance atol text": lambda r: (r / "repro.json").write_text('{"tolerance": {"atol": "x"}}'),
+    "tolerance atol negative": lambda r: (r / "repro.json").write_text('{"tolerance": {"atol": -5}}'),
+    "tolerance unknown key": lambda r: (r / "repro.json").write_text('{"tolerance": {"foo": 1}}'),
+    "pb not numbered": lambda r: (r / "test_data_set_0" / "input_0.pb").rename(r / "test_data_set_0" / "input_x.pb"),
+    "input of another dtype": lambda r: _tensor_file(r / "test_data_set_0" / "input_0.pb",
+                                                     np.ones((1, 8), np.int64), "x"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_REPROS))
+def test_a_bad_repro_is_one_line_exit_2_never_the_exit_1_of_reproduced(case, deep_chain, tmp_path, capsys):
+    """replay's exit 1 means "the divergence reproduces", so a script may trust it: any bad repro folder is one
+    ``error:`` line and exit 2, never a traceback (which Python also ends with exit 1)."""
+    ref, cand, feeds = deep_chain
+    rd.reduce_to_folder(ref, cand, feeds, tmp_path / "r", backend="onnxruntime-noopt", tol=rd.ORT_TOL)
+    BAD_REPROS[case](tmp_path / "r")
+    capsys.readouterr()
+    rc = run_cli(replay.main, [str(tmp_path / "r")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and len(err) == 1 and err[0].startswith("error: "), (case, err)
+
+
+def test_a_repro_reads_its_tensors_by_position_and_is_replaced_whole(deep_chain, tmp_path, capsys):
+    """The N-th input .pb feeds the N-th graph input whatever name it carries (the ONNX test-data layout); writing
+    a repro over another swaps the folder whole, so no file of the old one stays beside the new one."""
+    ref, cand, feeds = deep_chain
+    out = tmp_path / "r"
+    rd.reduce_to_folder(ref, cand, feeds, out, backend="onnxruntime-noopt", tol=rd.ORT_TOL)
+    pb = out / "test_data_set_0" / "input_0.pb"
+    t = onnx.TensorProto()
+    t.ParseFromString(pb.read_bytes())
+    _tensor_file(pb, numpy_helper.to_array(t), "another_name")
+    assert run_cli(replay.main, [str(out)]) == 1  # still reproduces
+    (out / "test_data_set_0" / "input_7.pb").write_bytes(b"stale")  # a file no repro writes
+    rd.reduce_to_folder(ref, cand, feeds, out, backend="onnxruntime-noopt", tol=rd.ORT_TOL)
+    assert not (out / "test_data_set_0" / "input_7.pb").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r"]  # no temporary folder left beside it
+
+
+def _narrow_input_copy(model: onnx.ModelProto) -> onnx.ModelProto:
+    """``model`` with its input [2, 8] and output declared [2, 4] (a candidate exported for other inputs)."""
+    other = onnx.ModelProto()
+    other.CopyFrom(model)
+    other.graph.input[0].type.tensor_type.shape.dim[1].dim_value = 4
+    other.graph.output[0].type.tensor_type.shape.dim[1].dim_value = 4
+    return other
+
+
+REDUCE_BAD = {  # argv after the two saved models ref.onnx, cand.onnx
+    "demo and files": lambda d: [str(d / "ref.onnx"), "--demo", "fp16"],
+    "demo and a search option": lambda d: ["--demo", "fp16", "--seed", "1"],
+    "out is a file": lambda d: [str(d / "ref.onnx"), str(d / "cand.onnx"), "--out", str(d / "ref.onnx")],
+    "out under a file": lambda d: [str(d / "ref.onnx"), str(d / "cand.onnx"), "--out", str(d / "ref.onnx" / "r")],
+    "negative seed": lambda d: [str(d / "ref.onnx"), str(d / "cand.onnx"), "--seed", "-1"],
+    "candidate input of another shape": lambda d: [str(d / "ref.onnx"), str(d / "narrow.onnx")],
+}
+
+
+@pytest.mark.parametrize("case", sorted(REDUCE_BAD))
+def test_reduce_refuses_bad_input_in_one_line_before_any_search(case, deep_chain, tmp_path, capsys):
+    ref, cand, _ = deep_chain
+    onnx.save(ref, str(tmp_path / "ref.onnx"))
+    onnx.save(cand, str(tmp_path / "cand.onnx"))
+    onnx.save(_narrow_input_copy(cand), str(tmp_path / "narrow.onnx"))
+    rc = run_cli(rd.main, REDUCE_BAD[case](tmp_path))
+    out, err = capsys.readouterr()
+    assert rc == 2 and len(err.strip().splitlines()) == 1 and err.startswith("error: "), (case, err)
+    assert "reduce" not in out  # refused before the search: no step line
+    if case == "candidate input of another shape":
+        assert "input 'x' has size 4 on axis 1; the feed has shape [2, 8]" in err

@@ -39,15 +39,13 @@ file the grader does not run, a handout file that does not compile.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from common.errors import GateFailed, UserError
-from common.results import swap_folder
+from common.results import new_folder
 
 from . import markers
 from .cliargs import folder_target, outside_reference
@@ -156,32 +154,27 @@ def build(root: str | Path, out: str | Path, *, git: bool = True, extra: dict[st
         warn(line)
     try:  # a folder the checks above could not foresee (a file system that refuses it: /proc, a full disk)
         out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     except OSError as exc:
         raise UserError(f"cannot create --out {out}: {exc.strerror or exc}") from None
     try:
-        write_tree(course, tree, tmp)
-        changed = [rel for rel in tree if rel in scan.blocks and rel.endswith(".py")]
-        for rel, rows in noqa_rows(tmp, changed).items():
-            p = tmp / rel
-            p.write_text(add_noqa(p.read_text(), rows))
-        if git:
-            _git(tmp, "init", "-q")
-            _git(tmp, "add", "-A", "-f")
-            _git(tmp, "commit", "-q", "-m", COMMIT_MESSAGE)
-        if leak_check:
-            leaks = leak_scan(course.root, tmp, course=course, files=files, scan=scan)
-            if leaks:
-                raise GateFailed(f"the leak scan found {len(leaks)} problem(s) in the handout; {out} was not "
-                                 "written:\n" + "\n".join(leaks))
-        swap_folder(tmp, out)
+        with new_folder(out) as tmp:
+            write_tree(course, tree, tmp)
+            changed = [rel for rel in tree if rel in scan.blocks and rel.endswith(".py")]
+            for rel, rows in noqa_rows(tmp, changed).items():
+                p = tmp / rel
+                p.write_text(add_noqa(p.read_text(), rows))
+            if git:
+                _git(tmp, "init", "-q")
+                _git(tmp, "add", "-A", "-f")
+                _git(tmp, "commit", "-q", "-m", COMMIT_MESSAGE)
+            if leak_check:
+                leaks = leak_scan(course.root, tmp, course=course, files=files, scan=scan)
+                if leaks:
+                    raise GateFailed(f"the leak scan found {len(leaks)} problem(s) in the handout; {out} was not "
+                                     "written:\n" + "\n".join(leaks))
     except OSError as exc:
-        shutil.rmtree(tmp, ignore_errors=True)
         raise UserError(f"writing the handout failed ({exc.strerror or exc}: {exc.filename or out}); {out} is as it "
                         "was") from None
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     stubs: dict[str, int] = {}
     hidden = 0
     for bs in scan.blocks.values():

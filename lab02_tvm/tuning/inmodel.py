@@ -19,8 +19,6 @@ records of a top-up replace the shipped ones).
 """
 from __future__ import annotations
 
-import shutil
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -28,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from common.errors import UserError
-from common.results import swap_folder
+from common.results import new_folder
 
 
 def check_out(sources: list[Path], out: Path, made_by: str) -> None:
@@ -150,17 +148,11 @@ def write_records(out: Path, entries: list[tuple[Any, Any]], prov: dict) -> Path
     from . import records
     from .database import database_paths
     from tvm.s_tir import meta_schedule as ms
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
-    try:
+    with new_folder(out) as tmp:
         wl, rec = database_paths(tmp)
         db = ms.database.JSONDatabase(str(wl), str(rec))
         for func_mod, r in entries:
             w = db.commit_workload(func_mod)
             db.commit_tuning_record(ms.database.TuningRecord(r.trace, w, r.run_secs, r.target, r.args_info))
         records.write_provenance(tmp, prov)
-        tmp.chmod(0o755)  # mkdtemp's folder is private; a records folder is not
-        swap_folder(tmp, out)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
     return out

@@ -36,13 +36,12 @@ from __future__ import annotations
 import datetime
 import json
 import shutil
-import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from common.errors import UserError
-from common.results import swap_folder
+from common.errors import CannotWrite, UserError
+from common.results import new_folder
 
 from .database import WORKLOADS, database_paths, prune, read_database, target_dict
 from .records import (REPO_ROOT, TIMINGS, read_provenance, rel, require_empty, run_totals, same_target, shipped_dir, target_key,
@@ -134,49 +133,43 @@ def seed_folder(model: str, src: Path, *, root: Path | None = None, timing: str 
         raise UserError(f"unknown timing {timing!r}: choose one of {', '.join(TIMINGS)}")
     src_db = read_database(src)
     set_torch_threads(1)
-    try:
-        dst.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{dst.name}.", dir=dst.parent))
-    except OSError as exc:
+    try:  # an empty dst (checked above) is renamed aside and removed when the new folder goes in
+        with new_folder(dst) as tmp:
+            t0 = time.time()
+            n_in = retarget(src, tmp, target)
+            with tvm_threads(1):
+                mod = method.model_module(model)
+                names = rt.kernel_names(extract_tasks(mod, target, method.layout_rewrite))
+                if not any(wl[0] in names for wl in src_db.workloads):
+                    raise UserError(f"none of {src}'s workloads is a kernel of {model} tuned {method}: pass the folder "
+                                    f"of {model}'s records (nothing was written)")
+                rows = rt.retime(tmp, target, top_k=top_k, rounds=rounds, min_gain=MIN_GAIN, cache_flush=timing == "cold",
+                                 keep_untimed=False, names=names, progress=progress)
+            if not read_database(tmp).records:
+                raise UserError(f"none of {src}'s records builds and runs here: nothing to seed (nothing was written)")
+            pruned = prune(tmp)
+            summ = rt.summary(rows, top_k=top_k, rounds=rounds, seconds=time.time() - t0)
+            trials, minutes = run_totals(src_prov)
+            ran = src_db.ranked_per_workload(1)  # workloads with no record that ran there get no row: named too
+            lost = [r["kernel"] for r in rows if not r["retimed"]] + [names.get(wl[0], f"workload {w}")
+                                                                       for w, wl in enumerate(src_db.workloads) if w not in ran]
+            prov = {"model": model, "target": str(as_target(target)), "target_key": target_key(target),
+                    "method": method.as_dict(), "layout_rewrite": method.layout_rewrite, "timing": timing,
+                    "trials": 0, "trials_this_run": 0, "trials_all_runs": 0, "minutes": round((time.time() - t0) / 60, 1),
+                    "records_before_prune": n_in, "records": pruned["records"],
+                    "date_utc": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M"),
+                    "command": command, "tvm": tvm.__version__, "threads": 1, "retimed": summ,
+                    "note": (f"seeded from {src_prov.get('target_key') or target_key(src_prov['target'])}'s records "
+                             f"(tuning/seed.py): re-timed here ({timing}), no trials run here yet"
+                             + (f"; dropped (no record that ran there, or none that builds and runs here): "
+                                f"{', '.join(lost)}" if lost else "")),
+                    "seeded_from": {"folder": rel(Path(src)), "target_key": target_key(src_prov["target"]),
+                                    "timing": timing_of(src_prov), "trials_all_runs": trials, "minutes": round(minutes, 1),
+                                    "date_utc": src_prov.get("date_utc"),
+                                    **({"seeded_from": src_prov["seeded_from"]} if "seeded_from" in src_prov else {})}}
+            write_provenance(tmp, prov)
+    except CannotWrite as exc:
         raise UserError(f"cannot write under {rel(dst.parent)} ({exc.strerror}): choose another --root") from None
-    try:
-        t0 = time.time()
-        n_in = retarget(src, tmp, target)
-        with tvm_threads(1):
-            mod = method.model_module(model)
-            names = rt.kernel_names(extract_tasks(mod, target, method.layout_rewrite))
-            if not any(wl[0] in names for wl in src_db.workloads):
-                raise UserError(f"none of {src}'s workloads is a kernel of {model} tuned {method}: pass the folder "
-                                f"of {model}'s records (nothing was written)")
-            rows = rt.retime(tmp, target, top_k=top_k, rounds=rounds, min_gain=MIN_GAIN, cache_flush=timing == "cold",
-                             keep_untimed=False, names=names, progress=progress)
-        if not read_database(tmp).records:
-            raise UserError(f"none of {src}'s records builds and runs here: nothing to seed (nothing was written)")
-        pruned = prune(tmp)
-        summ = rt.summary(rows, top_k=top_k, rounds=rounds, seconds=time.time() - t0)
-        trials, minutes = run_totals(src_prov)
-        ran = src_db.ranked_per_workload(1)  # workloads with no record that ran there get no row: named too
-        lost = [r["kernel"] for r in rows if not r["retimed"]] + [names.get(wl[0], f"workload {w}")
-                                                                   for w, wl in enumerate(src_db.workloads) if w not in ran]
-        prov = {"model": model, "target": str(as_target(target)), "target_key": target_key(target),
-                "method": method.as_dict(), "layout_rewrite": method.layout_rewrite, "timing": timing,
-                "trials": 0, "trials_this_run": 0, "trials_all_runs": 0, "minutes": round((time.time() - t0) / 60, 1),
-                "records_before_prune": n_in, "records": pruned["records"],
-                "date_utc": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M"),
-                "command": command, "tvm": tvm.__version__, "threads": 1, "retimed": summ,
-                "note": (f"seeded from {src_prov.get('target_key') or target_key(src_prov['target'])}'s records "
-                         f"(tuning/seed.py): re-timed here ({timing}), no trials run here yet"
-                         + (f"; dropped (no record that ran there, or none that builds and runs here): "
-                            f"{', '.join(lost)}" if lost else "")),
-                "seeded_from": {"folder": rel(Path(src)), "target_key": target_key(src_prov["target"]),
-                                "timing": timing_of(src_prov), "trials_all_runs": trials, "minutes": round(minutes, 1),
-                                "date_utc": src_prov.get("date_utc"),
-                                **({"seeded_from": src_prov["seeded_from"]} if "seeded_from" in src_prov else {})}}
-        write_provenance(tmp, prov)
-        tmp.chmod(0o755)  # mkdtemp's folder is private; a records folder is not
-        swap_folder(tmp, dst)  # an empty dst (checked above) is renamed aside and removed
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
     return dst, rows, prov
 
 

@@ -31,13 +31,12 @@ from __future__ import annotations
 
 import datetime
 import shutil
-import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
 from common.errors import UserError, run_cli
-from common.results import swap_folder
+from common.results import new_folder
 
 from .. import LAB
 
@@ -86,13 +85,10 @@ def ship_folder(candidate: Path, shipped: Path, ratios: Sequence[float], tables:
     """Replace ``shipped`` with a copy of ``candidate`` whose ``PROVENANCE.json`` gains a ``"note"``: when and why it
     shipped (``ratios``: its speed over the replaced folder's in each A/B table of ``tables``; none: the host's first
     records), the note it had kept after ``before:``. The copy is written beside ``shipped``, then renamed in
-    (:func:`common.results.swap_folder`): a stopped run leaves ``shipped`` as it was."""
+    (:func:`common.results.new_folder`): a stopped run leaves ``shipped`` as it was."""
     from .records import read_provenance, write_provenance
-    shipped.parent.mkdir(parents=True, exist_ok=True)
-    new = Path(tempfile.mkdtemp(prefix=f".{shipped.name}.", dir=shipped.parent))
-    try:
+    with new_folder(shipped) as new:
         shutil.copytree(candidate, new, dirs_exist_ok=True)
-        new.chmod(0o755)  # mkdtemp's folder is private; a records folder is not
         prov = read_provenance(new)
         write_provenance(new, {**prov, "note": (
             f"shipped by lab02_tvm.tuning.topup on {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC: "
@@ -100,9 +96,6 @@ def ship_folder(candidate: Path, shipped: Path, ratios: Sequence[float], tables:
                f"{', '.join(f'{r:.3f}x' for r in ratios)}; tables {', '.join(tables)})" if ratios
                else "this host's first records")
             + (f"; before: {prov['note']}" if prov.get("note") else ""))})
-        swap_folder(new, shipped)
-    finally:
-        shutil.rmtree(new, ignore_errors=True)
     return shipped
 
 
