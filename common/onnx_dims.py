@@ -182,5 +182,44 @@ def fix_dims(model: onnx.ModelProto, dims: Mapping[str, int], *, require_static:
         where, param = missing[0]
         listed = ", ".join(f"{w} ({p!r})" if p else w for w, p in missing)
         raise UserError(f"dynamic input axis {where}{f' ({param!r})' if param else ''} has no size: pass "
-                        f"{DIMS_OPTION} {param or where}=N (dynamic axes without a size: {listed})")
+                        f"{DIMS_OPTION} {param or where}=<size> (dynamic axes without a size: {listed})")
+    return out
+
+
+def input_shapes(model, dims: Mapping[str, int], label: str, *, require_sizes: bool = True
+                 ) -> dict[str, tuple[int, list[int | str]]]:
+    """``{graph input: (elem_type, shape)}`` of ``model``'s main graph (initializers left out), each
+    symbolic axis sized from ``dims`` (by ``dim_param``, else ``INPUT:AXIS``); an axis left unsized
+    keeps its name (``"N"``, ``"?"``).
+
+    An input that is not a tensor is ``(0, [])``.
+
+    Raises:
+        UserError: a tensor input that declares no shape; with ``require_sizes``, an axis
+            ``dims`` does not size: ``dynamic input axis x:0 ('N') of LABEL has no size: pass --dims N=<size>``
+            (the one message of ``--reference`` and ``--memory``).
+    """
+    inits = {t.name for t in model.graph.initializer}
+    out = {}
+    for vi in model.graph.input:
+        if vi.name in inits:
+            continue
+        if not vi.type.HasField("tensor_type"):
+            out[vi.name] = (0, [])  # a sequence, map or optional: no shape to size
+            continue
+        if not vi.type.tensor_type.HasField("shape"):
+            raise UserError(f"input {vi.name!r} of {label} declares no shape, so its rank is unknown and no "
+                            f"{DIMS_OPTION} can size it; re-export the model with input shapes")
+        shape: list[int | str] = []
+        for axis, d in enumerate(dim_labels(vi)):
+            if isinstance(d, int) and d >= 0:
+                shape.append(d)
+                continue
+            key, param = f"{vi.name}:{axis}", d if isinstance(d, str) and d != "?" else ""
+            size = dims[param] if param in dims else dims.get(key)  # by dim_param first, as fix_dims
+            if size is None and require_sizes:
+                raise UserError(f"dynamic input axis {key}{f' ({param!r})' if param else ''} of {label} has no size: "
+                                f"pass {DIMS_OPTION} {param or key}=<size>")
+            shape.append(int(size) if size is not None else (param or "?"))
+        out[vi.name] = (vi.type.tensor_type.elem_type, shape)
     return out

@@ -124,15 +124,18 @@ def check_model(model_or_path: onnx.ModelProto | str | os.PathLike, name: str = 
     """``onnx.checker.check_model(full_check=True)`` (checker + strict shape inference).
 
     Raises:
-        UserError: the model fails the checker; the message names the model and the first problem.
+        UserError: the model fails the checker; one line naming the model and the checker's whole message
+            (its node and reason: ``input 'zz' of node: name: abs0 OpType: Abs is not output of any previous
+            nodes``), cut at 400 characters.
     """
     label = name or (str(model_or_path) if not isinstance(model_or_path, onnx.ModelProto) else "model")
     target = str(model_or_path) if isinstance(model_or_path, (str, os.PathLike)) else model_or_path
     try:
         onnx.checker.check_model(target, full_check=True)
     except (onnx.checker.ValidationError, onnx.shape_inference.InferenceError) as exc:
-        first = str(exc).strip().splitlines()[0][:200]
-        raise UserError(f"{label} fails onnx.checker: {first}; re-export it or fix the graph") from exc
+        msg = " ".join(str(exc).split())  # its lines joined: the first alone cuts "of node: ; ..." off its reason
+        msg = msg if len(msg) <= 400 else msg[:400] + "..."
+        raise UserError(f"{label} fails onnx.checker: {msg}; re-export it or fix the graph") from exc
 
 
 def check_dataflow(model: onnx.ModelProto, label: str = "model") -> None:

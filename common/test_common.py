@@ -575,10 +575,9 @@ def test_new_folder_goes_in_whole_or_not_at_all(tmp_path):
     out = tmp_path / "out"
     (out / "old.txt").parent.mkdir()
     (out / "old.txt").write_text("old")
-    with pytest.raises(RuntimeError, match="stopped"):
-        with results.new_folder(out) as tmp:
-            (tmp / "half.txt").write_text("half")
-            raise RuntimeError("stopped")
+    with pytest.raises(RuntimeError, match="stopped"), results.new_folder(out) as tmp:
+        (tmp / "half.txt").write_text("half")
+        raise RuntimeError("stopped")
     assert _tree(out) == {"old.txt": "old"} and sorted(p.name for p in tmp_path.iterdir()) == ["out"]
     with results.new_folder(out) as tmp:
         assert tmp.parent == tmp_path and not (tmp / "old.txt").exists()
@@ -586,9 +585,9 @@ def test_new_folder_goes_in_whole_or_not_at_all(tmp_path):
     assert _tree(out) == {"new.txt": "new"} and (out.stat().st_mode & 0o777) == 0o755
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
     (tmp_path / "file").write_text("x")
-    with pytest.raises(CannotWrite, match=f"cannot write {tmp_path / 'file' / 'sub'}: "):
-        with results.new_folder(tmp_path / "file" / "sub"):
-            pass
+    with pytest.raises(CannotWrite, match=f"cannot write {tmp_path / 'file' / 'sub'}: "), \
+            results.new_folder(tmp_path / "file" / "sub"):
+        pass
 
 
 def test_nonfinite_values_are_written_as_text(results_dir):

@@ -7,7 +7,8 @@ without network side traffic (``--no-sandbox`` because CI runs as root, ``--disa
 ``--disable-sync``), listens on a loopback DevTools port chosen by Chromium itself
 (``--remote-debugging-port=0``; the ``DevTools listening on ws://...`` line on stderr gives it),
 and is driven through the page target's websocket (Chrome DevTools Protocol: ``Page.navigate``,
-``Runtime.evaluate``, ``Page.captureScreenshot``; https://chromedevtools.github.io/devtools-protocol/)
+``Runtime.evaluate``, ``Page.captureScreenshot``, ``Input.dispatchMouseEvent``;
+https://chromedevtools.github.io/devtools-protocol/)
 with tornado's websocket client.
 """
 from __future__ import annotations
@@ -135,11 +136,29 @@ class Browser:
         missing = [n for n in needles if n not in text]
         raise TimeoutError(f"page never showed {missing}; text starts {text[:300]!r}")
 
-    def screenshot(self, path: str | os.PathLike) -> Path:
-        """Save a PNG of the viewport to ``path``."""
-        data = self.call("Page.captureScreenshot", format="png")["data"]
-        path = Path(path)
-        return atomic_write(path, base64.b64decode(data))
+    def hover(self, x: float, y: float) -> None:
+        """Move the mouse to viewport point ``(x, y)`` (CSS pixels): what shows a tooltip."""
+        self.call("Input.dispatchMouseEvent", type="mouseMoved", x=x, y=y)
+
+    def png(self) -> bytes:
+        """A PNG of the viewport (bytes)."""
+        return base64.b64decode(self.call("Page.captureScreenshot", format="png")["data"])
+
+    def screenshot(self, path: str | os.PathLike, *, settle: float = 0.0, interval: float = 0.5) -> Path:
+        """Save a PNG of the viewport to ``path`` (atomically); returns the path.
+
+        With ``settle`` > 0 (seconds), wait until two captures ``interval`` seconds apart are the same
+        (the page has stopped drawing: a graph laid out after a click), at most ``settle`` seconds, and
+        save the last capture either way.
+        """
+        data = self.png()
+        deadline = time.monotonic() + settle
+        while time.monotonic() < deadline:
+            time.sleep(interval)
+            last, data = data, self.png()
+            if data == last:
+                break
+        return atomic_write(Path(path), data)
 
     def close(self) -> None:
         """End Chromium and its helper processes (its session: SIGTERM, SIGKILL after 10 s) and delete the profile."""

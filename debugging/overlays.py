@@ -305,14 +305,44 @@ def mlir_type_bytes(text: str) -> int:
 
 
 def mlir_graphs(path: str | os.PathLike) -> list[dict]:
-    """Model Explorer's built-in MLIR adapter on ``path``: the graphs (dicts), or UserError with its message."""
+    """Model Explorer's built-in MLIR adapter on ``path``: the graphs (dicts, one per function; ``[]``
+    for a module without one).
+
+    Raises:
+        UserError: the adapter cannot read the file; its first diagnostic with its location as
+            ``FILE:LINE:COL`` (``m.mlir:6:31: ... custom op 'tosa.transpose' expected 'perms'``).
+    """
     import ai_edge_model_explorer_adapter as adapter
 
     try:
         text = adapter.ConvertMlirToJson(adapter.VisualizeConfig(), str(path))
     except RuntimeError as exc:
-        raise UserError(f"Model Explorer's MLIR adapter cannot read {path}: {str(exc).strip().splitlines()[0]}") from exc
+        raise UserError(mlir_diagnostic(path, str(exc), "Model Explorer's MLIR adapter cannot read it")) from exc
     return [g for coll in json.loads(text) for g in coll["subgraphs"]]
+
+
+def mlir_diagnostic(path: str | os.PathLike, message: str, what: str) -> str:
+    """One line from an MLIR diagnostic (the adapter's ``UNKNOWN: -:6:31: error: msg`` or the bindings'
+    ``error: "-":6:31: msg``): ``FILE:6:31: <what>: msg``, or ``FILE: <what>: <first line>`` without a location."""
+    import re
+
+    m = re.search(r'(?:^|\s)"?-"?:(\d+):(\d+):\s*(?:error:\s*)?(.*)', message)
+    if m:
+        return f"{path}:{m.group(1)}:{m.group(2)}: {what}: {m.group(3).strip()}"
+    first = next((ln.strip() for ln in message.splitlines() if ln.strip()), "no message")
+    return f"{path}: {what}: {first}"
+
+
+def onnx_op_labels(path: str | os.PathLike) -> list[str]:
+    """Labels (op types) of the op nodes of the main graph as Model Explorer's ONNX adapter shows them,
+    in the adapter's order; the ``[value]`` nodes (graph inputs, initializers, outputs) left out."""
+    return [n.label for n in _adapter_graphs(path)[0].nodes if not n.id.startswith("[value] ")]
+
+
+def mlir_op_labels(graph: dict) -> list[str]:
+    """Labels (op names, ``tosa.conv2d``) of the ops of one MLIR graph (adapter dict of :func:`mlir_graphs`),
+    in order; the ``Inputs`` / ``Outputs`` nodes left out."""
+    return [n["label"] for n in graph["nodes"] if n.get("namespace") not in ("Inputs", "Outputs")]
 
 
 def mlir_bytes_overlay(graph: dict) -> dict:

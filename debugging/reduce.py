@@ -39,14 +39,12 @@ from pathlib import Path
 
 from common.cli import parser, step
 from common.errors import UserError, run_cli
-from common.onnx_dims import add_dims_argument, parse_dims
+from common.onnx_dims import add_dims_argument, input_shapes, parse_dims
 
 from . import reduce_demos
+from .viewer import DEFAULT_DIMS, load_onnx
 from .reducer import (FP16_TOL, ORT_TOL, Reduction, reduce_divergence, reduce_to_folder,  # noqa: F401 (API)
                       report_line)
-
-#: Sizes of the symbolic dims of a pair's random inputs when ``--dims`` is not given (a language model's names).
-DEFAULT_DIMS = "batch=1,sequence=8"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -65,7 +63,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                    "see debugging.replay)")
     p.add_argument("--confirm", choices=list(BACKENDS), help="backend of the final check without the extra outputs "
                    "(default: onnxruntime after an ONNX Runtime search, else the search's backend)")
-    add_dims_argument(p, "", f"sizes of symbolic dims for the random inputs (default {DEFAULT_DIMS})")
+    add_dims_argument(p, "", f"sizes of symbolic dims for the random inputs, over the defaults {DEFAULT_DIMS}")
     p.add_argument("--seed", type=int, help="seed of the random inputs (default 0)")
     args = p.parse_args(argv)
     if args.demo:
@@ -94,13 +92,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     from lab01_onnx.divergence import make_feeds
 
     from .overlays import shared_tensors
-    from .viewer import load_onnx
 
     ref = load_onnx(args.reference)
     cand = load_onnx(args.candidate) if args.candidate else ref
     if not shared_tensors(ref, cand):
         raise UserError("the two graphs have no tensor name in common: nothing to compare")
-    feeds = make_feeds(ref, args.dims or parse_dims(DEFAULT_DIMS), seed)
+    dims = {**parse_dims(DEFAULT_DIMS), **args.dims}
+    input_shapes(ref, dims, f"the reference {args.reference}")  # every axis sized: no size is made up
+    feeds = make_feeds(ref, dims, seed)
     check_feeds(cand, feeds, f"the candidate {args.candidate or args.reference}")  # both graphs run on the reference's inputs
     tol = FP16_TOL if backend.startswith("tvm-fp16") else ORT_TOL
     confirm = args.confirm or ("onnxruntime" if backend.startswith("onnxruntime") else None)

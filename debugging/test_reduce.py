@@ -155,6 +155,7 @@ REDUCE_BAD = {  # argv after the two saved models ref.onnx, cand.onnx
     "out under a file": lambda d: [str(d / "ref.onnx"), str(d / "cand.onnx"), "--out", str(d / "ref.onnx" / "r")],
     "negative seed": lambda d: [str(d / "ref.onnx"), str(d / "cand.onnx"), "--seed", "-1"],
     "candidate input of another shape": lambda d: [str(d / "ref.onnx"), str(d / "narrow.onnx")],
+    "reference axis with no size": lambda d: [str(d / "dyn.onnx")],
 }
 
 
@@ -164,9 +165,14 @@ def test_reduce_refuses_bad_input_in_one_line_before_any_search(case, deep_chain
     onnx.save(ref, str(tmp_path / "ref.onnx"))
     onnx.save(cand, str(tmp_path / "cand.onnx"))
     onnx.save(_narrow_input_copy(cand), str(tmp_path / "narrow.onnx"))
+    dyn = _narrow_input_copy(ref)
+    dyn.graph.input[0].type.tensor_type.shape.dim[0].dim_param = "N"
+    onnx.save(dyn, str(tmp_path / "dyn.onnx"))
     rc = run_cli(rd.main, REDUCE_BAD[case](tmp_path))
     out, err = capsys.readouterr()
     assert rc == 2 and len(err.strip().splitlines()) == 1 and err.startswith("error: "), (case, err)
     assert "reduce" not in out  # refused before the search: no step line
+    if case == "reference axis with no size":  # the viewer's line too: no size is made up
+        assert "dynamic input axis x:0 ('N') of the reference" in err and "pass --dims N=<size>" in err
     if case == "candidate input of another shape":
         assert "input 'x' has size 4 on axis 1; the feed has shape [2, 8]" in err

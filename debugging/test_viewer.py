@@ -6,19 +6,44 @@ naming is exercised); the candidate is Lab 01's deliberately wrong rewrite (Neg 
 from __future__ import annotations
 
 import json
+import shutil
 import socket
+import urllib.parse
 from pathlib import Path
 
 import numpy as np
 import onnx
 import pytest
+from onnx import TensorProto, helper
 
-from common.errors import run_cli
+from common.errors import GateFailed, run_cli
+from common.testing import make_model
 from debugging import overlays as ov
-from debugging import viewer
+from debugging import explorer_page, mlir_view, viewer
 from debugging.browser import Browser, find_chromium
 
 ATOL = 1e-4
+NO_CHROMIUM = "no chromium on PATH (apt-get install chromium; make optional-debs)"
+# a torch-mlir style TOSA function in the pretty form: MLIR 22 prints tosa.transpose with `perms`, which the
+# adapter's older TOSA parser refuses, so the viewer serves its generic-form re-print
+TOSA = ("func.func @forward(%arg0: tensor<1x2x3x4xf32>) -> tensor<1x3x4x2xf32> {\n"
+        "  %0 = tosa.transpose %arg0 {perms = array<i32: 0, 2, 3, 1>} : (tensor<1x2x3x4xf32>) -> tensor<1x3x4x2xf32>\n"
+        "  %1 = tosa.clamp %0 {max_val = 6.0 : f32, min_val = 0.0 : f32} : (tensor<1x3x4x2xf32>) -> tensor<1x3x4x2xf32>\n"
+        "  return %1 : tensor<1x3x4x2xf32>\n}\n")
+
+
+def _chain_taking(elem_type: int, shape: list) -> onnx.ModelProto:
+    """The conftest chain (same tensor names) reading an input ``x`` of another dtype or shape."""
+    src = "x"
+    nodes = []
+    if elem_type != TensorProto.FLOAT:
+        nodes.append(helper.make_node("Cast", ["x"], ["xf"], to=TensorProto.FLOAT, name="cast0"))
+        src = "xf"
+    nodes += [helper.make_node("Abs", [src], ["a"], name="abs0"), helper.make_node("Neg", [src], ["neg"], name="neg0"),
+              helper.make_node("Relu", ["neg"], ["r"], name="relu0"), helper.make_node("Add", ["r", "a"], ["s"]),
+              helper.make_node("Mul", ["s", "two"], ["y"], name="mul0")]
+    return make_model(nodes, [("x", elem_type, shape)], [("y", TensorProto.FLOAT, None)],
+                      {"two": np.array(2.0, np.float32)}, ir_version=onnx.IR_VERSION)
 
 
 def test_node_ids_are_the_adapters(chain_stages):
@@ -27,6 +52,9 @@ def test_node_ids_are_the_adapters(chain_stages):
     # named nodes keep their names; the unnamed Add gets onnx-ir NameFixPass's "node"
     assert {ids.node_id(n) for n in chain_stages["a"].graph.node} == {"abs0", "neg0", "relu0", "node", "mul0"}
     assert "[value] x" in ids.node_ids and "[value] y" in ids.node_ids
+    # what --check looks up on the page: the op types, the [value] nodes left out
+    assert ov.onnx_op_labels(chain_stages["a_path"]) == [n.op_type for n in chain_stages["a"].graph.node]
+    assert explorer_page.check_labels(["Add", "Mul", "Add", "Relu", "Mul", "Add", "Neg"], k=2) == ["Relu", "Neg"]
 
 
 def test_divergence_overlay_matches_the_divergence_finder(chain_stages, results_dir):
@@ -71,42 +99,111 @@ def test_mlir_overlay_from_the_builtin_adapter(tmp_path):
                    "  %0 = stablehlo.add %a, %b : tensor<4x8xf32>\n"
                    "  %1 = stablehlo.multiply %0, %0 : tensor<4x8xf32>\n"
                    "  return %1 : tensor<4x8xf32>\n}\n")
-    served, files = viewer.mlir_overlays(src, tmp_path)
+    served, files, graphs = mlir_view.mlir_overlays(src, tmp_path)
     data = json.loads(files[0].read_text())["f"]["results"]
     assert served == src
     assert data["0"]["value"] == 4 * 8 * 4 and data["1"]["value"] == 128
+    assert ov.mlir_op_labels(graphs[0]) == ["stablehlo.add", "stablehlo.multiply"]
     assert ov.mlir_type_bytes("tensor<2x3xf16>") == 12 and ov.mlir_type_bytes("tensor<?x3xf32>") == 0
 
 
-@pytest.mark.parametrize("case", ["not_onnx", "no_common_tensors", "port_in_use", "missing", "mlir_tensor_dialect"])
+def test_tosa_is_served_in_the_generic_form(tmp_path):
+    src = tmp_path / "t.mlir"
+    src.write_text(TOSA)
+    served, files, graphs = mlir_view.mlir_overlays(src, tmp_path)
+    assert served == tmp_path / "t.generic.mlir" and '"tosa.transpose"(' in served.read_text()
+    assert [f.name for f in files] == ["t.bytes.json"]
+    results = json.loads(files[0].read_text())["forward"]["results"]
+    assert results["0"]["value"] == results["1"]["value"] == 1 * 3 * 4 * 2 * 4  # f32 [1, 3, 4, 2]
+
+
+BAD = {  # case: (what the error line must hold, ...)
+    "not_onnx": ("notes.onnx",), "no_common_tensors": ("no tensor name in common",), "port_in_use": ("in use",),
+    "missing": ("absent.onnx",), "mlir_tensor_dialect": ("no tensor dialect",),
+    "mlir_dialects": ("has no linalg, math or tensor dialect",),  # linalg.abs holds a math.absf
+    "mlir_generic_unknown_dialect": ("no foo dialect",),  # the adapter would crash (SIGSEGV) on it
+    "mlir_empty": ("e.mlir", "no function"), "mlir_parse_location": ("p.mlir:2:", "expected"),
+    "out_is_file": ("--out", "is a file"), "out_proc": ("cannot write to --out /proc",),
+    "ref_other_dims": ("after.onnx's input 'x' has size 2 on axis 0; the feed has shape [3, 3]",
+                       "drawn for other.onnx", "earlier stage of the same model"),
+    "ref_dynamic_dim": ("dynamic input axis x:0 ('N') of other.onnx has no size: pass --dims N=<size>",),
+    "ref_int64": ("after.onnx's input 'x' is float32; the feed is int64 (drawn for other.onnx)",),
+    "atol_nan": ("--atol must be a finite number",), "atol_inf": ("--atol must be a finite number",),
+    "atol_negative": ("--atol must be >= 0",), "seed_negative": ("--seed must be >= 0",),
+    "add_model_not_a_model": ("--add-model", "notes.txt", "not a model file"),
+    "overlay_unknown_model": ("other.onnx is not a served model", "after.onnx, before.onnx"),
+    "model_is_folder": ("stage.onnx is a folder",), "write_only_nothing": ("nothing to write",),
+    "checker_whole_message": ("input 'zz' of node: name: abs0 OpType: Abs is not output of any previous nodes",),
+    "check_write_only": ("exclude each other",),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD))
 def test_bad_input_one_line_nonzero(case, chain_stages, make_chain, capsys, results_dir):
-    args = [str(chain_stages["b_path"]), "--write-only", "--out", str(results_dir)]
+    d = chain_stages["dir"]
+    out = results_dir / "out"
+    args = [str(chain_stages["b_path"]), "--reference", str(chain_stages["a_path"]), "--write-only", "--out", str(out)]
     sock = None
     if case == "not_onnx":
-        bad = chain_stages["dir"] / "notes.onnx"
-        bad.write_text("this is not a protobuf")
-        args[0] = str(bad)
+        (d / "notes.onnx").write_text("this is not a protobuf")
+        args[0] = str(d / "notes.onnx")
     elif case == "no_common_tensors":
         other = make_chain(prefix="o_")
-        args += ["--reference", str(chain_stages["dir"] / "other.onnx")]
         # the only shared names are x and y (graph input/output): no node output in common but y
         for n in other.graph.node:
             if "y" in n.output:
                 n.output[0] = "o_y"
         other.graph.output[0].name = "o_y"
-        onnx.save(other, str(chain_stages["dir"] / "other.onnx"))
+        onnx.save(other, str(d / "other.onnx"))
+        args[2] = str(d / "other.onnx")
     elif case == "port_in_use":
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         sock.bind((viewer.HOST, 0))
         sock.listen(1)
         args = [str(chain_stages["b_path"]), "--port", str(sock.getsockname()[1])]
-    elif case == "mlir_tensor_dialect":  # a dialect the adapter lacks (its generic form would crash it)
-        src = chain_stages["dir"] / "t.mlir"
-        src.write_text("func.func @f() -> tensor<2xf32> {\n  %0 = tensor.empty() : tensor<2xf32>\n"
-                       "  return %0 : tensor<2xf32>\n}\n")
-        args[0] = str(src)
+    elif case.startswith("mlir_"):
+        body = {"mlir_tensor_dialect": "  %0 = tensor.empty() : tensor<2xf32>\n  return %0 : tensor<2xf32>\n",
+                "mlir_dialects": "  %0 = tensor.empty() : tensor<2xf32>\n  %1 = linalg.abs ins(%0 : tensor<2xf32>) "
+                                 "outs(%0 : tensor<2xf32>) -> tensor<2xf32>\n  return %1 : tensor<2xf32>\n",
+                "mlir_generic_unknown_dialect": '  %0 = "foo.bar"() : () -> tensor<2xf32>\n  return %0 : tensor<2xf32>\n',
+                "mlir_parse_location": "  %0 = \n"}.get(case)
+        name = {"mlir_empty": "e.mlir", "mlir_parse_location": "p.mlir"}.get(case, "t.mlir")
+        (d / name).write_text("" if body is None else f"func.func @f() -> tensor<2xf32> {{\n{body}}}\n")
+        args = [str(d / name), "--write-only", "--out", str(out)]
+    elif case == "out_is_file":
+        args[-1] = str(d / "before.onnx")
+    elif case == "out_proc":
+        if not Path("/proc/self").is_dir():
+            pytest.skip("no /proc here")
+        args[-1] = "/proc"
+    elif case.startswith("ref_"):
+        elem, shape = {"ref_other_dims": (TensorProto.FLOAT, [3, 3]), "ref_dynamic_dim": (TensorProto.FLOAT, ["N", 3]),
+                       "ref_int64": (TensorProto.INT64, [2, 3])}[case]
+        onnx.save(_chain_taking(elem, shape), str(d / "other.onnx"))
+        args[2] = str(d / "other.onnx")
+    elif case in ("atol_nan", "atol_inf", "atol_negative", "seed_negative"):
+        args += {"atol_nan": ["--atol", "nan"], "atol_inf": ["--atol", "inf"], "atol_negative": ["--atol", "-1"],
+                 "seed_negative": ["--seed", "-1"]}[case]
+    elif case == "add_model_not_a_model":
+        (d / "notes.txt").write_text("not a model")
+        args += ["--add-model", str(d / "notes.txt")]
+    elif case == "overlay_unknown_model":
+        (d / "ov.json").write_text("{}")
+        args += ["--overlay", f"{d / 'ov.json'}@other.onnx"]
+    elif case == "model_is_folder":
+        (d / "stage.onnx").mkdir()
+        args[0] = str(d / "stage.onnx")
+    elif case == "write_only_nothing":
+        args = [str(chain_stages["b_path"]), "--write-only", "--out", str(out)]
+    elif case == "checker_whole_message":
+        broken = make_chain()
+        broken.graph.node[0].input[0] = "zz"
+        onnx.save(broken, str(d / "broken.onnx"))
+        args = [str(d / "broken.onnx"), "--memory", "--write-only", "--out", str(out)]
+    elif case == "check_write_only":
+        args.append("--check")
     else:
-        args[0] = str(chain_stages["dir"] / "absent.onnx")
+        args[0] = str(d / "absent.onnx")
     try:
         rc = run_cli(viewer.main, args)
     finally:
@@ -115,36 +212,137 @@ def test_bad_input_one_line_nonzero(case, chain_stages, make_chain, capsys, resu
     err = capsys.readouterr().err.strip().splitlines()
     assert rc == 2
     assert len(err) == 1 and err[0].startswith("error: ")
-    expected = {"not_onnx": "notes.onnx", "no_common_tensors": "no tensor name in common",
-                "port_in_use": "in use", "missing": "absent.onnx", "mlir_tensor_dialect": "no tensor dialect"}[case]
-    assert expected in err[0]
+    for expected in BAD[case]:
+        assert expected in err[0]
+    # refused before any work: no overlay (nor generic MLIR) written
+    assert not out.is_dir() or not list(out.iterdir())
 
 
-@pytest.mark.skipif(find_chromium() is None, reason="no chromium on PATH (apt-get install chromium; make chromium)")
-def test_page_renders_graph_and_overlay_in_headless_chromium(chain_stages, results_dir):
+def test_reference_and_memory_size_dynamic_dims_alike(chain_stages, capsys, results_dir):
+    d, out = chain_stages["dir"], results_dir / "out"
+    onnx.save(_chain_taking(TensorProto.FLOAT, ["N", 3]), str(d / "dyn.onnx"))
+    shutil.copy(chain_stages["a_path"], d / "fixed.onnx")
+    # dyn.onnx as the reference (its shapes draw the feeds) and with --memory: the same refusal
+    assert run_cli(viewer.main, [str(chain_stages["b_path"]), "--reference", str(d / "dyn.onnx"), "--write-only",
+                                 "--out", str(out)]) == 2
+    as_reference = capsys.readouterr().err.strip()
+    assert run_cli(viewer.main, [str(d / "dyn.onnx"), "--memory", "--write-only", "--out", str(out)]) == 2
+    as_memory = capsys.readouterr().err.strip()
+    assert as_reference == as_memory == "error: dynamic input axis x:0 ('N') of dyn.onnx has no size: pass --dims N=<size>"
+    # sized, the feeds take N=2, which the candidate's static x[2, 3] accepts; N=3 it refuses
+    assert run_cli(viewer.main, [str(chain_stages["b_path"]), "--reference", str(d / "dyn.onnx"), "--dims", "N=2",
+                                 "--write-only", "--out", str(out)]) == 0
+    capsys.readouterr()
+    assert run_cli(viewer.main, [str(d / "fixed.onnx"), "--reference", str(d / "dyn.onnx"), "--dims", "N=3",
+                                 "--write-only", "--out", str(out)]) == 2
+    assert "fixed.onnx's input 'x' has size 2 on axis 0; the feed has shape [3, 3]" in capsys.readouterr().err
+
+
+def test_serve_prints_the_url_that_loads_the_graphs(chain_stages, results_dir, capsys, monkeypatch):
+    import model_explorer
+
+    served = {}
+    monkeypatch.setattr(model_explorer, "visualize_from_config", lambda cfg, **kw: served.update(kw, cfg=cfg))
+    out = results_dir / "out"
+    assert run_cli(viewer.main, [str(chain_stages["b_path"]), "--reference", str(chain_stages["a_path"]),
+                                 "--out", str(out)]) == 0
+    line = next(ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("[5 serve]"))
+    url = line.split()[5]
+    assert url.startswith(f"http://{viewer.HOST}:{served['port']}/?data=")
+    data = json.loads(urllib.parse.unquote(url.split("?data=", 1)[1]))
+    # the two graphs, the candidate first, and every overlay targeted at its model by file name
+    assert [m["url"] for m in data["models"]] == [str(chain_stages["b_path"].resolve()),
+                                                  str(chain_stages["a_path"].resolve())]
+    assert dict(zip(data["nodeData"], data["nodeDataTargets"])) == {
+        str(out / "after.divergence.json"): "after.onnx", str(out / "after.diff.json"): "after.onnx",
+        str(out / "before.diff.json"): "before.onnx"}
+
+
+def test_check_serves_what_was_written(tmp_path, results_dir, capsys, monkeypatch):
+    """--check on MLIR: the server child serves the generic re-print and the one overlay as they are, on --port."""
+    calls = {}
+
+    class Proc:
+        def terminate(self):
+            calls["terminated"] = True
+
+        def wait(self, timeout=None):
+            return 0
+
+    def spawn(args):
+        calls["child"] = list(args)
+        return Proc(), "http://page"
+
+    monkeypatch.setattr(viewer, "find_chromium", lambda: "/usr/bin/chromium")
+    monkeypatch.setattr(viewer, "spawn", spawn)
+    monkeypatch.setattr(viewer, "browser_check", lambda *a: calls.setdefault("browser", a) and "")
+    src, out = tmp_path / "t.mlir", results_dir / "out"
+    src.write_text(TOSA)
+    port = viewer.free_port()
+    assert run_cli(viewer.main, [str(src), "--check", "--port", str(port), "--out", str(out)]) == 0
+    assert calls["child"] == [str(out / "t.generic.mlir"), "--serve-only", "--port", str(port),
+                              "--overlay", str(out / "t.bytes.json")]
+    assert sorted(p.name for p in out.iterdir()) == ["t.bytes.json", "t.generic.mlir"]  # nothing else written
+    url, model, labels, overlays, shot = calls["browser"]
+    assert (url, model, overlays, shot) == ("http://page", "t.generic.mlir", ["t.bytes.json"],
+                                            out / "t.generic.screenshot.png")
+    assert set(labels) <= {"tosa.transpose", "tosa.clamp", "func.return"} and labels and calls["terminated"]
+    assert f"screenshot {out / 't.generic.screenshot.png'}" in capsys.readouterr().out
+
+
+def test_check_without_chromium_says_so_first(chain_stages, results_dir, capsys, monkeypatch):
+    monkeypatch.setattr(viewer, "find_chromium", lambda: None)
+    monkeypatch.setattr(viewer, "spawn", lambda *a: pytest.fail("started a server"))
+    out = results_dir / "out"
+    assert run_cli(viewer.main, [str(chain_stages["b_path"]), "--reference", str(chain_stages["a_path"]), "--check",
+                                 "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no chromium for --check" in err[0]
+    assert not out.exists()
+
+
+@pytest.mark.skipif(find_chromium() is None, reason=NO_CHROMIUM)
+def test_check_renders_graph_and_overlay_in_headless_chromium(chain_stages, results_dir, capsys):
     from PIL import Image
 
     out = results_dir / "debugging"
     assert run_cli(viewer.main, [str(chain_stages["b_path"]), "--reference", str(chain_stages["a_path"]), "--write-only",
                                  "--out", str(out)]) == 0
-    overlay = out / "after.divergence.json"
-    proc, url = viewer.spawn([str(chain_stages["b_path"]), "--overlay", str(overlay), "--port", str(viewer.free_port()),
-                              "--out", str(out)])
-    try:
-        assert url.startswith(f"http://{viewer.HOST}:")
-        with Browser() as b:
-            b.open(url)
-            # graph: the file and graph names and op labels; overlay: its name in the node-data panel
-            text = b.wait_for_text(["after.onnx", "after.divergence.json", "Relu", "Mul"], timeout=90)
-            shot = b.screenshot(out / "page.png")
-    finally:
-        proc.terminate()
-        proc.wait(10)
-    assert not Path(b.profile).exists()  # the profile, and Chromium's temporary files inside it, are deleted
-    assert "op node count" in text
-    img = np.asarray(Image.open(shot).convert("RGB")).astype(int)
+    # the CLI's check: the page shows after.onnx, its op labels (search) and the overlay's name, or rc 1
+    assert run_cli(viewer.main, [str(chain_stages["b_path"]), "--overlay", str(out / "after.divergence.json"),
+                                 "--check", "--out", str(out)]) == 0
+    shot = out / "after.screenshot.png"
+    assert f"screenshot {shot}" in capsys.readouterr().out
+    graph = np.asarray(Image.open(shot).convert("RGB")).astype(int)[:, :1000]  # left of the side panel
     green = np.array([int(ov.GREEN[i:i + 2], 16) for i in (1, 3, 5)])
     red = np.array([int(ov.DARK_RED[i:i + 2], 16) for i in (1, 3, 5)])
-    # the overlay's colours are on the page: nodes within atol (green) and the diverging node (dark red)
-    assert (np.abs(img - green).sum(axis=2) < 12).sum() > 50
-    assert (np.abs(img - red).sum(axis=2) < 12).sum() > 50
+    # the overlay's colours on the op nodes, drawn only once the layer "g" is expanded (by the search for their
+    # labels, then the expand-all click): the nodes
+    # within atol (green) and the diverging node (dark red)
+    assert (np.abs(graph - green).sum(axis=2) < 12).sum() > 50
+    assert (np.abs(graph - red).sum(axis=2) < 12).sum() > 50
+
+
+@pytest.mark.skipif(find_chromium() is None, reason=NO_CHROMIUM)
+def test_page_check_fails_on_an_error_status_or_a_missing_node(chain_stages, tmp_path):
+    gone = tmp_path / "gone.onnx"
+    shutil.copy(chain_stages["b_path"], gone)
+    procs = []
+    try:
+        proc, url_gone = viewer.spawn([str(gone), "--serve-only", "--port", str(viewer.free_port())])
+        procs.append(proc)
+        gone.unlink()  # the server started with it; Model Explorer's adapter reads it only when the page asks
+        proc, url = viewer.spawn([str(chain_stages["b_path"]), "--serve-only", "--port", str(viewer.free_port())])
+        procs.append(proc)
+        with Browser() as b:
+            with pytest.raises(GateFailed, match=r"could not load .*gone\.onnx: Error status \(.*No such file"):
+                explorer_page.page_check(b, url_gone, "gone.onnx", ["Relu"], [], tmp_path / "gone.png", timeout=60)
+            assert explorer_page.page_check(b, url, "after.onnx", ["Relu", "Mul"], [], tmp_path / "ok.png", timeout=60)
+            with pytest.raises(GateFailed, match="has no node labelled 'Conv'"):
+                explorer_page.wait_for_graph(b, "after.onnx", ["Conv"], timeout=3)
+    finally:
+        for p in procs:
+            p.terminate()
+            p.wait(10)
+    assert not Path(b.profile).exists()  # the profile, and Chromium's temporary files inside it, are deleted
+    assert not (tmp_path / "gone.png").exists() and (tmp_path / "ok.png").stat().st_size > 0

@@ -2,25 +2,36 @@
 
 Usage::
 
-    python -m debugging.viewer MODEL.onnx [--overlay FILE.json ...] [--port N]
+    python -m debugging.viewer MODEL.onnx [--overlay FILE.json[@MODEL] ...] [--port N]
     python -m debugging.viewer CANDIDATE.onnx --reference STAGE_BEFORE.onnx   # max |diff| + removed/added
     python -m debugging.viewer MODEL.onnx --memory --dims batch=1,sequence=32   # bytes, bytes live
     python -m debugging.viewer results/lab03/torch_mlp_tosa.mlir               # MLIR: bytes per op
     python -m debugging.viewer ... --write-only     # write the overlays, serve nothing
     python -m debugging.viewer ... --check          # serve, open in headless chromium, check, exit
 
-Overlays are written to ``results/debugging/<stem>.<kind>.json`` (Model Explorer's node-data
-JSON, :mod:`debugging.overlays`) and passed to the server, which runs on loopback
-(``--host 127.0.0.1``) with the ``model_explorer_onnx`` adapter; open the printed URL. With
-``--reference``, both graphs are served (the candidate first) and each gets its own overlays:
-the candidate its per-node max |diff| (``divergence``) and its ``added``/``changed`` nodes, the
-reference its ``removed`` ones. MLIR goes through Model Explorer's built-in MLIR adapter; torch-mlir's
-TOSA in the pretty form does not parse there (its TOSA dialect is older: ``custom op
-'tosa.const_shape' expected 'values'``), so TOSA files are re-printed in MLIR's generic op form
-(MLIR 22 bindings) first, which it reads.
+Overlays are written to ``results/debugging/<stem>.<kind>.json`` (``--out`` another folder; Model
+Explorer's node-data JSON, :mod:`debugging.overlays`) and passed to the server, which listens on
+loopback only (127.0.0.1; a free port unless ``--port N``) with the ``model_explorer_onnx`` adapter.
+Open the printed URL: its ``?data=`` parameter names the models and overlays to load (the bare
+``http://127.0.0.1:PORT/`` opens an empty Model Explorer). With ``--reference``, both graphs are
+served (the candidate first) and each gets its own overlays: the candidate its per-node max |diff|
+(``divergence``) and its ``added``/``changed`` nodes, the reference its ``removed`` ones; the two
+must take the same inputs (names, dtypes, static sizes), fed with seeded random values whose
+symbolic dims come from ``--dims`` (a dim it does not size is refused, as for ``--memory``). MLIR
+goes through Model Explorer's built-in MLIR adapter; torch-mlir's TOSA in the pretty form does not
+parse there (its TOSA dialect is older: ``custom op 'tosa.const_shape' expected 'values'``), so TOSA
+files are re-printed in MLIR's generic op form (MLIR 22 bindings, ``<stem>.generic.mlir``) first,
+which it reads.
 
-Exit codes: 0 served / written / checked, 1 the browser check failed, 2 bad input (not an ONNX
-or MLIR file, two graphs without a common tensor, a port in use, an overlay that is not JSON).
+``--check`` serves what was written (a ``--serve-only`` child, nothing recomputed), opens the URL in
+headless Chromium and waits until the page shows the model's file name, its graph (some of its node
+labels, found with Model Explorer's search) and the overlays' names; it clicks "expand all layers"
+and saves ``<out>/<served stem>.screenshot.png``.
+
+Exit codes: 0 served / written / checked; 1 the browser check failed (the page shows the model with
+an Error status, or not its graph in time); 2 bad input (not an ONNX or MLIR file, two graphs without
+a common tensor or with other inputs, a port in use, an overlay that is not JSON, an ``--out`` that
+cannot be written, no chromium for ``--check``).
 """
 from __future__ import annotations
 
@@ -29,24 +40,26 @@ import os
 import socket
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from common.cli import parser, step
-from common.errors import GateFailed, UserError, run_cli
-from common.onnx_dims import add_dims_argument, parse_dims
-from common.results import atomic_write, results_dir
+from common.cli import parser, positive, step, writable_folder
+from common.errors import UserError, run_cli
+from common.onnx_dims import add_dims_argument, input_shapes, parse_dims
+from common.onnx_utils import check_feeds
+from common.results import results_dir
 
 from . import overlays as ov
+from .browser import find_chromium
+from .explorer_page import browser_check, check_labels
+from .mlir_view import mlir_overlays, servable_mlir
 
 PROG = "python -m debugging.viewer"
 HOST = "127.0.0.1"
 #: sizes of the symbolic dims of the random inputs and the memory plan, unless ``--dims`` says otherwise
 DEFAULT_DIMS = "batch=1,sequence=8"
+ONNX_EXTS = (".onnx",)
 MLIR_EXTS = (".mlir", ".mlirbc")
-#: dialects registered in ai_edge_model_explorer_adapter 0.2.1's MLIR parser (its "Available dialects" error line)
-ADAPTER_DIALECTS = ("arith", "builtin", "check", "chlo", "func", "scf", "sdy", "shape", "stablehlo", "tf", "tfl",
-                    "tosa", "vhlo")
 
 
 def free_port(host: str = HOST) -> int:
@@ -63,62 +76,59 @@ def port_in_use(port: int, host: str = HOST) -> bool:
         return s.connect_ex((host, port)) == 0
 
 
+# ------------------------------------------------------------------------------------------------
+# input files
+
+
+def model_file(text: str, flag: str = "", exts: Sequence[str] = ONNX_EXTS + MLIR_EXTS) -> Path:
+    """``text`` as the path of a model file Model Explorer reads (an existing file named ``*.onnx``,
+    ``*.mlir`` or ``*.mlirbc``, or one of ``exts``); the content is checked when it is loaded.
+
+    Raises:
+        UserError: a folder, no such file, or another extension (one line naming ``flag``, the option).
+    """
+    path = Path(text)
+    label = f"{flag} {path}" if flag else str(path)
+    kinds = exts[0] if len(exts) == 1 else f"{', '.join(exts[:-1])} or {exts[-1]}"
+    if path.is_dir():
+        raise UserError(f"{label} is a folder; give a model file ({kinds})")
+    if not path.is_file():
+        raise UserError(f"{label}: no such file")
+    if path.suffix not in exts:
+        raise UserError(f"{label}: not a model file Model Explorer reads here (expected {kinds})")
+    return path
+
+
 def load_onnx(path: str | os.PathLike):
-    """Load an ONNX file (one-line UserError for a missing or non-ONNX file), checked with onnx.checker."""
+    """Load an ONNX file checked with ``onnx.checker`` (full check: strict shape inference).
+
+    Raises:
+        UserError: a missing or non-ONNX file (:func:`common.onnx_utils.load_model`), or a model the checker
+            refuses (:func:`common.onnx_utils.check_model`: its whole message on one line).
+    """
     from common.onnx_utils import check_model, load_model
 
     model = load_model(path)
-    check_model(model, str(path))
+    check_model(path)
     return model
-
-
-def generic_mlir(path: Path, out_dir: Path) -> Path:
-    """``path`` re-printed in MLIR's generic op form (upstream MLIR 22 bindings) as ``<stem>.generic.mlir``.
-
-    Raises:
-        UserError: the file does not parse as MLIR.
-    """
-    from mlir import ir
-
-    with ir.Context() as ctx:
-        ctx.allow_unregistered_dialects = True
-        try:
-            module = ir.Module.parse(path.read_text())
-        except Exception as exc:  # MLIRError: parse diagnostics
-            raise UserError(f"{path}: not an MLIR module ({str(exc).splitlines()[0]})") from exc
-        dialects: set[str] = set()
-
-        def visit(op):
-            dialects.add(op.operation.name.split(".")[0])
-            return ir.WalkResult.ADVANCE
-
-        module.operation.walk(visit)
-        text = module.operation.get_asm(print_generic_op_form=True)
-    missing = sorted(dialects - set(ADAPTER_DIALECTS))
-    if missing:  # the adapter crashes (SIGSEGV) on generic ops of dialects it does not register
-        raise UserError(f"{path.name}: Model Explorer's MLIR adapter has no {', '.join(missing)} dialect "
-                        f"(it reads {', '.join(ADAPTER_DIALECTS)}); show the TOSA or StableHLO form instead")
-    return atomic_write(out_dir / f"{path.stem}.generic.mlir", text)
-
-
-def mlir_overlays(path: Path, out_dir: Path) -> tuple[Path, list[Path]]:
-    """The MLIR file Model Explorer will read (generic form when the pretty form fails) and its bytes overlay."""
-    try:
-        graphs = ov.mlir_graphs(path)
-        served = path
-    except UserError:
-        served = generic_mlir(path, out_dir)
-        graphs = ov.mlir_graphs(served)
-    files = []
-    for g in graphs[:1]:
-        files.append(ov.write_overlay(out_dir / f"{path.stem}.bytes.json", g["id"], ov.mlir_bytes_overlay(g)))
-    step(1, "mlir", f"{path.name}: {len(graphs[0]['nodes'])} nodes in graph {graphs[0]['id']!r}, served as {served.name}")
-    return served, files
 
 
 def onnx_overlays(model_path: Path, out_dir: Path, *, reference: Path | None, memory: bool, dims: dict,
                   atol: float, seed: int) -> tuple[list[tuple[Path, str]], dict]:
-    """Compute and write the ONNX overlays; returns ``[(file, target model file name)]`` and a summary."""
+    """Compute and write the ONNX overlays of ``model_path`` into ``out_dir``.
+
+    Args:
+        reference: an earlier stage: per-node max |diff| (``atol``: the tolerance, absolute, in the
+            tensors' units; ``seed``: of the random feeds) and the graph diff.
+        memory: also bytes written / bytes live per node (``dims`` sizes the symbolic axes).
+
+    Returns:
+        ``([(overlay file, target model file name)], summary)``.
+
+    Raises:
+        UserError: not ONNX or refused by the checker, the two stages share a file name or no tensor
+            name, take other inputs, or an input axis ``dims`` does not size.
+    """
     model = load_onnx(model_path)
     ids = ov.onnx_node_ids(model_path)
     files: list[tuple[Path, str]] = []
@@ -131,9 +141,16 @@ def onnx_overlays(model_path: Path, out_dir: Path, *, reference: Path | None, me
             raise UserError(f"the two stages share the file name {model_path.name!r}; Model Explorer targets "
                             "overlays by file name, so copy one under another name")
         ref = load_onnx(reference)
+        input_shapes(ref, dims, reference.name)  # every axis of the reference sized: its shapes draw the feeds
+        feeds = make_feeds(ref, dims, seed)
+        try:
+            check_feeds(model, feeds, model_path.name)
+        except UserError as exc:
+            raise UserError(f"{exc} (drawn for {reference.name}): --reference must be an earlier stage of the same "
+                            "model, with the same inputs") from None
         ids_ref = ov.onnx_node_ids(reference)
         over_ref, over_b, counts = ov.graph_diff_overlays(ref, ids_ref, model, ids)
-        rows = ov.per_node_max_abs(ref, model, make_feeds(ref, dims, seed))
+        rows = ov.per_node_max_abs(ref, model, feeds)
         first = next((r for r in rows if r["max_abs"] > atol), None)
         files.append((ov.write_overlay(out_dir / f"{stem}.divergence.json", ids.graph,
                                        ov.divergence_overlay(rows, ids, model, atol)), model_path.name))
@@ -147,6 +164,7 @@ def onnx_overlays(model_path: Path, out_dir: Path, *, reference: Path | None, me
              ", ".join(f"{v} {k}" for k, v in counts.items()))
         step(2, "divergence", f"{len(rows)} nodes compared; first beyond atol={atol}: {summary['first_divergence']}")
     if memory:
+        input_shapes(model, dims, model_path.name)  # the message --reference gives for an unsized axis
         written, live, mem = ov.memory_overlays(model, ids, dims)
         files.append((ov.write_overlay(out_dir / f"{stem}.bytes.json", ids.graph, written), model_path.name))
         files.append((ov.write_overlay(out_dir / f"{stem}.live.json", ids.graph, live), model_path.name))
@@ -156,8 +174,14 @@ def onnx_overlays(model_path: Path, out_dir: Path, *, reference: Path | None, me
     return files, summary
 
 
+# ------------------------------------------------------------------------------------------------
+# overlays given on the command line
+
+
 def check_overlay_file(path: Path) -> Path:
     """Raise UserError unless ``path`` is a JSON object (a node-data file)."""
+    if path.is_dir():
+        raise UserError(f"--overlay {path} is a folder; give a node-data .json file")
     if not path.is_file():
         raise UserError(f"--overlay {path}: no such file")
     try:
@@ -170,9 +194,31 @@ def check_overlay_file(path: Path) -> Path:
 
 
 def _overlay_arg(text: str) -> tuple[Path, str]:
-    """``FILE.json`` or ``FILE.json@model.onnx`` -> ``(checked path, target model file name or "")``."""
-    path, _, target = text.partition("@") if text.rsplit("@", 1)[-1].endswith(MLIR_EXTS + (".onnx",)) else (text, "", "")
+    """``FILE.json`` or ``FILE.json@MODEL`` -> ``(checked path, target model file name or "")`` (a file
+    whose own name holds ``@`` is taken whole)."""
+    path, target = (text, "") if "@" not in text or Path(text).is_file() else text.rsplit("@", 1)
     return check_overlay_file(Path(path)), target
+
+
+def resolve_targets(overlays: Sequence[tuple[Path, str]], served: Mapping[str, Path]) -> list[tuple[Path, str]]:
+    """The ``--overlay`` targets as file names of served models: ``served`` maps each name a user may
+    type (the file given, the file served, e.g. ``m.mlir`` and ``m.generic.mlir``) to the served file.
+
+    Raises:
+        UserError: a target that names no served model.
+    """
+    out = []
+    for path, target in overlays:
+        if target and target not in served:
+            names = ", ".join(dict.fromkeys(p.name for p in served.values()))
+            raise UserError(f"--overlay {path}@{target}: {target} is not a served model (served: {names}); "
+                            "name one by its file name, or add it with --add-model")
+        out.append((path, served[target].name if target else ""))
+    return out
+
+
+# ------------------------------------------------------------------------------------------------
+# serving
 
 
 def model_explorer_config(models: Sequence[Path], overlays: Sequence[tuple[Path, str]]):
@@ -187,21 +233,36 @@ def model_explorer_config(models: Sequence[Path], overlays: Sequence[tuple[Path,
     return cfg
 
 
+def page_url(cfg, port: int, host: str = HOST) -> str:
+    """The URL that opens Model Explorer with ``cfg``'s models and node data (``/?data=<url-encoded
+    JSON>``, as Model Explorer's server prints it)."""
+    return f"http://{host}:{port}/?data={cfg.to_url_param_value()}"
+
+
 def serve(models: Sequence[Path], overlays: Sequence[tuple[Path, str]], port: int, host: str = HOST) -> None:
-    """Serve Model Explorer (blocks until Ctrl-C). ``port`` must be free (checked first: UserError)."""
+    """Serve Model Explorer on ``host:port`` and print the URL that loads ``models`` and ``overlays``
+    (blocks until Ctrl-C).
+
+    Raises:
+        UserError: ``port`` is in use (checked first).
+    """
     import model_explorer
 
     if port_in_use(port, host):
         raise UserError(f"port {port} on {host} is in use; pick another with --port N (or --port 0 for a free one)")
-    model_explorer.visualize_from_config(model_explorer_config(models, overlays), host=host, port=port,
-                                         extensions=["model_explorer_onnx"], no_open_in_browser=True)
+    cfg = model_explorer_config(models, overlays)
+    step(5, "serve", f"Model Explorer on {page_url(cfg, port, host)} (Ctrl-C stops)")
+    model_explorer.visualize_from_config(cfg, host=host, port=port, extensions=["model_explorer_onnx"],
+                                         no_open_in_browser=True)
 
 
 def spawn(args: Sequence[str], timeout: float = 300.0) -> tuple[subprocess.Popen, str]:
-    """Start ``python -m debugging.viewer ARGS`` and wait for its URL line; returns ``(process, url)``.
+    """Start ``python -m debugging.viewer ARGS`` and wait for the URL line of Model Explorer's server;
+    returns ``(process, url)``; the caller ends the process.
 
     Raises:
-        UserError: the server exited first (its last stderr line is the reason), or printed no URL in time.
+        UserError: the server exited first (its last stderr line is the reason), or printed no URL
+            within ``timeout`` seconds.
     """
     import queue
     import threading
@@ -224,119 +285,147 @@ def spawn(args: Sequence[str], timeout: float = 300.0) -> tuple[subprocess.Popen
                 return proc, line.strip()
     except queue.Empty:
         proc.kill()
+        proc.wait(10)
         raise UserError(f"the viewer printed no URL within {timeout:.0f} s") from None
 
 
-def browser_check(url: str, needles: Sequence[str], shot: Path, timeout: float = 90.0) -> str:
-    """Open ``url`` in headless chromium, wait until every string of ``needles`` is on the page, save a
-    screenshot to ``shot``; returns the page text.
+def check(models: Sequence[Path], overlays: Sequence[tuple[Path, str]], port: int, labels: Sequence[str],
+          shot: Path) -> int:
+    """Serve ``models`` and ``overlays`` as they are (a ``--serve-only`` child on ``port``), run
+    :func:`browser_check` on the first model (its overlays: target ``""`` or its file name), and stop
+    the server; returns 0.
 
     Raises:
-        UserError: no chromium. GateFailed: the page never showed them.
+        UserError: the server did not start. GateFailed: the page check failed.
     """
-    from .browser import Browser, find_chromium
-
-    if find_chromium() is None:
-        raise UserError("no chromium for --check: apt-get install chromium (or set $CHROMIUM)")
+    child = [str(models[0]), "--serve-only", "--port", str(port)]
+    child += [a for m in models[1:] for a in ("--add-model", str(m))]
+    child += [a for f, target in overlays for a in ("--overlay", f"{f}@{target}" if target else str(f))]
+    names = [Path(f).name for f, target in overlays if target in ("", models[0].name)]
+    proc, url = spawn(child)
     try:
-        with Browser() as b:
-            b.open(url)
-            text = b.wait_for_text(list(needles), timeout=timeout)
-            expand_all_layers(b)
-            b.screenshot(shot)
-    except (TimeoutError, RuntimeError) as exc:  # the page never showed them, or the browser stopped answering
-        raise GateFailed(f"Model Explorer did not render in headless chromium: {exc}") from exc
-    return text
+        browser_check(url, models[0].name, labels, names, shot)
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    step(6, "check", f"{models[0].name}: graph (nodes {', '.join(labels) or 'none'}) and {len(names)} overlay(s) "
+                     f"rendered in headless chromium; screenshot {shot}")
+    return 0
 
 
-def expand_all_layers(b, settle: float = 3.0) -> bool:
-    """Click Model Explorer's "expand all layers" button (material icon ``unfold_more_double``) so a
-    screenshot shows the op nodes with their overlay colours; False when the button is not found."""
-    import time
-
-    clicked = b.evaluate("(() => { const i = [...document.querySelectorAll('mat-icon, .mat-icon, span, button')]"
-                         ".find(e => e.textContent.trim() === 'unfold_more_double');"
-                         " if (!i) return false; (i.closest('button') || i.closest('[role=button]') || i).click();"
-                         " return true; })()")
-    time.sleep(settle)
-    return bool(clicked)
+# ------------------------------------------------------------------------------------------------
+# command line
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The command line (module docstring): write the overlays, then serve, check or stop; returns 0.
+
+    Raises:
+        UserError: bad input (checked before any work where it can be). GateFailed: ``--check`` failed.
+    """
     p = parser(PROG, __doc__)
     p.add_argument("model", help="an .onnx file (any stage) or an .mlir file (e.g. results/lab03/*_tosa.mlir)")
     p.add_argument("--overlay", action="append", default=[], metavar="FILE.json[@MODEL]",
                    help="extra node-data file(s) to show (Model Explorer's format); @MODEL: the file name of "
                         "the served model it applies to (default: the first)")
     p.add_argument("--add-model", action="append", default=[], metavar="FILE",
-                   help="serve another model beside it (no overlays computed for it)")
+                   help="serve another .onnx/.mlir model beside it (no overlays computed for it)")
     p.add_argument("--reference", metavar="A.onnx",
-                   help="an earlier stage of the same model: per-node max |diff| and removed/added nodes")
+                   help="an earlier stage of the same model (same inputs): per-node max |diff| and removed/added "
+                        "nodes")
     p.add_argument("--memory", action="store_true", help="bytes written and bytes live per node (Lab 01's planner)")
     add_dims_argument(p, help=f"sizes of dynamic axes, over the defaults {DEFAULT_DIMS}")
-    p.add_argument("--atol", type=float, default=1e-4, help="divergence tolerance (default 1e-4)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the random inputs for --reference")
+    p.add_argument("--atol", type=float, default=1e-4, help="divergence tolerance, >= 0 (default 1e-4)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random inputs for --reference, >= 0 (default 0)")
     p.add_argument("--port", type=int, default=0, help="loopback port (default 0: a free one)")
     p.add_argument("--out", help="folder for the overlay files (default results/debugging)")
     p.add_argument("--write-only", action="store_true", help="write the overlays and exit")
     p.add_argument("--check", action="store_true",
                    help="serve, open the page in headless chromium, check graph and overlays render, exit")
+    p.add_argument("--serve-only", action="store_true",
+                   help="serve MODEL, --add-model and --overlay files as they are: nothing computed or written "
+                        "(the server --check starts)")
     args = p.parse_args(argv)
-    model = Path(args.model)
-    if not model.is_file():
-        raise UserError(f"{model}: no such file")
+    # everything a user can get wrong is checked before any work
+    model = model_file(args.model)
+    positive("--atol", args.atol, strict=False)
+    positive("--seed", args.seed, strict=False)
     if not 0 <= args.port < 65536:
         raise UserError(f"--port {args.port}: expected 0..65535")
+    is_mlir = model.suffix in MLIR_EXTS
+    if args.write_only and args.check:
+        raise UserError("--write-only and --check exclude each other (--check serves what it writes)")
+    if args.serve_only and (args.reference or args.memory or args.write_only or args.check):
+        raise UserError("--serve-only serves the files as given: no --reference, --memory, --write-only or --check")
+    if is_mlir and (args.reference or args.memory):
+        raise UserError("--reference and --memory work on ONNX files; for MLIR the overlay is bytes per op")
+    if args.write_only and not is_mlir and not (args.reference or args.memory):
+        raise UserError(f"--write-only: nothing to write for {model.name} without --reference or --memory "
+                        "(an ONNX model's overlays); drop --write-only to serve it")
+    ref = model_file(args.reference, "--reference", ONNX_EXTS) if args.reference else None
+    added = [model_file(m, "--add-model") for m in args.add_model]
+    extra = [_overlay_arg(f) for f in args.overlay]
+    given = [model] + ([ref] if ref is not None else []) + added
+    resolve_targets(extra, _names([(m, m) for m in given]))  # each @MODEL names one of them
     if args.port and port_in_use(args.port):
         raise UserError(f"port {args.port} on {HOST} is in use; pick another with --port N (or --port 0)")
-    out_dir = Path(args.out) if args.out else results_dir("debugging")
-    out_dir.mkdir(parents=True, exist_ok=True)
-    extra = [_overlay_arg(f) for f in args.overlay]
+    if args.check and find_chromium() is None:
+        raise UserError("no chromium for --check: apt-get install chromium (make optional-debs), or set $CHROMIUM")
+    port = args.port or free_port()
+    if args.serve_only:
+        models = [model, *added]
+        serve(models, resolve_targets(extra, _names(list(zip(models, models)))), port)
+        return 0
+    out_dir = writable_folder(args.out, "--out") if args.out else writable_folder(results_dir("debugging"),
+                                                                                    "the results folder")
     dims = {**parse_dims(DEFAULT_DIMS), **args.dims}
-    if model.suffix in MLIR_EXTS:
-        if args.reference or args.memory:
-            raise UserError("--reference and --memory work on ONNX files; for MLIR the overlay is bytes per op")
-        served, files = mlir_overlays(model, out_dir)
-        models, over = [served], [(f, "") for f in files] + extra
+    extra_pairs = []  # the --add-model files, checked (ONNX) or made readable (MLIR) before the overlays' work
+    for m in added:
+        if m.suffix in MLIR_EXTS:
+            extra_pairs.append((m, servable_mlir(m, out_dir)[0]))
+        else:
+            load_onnx(m)
+            extra_pairs.append((m, m))
+    labels: list[str] = []
+    if is_mlir:
+        served, files, graphs = mlir_overlays(model, out_dir)
+        over = [(f, "") for f in files]
+        labels = ov.mlir_op_labels(graphs[0])
     else:
-        ref = Path(args.reference) if args.reference else None
-        if ref is not None and not ref.is_file():
-            raise UserError(f"--reference {ref}: no such file")
+        served = model
         over, _ = onnx_overlays(model, out_dir, reference=ref, memory=args.memory, dims=dims,
                                 atol=args.atol, seed=args.seed)
-        over += extra
-        models = [model] + ([ref] if ref is not None else [])
-    for m in args.add_model:
-        if not Path(m).is_file():
-            raise UserError(f"--add-model {m}: no such file")
-        models.append(Path(m))
+        if args.check:
+            labels = ov.onnx_op_labels(model)
+    pairs = [(model, served)] + ([(ref, ref)] if ref is not None else []) + extra_pairs
+    over += resolve_targets(extra, _names(pairs))
+    models = [s for _, s in pairs]
     for f, _ in over:
         step(4, "overlay", str(f))
     if args.write_only:
         return 0
-    if args.check:  # serve what was just written (no recomputation) in a child process, then look at it
-        child = [str(models[0]), "--port", str(free_port()), "--out", str(out_dir)]
-        child += [a for m in models[1:] for a in ("--add-model", str(m))]
-        child += [a for f, target in over for a in ("--overlay", f"{f}@{target}" if target else str(f))]
-        first = [f for f, target in over if target in ("", models[0].name)]  # the page opens the first model
-        return _check(child, models[0], first, out_dir)
-    port = args.port or free_port()
-    step(5, "serve", f"Model Explorer on http://{HOST}:{port} (Ctrl-C stops)")
+    if args.check:
+        return check(models, over, port, check_labels(labels), out_dir / f"{served.stem}.screenshot.png")
     serve(models, over, port)
     return 0
 
 
-def _check(child_args: Sequence[str], model: Path, files: Sequence[Path], out_dir: Path) -> int:
-    proc, url = spawn(child_args)
-    try:
-        needles = [Path(f).name for f in files] or ["Model Explorer"]
-        text = browser_check(url, needles, out_dir / f"{model.stem}.screenshot.png")
-    finally:
-        proc.terminate()
-        proc.wait(10)
-    step(6, "check", f"graph and {len(files)} overlay(s) rendered in headless chromium "
-                     f"({len(text)} characters of page text, screenshot {model.stem}.screenshot.png)")
-    return 0
+def _names(pairs: Sequence[tuple[Path, Path]]) -> dict[str, Path]:
+    """``{name a user may type: served file}`` for ``(given, served)`` pairs: the given and the served file
+    name (and, for MLIR, ``<stem>.generic.mlir``, the name of its re-print).
+
+    Raises:
+        UserError: two served models share a file name (Model Explorer targets node data by file name).
+    """
+    out: dict[str, Path] = {}
+    for given, served in pairs:
+        aliases = (f"{given.stem}.generic.mlir",) if given.suffix in MLIR_EXTS else ()
+        for name in (given.name, served.name, *aliases):
+            if name in out and out[name] != served:
+                raise UserError(f"two served models are named {name!r}; Model Explorer targets overlays by file "
+                                "name, so copy one under another name")
+            out[name] = served
+    return out
 
 
 if __name__ == "__main__":
