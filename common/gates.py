@@ -187,7 +187,7 @@ def _value_row(name: str, ref: np.ndarray, cand: np.ndarray, atol: float, rtol: 
     if not st["mismatches"]:
         return row, None
     at = st["first_bad"]
-    where = f"first at {list(at)}: reference {ref[at]!r}, candidate {cand[at]!r}"
+    where = f"first at {list(at)}: reference {ref[at]}, candidate {cand[at]}"  # NumPy's str: 0.328, not np.float32(0.328)
     if nan_policy == "fail" and (st["nan_reference"] or st["nan_candidate"]):
         return row, (f"{name}: NaN present (reference {st['nan_reference']}, candidate {st['nan_candidate']}) "
                      f"with nan_policy='fail'; {where}")
