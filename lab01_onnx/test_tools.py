@@ -172,7 +172,7 @@ def test_memplan_resolves_shape_chains():
 
 
 def test_memplan_dynamic_dim_without_size_is_one_clear_line():
-    with pytest.raises(UserError, match=r"--dims N=N") as exc:
+    with pytest.raises(UserError, match=r"--dims N=<size>") as exc:
         plan_onnx(_dynamic_relu_add_model(), {})
     assert "\n" not in str(exc.value)
 
@@ -206,7 +206,7 @@ def test_memplan_cli_bad_inputs_exit_2(tmp_path, results_dir, capsys):
     good = tmp_path / "m.onnx"
     onnx.save(_dynamic_relu_add_model(), str(good))
     assert run_cli(memplan.main, [str(good)]) == 2
-    assert "--dims N=N" in capsys.readouterr().err
+    assert "--dims N=<size>" in capsys.readouterr().err
     assert run_cli(memplan.main, [str(good), "--dims", "N=zero"]) == 2
     assert "positive integer" in capsys.readouterr().err
     assert run_cli(memplan.main, [str(tmp_path)]) == 2
