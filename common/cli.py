@@ -38,15 +38,16 @@ __all__ = ["Parser", "parser", "step", "want_ir", "positive", "QUICK_RESULTS"]
 QUICK_RESULTS = Path(__file__).resolve().parent.parent / "build" / "results-quick"
 
 
-def quick_results() -> Path:
+def quick_results(why: str = "--quick") -> Path:
     """Point this process's results at :data:`QUICK_RESULTS`, unless ``MLC_RESULTS_DIR`` is set; return the folder.
 
     A ``--quick`` run measures reduced models and budgets: its rows beside the committed full-run tables of
-    ``results/`` (which the READMEs quote) would replace them with numbers of another experiment.
+    ``results/`` (which the READMEs quote) would replace them with numbers of another experiment. So would a
+    run that skips part of a table's rows (``why`` names it in the printed line).
     """
     if not os.environ.get("MLC_RESULTS_DIR"):
         os.environ["MLC_RESULTS_DIR"] = str(QUICK_RESULTS)
-        print(f"--quick: tables go to {QUICK_RESULTS} (results/ keeps the full runs; MLC_RESULTS_DIR chooses "
+        print(f"{why}: tables go to {QUICK_RESULTS} (results/ keeps the full runs; MLC_RESULTS_DIR chooses "
               f"another folder)", flush=True)
     return Path(os.environ["MLC_RESULTS_DIR"])
 

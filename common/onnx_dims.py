@@ -40,6 +40,23 @@ class DimsError(UserError, argparse.ArgumentTypeError):
     argparse prefixes the option the user typed: ``argument --dims: ...``)."""
 
 
+#: The largest size ``--dims`` takes for one axis: 2^31 - 1 (ONNX Runtime keeps an axis in an int32 in places,
+#: and no test input is larger); the total an input may hold is :func:`check_input_bytes`'s.
+MAX_DIM = 2**31 - 1
+#: The most bytes one random input may take (4 GiB): a typo such as ``sequence=100000000`` is refused, not allocated.
+MAX_INPUT_BYTES = 4 << 30
+
+
+def check_input_bytes(name: str, shape: tuple[int, ...], itemsize: int) -> None:
+    """Raise :class:`common.errors.UserError` when an input of ``shape`` and ``itemsize`` bytes per element would
+    take more than :data:`MAX_INPUT_BYTES` (the sizes come from ``--dims``)."""
+    import math
+    n = math.prod(shape) * itemsize
+    if n > MAX_INPUT_BYTES:
+        raise UserError(f"input {name!r} of shape {list(shape)} would take {n / 2**30:.3g} GiB: check the sizes given "
+                        f"with {DIMS_OPTION} (at most {MAX_INPUT_BYTES >> 30} GiB an input)")
+
+
 def parse_dims(text: str) -> dict[str, int]:
     """``"batch=1,sequence=128"`` -> ``{"batch": 1, "sequence": 128}``; ``""`` -> ``{}``.
 
@@ -47,7 +64,7 @@ def parse_dims(text: str) -> dict[str, int]:
     ``dim_param`` or ``INPUT:AXIS`` (``input_ids:1``, AXIS an integer >= 0).
 
     Raises:
-        DimsError: an item without ``=``, an empty name, a size that is not an integer > 0, an
+        DimsError: an item without ``=``, an empty name, a size that is not an integer in 1..:data:`MAX_DIM`, an
             ``INPUT:AXIS`` name whose axis is not an integer >= 0, or a name given twice.
     """
     out: dict[str, int] = {}
@@ -62,6 +79,9 @@ def parse_dims(text: str) -> dict[str, int]:
         _, colon, axis = name.rpartition(":")
         if not sep or not name or size <= 0 or (colon and not (axis.isdigit() and name[:-len(axis) - 1])):
             raise DimsError(f"{item!r} is not NAME=SIZE: expected {_FORM}")
+        if size > MAX_DIM:
+            raise DimsError(f"{item!r}: a size above {MAX_DIM} (2^31 - 1, ONNX Runtime's limit per axis) is no input a "
+                            "test can build")
         if name in out:
             raise DimsError(f"{name!r} is given twice ({name}={out[name]} and {item}); give each dim once")
         out[name] = size

@@ -27,7 +27,7 @@ import os
 import re
 import sys
 import warnings
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -165,42 +165,51 @@ def check_dataflow(model: onnx.ModelProto, label: str = "model") -> None:
 
 
 def check_feeds(model: onnx.ModelProto, feeds: Mapping[str, np.ndarray], label: str = "the model") -> None:
-    """Check that ``feeds`` fit ``model``'s graph inputs (the ones no initializer sets) before a runtime sees them.
-
-    ONNX IR spec, "Graphs" and "Static tensor shapes": each graph input has an element type and a shape whose
-    dims are a size (``dim_value``, which must match) or a name (``dim_param``, any size, the same one wherever
-    the name recurs). ONNX Runtime checks the same at ``run`` and raises a long ``INVALID_ARGUMENT`` traceback.
-
-    Args:
-        model: the model; ``feeds``: ``{input name: array}``; ``label``: the model as the message names it.
+    """Check that ``feeds`` fit ``model``'s graph inputs (the ones no initializer sets) before a runtime sees them
+    (:func:`check_values` on those inputs; ONNX Runtime checks the same at ``run`` with a long traceback).
 
     Raises:
         UserError: one line naming the first input that is missing, extra, of another dtype or rank, or of
             another size on a fixed axis or a named axis seen with two sizes.
     """
     inits = {t.name for t in model.graph.initializer}
-    inputs = [vi for vi in model.graph.input if vi.name not in inits]
-    names = [vi.name for vi in inputs]
-    missing, extra = [n for n in names if n not in feeds], [n for n in feeds if n not in names]
+    check_values([vi for vi in model.graph.input if vi.name not in inits], feeds, label, "input")
+
+
+def check_values(declared: Sequence[onnx.ValueInfoProto], values: Mapping[str, np.ndarray], label: str,
+                 kind: str = "input") -> None:
+    """Check ``values`` (``{name: array}``) against the value infos ``declared`` (a graph's inputs or outputs).
+
+    ONNX IR spec, "Graphs" and "Static tensor shapes": each has an element type and a shape whose dims are a
+    size (``dim_value``, which must match) or a name (``dim_param``, any size, the same one wherever the name
+    recurs). ``label`` names the model and ``kind`` the values (``input``, ``output``) in the message.
+
+    Raises:
+        UserError: one line naming the first value that is missing, extra, of another dtype or rank, or of
+            another size on a fixed axis or a named axis seen with two sizes.
+    """
+    names = [vi.name for vi in declared]
+    missing, extra = [n for n in names if n not in values], [n for n in values if n not in names]
     if missing or extra:
-        raise UserError(f"{label} takes inputs {names}; the feeds lack {missing} and hold {extra} it does not take")
+        raise UserError(f"{label} has {kind}s {names}; the {kind}s given are {list(values)}")
     sizes: dict[str, int] = {}
-    for vi in inputs:
-        arr, tt = np.asarray(feeds[vi.name]), vi.type.tensor_type
+    for vi in declared:
+        arr, tt = np.asarray(values[vi.name]), vi.type.tensor_type
         want = onnx.helper.tensor_dtype_to_np_dtype(tt.elem_type) if tt.elem_type else None
         if want is not None and arr.dtype != want:
-            raise UserError(f"{label}'s input {vi.name!r} is {np.dtype(want).name}; the feed is {arr.dtype.name}")
+            raise UserError(f"{label}'s {kind} {vi.name!r} is {np.dtype(want).name}; the one given is {arr.dtype.name}")
         if not tt.HasField("shape"):
             continue
         dims = tt.shape.dim
         if len(dims) != arr.ndim:
-            raise UserError(f"{label}'s input {vi.name!r} has rank {len(dims)}; the feed has shape {list(arr.shape)}")
+            raise UserError(f"{label}'s {kind} {vi.name!r} has rank {len(dims)}; the one given has shape "
+                            f"{list(arr.shape)}")
         for axis, (d, n) in enumerate(zip(dims, arr.shape)):
             if d.HasField("dim_value") and d.dim_value != n:
-                raise UserError(f"{label}'s input {vi.name!r} has size {d.dim_value} on axis {axis}; "
-                                f"the feed has shape {list(arr.shape)}")
+                raise UserError(f"{label}'s {kind} {vi.name!r} has size {d.dim_value} on axis {axis}; the one given "
+                                f"has shape {list(arr.shape)}")
             if d.HasField("dim_param") and sizes.setdefault(d.dim_param, n) != n:
-                raise UserError(f"{label}'s dim {d.dim_param!r} is {sizes[d.dim_param]} in one input and {n} on "
+                raise UserError(f"{label}'s dim {d.dim_param!r} is {sizes[d.dim_param]} in one {kind} and {n} on "
                                 f"axis {axis} of {vi.name!r}")
 
 

@@ -129,3 +129,17 @@ def test_fix_dims_names_the_missing_size_and_the_option_in_one_line():
     shapeless.graph.input[0].type.tensor_type.ClearField("shape")
     with pytest.raises(UserError, match="'x' has no shape"):
         fix_dims(shapeless, {"batch": 1, "sequence": 2})
+
+
+def test_a_size_no_test_input_can_have_is_one_line_not_an_allocation():
+    """``--dims N=99999999999`` (a typo) is refused when parsed; sizes each fine but whose product would take more than
+    4 GiB are refused before NumPy allocates them (it raised ``_ArrayMemoryError`` with a traceback)."""
+    from lab01_onnx.divergence import make_feeds
+    with pytest.raises(DimsError, match="above 2147483647"):
+        parse_dims("N=99999999999")
+    assert parse_dims("N=2147483647") == {"N": 2**31 - 1}
+    model = make_model([helper.make_node("Relu", ["x"], ["y"])], [("x", TensorProto.FLOAT, ["N", 4])],
+                       [("y", TensorProto.FLOAT, ["N", 4])])
+    assert make_feeds(model, {"N": 3})["x"].shape == (3, 4)
+    with pytest.raises(UserError, match=r"input 'x' of shape \[300000000, 4\] would take 4.47 GiB"):
+        make_feeds(model, {"N": 300_000_000})

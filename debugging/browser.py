@@ -32,9 +32,10 @@ FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--dis
 
 
 def find_chromium() -> str | None:
-    """Path of a Chromium binary (``$CHROMIUM``, then ``chromium``, ``chromium-browser`` on PATH), or None."""
+    """Path of a Chromium binary (``$CHROMIUM`` when it is an executable file, then ``chromium``,
+    ``chromium-browser`` on PATH), or None."""
     env = os.environ.get("CHROMIUM")
-    if env and Path(env).is_file():
+    if env and Path(env).is_file() and os.access(env, os.X_OK):
         return env
     return next((p for p in (shutil.which("chromium"), shutil.which("chromium-browser")) if p), None)
 
@@ -53,10 +54,14 @@ class Browser:
         self.profile = tempfile.mkdtemp(prefix="mlc-chromium-")
         # Chromium's own temporary files (with --disable-dev-shm-usage, its shared memory) go inside the profile,
         # and its helper processes share one session, so that close() ends them all and leaves nothing in /tmp
-        self.proc = subprocess.Popen([self.binary, *FLAGS, f"--user-data-dir={self.profile}",
-                                      "--remote-debugging-port=0", "about:blank"],
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                                     env={**os.environ, "TMPDIR": self.profile}, start_new_session=True)
+        try:
+            self.proc = subprocess.Popen([self.binary, *FLAGS, f"--user-data-dir={self.profile}",
+                                          "--remote-debugging-port=0", "about:blank"],
+                                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                                         env={**os.environ, "TMPDIR": self.profile}, start_new_session=True)
+        except OSError as exc:  # not executable, not a program
+            shutil.rmtree(self.profile, ignore_errors=True)
+            raise RuntimeError(f"chromium {self.binary} did not start ({exc.strerror or exc})") from None
         deadline = time.monotonic() + start_timeout
         self.port = None
         while time.monotonic() < deadline:

@@ -141,12 +141,17 @@ def browser_check(url: str, model: str, labels: Sequence[str], overlays: Sequenc
     """:func:`page_check` in a fresh headless Chromium (ended after); returns the page text.
 
     Raises:
-        UserError: no chromium. GateFailed: the page check failed, or the browser stopped answering.
+        UserError: no chromium, or it does not start. GateFailed: the page check failed, or the browser stopped
+            answering.
     """
     if find_chromium() is None:
         raise UserError("no chromium for --check: apt-get install chromium (make optional-debs), or set $CHROMIUM")
     try:
-        with Browser() as b:
+        b = Browser()
+    except RuntimeError as exc:  # the machine's browser, not the page: exit 2, like no chromium at all
+        raise UserError(f"{exc}: check $CHROMIUM or apt-get install chromium (make optional-debs)") from None
+    try:
+        with b:
             return page_check(b, url, model, labels, overlays, shot, timeout)
     except (TimeoutError, RuntimeError) as exc:  # the browser stopped answering
         raise GateFailed(f"Model Explorer did not render in headless chromium: {exc}") from exc

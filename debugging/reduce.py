@@ -48,10 +48,10 @@ from .reducer import (FP16_TOL, ORT_TOL, Reduction, reduce_divergence, reduce_to
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from common.cli import positive, writable_folder
+    from common.cli import positive
     from common.results import results_dir
 
-    from .replay import BACKENDS
+    from .replay import BACKENDS, repro_target
 
     p = parser("python -m debugging.reduce", __doc__, verbose=None)
     p.add_argument("reference", nargs="?", help="the reference model (e.g. the stage before a pass)")
@@ -72,9 +72,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                  if v is not None]
         if given:
             raise UserError(f"--demo {args.demo} builds its own models and settings: drop {', '.join(given)}")
-        if args.out:
-            writable_folder(Path(args.out).parent, "--out's folder")
-        rows, table = reduce_demos.DEMOS[args.demo](args.out)
+        out = str(repro_target(args.out)) if args.out else None  # before the search, not after it
+        rows, table = reduce_demos.DEMOS[args.demo](out)
         for r in rows:
             step(1, "reduce", f"{r['case']}: {r['line']}")
         step(2, "table", str(table))
@@ -84,10 +83,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     seed = 0 if args.seed is None else args.seed
     positive("--seed", seed, strict=False)
     backend = args.backend or "onnxruntime-noopt"
-    out = Path(args.out) if args.out else results_dir("debugging") / f"repro_{Path(args.candidate or args.reference).stem}"
-    writable_folder(out.parent, "--out's folder")  # before the search, not after it
-    if out.exists() and not out.is_dir():
-        raise UserError(f"--out {out} is a file: give a folder")
+    out = repro_target(args.out or results_dir("debugging") / f"repro_{Path(args.candidate or args.reference).stem}")
     from common.onnx_utils import check_feeds
     from lab01_onnx.divergence import make_feeds
 

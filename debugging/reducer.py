@@ -17,6 +17,7 @@ import numpy as np
 import onnx
 from onnx import helper
 
+from common.errors import UserError
 from common.onnx_graph import node_reads
 
 from .replay import get_backend, write_repro
@@ -33,6 +34,29 @@ def reference_values(model: onnx.ModelProto, feeds: Mapping[str, np.ndarray]) ->
     vals = dict(feeds)
     vals.update(ort_run(ort_session(expose_intermediates(model), level="DISABLE_ALL"), feeds))
     return vals
+
+
+def check_shared_types(candidate: onnx.ModelProto, values: Mapping[str, np.ndarray]) -> None:
+    """Refuse a candidate whose tensors, where they share a name with the reference's, have another element type.
+
+    The search feeds reference values into the candidate's nodes by tensor name, so a shared name must hold the
+    same dtype in both (the viewer only *compares* values and takes any dtype). The candidate's types are
+    ONNX shape inference's (``onnx.shape_inference.infer_shapes``); a tensor it cannot type is not checked.
+
+    Raises:
+        UserError: one line naming the first such tensor and both dtypes.
+    """
+    inferred = onnx.shape_inference.infer_shapes(candidate)
+    g = inferred.graph
+    for vi in [*g.input, *g.value_info, *g.output]:
+        elem = vi.type.tensor_type.elem_type
+        if vi.name in values and elem:
+            want = helper.tensor_dtype_to_np_dtype(elem)
+            if np.asarray(values[vi.name]).dtype != want:
+                raise UserError(f"tensor {vi.name!r} is {np.asarray(values[vi.name]).dtype.name} in the reference but "
+                                f"{np.dtype(want).name} in the candidate: the reducer feeds reference values into the "
+                                "candidate's nodes by name, so shared tensors must keep their dtype (compare the two "
+                                "with debugging.viewer --reference instead)")
 
 
 def _vi(name: str, arr: np.ndarray) -> onnx.ValueInfoProto:
@@ -174,8 +198,13 @@ def reduce_divergence(candidate: onnx.ModelProto, values: Mapping[str, np.ndarra
 def reduce_to_folder(reference: onnx.ModelProto, candidate: onnx.ModelProto, feeds: Mapping[str, np.ndarray],
                      out: str | Path, *, backend: str, tol: dict, confirm: str | None = None,
                      meta: dict | None = None) -> Reduction:
-    """Reference values -> :func:`reduce_divergence` -> repro folder (when there is a divergence)."""
+    """Reference values -> :func:`reduce_divergence` -> repro folder (when there is a divergence).
+
+    Raises:
+        UserError: a tensor shared by both graphs has another dtype in the candidate (:func:`check_shared_types`).
+    """
     values = reference_values(reference, feeds)
+    check_shared_types(candidate, values)
     t0 = time.perf_counter()
     red = reduce_divergence(candidate, values, get_backend(backend), tol,
                             confirm_backend=get_backend(confirm) if confirm else None)

@@ -87,6 +87,30 @@ def get_backend(name: str) -> Backend:
     return BACKENDS[name]()
 
 
+#: What a repro folder holds (:func:`write_repro`); a folder holding anything else is not replaced by one.
+REPRO_ENTRIES = {"model.onnx", "test_data_set_0", "repro.json"}
+
+
+def repro_target(folder: str | os.PathLike) -> Path:
+    """``folder`` (resolved) if a repro may be written there: absent, empty, or an earlier repro (nothing but
+    :data:`REPRO_ENTRIES`), in a parent that can be written; checked before a search, not after it.
+
+    Raises:
+        UserError: ``folder`` is a file, a folder holding other files (a repro replaces the folder whole, so
+            they would be lost), or under a parent that cannot be written.
+    """
+    from common.cli import writable_folder
+
+    folder = Path(folder).resolve()
+    if folder.exists() and not folder.is_dir():
+        raise UserError(f"--out {folder} is a file: give a folder for the repro")
+    if folder.is_dir() and (other := sorted(p.name for p in folder.iterdir() if p.name not in REPRO_ENTRIES)):
+        raise UserError(f"--out {folder} holds {', '.join(other[:3])}{' ...' if len(other) > 3 else ''}, which is no "
+                        "repro: a repro replaces its folder whole, so give a new or empty folder")
+    writable_folder(folder.parent, "--out's folder")
+    return folder
+
+
 def write_repro(folder: str | os.PathLike, model: onnx.ModelProto, inputs: Mapping[str, np.ndarray],
                 outputs: Mapping[str, np.ndarray], meta: dict) -> Path:
     """Write ``model.onnx`` + ``test_data_set_0/{input,output}_N.pb`` + ``repro.json`` as the folder ``folder``.
@@ -96,10 +120,12 @@ def write_repro(folder: str | os.PathLike, model: onnx.ModelProto, inputs: Mappi
     the old repro or the new one, never a mix of two.
 
     Raises:
-        UserError: the folder cannot be written (one line; :class:`common.errors.CannotWrite`).
+        UserError: ``folder`` is no place for a repro (:func:`repro_target`) or cannot be written (one line;
+            :class:`common.errors.CannotWrite`).
     """
     from common.results import atomic_write, new_folder
 
+    folder = repro_target(folder)
     with new_folder(folder) as tmp:
         data = tmp / "test_data_set_0"
         atomic_write(tmp / "model.onnx", model.SerializeToString())
@@ -107,7 +133,7 @@ def write_repro(folder: str | os.PathLike, model: onnx.ModelProto, inputs: Mappi
             for i, (name, arr) in enumerate(values.items()):
                 atomic_write(data / f"{kind}_{i}.pb", numpy_helper.from_array(np.asarray(arr), name).SerializeToString())
         atomic_write(tmp / "repro.json", json.dumps(meta, indent=1, default=str))
-    return Path(folder)
+    return folder
 
 
 #: ``repro.json``'s ``tolerance``: the :func:`common.gates.compare` keywords a repro may set.
@@ -134,16 +160,22 @@ def _tolerance(meta: dict, where: Path) -> dict:
 
 def read_repro(folder: str | os.PathLike) -> tuple[onnx.ModelProto, dict, dict, dict]:
     """``(model, inputs, reference outputs, meta)`` of a repro folder; inputs and outputs keyed by the graph's own
-    input and output names (the N-th ``.pb`` is the N-th graph input or output, whatever name it carries).
+    input and output names. The N-th ``.pb`` is the N-th graph input or output (the ONNX test-data layout); a
+    ``TensorProto`` that carries the name of *another* graph input or output is refused (two files swapped).
+    Without ``repro.json`` (a folder of the ONNX backend tests), ``meta`` is ``{"defaults": True}``.
 
     Raises:
-        UserError: the folder, ``model.onnx`` or ``test_data_set_0`` is missing; a ``.pb`` is unreadable or not
-            named ``input_N.pb`` / ``output_N.pb``; ``repro.json`` is not a JSON object or its tolerance is bad;
-            the inputs do not fit the model (:func:`common.onnx_utils.check_feeds`).
+        UserError: the folder, ``model.onnx`` or ``test_data_set_0`` is missing; a ``.pb`` is unreadable, not
+            named ``input_N.pb`` / ``output_N.pb`` (N as written: ``0``, ``1``, ... ``10``), or holds another
+            tensor's name; ``repro.json`` is not a JSON object or its tolerance is bad; the inputs do not fit the
+            model's graph inputs or the reference outputs its graph outputs (dtype, rank, static sizes:
+            :func:`common.onnx_utils.check_values`).
     """
-    from common.onnx_utils import check_feeds, load_model
+    from common.onnx_utils import check_feeds, check_values, load_model
 
     folder = Path(folder)
+    if folder.is_file():
+        raise UserError(f"{folder} is a file: give the repro folder (model.onnx + test_data_set_0/)")
     if not folder.is_dir():
         raise UserError(f"{folder}: no such folder (expected model.onnx + test_data_set_0/)")
     data = folder / "test_data_set_0"
@@ -155,8 +187,8 @@ def read_repro(folder: str | os.PathLike) -> tuple[onnx.ModelProto, dict, dict, 
         files = {}
         for f in data.glob(f"{kind}_*.pb"):
             index = f.stem.removeprefix(f"{kind}_")
-            if not index.isdigit():
-                raise UserError(f"{f}: expected {kind}_N.pb with N the {kind}'s position (0, 1, ...)")
+            if not index.isdigit() or str(int(index)) != index:
+                raise UserError(f"{f}: expected {kind}_N.pb with N the {kind}'s position as written (0, 1, ... 10)")
             files[int(index)] = f
         if sorted(files) != list(range(len(names))):
             raise UserError(f"{data}: {kind}_N.pb files {sorted(files)} for the {len(names)} graph {kind}s "
@@ -169,20 +201,28 @@ def read_repro(folder: str | os.PathLike) -> tuple[onnx.ModelProto, dict, dict, 
                 out[name] = numpy_helper.to_array(t)
             except Exception as exc:  # protobuf DecodeError, or a TensorProto numpy_helper cannot read
                 raise UserError(f"{files[i]}: not a serialized onnx.TensorProto ({exc})") from exc
+            if t.name and t.name != name and t.name in names:
+                raise UserError(f"{files[i]} holds {t.name!r}, but graph {kind} {i} is {name!r}: the files are in "
+                                f"the order of the graph's {kind}s")
         return out
 
     inits = {t.name for t in model.graph.initializer}
     inputs = load("input", [i.name for i in model.graph.input if i.name not in inits])
     outputs = load("output", [o.name for o in model.graph.output])
     check_feeds(model, inputs, f"{folder}/model.onnx")
+    check_values(model.graph.output, outputs, f"{folder}/model.onnx", "output")
     meta_path = folder / "repro.json"
+    if meta_path.exists() and not meta_path.is_file():
+        raise UserError(f"{meta_path} is not a file: the repro's backend and tolerance go there")
     try:
-        meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
+        meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {"defaults": True}
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise UserError(f"{meta_path}: not JSON ({exc})") from None
     if not isinstance(meta, dict):
         raise UserError(f"{meta_path}: expected a JSON object (backend, tolerance, ...), got {type(meta).__name__}")
     meta["tolerance"] = _tolerance(meta, meta_path)
+    if "backend" in meta and meta["backend"] not in BACKENDS:
+        raise UserError(f"{meta_path}: unknown backend {meta['backend']!r}; choose one of {', '.join(BACKENDS)}")
     return model, inputs, outputs, meta
 
 
@@ -218,15 +258,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("folder", help="repro folder: model.onnx + test_data_set_0/ (+ repro.json)")
     p.add_argument("--backend", choices=list(BACKENDS), help="override the backend repro.json names")
     args = p.parse_args(argv)
-    report, meta = replay(args.folder, args.backend)
+    try:
+        report, meta = replay(args.folder, args.backend)
+    except (UserError, KeyboardInterrupt):
+        raise
+    except Exception as exc:  # noqa: BLE001 (exit 1 means "reproduced": anything unforeseen is exit 2, one line)
+        first = (str(exc).strip().splitlines() or [""])[0][:300]
+        raise UserError(f"replay could not check {args.folder}: {type(exc).__name__}: {first}") from exc
+    if meta.get("defaults"):
+        step(0, "replay", f"no repro.json in {args.folder}: backend {meta['backend']}, tolerance {meta['tolerance']} "
+                          "(the defaults; --backend picks another backend)")
     nodes = meta.get("nodes_after")
-    what = f"the {nodes}-node repro" if isinstance(nodes, int) else "the repro"
+    what = f"the {nodes}-node repro" if type(nodes) is int else "the repro"
     if report.passed:
         step(1, "replay", f"{meta['backend']}: no divergence: {what} agrees with its reference outputs")
         return 0
     from common.gates import GateError
 
-    step(1, "replay", f"{meta['backend']}: divergence reproduced on {what} ({report.first_failure})")
+    step(1, "replay", f"{meta['backend']}: divergence reproduced on {what} (the gate below says where)")
     raise GateError(report)
 
 

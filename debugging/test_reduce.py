@@ -106,6 +106,14 @@ BAD_REPROS = {  # a fresh repro of the deep chain, then one thing wrong with it
     "pb not numbered": lambda r: (r / "test_data_set_0" / "input_0.pb").rename(r / "test_data_set_0" / "input_x.pb"),
     "input of another dtype": lambda r: _tensor_file(r / "test_data_set_0" / "input_0.pb",
                                                      np.ones((1, 8), np.int64), "x"),
+    "output of another shape": lambda r: _tensor_file(r / "test_data_set_0" / "output_0.pb",
+                                                      np.ones((3, 8), np.float32), ""),
+    "output of another dtype": lambda r: _tensor_file(r / "test_data_set_0" / "output_0.pb",
+                                                      np.ones((2, 8), np.int64), ""),
+    "pb index with a leading zero": lambda r: (r / "test_data_set_0" / "input_0.pb").rename(
+        r / "test_data_set_0" / "input_00.pb"),
+    "repro.json a folder": lambda r: ((r / "repro.json").unlink(), (r / "repro.json").mkdir()),
+    "unknown backend in repro.json": lambda r: (r / "repro.json").write_text('{"backend": "cuda"}'),
 }
 
 
@@ -139,6 +147,25 @@ def test_a_repro_reads_its_tensors_by_position_and_is_replaced_whole(deep_chain,
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r"]  # no temporary folder left beside it
 
 
+def _double_copy(model: onnx.ModelProto) -> onnx.ModelProto:
+    """``model`` with a Cast to double after its first Add (tensor ``a0`` becomes float64, then back to float)."""
+    from onnx import helper
+    other = onnx.ModelProto()
+    other.CopyFrom(model)
+    nodes = list(other.graph.node)
+    add0 = next(n for n in nodes if n.output[0] == "a0")
+    add0.output[0] = "a0_f"
+    cast = helper.make_node("Cast", ["a0_f"], ["a0"], to=onnx.TensorProto.DOUBLE, name="to_double")
+    back = [n for n in nodes if "a0" in n.input]
+    for n in back:
+        n.input[list(n.input).index("a0")] = "a0_back"
+    cast_back = helper.make_node("Cast", ["a0"], ["a0_back"], to=onnx.TensorProto.FLOAT, name="to_float")
+    del other.graph.node[:]
+    at = nodes.index(add0) + 1
+    other.graph.node.extend(nodes[:at] + [cast, cast_back] + nodes[at:])
+    return other
+
+
 def _narrow_input_copy(model: onnx.ModelProto) -> onnx.ModelProto:
     """``model`` with its input [2, 8] and output declared [2, 4] (a candidate exported for other inputs)."""
     other = onnx.ModelProto()
@@ -156,11 +183,15 @@ REDUCE_BAD = {  # argv after the two saved models ref.onnx, cand.onnx
     "negative seed": lambda d: [str(d / "ref.onnx"), str(d / "cand.onnx"), "--seed", "-1"],
     "candidate input of another shape": lambda d: [str(d / "ref.onnx"), str(d / "narrow.onnx")],
     "reference axis with no size": lambda d: [str(d / "dyn.onnx")],
+    "out holds other files": lambda d: [str(d / "ref.onnx"), str(d / "cand.onnx"), "--out", str(d)],
+    "out is the working folder": lambda d: [str(d / "ref.onnx"), str(d / "cand.onnx"), "--out", "."],
+    "demo out holds other files": lambda d: ["--demo", "fp16", "--out", str(d)],
+    "a shared tensor of another dtype": lambda d: [str(d / "ref.onnx"), str(d / "double.onnx")],
 }
 
 
 @pytest.mark.parametrize("case", sorted(REDUCE_BAD))
-def test_reduce_refuses_bad_input_in_one_line_before_any_search(case, deep_chain, tmp_path, capsys):
+def test_reduce_refuses_bad_input_in_one_line_before_any_search(case, deep_chain, tmp_path, capsys, monkeypatch):
     ref, cand, _ = deep_chain
     onnx.save(ref, str(tmp_path / "ref.onnx"))
     onnx.save(cand, str(tmp_path / "cand.onnx"))
@@ -168,11 +199,36 @@ def test_reduce_refuses_bad_input_in_one_line_before_any_search(case, deep_chain
     dyn = _narrow_input_copy(ref)
     dyn.graph.input[0].type.tensor_type.shape.dim[0].dim_param = "N"
     onnx.save(dyn, str(tmp_path / "dyn.onnx"))
+    onnx.save(_double_copy(cand), str(tmp_path / "double.onnx"))
+    before = sorted(p.name for p in tmp_path.iterdir())
+    monkeypatch.chdir(tmp_path)
     rc = run_cli(rd.main, REDUCE_BAD[case](tmp_path))
     out, err = capsys.readouterr()
+    assert sorted(p.name for p in tmp_path.iterdir()) == before  # nothing replaced, nothing left
     assert rc == 2 and len(err.strip().splitlines()) == 1 and err.startswith("error: "), (case, err)
     assert "reduce" not in out  # refused before the search: no step line
     if case == "reference axis with no size":  # the viewer's line too: no size is made up
         assert "dynamic input axis x:0 ('N') of the reference" in err and "pass --dims N=<size>" in err
     if case == "candidate input of another shape":
-        assert "input 'x' has size 4 on axis 1; the feed has shape [2, 8]" in err
+        assert "input 'x' has size 4 on axis 1; the one given has shape [2, 8]" in err
+
+
+def test_a_repro_without_repro_json_says_it_uses_the_defaults_and_swapped_inputs_are_refused(tmp_path, capsys):
+    """A folder of the ONNX backend tests has no repro.json: replay says which backend and tolerance it took. The
+    N-th .pb feeds the N-th input; a .pb that names *another* graph input (two files swapped) is refused."""
+    from onnx import TensorProto, helper
+    g = helper.make_graph([helper.make_node("Sub", ["w", "x"], ["y"])], "sub",
+                          [helper.make_tensor_value_info(n, TensorProto.FLOAT, [2]) for n in ("w", "x")],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
+    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    w, x = np.array([3, 4], np.float32), np.array([1, 1], np.float32)
+    replay.write_repro(tmp_path / "r", model, {"w": w, "x": x}, {"y": w - x}, {"backend": "onnxruntime"})
+    (tmp_path / "r" / "repro.json").unlink()
+    assert run_cli(replay.main, [str(tmp_path / "r")]) == 0
+    assert "no repro.json" in capsys.readouterr().out
+    data = tmp_path / "r" / "test_data_set_0"
+    (data / "input_0.pb").rename(data / "tmp.pb")
+    (data / "input_1.pb").rename(data / "input_0.pb")
+    (data / "tmp.pb").rename(data / "input_1.pb")
+    assert run_cli(replay.main, [str(tmp_path / "r")]) == 2
+    assert "holds 'x', but graph input 0 is 'w'" in capsys.readouterr().err

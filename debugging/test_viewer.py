@@ -124,10 +124,10 @@ BAD = {  # case: (what the error line must hold, ...)
     "mlir_generic_unknown_dialect": ("no foo dialect",),  # the adapter would crash (SIGSEGV) on it
     "mlir_empty": ("e.mlir", "no function"), "mlir_parse_location": ("p.mlir:2:", "expected"),
     "out_is_file": ("--out", "is a file"), "out_proc": ("cannot write to --out /proc",),
-    "ref_other_dims": ("after.onnx's input 'x' has size 2 on axis 0; the feed has shape [3, 3]",
+    "ref_other_dims": ("after.onnx's input 'x' has size 2 on axis 0; the one given has shape [3, 3]",
                        "drawn for other.onnx", "earlier stage of the same model"),
     "ref_dynamic_dim": ("dynamic input axis x:0 ('N') of other.onnx has no size: pass --dims N=<size>",),
-    "ref_int64": ("after.onnx's input 'x' is float32; the feed is int64 (drawn for other.onnx)",),
+    "ref_int64": ("after.onnx's input 'x' is float32; the one given is int64 (drawn for other.onnx)",),
     "atol_nan": ("--atol must be a finite number",), "atol_inf": ("--atol must be a finite number",),
     "atol_negative": ("--atol must be >= 0",), "seed_negative": ("--seed must be >= 0",),
     "add_model_not_a_model": ("--add-model", "notes.txt", "not a model file"),
@@ -135,6 +135,8 @@ BAD = {  # case: (what the error line must hold, ...)
     "model_is_folder": ("stage.onnx is a folder",), "write_only_nothing": ("nothing to write",),
     "checker_whole_message": ("input 'zz' of node: name: abs0 OpType: Abs is not output of any previous nodes",),
     "check_write_only": ("exclude each other",),
+    "overlay_not_node_data": ("ov.json: not Model Explorer node data",),
+    "memory_unsized_after_reference": ("dynamic input axis x:0 ('N') of dyn.onnx has no size",),
 }
 
 
@@ -188,7 +190,7 @@ def test_bad_input_one_line_nonzero(case, chain_stages, make_chain, capsys, resu
         (d / "notes.txt").write_text("not a model")
         args += ["--add-model", str(d / "notes.txt")]
     elif case == "overlay_unknown_model":
-        (d / "ov.json").write_text("{}")
+        (d / "ov.json").write_text('{"results": {}}')
         args += ["--overlay", f"{d / 'ov.json'}@other.onnx"]
     elif case == "model_is_folder":
         (d / "stage.onnx").mkdir()
@@ -202,6 +204,13 @@ def test_bad_input_one_line_nonzero(case, chain_stages, make_chain, capsys, resu
         args = [str(d / "broken.onnx"), "--memory", "--write-only", "--out", str(out)]
     elif case == "check_write_only":
         args.append("--check")
+    elif case == "overlay_not_node_data":
+        (d / "ov.json").write_text('{"a": 1}')
+        args += ["--overlay", str(d / "ov.json")]
+    elif case == "memory_unsized_after_reference":  # refused before the --reference overlays are written
+        onnx.save(_chain_taking(TensorProto.FLOAT, ["N", 3]), str(d / "dyn.onnx"))
+        args = [str(d / "dyn.onnx"), "--reference", str(chain_stages["a_path"]), "--memory", "--write-only",
+                "--dims", "x:1=3", "--out", str(out)]
     else:
         args[0] = str(d / "absent.onnx")
     try:
@@ -235,7 +244,7 @@ def test_reference_and_memory_size_dynamic_dims_alike(chain_stages, capsys, resu
     capsys.readouterr()
     assert run_cli(viewer.main, [str(d / "fixed.onnx"), "--reference", str(d / "dyn.onnx"), "--dims", "N=3",
                                  "--write-only", "--out", str(out)]) == 2
-    assert "fixed.onnx's input 'x' has size 2 on axis 0; the feed has shape [3, 3]" in capsys.readouterr().err
+    assert "fixed.onnx's input 'x' has size 2 on axis 0; the one given has shape [3, 3]" in capsys.readouterr().err
 
 
 def test_serve_prints_the_url_that_loads_the_graphs(chain_stages, results_dir, capsys, monkeypatch):

@@ -134,6 +134,8 @@ def onnx_overlays(model_path: Path, out_dir: Path, *, reference: Path | None, me
     files: list[tuple[Path, str]] = []
     summary: dict = {"nodes": len(model.graph.node)}
     stem = model_path.stem
+    if memory:
+        input_shapes(model, dims, model_path.name)  # before any work: the message --reference gives for an unsized axis
     if reference is not None:
         from lab01_onnx.divergence import make_feeds
 
@@ -159,12 +161,11 @@ def onnx_overlays(model_path: Path, out_dir: Path, *, reference: Path | None, me
                       reference.name))
         summary.update(counts)
         summary["first_divergence"] = (f"{first['node']} ({first['op_type']}) max abs {first['max_abs']:.3g}"
-                                       if first else f"none beyond atol={atol}")
+                                       if first else "none")
         step(1, "diff", f"{reference.name} -> {model_path.name}: " +
              ", ".join(f"{v} {k}" for k, v in counts.items()))
         step(2, "divergence", f"{len(rows)} nodes compared; first beyond atol={atol}: {summary['first_divergence']}")
     if memory:
-        input_shapes(model, dims, model_path.name)  # the message --reference gives for an unsized axis
         written, live, mem = ov.memory_overlays(model, ids, dims)
         files.append((ov.write_overlay(out_dir / f"{stem}.bytes.json", ids.graph, written), model_path.name))
         files.append((ov.write_overlay(out_dir / f"{stem}.live.json", ids.graph, live), model_path.name))
@@ -179,7 +180,8 @@ def onnx_overlays(model_path: Path, out_dir: Path, *, reference: Path | None, me
 
 
 def check_overlay_file(path: Path) -> Path:
-    """Raise UserError unless ``path`` is a JSON object (a node-data file)."""
+    """Raise UserError unless ``path`` is Model Explorer node data: a ``GraphNodeData`` object (``{"results":
+    {...}, ...}``) or a ``ModelNodeData`` one (``{graph id: GraphNodeData}``; ``model_explorer/node_data_builder.py``)."""
     if path.is_dir():
         raise UserError(f"--overlay {path} is a folder; give a node-data .json file")
     if not path.is_file():
@@ -188,8 +190,12 @@ def check_overlay_file(path: Path) -> Path:
         data = json.loads(path.read_text())
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise UserError(f"--overlay {path}: not JSON ({exc.msg if hasattr(exc, 'msg') else exc})") from exc
-    if not isinstance(data, dict):
-        raise UserError(f"--overlay {path}: expected a JSON object of Model Explorer node data")
+    def graph_data(d) -> bool:  # GraphNodeData (model_explorer/node_data_builder.py): a "results" object
+        return isinstance(d, dict) and isinstance(d.get("results"), dict)
+
+    if not (graph_data(data) or (isinstance(data, dict) and data and all(graph_data(v) for v in data.values()))):
+        raise UserError(f"--overlay {path}: not Model Explorer node data (expected {{\"results\": {{node id: "
+                        f"{{\"value\": ...}}}}}} or {{graph id: {{\"results\": ...}}}})")
     return path
 
 
@@ -298,9 +304,10 @@ def check(models: Sequence[Path], overlays: Sequence[tuple[Path, str]], port: in
     Raises:
         UserError: the server did not start. GateFailed: the page check failed.
     """
-    child = [str(models[0]), "--serve-only", "--port", str(port)]
-    child += [a for m in models[1:] for a in ("--add-model", str(m))]
-    child += [a for f, target in overlays for a in ("--overlay", f"{f}@{target}" if target else str(f))]
+    child = [str(models[0].resolve()), "--serve-only", "--port", str(port)]  # the child runs in the checkout
+    child += [a for m in models[1:] for a in ("--add-model", str(m.resolve()))]
+    child += [a for f, target in overlays for a in ("--overlay", f"{Path(f).resolve()}@{target}" if target
+                                                    else str(Path(f).resolve()))]
     names = [Path(f).name for f, target in overlays if target in ("", models[0].name)]
     proc, url = spawn(child)
     try:
@@ -323,7 +330,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     Raises:
         UserError: bad input (checked before any work where it can be). GateFailed: ``--check`` failed.
     """
-    p = parser(PROG, __doc__)
+    p = parser(PROG, __doc__, verbose=None)
     p.add_argument("model", help="an .onnx file (any stage) or an .mlir file (e.g. results/lab03/*_tosa.mlir)")
     p.add_argument("--overlay", action="append", default=[], metavar="FILE.json[@MODEL]",
                    help="extra node-data file(s) to show (Model Explorer's format); @MODEL: the file name of "

@@ -33,7 +33,7 @@ from onnx import helper
 from common import cli
 from common.errors import UserError, run_cli
 from common.gates import GateError, GateReport, diff_stats
-from common.onnx_dims import add_dims_argument, concrete_shape
+from common.onnx_dims import add_dims_argument, check_input_bytes, concrete_shape
 from common.onnx_skeleton import infer_shapes
 from common.onnx_utils import check_model, load_model, ort_run, ort_session, print_ir
 
@@ -78,7 +78,10 @@ def expose_intermediates(model: onnx.ModelProto) -> onnx.ModelProto:
 def make_feeds(model: onnx.ModelProto, dims: Mapping[str, int] | None = None, seed: int = 0) -> dict[str, np.ndarray]:
     """Deterministic inputs for every graph input: floats ~ N(0, 1), integers in [1, 8) (valid token ids
     and a non-zero attention mask), booleans True. Symbolic dims come from ``dims`` (by ``dim_param`` or
-    ``input:axis``; default 3: :func:`common.onnx_dims.concrete_shape`)."""
+    ``input:axis``; default 3: :func:`common.onnx_dims.concrete_shape`).
+
+    Raises:
+        UserError: an input would take more than :data:`common.onnx_dims.MAX_INPUT_BYTES` (a typo in the sizes)."""
     rng = np.random.default_rng(seed)
     inits = {t.name for t in model.graph.initializer}
     feeds = {}
@@ -87,6 +90,7 @@ def make_feeds(model: onnx.ModelProto, dims: Mapping[str, int] | None = None, se
             continue
         dtype = helper.tensor_dtype_to_np_dtype(vi.type.tensor_type.elem_type)
         shape = concrete_shape(vi, dims or {}, 3)
+        check_input_bytes(vi.name, tuple(shape), np.dtype(dtype).itemsize)
         if np.issubdtype(dtype, np.floating):
             feeds[vi.name] = rng.standard_normal(shape).astype(dtype)
         elif dtype == np.bool_:

@@ -12,6 +12,8 @@
 """
 from __future__ import annotations
 
+import contextlib
+import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -61,7 +63,9 @@ def infer_static_shapes(model: onnx.ModelProto, dims: Mapping[str, int]) -> onnx
     if any(t not in vis or _static_shape(vis[t]) is None for t in produced):
         try:
             from onnxruntime.tools.symbolic_shape_infer import SymbolicShapeInference
-            m2 = SymbolicShapeInference.infer_shapes(inferred, auto_merge=True)
+            # it dumps "sym_shape_infer_temp.onnx" into the working directory when it gives up: run it elsewhere
+            with tempfile.TemporaryDirectory() as scratch, contextlib.chdir(scratch):
+                m2 = SymbolicShapeInference.infer_shapes(inferred, auto_merge=True)
             if m2 is not None:
                 inferred = m2
         except Exception:  # the ORT helper is best effort; missing shapes are reported below
@@ -93,8 +97,9 @@ def static_tensor_sizes(model: onnx.ModelProto) -> tuple[dict[str, int], dict[st
             info[t] = (shape, onnx.helper.tensor_dtype_to_np_dtype(elem).name)
     if missing:
         raise UserError(f"{len(missing)} intermediate tensor(s) have no static shape after shape inference "
-                        f"(first: {', '.join(missing[:3])}); give {DIMS_OPTION} for every dynamic axis, or simplify "
-                        f"the model first (python -m onnxsim IN OUT)")
+                        f"(first: {', '.join(missing[:3])}): an op shape inference does not know (a custom domain), "
+                        f"a shape computed from data, or a dynamic axis without {DIMS_OPTION}; size every axis, or "
+                        "simplify the model first (python -m onnxsim IN OUT)")
     return sizes, info
 
 
