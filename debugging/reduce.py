@@ -48,7 +48,7 @@ from .reducer import (FP16_TOL, ORT_TOL, Reduction, reduce_divergence, reduce_to
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from common.cli import positive
+    from common.cli import command_line, positive
     from common.results import results_dir
 
     from .replay import BACKENDS, repro_target
@@ -99,7 +99,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     check_feeds(cand, feeds, f"the candidate {args.candidate or args.reference}")  # both graphs run on the reference's inputs
     tol = FP16_TOL if backend.startswith("tvm-fp16") else ORT_TOL
     confirm = args.confirm or ("onnxruntime" if backend.startswith("onnxruntime") else None)
-    red = reduce_to_folder(ref, cand, feeds, out, backend=backend, tol=tol, confirm=confirm)
+    prov = {"reference": args.reference, "candidate": args.candidate or args.reference, "dims": dims, "seed": seed,
+            "command": command_line("debugging.reduce", argv)}  # repro.json: where the repro came from
+    red = reduce_to_folder(ref, cand, feeds, out, backend=backend, tol=tol, confirm=confirm, meta=prov)
     step(1, "reduce", report_line(red, out))
     return 0
 

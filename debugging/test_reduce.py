@@ -232,3 +232,16 @@ def test_a_repro_without_repro_json_says_it_uses_the_defaults_and_swapped_inputs
     (data / "tmp.pb").rename(data / "input_1.pb")
     assert run_cli(replay.main, [str(tmp_path / "r")]) == 2
     assert "holds 'x', but graph input 0 is 'w'" in capsys.readouterr().err
+
+
+def test_the_cli_records_where_a_repro_came_from(deep_chain, tmp_path, capsys):
+    ref, cand, _ = deep_chain
+    onnx.save(ref, str(tmp_path / "ref.onnx"))
+    onnx.save(cand, str(tmp_path / "cand.onnx"))
+    out = tmp_path / "repro"
+    assert run_cli(rd.main, [str(tmp_path / "ref.onnx"), str(tmp_path / "cand.onnx"), "--out", str(out),
+                             "--seed", "3"]) == 0
+    meta = json.loads((out / "repro.json").read_text())
+    assert meta["candidate"].endswith("cand.onnx") and meta["seed"] == 3 and meta["dims"]["batch"] == 1
+    assert meta["command"].startswith("python -m debugging.reduce ") and "--seed 3" in meta["command"]
+    assert "-> " + str(out) in capsys.readouterr().out
