@@ -315,8 +315,10 @@ def check(models: Sequence[Path], overlays: Sequence[tuple[Path, str]], port: in
     finally:
         proc.terminate()
         proc.wait(10)
-    step(6, "check", f"{models[0].name}: graph (nodes {', '.join(labels) or 'none'}) and {len(names)} overlay(s) "
-                     f"rendered in headless chromium; screenshot {shot}")
+    others = len(overlays) - len(names)  # the overlays of the other served models (--reference): not on this page
+    step(6, "check", f"{models[0].name}: graph (nodes {', '.join(labels) or 'none'}) and its {len(names)} overlay(s) "
+                     f"rendered in headless chromium" + (f" ({others} more target the other models)" if others else "")
+                     + f"; screenshot {shot}")
     return 0
 
 
