@@ -243,3 +243,24 @@ def input_shapes(model, dims: Mapping[str, int], label: str, *, require_sizes: b
             shape.append(int(size) if size is not None else (param or "?"))
         out[vi.name] = (vi.type.tensor_type.elem_type, shape)
     return out
+
+
+def check_dims_named(dims: Mapping[str, int], *models: onnx.ModelProto) -> None:
+    """Refuse a ``--dims`` name that sizes nothing in ``models``: no ``dim_param`` anywhere in them and no
+    ``INPUT:AXIS`` of an input axis that is not a number (a typo such as ``sequnce=32`` would leave the axis at a
+    default size without a word). :func:`fix_dims` ignores such names on purpose (one ``--dims`` serves several
+    models); a command that reads the ``--dims`` a user typed for these models calls this first.
+
+    Raises:
+        UserError: one line naming the unknown names and the ones the models have.
+    """
+    known: set[str] = set()
+    for m in models:
+        known |= {d.dim_param for vi in _value_infos(m.graph) for d in vi.type.tensor_type.shape.dim
+                  if d.HasField("dim_param")}
+        known |= {f"{name}:{axis}" for name, labels in dynamic_inputs(m).items()
+                  for axis, d in enumerate(labels) if not isinstance(d, int) or d < 0}
+    unknown = [n for n in dims if n not in known]
+    if unknown:
+        raise UserError(f"{DIMS_OPTION} {', '.join(unknown)}: no such dynamic axis in the model "
+                        f"(its dims: {', '.join(sorted(known)) or 'none, every axis is a number'})")

@@ -39,7 +39,7 @@ from pathlib import Path
 
 from common.cli import parser, step
 from common.errors import UserError, run_cli
-from common.onnx_dims import add_dims_argument, input_shapes, parse_dims
+from common.onnx_dims import add_dims_argument, check_dims_named, input_shapes, parse_dims
 
 from . import reduce_demos
 from .viewer import DEFAULT_DIMS, load_onnx
@@ -93,6 +93,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     cand = load_onnx(args.candidate) if args.candidate else ref
     if not shared_tensors(ref, cand):
         raise UserError("the two graphs have no tensor name in common: nothing to compare")
+    check_dims_named(args.dims, ref, cand)  # a typo would leave the axis at its default size
     dims = {**parse_dims(DEFAULT_DIMS), **args.dims}
     input_shapes(ref, dims, f"the reference {args.reference}")  # every axis sized: no size is made up
     feeds = make_feeds(ref, dims, seed)

@@ -137,6 +137,7 @@ BAD = {  # case: (what the error line must hold, ...)
     "check_write_only": ("exclude each other",),
     "overlay_not_node_data": ("ov.json: not Model Explorer node data",),
     "memory_unsized_after_reference": ("dynamic input axis x:0 ('N') of dyn.onnx has no size",),
+    "dims_typo": ("--dims n: no such dynamic axis in the model (its dims: N, x:0)",),
 }
 
 
@@ -204,13 +205,16 @@ def test_bad_input_one_line_nonzero(case, chain_stages, make_chain, capsys, resu
         args = [str(d / "broken.onnx"), "--memory", "--write-only", "--out", str(out)]
     elif case == "check_write_only":
         args.append("--check")
+    elif case == "dims_typo":  # a name that sizes nothing: refused, not left at a default size
+        onnx.save(_chain_taking(TensorProto.FLOAT, ["N", 3]), str(d / "dyn.onnx"))
+        args = [str(d / "dyn.onnx"), "--memory", "--write-only", "--dims", "n=2", "--out", str(out)]
     elif case == "overlay_not_node_data":
         (d / "ov.json").write_text('{"a": 1}')
         args += ["--overlay", str(d / "ov.json")]
     elif case == "memory_unsized_after_reference":  # refused before the --reference overlays are written
         onnx.save(_chain_taking(TensorProto.FLOAT, ["N", 3]), str(d / "dyn.onnx"))
         args = [str(d / "dyn.onnx"), "--reference", str(chain_stages["a_path"]), "--memory", "--write-only",
-                "--dims", "x:1=3", "--out", str(out)]
+                "--out", str(out)]
     else:
         args[0] = str(d / "absent.onnx")
     try:

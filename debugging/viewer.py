@@ -45,7 +45,7 @@ from pathlib import Path
 
 from common.cli import parser, positive, step, writable_folder
 from common.errors import UserError, run_cli
-from common.onnx_dims import add_dims_argument, input_shapes, parse_dims
+from common.onnx_dims import add_dims_argument, check_dims_named, input_shapes, parse_dims
 from common.onnx_utils import check_feeds
 from common.results import results_dir
 
@@ -114,12 +114,13 @@ def load_onnx(path: str | os.PathLike):
 
 
 def onnx_overlays(model_path: Path, out_dir: Path, *, reference: Path | None, memory: bool, dims: dict,
-                  atol: float, seed: int) -> tuple[list[tuple[Path, str]], dict]:
+                  atol: float, seed: int, typed: Mapping[str, int] | None = None) -> tuple[list[tuple[Path, str]], dict]:
     """Compute and write the ONNX overlays of ``model_path`` into ``out_dir``.
 
     Args:
         reference: an earlier stage: per-node max |diff| (``atol``: the tolerance, absolute, in the
             tensors' units; ``seed``: of the random feeds) and the graph diff.
+        typed: the ``--dims`` the user typed (``dims`` adds the defaults): each must size an axis of the models.
         memory: also bytes written / bytes live per node (``dims`` sizes the symbolic axes).
 
     Returns:
@@ -130,6 +131,8 @@ def onnx_overlays(model_path: Path, out_dir: Path, *, reference: Path | None, me
             name, take other inputs, or an input axis ``dims`` does not size.
     """
     model = load_onnx(model_path)
+    ref = load_onnx(reference) if reference is not None else None
+    check_dims_named(typed or {}, *[m for m in (model, ref) if m is not None])  # the --dims typed, not the defaults
     ids = ov.onnx_node_ids(model_path)
     files: list[tuple[Path, str]] = []
     summary: dict = {"nodes": len(model.graph.node)}
@@ -142,7 +145,6 @@ def onnx_overlays(model_path: Path, out_dir: Path, *, reference: Path | None, me
         if reference.name == model_path.name:
             raise UserError(f"the two stages share the file name {model_path.name!r}; Model Explorer targets "
                             "overlays by file name, so copy one under another name")
-        ref = load_onnx(reference)
         input_shapes(ref, dims, reference.name)  # every axis of the reference sized: its shapes draw the feeds
         feeds = make_feeds(ref, dims, seed)
         try:
@@ -403,7 +405,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         served = model
         over, _ = onnx_overlays(model, out_dir, reference=ref, memory=args.memory, dims=dims,
-                                atol=args.atol, seed=args.seed)
+                                atol=args.atol, seed=args.seed, typed=args.dims)
         if args.check:
             labels = ov.onnx_op_labels(model)
     pairs = [(model, served)] + ([(ref, ref)] if ref is not None else []) + extra_pairs
