@@ -312,6 +312,9 @@ def mlir_graphs(path: str | os.PathLike) -> list[dict]:
         UserError: the adapter cannot read the file; its first diagnostic with its location as
             ``FILE:LINE:COL`` (``m.mlir:6:31: ... custom op 'tosa.transpose' expected 'perms'``).
     """
+    # the adapter's TensorFlow runtime logs "oneDNN custom operations are on" (and absl's "All log messages before
+    # absl::InitializeLog()") on its first call: two lines before the one error line. It parses, it computes nothing.
+    os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
     import ai_edge_model_explorer_adapter as adapter
 
     try:

@@ -359,3 +359,17 @@ def test_page_check_fails_on_an_error_status_or_a_missing_node(chain_stages, tmp
             p.wait(10)
     assert not Path(b.profile).exists()  # the profile, and Chromium's temporary files inside it, are deleted
     assert not (tmp_path / "gone.png").exists() and (tmp_path / "ok.png").stat().st_size > 0
+
+
+def test_an_mlir_error_is_the_process_s_only_stderr_line(tmp_path):
+    """The MLIR adapter's native runtime logged two lines (absl, oneDNN) on fd 2 before the viewer's error line;
+    run as a user runs it, in its own process, the error is all that stderr holds."""
+    import subprocess
+    import sys
+    (tmp_path / "p.mlir").write_text("func.func @f() -> tensor<2xf32> {\n  %0 = \n}\n")
+    run = subprocess.run([sys.executable, "-m", "debugging.viewer", str(tmp_path / "p.mlir"), "--write-only", "--out",
+                          str(tmp_path / "out")], capture_output=True, text=True, timeout=120,
+                         cwd=Path(viewer.__file__).resolve().parent.parent)
+    assert run.returncode == 2 and run.stderr.splitlines() == [
+        f"error: {tmp_path / 'p.mlir'}:2:7: Model Explorer's MLIR adapter cannot read it: expected operation name in "
+        "quotes"], run.stderr
