@@ -69,7 +69,12 @@ def _file_mode(path: Path) -> int:
 
 def atomic_write(path: str | os.PathLike, data: bytes | str) -> Path:
     """Write ``data`` to ``path`` via a temporary file in the same folder + ``os.replace``; the file gets the
-    mode :func:`_file_mode` says (the one it had, else as ``open`` would create it), not ``mkstemp``'s 0600."""
+    mode :func:`_file_mode` says (the one it had, else as ``open`` would create it), not ``mkstemp``'s 0600.
+
+    Raises:
+        common.errors.CannotWrite: the file system refuses the folder or the file (a file in the way, read-only,
+            full): one line naming ``path``; no temporary file is left.
+    """
     path = Path(path)
     raw = data.encode() if isinstance(data, str) else data
     try:
@@ -100,9 +105,13 @@ def _cannot_write(path: Path, exc: OSError):
 
 
 def swap_folder(new: str | os.PathLike, out: str | os.PathLike) -> Path:
-    """(Most writers want :func:`new_folder`, which makes ``new`` and calls this.) Rename the folder ``new`` to ``out`` (same file system), the folder already at ``out`` renamed aside first,
+    """Rename the folder ``new`` to ``out`` (same file system), the folder already at ``out`` renamed aside first,
     removed only once ``new`` is in its place, and put back if that rename fails: ``out`` is always the old tree
-    or the new one, never half of either. Raises :class:`common.errors.CannotWrite` (an ``OSError``) when a rename fails."""
+    or the new one, never half of either (most writers want :func:`new_folder`, which makes ``new`` and calls this).
+
+    Raises:
+        common.errors.CannotWrite: a rename failed (an ``OSError`` too, errno kept).
+    """
     new, out = Path(new), Path(out)
     old = out.with_name(f".{out.name}.old-{os.getpid()}") if out.exists() else None
     if old is not None:
