@@ -206,43 +206,30 @@ def fix_dims(model: onnx.ModelProto, dims: Mapping[str, int], *, require_static:
     return out
 
 
-def input_shapes(model, dims: Mapping[str, int], label: str, *, require_sizes: bool = True
-                 ) -> dict[str, tuple[int, list[int | str]]]:
-    """``{graph input: (elem_type, shape)}`` of ``model``'s main graph (initializers left out), each
-    symbolic axis sized from ``dims`` (by ``dim_param``, else ``INPUT:AXIS``); an axis left unsized
-    keeps its name (``"N"``, ``"?"``).
-
-    An input that is not a tensor is ``(0, [])``.
+def require_sizes(model: onnx.ModelProto, dims: Mapping[str, int], label: str) -> None:
+    """Check that ``dims`` sizes every axis of ``model``'s main-graph tensor inputs (initializers left out) that is
+    not a number (by ``dim_param`` first, else ``INPUT:AXIS``, as :func:`fix_dims`), before random inputs are drawn
+    from their shapes: no size is made up.
 
     Raises:
-        UserError: a tensor input that declares no shape; with ``require_sizes``, an axis
-            ``dims`` does not size: ``dynamic input axis x:0 ('N') of LABEL has no size: pass --dims N=<size>``
-            (the one message of ``--reference`` and ``--memory``).
+        UserError: a tensor input that declares no shape, or an axis ``dims`` does not size:
+            ``dynamic input axis x:0 ('N') of LABEL has no size: pass --dims N=<size>`` (the one message of the
+            viewer's ``--reference`` and ``--memory`` and of ``debugging.reduce``).
     """
     inits = {t.name for t in model.graph.initializer}
-    out = {}
     for vi in model.graph.input:
-        if vi.name in inits:
-            continue
-        if not vi.type.HasField("tensor_type"):
-            out[vi.name] = (0, [])  # a sequence, map or optional: no shape to size
-            continue
+        if vi.name in inits or not vi.type.HasField("tensor_type"):
+            continue  # a sequence, map or optional: no shape to size
         if not vi.type.tensor_type.HasField("shape"):
             raise UserError(f"input {vi.name!r} of {label} declares no shape, so its rank is unknown and no "
                             f"{DIMS_OPTION} can size it; re-export the model with input shapes")
-        shape: list[int | str] = []
-        for axis, d in enumerate(dim_labels(vi)):
-            if isinstance(d, int) and d >= 0:
-                shape.append(d)
+        for axis, d in enumerate(vi.type.tensor_type.shape.dim):
+            key = f"{vi.name}:{axis}"
+            if (d.HasField("dim_value") and d.dim_value >= 0) or _size(d, key, dims) is not None:
                 continue
-            key, param = f"{vi.name}:{axis}", d if isinstance(d, str) and d != "?" else ""
-            size = dims[param] if param in dims else dims.get(key)  # by dim_param first, as fix_dims
-            if size is None and require_sizes:
-                raise UserError(f"dynamic input axis {key}{f' ({param!r})' if param else ''} of {label} has no size: "
-                                f"pass {DIMS_OPTION} {param or key}=<size>")
-            shape.append(int(size) if size is not None else (param or "?"))
-        out[vi.name] = (vi.type.tensor_type.elem_type, shape)
-    return out
+            param = d.dim_param if d.HasField("dim_param") else ""
+            raise UserError(f"dynamic input axis {key}{f' ({param!r})' if param else ''} of {label} has no size: "
+                            f"pass {DIMS_OPTION} {param or key}=<size>")
 
 
 def check_dims_named(dims: Mapping[str, int], *models: onnx.ModelProto) -> None:

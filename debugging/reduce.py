@@ -39,7 +39,7 @@ from pathlib import Path
 
 from common.cli import parser, step
 from common.errors import UserError, run_cli
-from common.onnx_dims import add_dims_argument, check_dims_named, input_shapes, parse_dims
+from common.onnx_dims import add_dims_argument, check_dims_named, require_sizes, parse_dims
 
 from . import reduce_demos
 from .viewer import DEFAULT_DIMS, load_onnx
@@ -95,7 +95,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise UserError("the two graphs have no tensor name in common: nothing to compare")
     check_dims_named(args.dims, ref, cand)  # a typo would leave the axis at its default size
     dims = {**parse_dims(DEFAULT_DIMS), **args.dims}
-    input_shapes(ref, dims, f"the reference {args.reference}")  # every axis sized: no size is made up
+    require_sizes(ref, dims, f"the reference {args.reference}")  # every axis sized: no size is made up
     feeds = make_feeds(ref, dims, seed)
     check_feeds(cand, feeds, f"the candidate {args.candidate or args.reference}")  # both graphs run on the reference's inputs
     tol = FP16_TOL if backend.startswith("tvm-fp16") else ORT_TOL

@@ -45,7 +45,7 @@ from pathlib import Path
 
 from common.cli import parser, positive, step, writable_folder
 from common.errors import UserError, run_cli
-from common.onnx_dims import add_dims_argument, check_dims_named, input_shapes, parse_dims
+from common.onnx_dims import add_dims_argument, check_dims_named, require_sizes, parse_dims
 from common.onnx_utils import check_feeds
 from common.results import results_dir
 
@@ -138,14 +138,14 @@ def onnx_overlays(model_path: Path, out_dir: Path, *, reference: Path | None, me
     summary: dict = {"nodes": len(model.graph.node)}
     stem = model_path.stem
     if memory:
-        input_shapes(model, dims, model_path.name)  # before any work: the message --reference gives for an unsized axis
+        require_sizes(model, dims, model_path.name)  # before any work: the message --reference gives for an unsized axis
     if reference is not None:
         from lab01_onnx.divergence import make_feeds
 
         if reference.name == model_path.name:
             raise UserError(f"the two stages share the file name {model_path.name!r}; Model Explorer targets "
                             "overlays by file name, so copy one under another name")
-        input_shapes(ref, dims, reference.name)  # every axis of the reference sized: its shapes draw the feeds
+        require_sizes(ref, dims, reference.name)  # every axis of the reference sized: its shapes draw the feeds
         feeds = make_feeds(ref, dims, seed)
         try:
             check_feeds(model, feeds, model_path.name)
