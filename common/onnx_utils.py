@@ -25,7 +25,6 @@ import contextlib
 import logging
 import os
 import re
-import sys
 import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -34,6 +33,7 @@ import numpy as np
 import onnx
 
 from .errors import UserError
+from .native_output import silenced
 from .results import atomic_output, atomic_write
 
 __all__ = ["DEFAULT_DOMAINS", "ORT_LEVELS", "TORCHSCRIPT_OPSET", "DYNAMO_OPSET", "opset", "op_key", "op_counts",
@@ -343,30 +343,6 @@ def export_dynamo(bundle, path: str | os.PathLike, *, opset: int = DYNAMO_OPSET,
         patch_masks=False)
 
 
-@contextlib.contextmanager
-def _silence_native_output():
-    """Point file descriptors 1 and 2 at /dev/null for the block (restored afterwards).
-
-    torch 2.13's TorchScript exporter always enables its C++ ONNX log and, on a failed export,
-    dumps the whole TorchScript graph to the process's stderr; the exception carries the message
-    that matters, which the CLI prints as one line.
-    """
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(Exception):
-            stream.flush()
-    saved = [os.dup(1), os.dup(2)]
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    try:
-        os.dup2(devnull, 1)
-        os.dup2(devnull, 2)
-        yield
-    finally:
-        os.dup2(saved[0], 1)
-        os.dup2(saved[1], 2)
-        for fd in (*saved, devnull):
-            os.close(fd)
-
-
 def _atomic_export(path, fn, patch_masks: bool) -> Path:
     import torch
 
@@ -378,7 +354,9 @@ def _atomic_export(path, fn, patch_masks: bool) -> Path:
         stack.enter_context(warnings.catch_warnings())
         warnings.simplefilter("ignore")
         stack.enter_context(contextlib.redirect_stdout(stack.enter_context(open(os.devnull, "w"))))
-        stack.enter_context(_silence_native_output())
+        # torch 2.13's TorchScript exporter always enables its C++ ONNX log and, on a failed export, dumps
+        # the whole TorchScript graph to the process's stderr; the exception says what matters, in one line
+        stack.enter_context(silenced())
         if patch_masks:
             stack.enter_context(traceable_masks())
         try:

@@ -152,6 +152,34 @@ def test_untuned_bert_matches_pytorch(bert_small, host):
     assert run.errors["max_abs"] <= ATOL
 
 
+def test_take_legalizes_as_tvm_does_without_topis_warning():
+    """The embedding lookup's legalization: TVM's own rule (the reference, applied through
+    ``LegalizeOps``' custom map) gives the same TIR, so the same workloads, and only it logs topi's line."""
+    import tvm
+    from tvm import relax
+    from tvm.relax.transform.legalize_ops.index import _take
+
+    from common.native_output import capture_fd
+    from lab02_tvm.graph.frontend import TAKE_FAST_WARNING, quiet_take_legalization
+
+    def module():
+        bb = relax.BlockBuilder()
+        table = relax.Var("table", relax.TensorType((10, 4), "float32"))
+        ids = relax.Var("ids", relax.TensorType((3,), "int64"))
+        with bb.function("main", [table, ids]):
+            bb.emit_func_output(bb.emit(relax.op.take(table, ids, axis=0, mode="fast")))
+        return bb.get()
+
+    quiet_take_legalization()
+    with capture_fd(2) as ours_log:
+        ours = relax.transform.LegalizeOps()(module())
+    with capture_fd(2) as theirs_log:
+        theirs = relax.transform.LegalizeOps({"relax.take": _take})(module())
+    assert TAKE_FAST_WARNING in theirs_log.text
+    assert TAKE_FAST_WARNING not in ours_log.text
+    tvm.ir.assert_structural_equal(ours, theirs)
+
+
 @pytest.mark.slow
 def test_untuned_resnet50_matches_pytorch(host, resnet_small_im):
     """ResNet-50 family at reduced depth (1-1-1-1) and 64×64: same ops as the full model."""

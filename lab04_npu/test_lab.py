@@ -18,7 +18,8 @@ from onnx import TensorProto, helper, numpy_helper
 
 from common.errors import MissingDependency, UserError
 from common.onnx_dims import concrete_shape
-from lab04_npu import capture, qnn
+from common.native_output import capture_fd
+from lab04_npu import qnn
 from lab04_npu.coverage import coverage
 from lab04_npu.gelu_pass import MS_DOMAIN, fuse_erf_gelu, prove
 from lab04_npu.qnnlog import parse
@@ -270,7 +271,7 @@ def test_session_creation_drops_the_htp_emulators_stdout_line_only():
     banner = (" # LIBNATIVE: No alternate configuration present in libnative_tls.conf or from LIBNATIVE_CONFIG "
               "environment variable - using default thread-local behavior.")
     assert qnn._LIBNATIVE_BANNER.sub("", f"a\n{banner}\nb\n{banner}") == "a\nb\n"
-    with capture.capture_fd(1) as out:  # a native printf still in C's stdio buffer is captured too
+    with capture_fd(1) as out:  # a native printf still in C's stdio buffer is captured too
         ctypes.CDLL(None).printf(b"from C\n")
     assert out.text == "from C\n"
 
