@@ -34,16 +34,14 @@ def test_silenced_drops_everything_and_restores_the_descriptor():
 
 
 def test_without_lines_drops_only_the_named_lines_and_keeps_the_rest_in_order():
-    with capture_fd(2) as outer:
-        with without_lines(2, "Fast mode segfaults"):
-            _c_write(2, "first\n[03:47:06] transform.h:1261: Warning: Fast mode segfaults when ...\nlast\n")
+    with capture_fd(2) as outer, without_lines(2, "Fast mode segfaults"):
+        _c_write(2, "first\n[03:47:06] transform.h:1261: Warning: Fast mode segfaults when ...\nlast\n")
     assert outer.text == "first\nlast\n"
 
 
 def test_without_lines_passes_the_rest_on_when_the_block_raises():
-    with capture_fd(2) as outer, pytest.raises(RuntimeError, match="boom"):
-        with without_lines(2, "drop me"):
-            _c_write(2, "drop me\nkeep me\n")
-            raise RuntimeError("boom")
+    with capture_fd(2) as outer, pytest.raises(RuntimeError, match="boom"), without_lines(2, "drop me"):
+        _c_write(2, "drop me\nkeep me\n")
+        raise RuntimeError("boom")
     assert outer.text == "keep me\n"
     os.fstat(2)  # the descriptor is still open
