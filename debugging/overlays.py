@@ -50,6 +50,9 @@ from common.results import atomic_write
 NOT_FINITE = sys.float_info.max
 GREEN, RED, DARK_RED, BLUE, GREY = "#a5d6a7", "#ef9a9a", "#c62828", "#90caf9", "#e0e0e0"
 DIFF_COLORS = {"removed": RED, "added": "#81c784", "changed": "#ffcc80", "kept": GREY}
+#: the bytes overlays' colour scale (ONNX --memory, MLIR): light blue at the minimum to dark blue, white text, at the
+#: maximum
+BYTES_GRADIENT = ({"stop": 0, "bgColor": "#e3f2fd"}, {"stop": 1, "bgColor": "#1565c0", "textColor": "#ffffff"})
 
 
 # ------------------------------------------------------------------------------------------------
@@ -279,8 +282,8 @@ def memory_overlays(model: onnx.ModelProto, ids: NodeIds, dims: Mapping[str, int
             continue
         written[nid] = {"value": int(sum(sizes.get(o, 0) for o in st.outputs))}
         live[nid] = {"value": int(plan.live_bytes[k])}
-    grad = [{"stop": 0, "bgColor": "#e3f2fd"}, {"stop": 1, "bgColor": "#1565c0", "textColor": "#ffffff"}]
-    return graph_node_data(written, gradient=grad), graph_node_data(live, gradient=grad), plan.summary()
+    return (graph_node_data(written, gradient=BYTES_GRADIENT), graph_node_data(live, gradient=BYTES_GRADIENT),
+            plan.summary())
 
 
 # ------------------------------------------------------------------------------------------------
@@ -357,5 +360,4 @@ def mlir_bytes_overlay(graph: dict) -> dict:
         total = sum(mlir_type_bytes(a["value"]) for m in node.get("outputsMetadata", [])
                     for a in m["attrs"] if a["key"] == "tensor_shape")
         results[node["id"]] = {"value": total}
-    return graph_node_data(results, gradient=[{"stop": 0, "bgColor": "#e3f2fd"},
-                                              {"stop": 1, "bgColor": "#1565c0", "textColor": "#ffffff"}])
+    return graph_node_data(results, gradient=BYTES_GRADIENT)

@@ -327,13 +327,41 @@ def test_check_renders_graph_and_overlay_in_headless_chromium(chain_stages, resu
     shot = out / "after.screenshot.png"
     assert f"screenshot {shot}" in capsys.readouterr().out
     graph = np.asarray(Image.open(shot).convert("RGB")).astype(int)[:, :1000]  # left of the side panel
-    green = np.array([int(ov.GREEN[i:i + 2], 16) for i in (1, 3, 5)])
-    red = np.array([int(ov.DARK_RED[i:i + 2], 16) for i in (1, 3, 5)])
+    green, red = _rgb(ov.GREEN), _rgb(ov.DARK_RED)
     # the overlay's colours on the op nodes, drawn only once the layer "g" is expanded (by the search for their
     # labels, then the expand-all click): the nodes
     # within atol (green) and the diverging node (dark red)
     assert (np.abs(graph - green).sum(axis=2) < 12).sum() > 50
     assert (np.abs(graph - red).sum(axis=2) < 12).sum() > 50
+
+
+def _rgb(hex_colour: str) -> np.ndarray:
+    return np.array([int(hex_colour[i:i + 2], 16) for i in (1, 3, 5)])
+
+
+@pytest.mark.skipif(find_chromium() is None, reason=NO_CHROMIUM)
+def test_check_draws_the_op_boxes_of_an_mlir_graph(tmp_path, results_dir, capsys):
+    """An MLIR function has no layers; Model Explorer's "expand all layers" there clears every node's size and
+    lays nothing out again: the op boxes vanished and the top ops' white labels with them. --check leaves such a
+    graph as laid out, so its boxes carry the bytes overlay's colours."""
+    from PIL import Image
+
+    src, out = tmp_path / "t.mlir", results_dir / "debugging"
+    src.write_text(TOSA)
+    assert run_cli(viewer.main, [str(src), "--check", "--out", str(out)]) == 0
+    assert f"screenshot {out / 't.generic.screenshot.png'}" in capsys.readouterr().out
+    graph = np.asarray(Image.open(out / "t.generic.screenshot.png").convert("RGB")).astype(int)[:, :1000]
+    low, high = (_rgb(g["bgColor"]) for g in ov.BYTES_GRADIENT)
+    # tosa.transpose and tosa.clamp write the same 96 bytes, the overlay's maximum: two dark blue boxes, each with
+    # its label in white inside (a white pixel with dark blue pixels left and right of it on its row)
+    blue = np.abs(graph - high).sum(axis=2) < 12
+    assert blue.sum() > 2 * 1500
+    white = (graph >= 250).all(axis=2)
+    inside = white & np.maximum.accumulate(blue, axis=1) & np.maximum.accumulate(blue[:, ::-1], axis=1)[:, ::-1]
+    assert inside.sum() > 100
+    assert (np.abs(graph - low).sum(axis=2) < 6).sum() > 2000  # the Outputs box (0 bytes): the scale's minimum
+    assert explorer_page.layer_count("GRAPH INFO\nop node count\n\t\n4\n\n\nlayer count\n\t\n0\n") == 0
+    assert explorer_page.layer_count("op node count 4") is None
 
 
 @pytest.mark.skipif(find_chromium() is None, reason=NO_CHROMIUM)
