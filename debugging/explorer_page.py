@@ -5,12 +5,24 @@ it): the model's file name, the GRAPH INFO panel with no "Processing graph...", 
 of the graph's rarest node labels found with the page's search box; a model row with an Error status fails at
 once, with the adapter's message read from its tooltip. :func:`page_check` then expands all layers (a graph that
 has any: see :func:`layer_count`) and saves a screenshot once two captures agree.
+
+**Opening on one node** (:func:`ui_state`, :func:`with_ui_state`, :func:`node_check`). Model Explorer 0.1.34 reads
+a ``uiState`` from its URL's ``data`` JSON (``web_app/main-*.js``: the URL service's ``decodeUrl`` takes
+``data.uiState``, the visualizer's ``initInternal`` opens the pane state's ``selectedGraphId`` of the collection
+``selectedCollectionLabel``, and once the graph is processed the renderer adds the selected node's layer
+(``nsParentId``) to ``deepestExpandedGroupNodeIds``, lays out with those layers expanded and calls
+``zoomFitOnNode``, whose ``zoomFit`` caps the zoom at 45 screen pixels per 30 layout units: an op box about 38 px
+high, its label and its neighbours readable around it). The side panel then shows NODE INFO (``id`` = the node)
+instead of GRAPH INFO (:func:`selected_node`). The page draws the colours of one node-data file, the last one added
+(``addRun`` selects each new run; they are added in the URL's order): the viewer lists the overlay it ranks by
+last.
 """
 from __future__ import annotations
 
 import json
 import re
 import time
+import urllib.parse
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -25,6 +37,7 @@ CHECK_LABELS = 3
 # model-selection page gets an ``error`` status label, whose info icon shows the adapter's exception on hover
 _PROCESSING = "Processing graph..."
 _LOADED = "op node count"  # the GRAPH INFO panel, once a graph is shown
+_NODE_INFO = "NODE INFO"  # the side panel's title while a node is selected (then GRAPH INFO is not shown)
 _LAYERS = re.compile(r"layer count\s+(\d+)")  # GRAPH INFO's row: "layer count", a tab, the count
 _ERROR_JS = """(() => {
   const e = document.querySelector('.model-status-label-container.error');
@@ -42,6 +55,44 @@ _SEARCH_JS = """((q) => {
   return true;
 })(%s)"""
 _RESULTS_JS = "(() => { const e = document.querySelector('.search-results-container'); return e ? e.innerText : null; })()"
+
+
+def ui_state(node: str, graph: str, collection: str) -> dict:
+    """Model Explorer's URL ``uiState`` (module docstring) opening one pane on the graph id ``graph`` of the model
+    file ``collection`` (a file name; ``""``: any) with the node id ``node`` selected, its layer expanded and the
+    view zoomed on it. A ``graph`` not found there opens the first graph (``initInternal``)."""
+    return {"paneStates": [{"deepestExpandedGroupNodeIds": [], "selectedNodeId": node, "selectedGraphId": graph,
+                            "selectedCollectionLabel": collection, "widthFraction": 1}]}
+
+
+def with_ui_state(url: str, state: dict | None) -> str:
+    """``url``, a Model Explorer page URL (``http://HOST:PORT/?data=<url-encoded JSON>``), with ``state`` as the
+    ``data`` JSON's ``uiState`` (:func:`ui_state`); ``None`` removes it (the page opens on the whole graph).
+
+    Raises:
+        ValueError: ``url`` has a ``data`` parameter that is not a JSON object.
+    """
+    parts = urllib.parse.urlsplit(url)
+    query = []
+    for key, value in urllib.parse.parse_qsl(parts.query, keep_blank_values=True):
+        if key == "data":
+            data = json.loads(value)
+            if not isinstance(data, dict):
+                raise ValueError(f"the data parameter of {url[:80]!r} is not a JSON object")
+            data.pop("uiState", None)
+            value = json.dumps(data if state is None else {**data, "uiState": state})
+        query.append(f"{key}={urllib.parse.quote(value)}")
+    return urllib.parse.urlunsplit(parts._replace(query="&".join(query)))
+
+
+def selected_node(text: str) -> str | None:
+    """The id of the node the page text ``text`` shows selected (the NODE INFO panel's ``id`` row), or None
+    (no NODE INFO panel: nothing selected)."""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    if _NODE_INFO not in lines:
+        return None
+    rest = lines[lines.index(_NODE_INFO) + 1:]
+    return rest[rest.index("id") + 1] if "id" in rest[:-1] else None
 
 
 def check_labels(labels: Sequence[str], k: int = CHECK_LABELS) -> list[str]:
@@ -68,11 +119,12 @@ def _error_detail(b, where: dict) -> str:
 
 
 def wait_for_graph(b, model: str, labels: Sequence[str] = (), overlays: Sequence[str] = (),
-                   timeout: float = 90.0, poll: float = 0.5) -> str:
+                   timeout: float = 90.0, poll: float = 0.5, node: str | None = None) -> str:
     """Wait until Model Explorer's page, open in ``b`` (a :class:`debugging.browser.Browser`), shows the
     graph of the model file ``model`` (its name, the GRAPH INFO panel, no "Processing graph..."), the
     node-data files ``overlays`` (file names) and every node label of ``labels`` (looked up with the
-    page's search box, cleared after); returns the page text then.
+    page's search box, cleared after); returns the page text then. With ``node`` (a node id), the NODE INFO
+    panel naming ``node`` (:func:`selected_node`) stands for GRAPH INFO: the page opened on that node.
 
     Raises:
         GateFailed: the page shows a model with an Error status (its name and the adapter's message),
@@ -81,16 +133,22 @@ def wait_for_graph(b, model: str, labels: Sequence[str] = (), overlays: Sequence
     deadline = time.monotonic() + timeout
     want = [model, *overlays]
     text = ""
+
+    def shown(text: str) -> bool:
+        return selected_node(text) == node if node is not None else _LOADED in text
+
     while True:
         err = b.evaluate(_ERROR_JS)
         if err:
             raise GateFailed(f"Model Explorer could not load {err.get('model') or model}: "
                              f"Error status ({_error_detail(b, err)})")
         text = b.text()
-        if all(w in text for w in want) and _LOADED in text and _PROCESSING not in text:
+        if all(w in text for w in want) and shown(text) and _PROCESSING not in text:
             break
         if time.monotonic() > deadline:
-            missing = [w for w in want if w not in text] + ([] if _LOADED in text else ["the graph"])
+            graph = (f"node {node!r} selected (NODE INFO shows {selected_node(text)!r})" if node is not None
+                     else "the graph")
+            missing = [w for w in want if w not in text] + ([] if shown(text) else [graph])
             state = " (still processing the graph)" if _PROCESSING in text else ""
             raise GateFailed(f"Model Explorer never showed {', '.join(map(repr, missing)) or 'the graph'} "
                              f"within {timeout:.0f} s{state}; the page starts {' '.join(text.split())[:200]!r}")
@@ -149,9 +207,26 @@ def page_check(b, url: str, model: str, labels: Sequence[str], overlays: Sequenc
     return text
 
 
+def node_check(b, url: str, model: str, node: str, overlays: Sequence[str], shot: Path, timeout: float = 90.0) -> str:
+    """Open ``url`` (with a :func:`ui_state` selecting the node id ``node``) in ``b``, wait until the page shows
+    ``model``, the ``overlays`` and NODE INFO naming ``node`` (:func:`wait_for_graph`), and save a screenshot (PNG,
+    the viewport) to ``shot`` once the drawing has settled: the node zoomed in, its layer expanded; returns the
+    page text.
+
+    Raises:
+        GateFailed: as :func:`wait_for_graph` (the page did not select ``node`` within ``timeout`` seconds).
+    """
+    b.open(url)
+    text = wait_for_graph(b, model, (), overlays, timeout=timeout, node=node)
+    b.screenshot(shot, settle=20.0)
+    return text
+
+
 def browser_check(url: str, model: str, labels: Sequence[str], overlays: Sequence[str], shot: Path,
-                  timeout: float = 90.0) -> str:
-    """:func:`page_check` in a fresh headless Chromium (ended after); returns the page text.
+                  node: str | None = None, node_shot: Path | None = None, timeout: float = 90.0) -> str:
+    """In a fresh headless Chromium (ended after): :func:`page_check` on ``url`` without its ``uiState`` (the
+    whole graph, ``shot``), then, with ``node``, :func:`node_check` on ``url`` as it is (the page a user opens,
+    selecting ``node``; ``node_shot``); returns the page text of the last.
 
     Raises:
         UserError: no chromium, or it does not start. GateFailed: the page check failed, or the browser stopped
@@ -165,6 +240,9 @@ def browser_check(url: str, model: str, labels: Sequence[str], overlays: Sequenc
         raise UserError(f"{exc}: check $CHROMIUM or apt-get install chromium (make optional-debs)") from None
     try:
         with b:
-            return page_check(b, url, model, labels, overlays, shot, timeout)
+            text = page_check(b, with_ui_state(url, None), model, labels, overlays, shot, timeout)
+            if node is not None and node_shot is not None:
+                text = node_check(b, url, model, node, overlays, node_shot, timeout)
+            return text
     except (TimeoutError, RuntimeError) as exc:  # the browser stopped answering
         raise GateFailed(f"Model Explorer did not render in headless chromium: {exc}") from exc

@@ -27,6 +27,8 @@ Overlays:
   (Lab 01's memory planner: liveness over the given order).
 * :func:`mlir_bytes_overlay`: per MLIR op, bytes of its results (from the result types).
 
+:func:`rank_first` names the node an overlay ranks first (the node the viewer opens on: :class:`Focus`).
+
 Values that JSON cannot hold (inf: a shape mismatch or a NaN on one side) are written as
 :data:`NOT_FINITE` (the largest double) so any JSON parser reads the file.
 """
@@ -37,7 +39,7 @@ import math
 import os
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -50,6 +52,8 @@ from common.results import atomic_write
 NOT_FINITE = sys.float_info.max
 GREEN, RED, DARK_RED, BLUE, GREY = "#a5d6a7", "#ef9a9a", "#c62828", "#90caf9", "#e0e0e0"
 DIFF_COLORS = {"removed": RED, "added": "#81c784", "changed": "#ffcc80", "kept": GREY}
+#: the graph diff's status of a node that both stages hold unchanged: the one status :func:`rank_first` passes over
+UNCHANGED = "kept"
 #: the bytes overlays' colour scale (ONNX --memory, MLIR): light blue at the minimum to dark blue, white text, at the
 #: maximum
 BYTES_GRADIENT = ({"stop": 0, "bgColor": "#e3f2fd"}, {"stop": 1, "bgColor": "#1565c0", "textColor": "#ffffff"})
@@ -62,11 +66,13 @@ BYTES_GRADIENT = ({"stop": 0, "bgColor": "#e3f2fd"}, {"stop": 1, "bgColor": "#15
 @dataclass
 class NodeIds:
     """Where Model Explorer's ONNX adapter puts each node: ``graph`` (main graph id) and
-    ``by_tensor`` ({output tensor name: node id}), ``node_ids`` (all ids, in adapter order)."""
+    ``by_tensor`` ({output tensor name: node id}), ``node_ids`` (all ids, in adapter order), ``labels``
+    ({node id: the label the page draws on its box: the op type, ``Input``, ...})."""
 
     graph: str
     by_tensor: dict[str, str]
     node_ids: list[str]
+    labels: dict[str, str] = field(default_factory=dict)
 
     def node_id(self, node: onnx.NodeProto) -> str | None:
         """The adapter's id for an ONNX node (by its first named output), or None."""
@@ -90,7 +96,8 @@ def onnx_node_ids(path: str | os.PathLike) -> NodeIds:
             for attr in meta.attrs:
                 if attr.key == "__tensor_tag" and attr.value not in ("", "None"):
                     by_tensor.setdefault(attr.value, node.id)
-    return NodeIds(graph=graph.id, by_tensor=by_tensor, node_ids=[n.id for n in graph.nodes])
+    return NodeIds(graph=graph.id, by_tensor=by_tensor, node_ids=[n.id for n in graph.nodes],
+                   labels={n.id: n.label for n in graph.nodes})
 
 
 def _number(v: float) -> float:
@@ -361,3 +368,80 @@ def mlir_bytes_overlay(graph: dict) -> dict:
                     for a in m["attrs"] if a["key"] == "tensor_shape")
         results[node["id"]] = {"value": total}
     return graph_node_data(results, gradient=BYTES_GRADIENT)
+
+
+# ------------------------------------------------------------------------------------------------
+# the node an overlay ranks first
+
+
+@dataclass(frozen=True)
+class Focus:
+    """The node an overlay ranks first (:func:`rank_first`): ``node`` (a node id, None when the overlay ranks
+    none) in the graph ``graph`` (the node data's graph id, ``""`` for a bare ``GraphNodeData``), its ``value``
+    there (a number in the overlay's units, or a string), ``why``: what the rule found, or why no node, and
+    ``label``: the label on the node's box (``Concat``, ``tosa.conv2d``), ``""`` when not known."""
+
+    graph: str
+    node: str | None
+    value: float | str | None
+    why: str
+    label: str = ""
+
+    def line(self, model: str) -> str:
+        """One line for the CLI: which node of ``model`` (a file name) the page opens on, and why."""
+        if self.node is None:
+            return f"no node selected in {model}: {self.why}; the page opens on the whole graph"
+        label = f" ({self.label})" if self.label else ""
+        return f"{self.node}{label} in {self.graph or 'the first graph'} of {model}: {self.why}"
+
+
+def _numeric(value) -> float | None:
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and not math.isnan(value)
+    return float(value) if ok else None
+
+
+def rank_first(data: Mapping, name: str = "the overlay") -> Focus:
+    """The node a debugging user wants to see first in Model Explorer node data ``data`` (a ``ModelNodeData``,
+    ``{graph id: GraphNodeData}``, or a bare ``GraphNodeData``; ``model_explorer/node_data_builder.py``),
+    named ``name`` in :attr:`Focus.why`. Nodes are taken in the file's order (the viewer writes them in the
+    graph's topological order), from the first graph that has values:
+
+    * numbers and ``thresholds`` (the divergence overlay): the **first** node whose value is above the first
+      threshold (the upper bound of the first colour band, Model Explorer's ``ThresholdItem.value``: the
+      divergence overlay's ``atol``, its green band) -- the divergence finder's node, drawn dark red. None
+      above it: no node (nothing diverges; the line gives the largest value).
+    * other numbers (``gradient``: bytes written, bytes live): the **largest** value, the first on ties.
+    * strings (the graph diff): the first node whose value is not :data:`UNCHANGED` (``kept``): the first
+      ``removed`` / ``added`` / ``changed`` node. All kept: no node.
+    * no value at all: no node.
+
+    Numbers win over strings in a graph that holds both; a NaN value is skipped, inf (:data:`NOT_FINITE`)
+    ranks as the largest. Never raises on a well-formed node-data dict (``viewer.check_overlay_file``).
+    """
+    graphs = {"": data} if isinstance(data.get("results"), dict) else data
+    for graph, gd in graphs.items():
+        results = gd.get("results") if isinstance(gd, dict) else None
+        if not isinstance(results, dict):
+            continue
+        values = {k: v.get("value") for k, v in results.items() if isinstance(v, dict)}
+        numbers = {k: x for k, v in values.items() if (x := _numeric(v)) is not None}
+        texts = {k: v for k, v in values.items() if isinstance(v, str)}
+        thresholds = gd.get("thresholds")
+        first = thresholds[0] if isinstance(thresholds, list) and thresholds and isinstance(thresholds[0], dict) else {}
+        tol = _numeric(first.get("value"))
+        if numbers and tol is not None:
+            node = next((k for k, v in numbers.items() if v > tol), None)
+            if node is None:
+                largest = max(numbers.values())
+                return Focus(graph, None, None, f"no node beyond {tol:g} in {name} (largest {largest:.4g})")
+            return Focus(graph, node, numbers[node], f"the first node beyond {tol:g} in {name} ({numbers[node]:.4g})")
+        if numbers:
+            node = max(numbers, key=numbers.__getitem__)
+            return Focus(graph, node, numbers[node], f"the largest value in {name} ({numbers[node]:.6g})")
+        if texts:
+            node = next((k for k, v in texts.items() if v != UNCHANGED), None)
+            if node is None:
+                return Focus(graph, None, None, f"every node of {name} is {UNCHANGED!r}")
+            return Focus(graph, node, texts[node], f"the first node not {UNCHANGED!r} in {name} ({texts[node]})")
+    return Focus("", None, None, f"{name} has no values")
+

@@ -93,6 +93,40 @@ def test_memory_overlay_bytes(chain_stages):
     assert max(v["value"] for v in live["results"].values()) == summary["lower_bound_bytes"]
 
 
+def test_rank_first_names_the_node_to_open_on():
+    within = {"value": ATOL, "bgColor": ov.GREEN}
+    div = ov.graph_node_data({"a": {"value": 0.0}, "b": {"value": 0.5}, "c": {"value": 2.0}},
+                             thresholds=[within, {"value": ov.NOT_FINITE, "bgColor": ov.RED}])
+    # divergence: the first node beyond the tolerance (the divergence finder's), not the largest
+    assert ov.rank_first({"g": div}, "d.json") == ov.Focus("g", "b", 0.5, f"the first node beyond {ATOL:g} in d.json "
+                                                                         "(0.5)")
+    calm = ov.graph_node_data({"a": {"value": 0.0}, "b": {"value": ATOL / 2}}, thresholds=[within])
+    assert ov.rank_first({"g": calm}).node is None and "largest 5e-05" in ov.rank_first({"g": calm}).why
+    # bytes (a gradient): the largest, the first on ties; NaN skipped; a bare GraphNodeData has no graph id
+    nbytes = ov.graph_node_data({"a": {"value": 24}, "b": {"value": 96}, "c": {"value": 96},
+                                 "d": {"value": float("nan")}}, gradient=ov.BYTES_GRADIENT)
+    top = ov.rank_first(nbytes, "b.json")
+    assert (top.graph, top.node, top.value, top.why) == ("", "b", 96.0, "the largest value in b.json (96)")
+    # graph diff: the first node not kept
+    diff = {"g": {"results": {"a": {"value": "kept"}, "b": {"value": "changed"}, "c": {"value": "removed"}}}}
+    assert ov.rank_first(diff).node == "b"
+    assert ov.rank_first({"g": {"results": {"a": {"value": "kept"}}}}).node is None
+    empty = ov.rank_first({"g": {"results": {}}}, "e.json")
+    assert empty.node is None and empty.line("m.onnx") == ("no node selected in m.onnx: e.json has no values; the page "
+                                                           "opens on the whole graph")
+
+
+def test_ui_state_in_the_url():
+    url = f"http://{viewer.HOST}:1/?data=" + urllib.parse.quote(json.dumps({"models": [{"url": "/m.onnx"}]}))
+    state = explorer_page.ui_state("relu0", "g", "m.onnx")
+    with_state = explorer_page.with_ui_state(url, state)
+    assert json.loads(urllib.parse.unquote(with_state.split("?data=", 1)[1])) == {"models": [{"url": "/m.onnx"}],
+                                                                                "uiState": state}
+    assert explorer_page.with_ui_state(with_state, None) == url
+    panel = "GRAPH INFO\n...\nNODE INFO\nop name\n\t\nRelu\n\n\nid\n\t\nrelu0\n\n\nnamespace\n\t\ng\n"
+    assert explorer_page.selected_node(panel) == "relu0" and explorer_page.selected_node("GRAPH INFO\nid\nx") is None
+
+
 def test_mlir_overlay_from_the_builtin_adapter(tmp_path):
     src = tmp_path / "m.mlir"
     src.write_text("func.func @f(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>) -> tensor<4x8xf32> {\n"
@@ -259,7 +293,8 @@ def test_serve_prints_the_url_that_loads_the_graphs(chain_stages, results_dir, c
     out = results_dir / "out"
     assert run_cli(viewer.main, [str(chain_stages["b_path"]), "--reference", str(chain_stages["a_path"]),
                                  "--out", str(out)]) == 0
-    line = next(ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("[5 serve]"))
+    out_lines = capsys.readouterr().out.splitlines()
+    line = next(ln for ln in out_lines if ln.startswith("[5 serve]"))
     url = line.split()[5]
     assert url.startswith(f"http://{viewer.HOST}:{served['port']}/?data=")
     data = json.loads(urllib.parse.unquote(url.split("?data=", 1)[1]))
@@ -269,6 +304,30 @@ def test_serve_prints_the_url_that_loads_the_graphs(chain_stages, results_dir, c
     assert dict(zip(data["nodeData"], data["nodeDataTargets"])) == {
         str(out / "after.divergence.json"): "after.onnx", str(out / "after.diff.json"): "after.onnx",
         str(out / "before.diff.json"): "before.onnx"}
+    # the page opens on the first node beyond --atol, its layer expanded; the divergence is listed last, the
+    # node-data file Model Explorer draws
+    assert data["uiState"] == explorer_page.ui_state("relu0", "g", "after.onnx")
+    assert data["nodeData"][-1] == str(out / "after.divergence.json")
+    assert ("[4 select] relu0 (Relu) in g of after.onnx: the first node beyond 0.0001 in after.divergence.json (0.6404)"
+            in out_lines)
+
+
+@pytest.mark.parametrize("results, line", [
+    ({}, "no node selected in after.onnx: ov.json has no values; the page opens on the whole graph"),
+    ({"nope": {"value": 3}}, "no node selected in after.onnx: the largest value in ov.json (3) names 'nope', not a "
+                             "node of graph 'g'; the page opens on the whole graph")])
+def test_an_overlay_without_a_node_to_open_on_says_so(results, line, chain_stages, results_dir, capsys, monkeypatch):
+    import model_explorer
+
+    served = {}
+    monkeypatch.setattr(model_explorer, "visualize_from_config", lambda cfg, **kw: served.update(kw, cfg=cfg))
+    (chain_stages["dir"] / "ov.json").write_text(json.dumps({"results": results}))
+    assert run_cli(viewer.main, [str(chain_stages["b_path"]), "--overlay", str(chain_stages["dir"] / "ov.json"),
+                                 "--out", str(results_dir / "out")]) == 0
+    out = capsys.readouterr()
+    assert f"[4 select] {line}" in out.out.splitlines() and not out.err
+    url = next(ln for ln in out.out.splitlines() if ln.startswith("[5 serve]")).split()[5]
+    assert "uiState" not in json.loads(urllib.parse.unquote(url.split("?data=", 1)[1]))
 
 
 def test_check_serves_what_was_written(tmp_path, results_dir, capsys, monkeypatch):
@@ -296,9 +355,11 @@ def test_check_serves_what_was_written(tmp_path, results_dir, capsys, monkeypatc
     assert calls["child"] == [str(out / "t.generic.mlir"), "--serve-only", "--port", str(port),
                               "--overlay", str(out / "t.bytes.json")]
     assert sorted(p.name for p in out.iterdir()) == ["t.bytes.json", "t.generic.mlir"]  # nothing else written
-    url, model, labels, overlays, shot = calls["browser"]
+    url, model, labels, overlays, shot, node, node_shot = calls["browser"]
     assert (url, model, overlays, shot) == ("http://page", "t.generic.mlir", ["t.bytes.json"],
                                             out / "t.generic.screenshot.png")
+    # transpose and clamp write the same 96 bytes: the first of them, op 0
+    assert (node, node_shot) == ("0", out / "t.generic.node.screenshot.png")
     assert set(labels) <= {"tosa.transpose", "tosa.clamp", "func.return"} and labels and calls["terminated"]
     assert f"screenshot {out / 't.generic.screenshot.png'}" in capsys.readouterr().out
 
@@ -325,7 +386,11 @@ def test_check_renders_graph_and_overlay_in_headless_chromium(chain_stages, resu
     assert run_cli(viewer.main, [str(chain_stages["b_path"]), "--overlay", str(out / "after.divergence.json"),
                                  "--check", "--out", str(out)]) == 0
     shot = out / "after.screenshot.png"
-    assert f"screenshot {shot}" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert f"screenshot {shot}" in printed
+    # and the page a user opens: NODE INFO named relu0 (or the check failed), screenshot saved
+    assert f"node relu0 selected, zoomed: {out / 'after.node.screenshot.png'}" in printed
+    assert (out / "after.node.screenshot.png").stat().st_size > 0
     graph = np.asarray(Image.open(shot).convert("RGB")).astype(int)[:, :1000]  # left of the side panel
     green, red = _rgb(ov.GREEN), _rgb(ov.DARK_RED)
     # the overlay's colours on the op nodes, drawn only once the layer "g" is expanded (by the search for their
@@ -333,6 +398,46 @@ def test_check_renders_graph_and_overlay_in_headless_chromium(chain_stages, resu
     # within atol (green) and the diverging node (dark red)
     assert (np.abs(graph - green).sum(axis=2) < 12).sum() > 50
     assert (np.abs(graph - red).sum(axis=2) < 12).sum() > 50
+
+
+@pytest.mark.skipif(find_chromium() is None, reason=NO_CHROMIUM)
+def test_the_page_opens_on_the_first_diverging_node_zoomed_in(deep_chain, tmp_path, results_dir, capsys):
+    """On a graph too long to read whole (44 nodes in one column: a box a few pixels high once the graph fits the
+    page), the URL the viewer prints opens on the first node beyond --atol: NODE INFO names it, its box is dark red
+    and big enough to read its white label, its neighbours are drawn around it."""
+    from PIL import Image
+
+    from lab01_onnx.divergence import onnx_divergence
+
+    ref, cand, feeds = deep_chain
+    onnx.save(ref, str(tmp_path / "deep_ref.onnx"))
+    onnx.save(cand, str(tmp_path / "deep.onnx"))
+    out = results_dir / "debugging"
+    assert run_cli(viewer.main, [str(tmp_path / "deep.onnx"), "--reference", str(tmp_path / "deep_ref.onnx"),
+                                 "--write-only", "--out", str(out)]) == 0
+    div = onnx_divergence(ref, cand, feeds, atol=ATOL)  # the divergence finder's node, independently
+    assert div is not None and div.node == "add10"
+    # what the server prints: the URL with Model Explorer's uiState selecting that node
+    proc, url = viewer.spawn([str(tmp_path / "deep.onnx"), "--serve-only", "--port", str(viewer.free_port()),
+                              "--overlay", str(out / "deep.divergence.json")])
+    try:
+        assert json.loads(urllib.parse.unquote(url.split("?data=", 1)[1]))["uiState"] == explorer_page.ui_state(
+            div.node, "chain", "deep.onnx")
+        with Browser() as b:
+            text = explorer_page.node_check(b, url, "deep.onnx", div.node, ["deep.divergence.json"],
+                                            tmp_path / "node.png", timeout=60)
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    assert explorer_page.selected_node(text) == div.node and "Tanh" in text  # its neighbours, in the side panel too
+    graph = np.asarray(Image.open(tmp_path / "node.png").convert("RGB")).astype(int)[:, :1000]  # left of the panel
+    rows, cols = np.nonzero(np.abs(graph - _rgb(ov.DARK_RED)).sum(axis=2) < 12)
+    assert rows.max() - rows.min() >= 28 and cols.max() - cols.min() >= 100  # one box, 45 px high at most zoom
+    box = graph[rows.min():rows.max() + 1, cols.min():cols.max() + 1]
+    assert ((box >= 250).all(axis=2)).sum() > 30  # its label, white on dark red
+    # its neighbours: the Tanh before it (green, within atol) and after it (red), full size around it
+    assert (np.abs(graph - _rgb(ov.GREEN)).sum(axis=2) < 12).sum() > 2000
+    assert (np.abs(graph - _rgb(ov.RED)).sum(axis=2) < 12).sum() > 2000
 
 
 def _rgb(hex_colour: str) -> np.ndarray:

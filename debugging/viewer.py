@@ -23,10 +23,18 @@ parse there (its TOSA dialect is older: ``custom op 'tosa.const_shape' expected 
 files are re-printed in MLIR's generic op form (MLIR 22 bindings, ``<stem>.generic.mlir``) first,
 which it reads.
 
+The page opens on the node the first overlay ranks first (:func:`debugging.overlays.rank_first`: the first
+node beyond ``--atol`` for the divergence, the largest for bytes, the first not ``kept`` for a diff), with
+its layer expanded and the view zoomed on it: the URL carries Model Explorer's ``uiState``
+(:func:`debugging.explorer_page.ui_state`), and that overlay is listed last, the one the page draws. One
+``[4 select]`` line names the node and its value, or says why there is none (no overlay, no value, nothing
+beyond ``--atol``): then the page opens on the whole graph.
+
 ``--check`` serves what was written (a ``--serve-only`` child, nothing recomputed), opens the URL in
 headless Chromium and waits until the page shows the model's file name, its graph (some of its node
 labels, found with Model Explorer's search) and the overlays' names; it clicks "expand all layers"
-and saves ``<out>/<served stem>.screenshot.png``.
+and saves ``<out>/<served stem>.screenshot.png`` (the whole graph); then it opens the URL with the node
+selected, waits for the NODE INFO panel to name it and saves ``<out>/<served stem>.node.screenshot.png``.
 
 Exit codes: 0 served / written / checked; 1 the browser check failed (the page shows the model with
 an Error status, or not its graph in time); 2 bad input (not an ONNX or MLIR file, two graphs without
@@ -35,6 +43,7 @@ cannot be written, no chromium for ``--check``).
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import socket
@@ -51,7 +60,7 @@ from common.results import results_dir
 
 from . import overlays as ov
 from .browser import find_chromium
-from .explorer_page import browser_check, check_labels
+from .explorer_page import browser_check, check_labels, ui_state, with_ui_state
 from .mlir_view import mlir_overlays, servable_mlir
 
 PROG = "python -m debugging.viewer"
@@ -124,7 +133,8 @@ def onnx_overlays(model_path: Path, out_dir: Path, *, reference: Path | None, me
         memory: also bytes written / bytes live per node (``dims`` sizes the symbolic axes).
 
     Returns:
-        ``([(overlay file, target model file name)], summary)``.
+        ``([(overlay file, target model file name)], summary)``; ``summary["graph"]`` and ``summary["labels"]``
+        are the adapter's main graph id and ``{node id: label}`` (:func:`debugging.overlays.onnx_node_ids`).
 
     Raises:
         UserError: not ONNX or refused by the checker, the two stages share a file name or no tensor
@@ -135,7 +145,7 @@ def onnx_overlays(model_path: Path, out_dir: Path, *, reference: Path | None, me
     check_dims_named(typed or {}, *[m for m in (model, ref) if m is not None])  # the --dims typed, not the defaults
     ids = ov.onnx_node_ids(model_path)
     files: list[tuple[Path, str]] = []
-    summary: dict = {"nodes": len(model.graph.node)}
+    summary: dict = {"nodes": len(model.graph.node), "graph": ids.graph, "labels": ids.labels}
     stem = model_path.stem
     if memory:
         require_sizes(model, dims, model_path.name)  # before any work: the message --reference gives for an unsized axis
@@ -229,14 +239,61 @@ def resolve_targets(overlays: Sequence[tuple[Path, str]], served: Mapping[str, P
 # serving
 
 
-def model_explorer_config(models: Sequence[Path], overlays: Sequence[tuple[Path, str]]):
-    """A ``model_explorer.config()`` with the models (in order) and node-data files (targeted by file name)."""
-    import model_explorer
+def first_overlay(overlays: Sequence[tuple[Path, str]], model: str) -> Path | None:
+    """The first of ``overlays`` (``(file, target)``) shown on the model file named ``model`` (target ``""`` or
+    ``model``): the one the page opens on and draws; None without one."""
+    return next((Path(f) for f, target in overlays if target in ("", model)), None)
 
-    cfg = model_explorer.config()
+
+def pick_focus(overlays: Sequence[tuple[Path, str]], model: str,
+               known: tuple[str, Mapping[str, str]] | None = None) -> ov.Focus:
+    """The node the page opens on: :func:`debugging.overlays.rank_first` on :func:`first_overlay` (the divergence
+    with ``--reference``, else bytes written with ``--memory`` or for MLIR, else the first ``--overlay``).
+
+    Args:
+        known: ``(graph id, {node id: label})`` of the model as the adapter names them; a ranked node outside
+            them selects none (a hand-made overlay's ids). None: not checked, no label (``--serve-only`` runs no
+            adapter).
+
+    Returns:
+        the :class:`debugging.overlays.Focus`; its ``node`` None when there is no overlay, no value, no node
+        beyond the tolerance, or a node not in ``known`` (``why`` says which).
+    """
+    path = first_overlay(overlays, model)
+    if path is None:
+        return ov.Focus("", None, None, "no overlay to rank its nodes (--reference, --memory or --overlay gives one)")
+    focus = ov.rank_first(json.loads(path.read_text()), path.name)
+    if known is not None and focus.node is not None:
+        graph, ids = known
+        if focus.node not in ids or focus.graph not in ("", graph):
+            return ov.Focus(focus.graph, None, None, f"{focus.why} names {focus.node!r}, not a node of graph "
+                                                     f"{graph!r}")
+        focus = dataclasses.replace(focus, label=ids[focus.node])
+    return focus
+
+
+def model_explorer_config(models: Sequence[Path], overlays: Sequence[tuple[Path, str]], state: dict | None = None):
+    """A ``model_explorer.config()`` with the models (in order) and node-data files (targeted by file name),
+    :func:`first_overlay` of the first model listed last: Model Explorer 0.1.34 draws the colours of the last
+    node-data file it adds (``addRun`` in ``web_app/main-*.js`` selects each new run, in the URL's order).
+
+    With ``state`` (:func:`debugging.explorer_page.ui_state`), its ``to_url_param_value()`` (``config.py``: the
+    ``data`` parameter, which Model Explorer's server prints and opens, ``server.py``) also holds ``uiState``.
+    """
+    from urllib.parse import quote, unquote
+
+    from model_explorer.config import ModelExplorerConfig
+
+    class Config(ModelExplorerConfig):
+        def to_url_param_value(self) -> str:
+            value = super().to_url_param_value()
+            return value if state is None else quote(json.dumps({**json.loads(unquote(value)), "uiState": state}))
+
+    cfg = Config()
     for m in models:
         cfg.add_model_from_path(str(m))
-    for path, target in overlays:
+    drawn = first_overlay(overlays, models[0].name) if models else None
+    for path, target in sorted(overlays, key=lambda o: Path(o[0]) == drawn):  # stable: the others keep their order
         cfg.add_node_data_from_path(str(path), model_name=target or None)
     return cfg
 
@@ -247,9 +304,11 @@ def page_url(cfg, port: int, host: str = HOST) -> str:
     return f"http://{host}:{port}/?data={cfg.to_url_param_value()}"
 
 
-def serve(models: Sequence[Path], overlays: Sequence[tuple[Path, str]], port: int, host: str = HOST) -> None:
+def serve(models: Sequence[Path], overlays: Sequence[tuple[Path, str]], port: int, host: str = HOST,
+          focus: ov.Focus | None = None) -> None:
     """Serve Model Explorer on ``host:port`` and print the URL that loads ``models`` and ``overlays``
-    (blocks until Ctrl-C).
+    (blocks until Ctrl-C), opening the first model on ``focus``'s node when it names one
+    (:func:`model_explorer_config`'s ``state``: the URL Model Explorer's server prints opens there too).
 
     Raises:
         UserError: ``port`` is in use (checked first).
@@ -258,7 +317,8 @@ def serve(models: Sequence[Path], overlays: Sequence[tuple[Path, str]], port: in
 
     if port_in_use(port, host):
         raise UserError(f"port {port} on {host} is in use; pick another with --port N (or --port 0 for a free one)")
-    cfg = model_explorer_config(models, overlays)
+    node = focus.node if focus is not None else None
+    cfg = model_explorer_config(models, overlays, ui_state(node, focus.graph, models[0].name) if node else None)
     step(5, "serve", f"Model Explorer on {page_url(cfg, port, host)} (Ctrl-C stops)")
     model_explorer.visualize_from_config(cfg, host=host, port=port, extensions=["model_explorer_onnx"],
                                          no_open_in_browser=True)
@@ -298,10 +358,10 @@ def spawn(args: Sequence[str], timeout: float = 300.0) -> tuple[subprocess.Popen
 
 
 def check(models: Sequence[Path], overlays: Sequence[tuple[Path, str]], port: int, labels: Sequence[str],
-          shot: Path) -> int:
+          shot: Path, focus: ov.Focus | None = None, node_shot: Path | None = None) -> int:
     """Serve ``models`` and ``overlays`` as they are (a ``--serve-only`` child on ``port``), run
-    :func:`browser_check` on the first model (its overlays: target ``""`` or its file name), and stop
-    the server; returns 0.
+    :func:`browser_check` on the first model (its overlays: target ``""`` or its file name; the whole graph to
+    ``shot``, and ``focus``'s node, when it names one, to ``node_shot``), and stop the server; returns 0.
 
     Raises:
         UserError: the server did not start. GateFailed: the page check failed.
@@ -312,15 +372,17 @@ def check(models: Sequence[Path], overlays: Sequence[tuple[Path, str]], port: in
                                                     else str(Path(f).resolve()))]
     names = [Path(f).name for f, target in overlays if target in ("", models[0].name)]
     proc, url = spawn(child)
+    node = focus.node if focus is not None and node_shot is not None else None
+    url = with_ui_state(url, ui_state(node, focus.graph, models[0].name) if node is not None else None)
     try:
-        browser_check(url, models[0].name, labels, names, shot)
+        browser_check(url, models[0].name, labels, names, shot, node, node_shot)
     finally:
         proc.terminate()
         proc.wait(10)
     others = len(overlays) - len(names)  # the overlays of the other served models (--reference): not on this page
     step(6, "check", f"{models[0].name}: graph (nodes {', '.join(labels) or 'none'}) and its {len(names)} overlay(s) "
                      f"rendered in headless chromium" + (f" ({others} more target the other models)" if others else "")
-                     + f"; screenshot {shot}")
+                     + f"; screenshot {shot}" + (f"; node {node} selected, zoomed: {node_shot}" if node else ""))
     return 0
 
 
@@ -385,7 +447,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     port = args.port or free_port()
     if args.serve_only:
         models = [model, *added]
-        serve(models, resolve_targets(extra, _names(list(zip(models, models)))), port)
+        over = resolve_targets(extra, _names(list(zip(models, models))))
+        focus = pick_focus(over, model.name)
+        step(4, "select", focus.line(model.name))
+        serve(models, over, port, focus=focus)
         return 0
     out_dir = writable_folder(args.out, "--out") if args.out else writable_folder(results_dir("debugging"),
                                                                                     "the results folder")
@@ -402,10 +467,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         served, files, graphs = mlir_overlays(model, out_dir)
         over = [(f, "") for f in files]
         labels = ov.mlir_op_labels(graphs[0])
+        known = (graphs[0]["id"], {n["id"]: n["label"] for n in graphs[0]["nodes"]})
     else:
         served = model
-        over, _ = onnx_overlays(model, out_dir, reference=ref, memory=args.memory, dims=dims,
-                                atol=args.atol, seed=args.seed, typed=args.dims)
+        over, summary = onnx_overlays(model, out_dir, reference=ref, memory=args.memory, dims=dims,
+                                      atol=args.atol, seed=args.seed, typed=args.dims)
+        known = (summary["graph"], summary["labels"])
         if args.check:
             labels = ov.onnx_op_labels(model)
     pairs = [(model, served)] + ([(ref, ref)] if ref is not None else []) + extra_pairs
@@ -415,9 +482,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         step(4, "overlay", str(f))
     if args.write_only:
         return 0
+    focus = pick_focus(over, served.name, known)
+    step(4, "select", focus.line(served.name))
     if args.check:
-        return check(models, over, port, check_labels(labels), out_dir / f"{served.stem}.screenshot.png")
-    serve(models, over, port)
+        return check(models, over, port, check_labels(labels), out_dir / f"{served.stem}.screenshot.png", focus,
+                     out_dir / f"{served.stem}.node.screenshot.png")
+    serve(models, over, port, focus=focus)
     return 0
 
 
