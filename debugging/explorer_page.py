@@ -38,6 +38,7 @@ CHECK_LABELS = 3
 _PROCESSING = "Processing graph..."
 _LOADED = "op node count"  # the GRAPH INFO panel, once a graph is shown
 _NODE_INFO = "NODE INFO"  # the side panel's title while a node is selected (then GRAPH INFO is not shown)
+MOUSE_AWAY = (5, 300)  # CSS pixels: the graph pane's left edge, where no node or button is drawn
 _LAYERS = re.compile(r"layer count\s+(\d+)")  # GRAPH INFO's row: "layer count", a tab, the count
 _ERROR_JS = """(() => {
   const e = document.querySelector('.model-status-label-container.error');
@@ -179,11 +180,21 @@ def layer_count(text: str) -> int | None:
 
 def expand_all_layers(b) -> bool:
     """Click Model Explorer's "expand all layers" button (material icon ``unfold_more_double``) so a
-    screenshot shows the op nodes with their overlay colours; False when the button is not found."""
-    return bool(b.evaluate("(() => { const i = [...document.querySelectorAll('mat-icon, .mat-icon, span, button')]"
-                           ".find(e => e.textContent.trim() === 'unfold_more_double');"
-                           " if (!i) return false; (i.closest('button') || i.closest('[role=button]') || i).click();"
-                           " return true; })()"))
+    screenshot shows the op nodes with their overlay colours; False when the button is not found.
+
+    The click leaves the button's help bubble ("Expand all layers in the graph") over the graph; the mouse is
+    moved onto the button and off it again, to :data:`MOUSE_AWAY`, which closes the bubble as a user's would."""
+    at = b.evaluate("(() => { const i = [...document.querySelectorAll('mat-icon, .mat-icon, span, button')]"
+                    ".find(e => e.textContent.trim() === 'unfold_more_double');"
+                    " if (!i) return null; const e = i.closest('button') || i.closest('[role=button]') || i;"
+                    " e.click(); const r = e.getBoundingClientRect();"
+                    " return {x: r.x + r.width / 2, y: r.y + r.height / 2}; })()")
+    if not at:
+        return False
+    b.hover(at["x"], at["y"])
+    time.sleep(0.3)
+    b.hover(*MOUSE_AWAY)
+    return True
 
 
 def page_check(b, url: str, model: str, labels: Sequence[str], overlays: Sequence[str], shot: Path,
