@@ -102,10 +102,12 @@ def test_each_primitive_is_reported():
     sch, block, spatial, reduction = block_loops(matmul(16, 8, 16))
     names: list[str] = []
     seen: list[int] = []  # the block's loop count at each call: step(name) runs *after* its primitive
+    at: list[list[int]] = []  # the block's loop extents at each call
 
     def step(name):
         names.append(name)
         seen.append(len(sch.get_loops(block)))
+        at.append(extents(sch, sch.get_loops(block)))
 
     tile_and_reorder(sch, spatial, reduction, vec=8, block_loop=0, reg_block=4, step=step)
     # each report is a str (exactly: an object of another type may define its own split and ==)
@@ -113,6 +115,29 @@ def test_each_primitive_is_reported():
     assert [n.split("(")[0] for n in names] == ["split", "split", "reorder"]
     assert seen == [4, 5, 5], (f"the block had {seen} loops at the three step(...) calls, want [4, 5, 5]: step(name) "
                                "is called after each primitive, so each split has added its loop")
+    assert at[-1] == [4, 2, 8, 4, 8], (f"the block's loop extents at step('reorder...') were {at[-1]}, want the "
+                                       "reordered [4, 2, 8, 4, 8] (M/4, N/8 | K | 4, 8): step(name) runs after reorder")
+
+
+@pytest.mark.task("lab02.manual", points=1)
+def test_without_a_register_block_the_vector_split_and_the_reorder_are_reported():
+    """With no register block there are two primitives, the vector split and the reorder: each is reported once,
+    after it has run (the loop count and order at each call, read with ``sch.get_loops``)."""
+    from lab02_tvm.schedule.manual import tile_and_reorder
+    sch, block, spatial, reduction = block_loops(matmul(16, 12, 16))
+    names: list[str] = []
+    at: list[list[int]] = []
+
+    def step(name):
+        names.append(name)
+        at.append(extents(sch, sch.get_loops(block)))
+
+    tile_and_reorder(sch, spatial, reduction, vec=8, block_loop=None, reg_block=4, step=step)
+    assert all(type(n) is str for n in names), f"step(...) called with non-str: {[type(n).__qualname__ for n in names]}"
+    assert [n.split("(")[0] for n in names] == ["split", "reorder"], names
+    assert at == [[16, 2, 8, 12], [16, 2, 12, 8]], (
+        f"the block's loop extents at the step(...) calls were {at}, want [16, 2, 8, 12] (M, N/8, 8, K) after the "
+        "split, then [16, 2, 12, 8] (M, N/8 | K | 8) after the reorder")
 
 
 def conv2d(n=1, c=8, h=10, w=10, o=16, k=3):
@@ -142,6 +167,27 @@ def test_conv2d_keeps_every_reduction_loop_in_order_and_the_blocked_loop_in_plac
     assert same_loops(sch, loops[4:7], reduction), "the reduction loops are not rc, ry, rx in their order"
     assert same_loops(sch, loops, [*outer, *reduction, *inner]), "the loops you returned are not the block's loops "\
         "in the order (*outer, *reduction, *inner)"
+
+
+@pytest.mark.task("lab02.manual", points=1)
+def test_reduction_loops_keep_their_order_whatever_their_extents_and_the_callers_lists_stay():
+    """A conv2d of 2 input channels and a 3x3 kernel: reduction loops (rc, ry, rx) of extents (2, 3, 3), not in
+    decreasing order, stay in their order; ``spatial`` and ``reduction`` are the caller's lists (``manual_schedule``
+    reads ``reduction[0]`` after the call for ``decompose_reduction``): they come back as they were given."""
+    from lab02_tvm.schedule.manual import tile_and_reorder
+    sch, block, spatial, reduction = block_loops(conv2d(c=2))
+    given_spatial, given_reduction = list(spatial), list(reduction)
+    outer, inner = tile_and_reorder(sch, spatial, reduction, vec=4, block_loop=1, reg_block=4)
+    loops = sch.get_loops(block)
+    want = [1, 16 // 4, 8, 8 // 4, 2, 3, 3, 4, 4]
+    assert extents(sch, loops) == want, (
+        f"loop extents {extents(sch, loops)}, want {want} = (B, F/4, Y, X/4 | C, KH, KW | 4, 4): the reduction loops "
+        f"in their given order, whatever their extents")
+    assert same_loops(sch, loops, [*outer, *given_reduction, *inner])
+    assert len(spatial) == len(given_spatial) and all(a is b for a, b in zip(spatial, given_spatial)), \
+        "tile_and_reorder changed the caller's spatial list"
+    assert len(reduction) == len(given_reduction) and all(a is b for a, b in zip(reduction, given_reduction)), \
+        "tile_and_reorder changed the caller's reduction list"
 
 
 @pytest.mark.task("lab02.manual", points=4)

@@ -161,6 +161,49 @@ def test_each_graph_level_stage_does_what_its_name_says(stage):
         f"leaves {want}: is another pass under its name?")
 
 
+def _probe_tuple_item():
+    """A split whose first item is read twice: a common subexpression that is not a call (``R.TupleGetItem``)."""
+    from tvm.script import ir as I
+    from tvm.script import relax as R
+
+    @I.ir_module
+    class ProbeItem:
+        @R.function
+        def main(x: R.Tensor((4,), "float32")) -> R.Tensor((2,), "float32"):
+            with R.dataflow():
+                s = R.split(x, 2)
+                a = s[0]
+                b = s[0]  # a's expression again, a tuple item rather than a call
+                y = R.add(a, b)
+                R.output(y)
+            return y
+
+    return ProbeItem
+
+
+def _tuple_items(mod) -> int:
+    """How many bindings of ``main`` read a tuple item."""
+    return sum(isinstance(b.value, tvm.relax.TupleGetItem) for blk in mod["main"].body.blocks for b in blk.bindings)
+
+
+@pytest.mark.task("lab02.passes", points=1)
+def test_eliminate_common_subexpr_merges_a_repeated_tuple_item():
+    """The stage named EliminateCommonSubexpr merges every repeated expression, not calls only: on a split read
+    twice it leaves the module TVM's own ``EliminateCommonSubexpr()`` leaves (compared with
+    ``tvm_ffi.structural_equal``), one ``s[0]`` (``call_only=True`` keeps both)."""
+    import tvm_ffi
+    from tvm import relax
+
+    from lab02_tvm.graph.passes import standard_passes
+    factory = dict((n, f) for n, f, _ in standard_passes())["EliminateCommonSubexpr"]
+    want = relax.transform.EliminateCommonSubexpr()(_probe_tuple_item())
+    got = factory()(_probe_tuple_item())
+    assert _tuple_items(want) == 1, want.script()
+    assert _tuple_items(got) == 1 and tvm_ffi.structural_equal(got, want), (
+        f"the stage named EliminateCommonSubexpr left {_tuple_items(got)} reads of s[0] (TVM's pass leaves 1):\n"
+        f"{got['main'].script()}")
+
+
 @pytest.mark.task("lab02.passes", points=3)
 def test_every_stage_is_well_formed_and_the_module_ends_fused(mlp):
     from lab02_tvm.graph.passes import run_standard_passes

@@ -193,6 +193,25 @@ def test_the_plan_follows_the_given_order_not_the_flops():
 
 
 @pytest.mark.task("lab02.tune", points=1)
+def test_the_plan_reads_the_order_not_the_shares_and_leaves_the_list_alone():
+    """The rank is the order of ``infos`` and nothing else (the docstring: only each task's name is read, never a
+    re-sort by ``flops`` or ``share``): here the caller ranks by another measure than the share (as
+    ``deep_plan_by_time`` ranks by measured time), so the shares rise along the list. The plan follows the given
+    order, and the caller's list comes back as it was given (same rows, same order)."""
+    from lab02_tvm.tuning.budget import plan_budget
+    from lab02_tvm.tuning.tasks import TaskInfo
+    infos = [TaskInfo(index=i, name=f"t{i}", weight=1, flops=f, share=sh)
+             for i, (f, sh) in enumerate([(1.0e6, 0.1), (2.0e6, 0.2), (3.0e6, 0.3), (4.0e6, 0.4)])]
+    given = list(infos)
+    # T = 30, k = 1, D = 10, S = 20, c = 4: 5 each, the deep 10 on t0 (the first given, the smallest share)
+    assert as_list(plan_budget(infos, 30, deep_top_k=1, deep_trials=10), 4) == [15, 5, 5, 5]
+    # T = 11, no deep phase: c = 11 // 4 = 2, the first two given, 6 + 5
+    assert as_list(plan_budget(infos, 11, deep_top_k=0), 4) == [6, 5, 0, 0]
+    assert len(infos) == len(given) and all(a is b for a, b in zip(infos, given)), \
+        f"plan_budget reordered the caller's list: {[ti.name for ti in infos]}"
+
+
+@pytest.mark.task("lab02.tune", points=1)
 def test_negative_deep_settings_or_no_task_are_user_errors():
     from lab02_tvm.tuning.budget import plan_budget
     with pytest.raises(UserError):
