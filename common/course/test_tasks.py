@@ -85,6 +85,13 @@ def test_the_readmes_quote_the_points_of_tasks_toml(course):
             assert all(p == task.points for _, p in quoted.get(task.id, [])), (task.id, quoted[task.id], task.points)
 
 
+def test_the_readme_quotes_the_number_of_known_wrong_submissions():
+    """The root README's "(`common/course/wrong/`, N: ..." is the number of known-wrong files the gate grades (it
+    had kept 31 through two mutant hunts that brought 19 more)."""
+    quoted = re.findall(r"`common/course/wrong/`, (\d+):", (PROJECT / "README.md").read_text())
+    assert quoted and all(int(n) == len(list((PROJECT / "common/course/wrong").glob("*.toml"))) for n in quoted)
+
+
 def test_readme_point_quotes_are_read():
     got = quoted_points("Four tasks, 83 points: and sixteen\n  tasks, 322 points; student tasks (34 points; "
                         "| 4.1 `lab04.static` (12 points) |")
