@@ -16,6 +16,7 @@ import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
+from onnx.reference.op_run import OpRun
 
 from common.errors import UserError
 from lab01_onnx.passes import DefUseIndex, eliminate_identity, fold_constant_gather, fuse_consecutive_reshapes
@@ -731,3 +732,95 @@ def test_gather_of_an_index_below_minus_s_is_not_folded():
             ReferenceEvaluator(model).run(None, {})
         result = fold_constant_gather(model)
         assert result.rewrites == 0 and [n.op_type for n in result.model.graph.node].count("Gather") == 1, indices
+
+
+# ---- a third mutant hunt: an op of another domain, Gather(Shape) indices out of the rank and before opset 11 ----
+
+def custom_op(op_type: str, run):
+    """An ``onnx.reference`` kernel for ``op_type`` of the domain ``custom.test`` (``OpRun``: the class name is the op
+    type it runs): a node of that name outside the default domain is another operator, whatever its name says."""
+    return type(op_type, (OpRun,), {"op_domain": "custom.test", "_run": lambda self, *xs, **attrs: (run(*xs),)})
+
+
+def assert_default_domain_only(pass_fn, model, kernel, feeds, rewrites):
+    """``pass_fn`` rewrites ``rewrites`` nodes of ``model``, all of the default domain: the node of the domain
+    ``custom.test`` stays, and the result computes what the model computes under ``onnx.reference`` with ``kernel``
+    for that op (bitwise)."""
+    result = pass_fn(model)
+    custom = [n.op_type for n in result.model.graph.node if n.domain == "custom.test"]
+    assert custom == [kernel.__name__], f"{pass_fn.__name__} rewrote a node of the domain custom.test: not the ONNX operator"
+    assert result.rewrites == rewrites
+    want = ReferenceEvaluator(model, new_ops=[kernel]).run(None, feeds)
+    got = ReferenceEvaluator(result.model, new_ops=[kernel]).run(None, feeds)
+    assert [g.shape for g in got] == [w.shape for w in want]
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+
+
+@pytest.mark.task("lab01.identity", points=1)
+def test_an_identity_of_another_domain_is_not_removed():
+    """Only the default domain's ``Identity`` (``""`` or ``ai.onnx``) is the identity: ``custom.test::Identity`` here
+    doubles its input (ONNX IR, operator sets: an op is identified by its domain and name together). The ONNX
+    Identity after it goes."""
+    twice = custom_op("Identity", lambda x: x * 2)
+    nodes = [helper.make_node("Identity", ["x"], ["t"], domain="custom.test"), helper.make_node("Identity", ["t"], ["u"]),
+             helper.make_node("Neg", ["u"], ["y"])]
+    model = make_model(nodes, [("x", F, [3])], [("y", F, [3])], domains={"custom.test": 1}, **AS_DECLARED)
+    assert_default_domain_only(eliminate_identity, model, twice, {"x": rnd(3)}, 1)
+
+
+@pytest.mark.task("lab01.reshape", points=1)
+def test_a_reshape_of_another_domain_is_not_fused():
+    """``custom.test::Reshape(Reshape(x, [6, 4]), [4, 6])``: the second node is not ONNX's Reshape (its kernel here
+    passes its data through unchanged), so the pair is no pattern of the pass."""
+    keep = custom_op("Reshape", lambda data, shape: data)
+    nodes = [ints("s1", [6, 4]), helper.make_node("Reshape", ["x", "s1"], ["m"]), ints("s2", [4, 6]),
+             helper.make_node("Reshape", ["m", "s2"], ["y"], domain="custom.test")]
+    model = make_model(nodes, [("x", F, [2, 3, 4])], [("y", F, None)], domains={"custom.test": 1}, **AS_DECLARED)
+    assert_default_domain_only(fuse_consecutive_reshapes, model, keep, {"x": rnd(2, 3, 4)}, 0)
+
+
+@pytest.mark.task("lab01.gather", points=1)
+def test_a_gather_of_another_domain_is_not_folded():
+    """``custom.test::Gather(data, [1])`` with constant inputs is not ONNX's Gather (its kernel here returns ``data``
+    whole): folding it as ``numpy.take`` would change the result. The ONNX Gather beside it folds."""
+    whole = custom_op("Gather", lambda data, indices: data)
+    nodes = [helper.make_node("Gather", ["data", "i"], ["g"], domain="custom.test"),
+             helper.make_node("Gather", ["data", "j"], ["h"]), helper.make_node("Add", ["g", "h"], ["y"])]
+    model = make_model(nodes, [], [("y", F, None)], domains={"custom.test": 1}, **AS_DECLARED,
+                       inits={"data": rnd(3, 4), "i": np.array([1], np.int64), "j": np.array([2, 0, 1], np.int64)})
+    assert_default_domain_only(fold_constant_gather, model, whole, {}, 1)
+
+
+def shape_gather_of(indices, opset=17, start=None):
+    """``y = Neg(Gather(Shape(x), indices))`` (``Shape``'s ``start`` when given), x float[N, 3, S, 5]."""
+    attrs = {} if start is None else {"start": start}
+    nodes = [helper.make_node("Shape", ["x"], ["s"], **attrs), helper.make_node("Gather", ["s", "i"], ["g"]),
+             helper.make_node("Neg", ["g"], ["y"])]
+    return make_model(nodes, [("x", F, ["N", 3, "S", 5])], [("y", I64, None)], opset=opset,
+                      inits={"i": np.asarray(indices, np.int64)}, check=False)
+
+
+@pytest.mark.task("lab01.gather", points=1)
+def test_gather_of_a_shape_with_an_index_outside_its_rank_is_not_folded():
+    """Gather's indices lie in ``[-s, s-1]`` for ``Gather(Shape(x))`` too, ``s`` the length of the shape vector (4, or 3
+    from ``start=1``): one outside is the runtime's error (``onnx.reference`` raises it), not a fold and not a crash
+    of the pass, though the dims it would pick are static."""
+    for indices, start in ((4, None), (-5, None), ([1, 4], None), ([[0], [-5]], None), (3, 1)):
+        model = shape_gather_of(indices, start=start)
+        with pytest.raises(IndexError, match="out of bounds"):
+            ReferenceEvaluator(model).run(None, {"x": rnd(2, 3, 7, 5)})
+        result = fold_constant_gather(model)
+        assert result.rewrites == 0 and [n.op_type for n in result.model.graph.node].count("Gather") == 1, indices
+
+
+@pytest.mark.task("lab01.gather", points=1)
+def test_a_negative_index_into_a_shape_folds_from_opset_11_only():
+    """The opset rule holds for both folds: Gather-1 (opset 1-10) defines no negative index, Gather-11 counts it from
+    the back. ``Gather(Shape(x), -1)`` at opset 10 stays; at opset 11, and ``Gather(Shape(x), 3)`` at opset 10, fold
+    (dim 5 of x, static)."""
+    feeds = {"x": rnd(2, 3, 7, 5)}
+    assert fold_constant_gather(shape_gather_of([-1], opset=10)).rewrites == 0
+    apply(fold_constant_gather, shape_gather_of([3], opset=10), feeds, 1)
+    out = apply(fold_constant_gather, shape_gather_of([-1], opset=11), feeds, 1)
+    np.testing.assert_array_equal(ReferenceEvaluator(out).run(None, feeds)[0], [-5])

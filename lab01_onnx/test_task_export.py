@@ -165,3 +165,28 @@ def test_the_written_file_comes_back_as_a_path(tmp_path):
     or a ``Path``."""
     path = export_dynamic(SeqMix().eval(), example(2, 4), ["y", "pooled"], AXES, str(tmp_path / "m" / "s.onnx"))
     assert type(path) is not str and isinstance(path, Path) and path.is_file(), repr(path)
+
+
+@pytest.mark.task("lab01.export", points=1)
+def test_a_refused_export_writes_no_file(tmp_path):
+    """Refusing "what would make a wrong file" means no file: every refusal (a size-1 dynamic axis, an axis outside the
+    rank, an unknown name, an opset the exporter lacks) comes before anything is written, so no ``.onnx`` is left at
+    the destination for a later step to pick up."""
+    cases = [dict(inputs=example(1, 4)), dict(inputs=example(2, 1)), dict(axes={**AXES, "logits": {0: "batch"}}),
+             dict(axes={**AXES, "mask": {0: "batch", 2: "sequence"}}), dict(opset=99)]
+    for kw in cases:
+        with pytest.raises(UserError):
+            export(tmp_path, **kw)
+        assert not list(tmp_path.rglob("*.onnx")), (kw, sorted(map(str, tmp_path.rglob("*.onnx"))))
+
+
+@pytest.mark.task("lab01.export", points=1)
+def test_a_module_in_eval_mode_stays_in_eval_mode(tmp_path):
+    """The module is left as it was found: one handed over in eval mode (every submodule's ``training`` False) comes
+    back in eval mode, its parameters unchanged."""
+    net = SeqMix().eval()
+    before = {k: v.clone() for k, v in net.state_dict().items()}
+    export_dynamic(net, example(2, 4), ["y", "pooled"], AXES, tmp_path / "a.onnx")
+    assert not any(m.training for m in net.modules()), \
+        f"export_dynamic left {[type(m).__name__ for m in net.modules() if m.training]} in train mode"
+    assert all(torch.equal(before[k], v) for k, v in net.state_dict().items())

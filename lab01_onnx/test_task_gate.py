@@ -208,3 +208,29 @@ def test_one_dimensional_logits_are_one_position():
     assert (g.positions, g.disagreements, g.first_disagreement, g.passed) == (1, 0, None, True)
     g = gate(ref, flip(close(ref, 26)[None], ref[None], [(0,)])[0], min_top1=0)
     assert (g.positions, g.disagreements, g.first_disagreement, g.passed) == (1, 1, (), True)
+
+
+@pytest.mark.task("lab01.gate", points=1)
+def test_a_fractional_mask_value_counts():
+    """A float mask is kept where it is non-zero (the docstring), 0.5 and 1e-3 included: NumPy's ``mask != 0`` is
+    the oracle; truncating the mask to an integer drops those positions."""
+    ref = logits((2, 4, 6), seed=27)
+    bad = flip(close(ref, 28), ref, [(0, 1), (1, 3)])
+    mask = np.array([[1.0, 0.5, 1.0, 0.0], [1.0, 1.0, 0.0, 1e-3]], np.float32)
+    g = gate(ref, bad, min_top1=0.5, mask=mask)
+    assert (g.positions, g.disagreements, g.first_disagreement) == (int((mask != 0).sum()), 2, (0, 1)) == (6, 2, (0, 1))
+    assert g.agreement == pytest.approx(4 / 6, abs=1e-12)
+
+
+@pytest.mark.task("lab01.gate", points=1)
+def test_the_verdict_compares_the_agreement_itself():
+    """``passed`` is ``agreement >= min_top1`` on the agreement itself, not on a rounded one (the line prints 4
+    decimals: 0.4286 and 1.0000 here, both above the threshold the agreement misses)."""
+    for positions, flipped, min_top1 in ((7, 4, 0.42858),         # 3/7 = 0.428571... < 0.42858
+                                         (100_000, 1, 1.0)):      # 0.99999 < 1
+        ref = logits((positions, 3), seed=29)
+        g = gate(ref, flip(close(ref, 30), ref, [(p,) for p in range(flipped)]), min_top1=min_top1)
+        exact = (positions - flipped) / positions
+        assert g.agreement == pytest.approx(exact, abs=1e-12)
+        assert exact < min_top1 <= round(exact, 4)
+        assert not g.passed, g.line()

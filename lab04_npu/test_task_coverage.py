@@ -20,6 +20,7 @@ Run: ``.venv/bin/python -m pytest --task lab04.coverage``.
 from __future__ import annotations
 
 import functools
+import re
 import tempfile
 from pathlib import Path
 
@@ -329,3 +330,18 @@ def test_a_boundary_tensor_the_layout_pass_renamed_has_its_originals_shape_bytes
         dims = [int(d) for d in b["shape"].split("x")]
         assert (b["dtype"], b["bytes"]) == ("float32", int(np.prod(dims)) * 4), b
         assert b["other_side"] not in ("-", "?"), b
+
+
+@pytest.mark.task("lab04.coverage", points=1)
+def test_reasons_are_qnns_reason_lines_verbatim():
+    """A refused node's ``reason`` is QNN's ``REASON`` line verbatim (the docstring), read here from the session's own
+    log with a regular expression of its two lines (``Node name: <node> ...`` then ``REASON : <text>``), not through
+    ``qnnlog``: the whole text, both of its sentences, and ``first_reason`` is the first CPU row's."""
+    for name in ("refused_between", "conv"):
+        c = cov(name)
+        logged = dict(re.findall(r"Node name: (\S+) Node index: \d+\s*\n\s*REASON : ([^\n]*)", c.session.log))
+        refused = [r for r in c.nodes if r["validation"] == "FAILED"]
+        assert refused and all(r["name"] in logged for r in refused), (name, sorted(logged), [r["name"] for r in refused])
+        for r in refused:
+            assert r["reason"] == logged[r["name"]].strip(), (name, r["reason"], logged[r["name"]])
+        assert summary(c, name)["first_reason"] == next(r["reason"] for r in c.nodes if r["placement"] == "CPU")

@@ -277,3 +277,36 @@ def test_a_bad_value_of_an_output_only_dim_is_refused():
     for bad in (-8, 0):
         with pytest.raises(UserError, match=str(bad)):
             qnn.fix_dims(token_model(), {"batch": 2, "sequence": 4, "cat_len": bad})
+
+
+@pytest.mark.task("lab04.static", points=1)
+def test_an_output_shape_inference_cannot_make_static_stays_as_declared():
+    """The contract: an output still symbolic gets the shape inference gives it *when that shape is fully static*,
+    otherwise it stays as it was. ``NonZero``'s count is data: on the same graph built with the number, ONNX shape
+    inference gives ``nz`` a second dim it cannot size, so ``nz`` keeps its declaration (none: rank unknown)
+    rather than a made-up name such as ``unk__0``; ``y`` becomes static."""
+    def model(batch):
+        return make_model([helper.make_node("Relu", ["x"], ["y"]), helper.make_node("NonZero", ["x"], ["nz"])],
+                          [("x", F, [batch, 8])], [("y", F, [batch, 8]), ("nz", TensorProto.INT64, None)],
+                          **AS_DECLARED)
+
+    inferred = {o.name: o for o in onnx.shape_inference.infer_shapes(model(3), strict_mode=True).graph.output}
+    nz = inferred["nz"].type.tensor_type.shape.dim
+    assert len(nz) == 2 and not nz[1].HasField("dim_value")  # the reference: not fully static
+    fixed = fix(model("batch"), {"batch": 3})
+    assert dims_of(fixed.graph.output[0]) == [3, 8]
+    assert fixed.graph.output[1] == model("batch").graph.output[1], (
+        f"nz was declared with no shape and inference cannot size it; fix_dims made it {fixed.graph.output[1].type}")
+
+
+@pytest.mark.task("lab04.static", points=1)
+def test_an_input_dim_with_no_name_left_dynamic_is_refused():
+    """The contract's "afterwards no graph input has a dynamic dim": an axis that is neither a number nor a name (unset, as some
+    exporters write it) is dynamic too, and no ``--dims`` name can fix it; ``check_static``'s one-line UserError
+    names the input."""
+    m = token_model()
+    m.graph.input[1].type.tensor_type.shape.dim[2].Clear()  # mask: ['batch', 'sequence', ?]
+    assert qnn.dynamic_inputs(m)["mask"] == ["batch", "sequence", "?"]
+    with pytest.raises(UserError) as err:
+        qnn.fix_dims(m, {"batch": 1, "sequence": 4})
+    assert "'mask'" in str(err.value) and "\n" not in str(err.value)
