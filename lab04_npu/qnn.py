@@ -112,9 +112,13 @@ def check_static(model: onnx.ModelProto, option: str = FIX_DIMS_OPTION) -> None:
     if dyn:
         name, dims = next(iter(dyn.items()))
         params = sorted({d for v in dyn.values() for d in v if isinstance(d, str)})
-        example = ",".join(f"{p}=1" for p in params if p != "?") or "name=1"
+        example = ",".join(f"{p}=1" for p in params if p != "?")
+        fixes = [f"fix them with {option} {example} (onnxruntime.tools.onnx_model_utils.make_dim_param_fixed)"] if example else []
+        if "?" in params:  # an unset dim has no name for --dims: fixed per input, or named at export
+            fixes.append("an axis with no name ('?') needs the input's shape fixed "
+                         "(onnxruntime.tools.onnx_model_utils.make_input_shape_fixed) or a name at export")
         raise UserError(f"input {name!r} has dynamic dims {dims}: QNN's HTP backend needs static shapes; "
-                        f"fix them with {option} {example} (onnxruntime.tools.onnx_model_utils.make_dim_param_fixed)")
+                        + "; ".join(fixes))
 
 
 def fix_dims(model: onnx.ModelProto, dims: Mapping[str, int]) -> onnx.ModelProto:
@@ -150,7 +154,8 @@ def fix_dims(model: onnx.ModelProto, dims: Mapping[str, int]) -> onnx.ModelProto
     ### BEGIN SOLUTION lab04.static
     from onnxruntime.tools.onnx_model_utils import fix_output_shapes, make_dim_param_fixed
 
-    known = {d for vi in list(model.graph.input) + list(model.graph.output) for d in _dims(vi) if isinstance(d, str)}
+    known = {d for vi in list(model.graph.input) + list(model.graph.output) for d in _dims(vi)
+             if isinstance(d, str) and d != "?"}  # "?": an unset dim, which has no name
     for name, value in dims.items():
         if name not in known:
             raise UserError(f"{FIX_DIMS_OPTION}: the model has no symbolic dim {name!r}; it has {sorted(known) or 'none'}")

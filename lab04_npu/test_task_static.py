@@ -302,11 +302,15 @@ def test_an_output_shape_inference_cannot_make_static_stays_as_declared():
 @pytest.mark.task("lab04.static", points=1)
 def test_an_input_dim_with_no_name_left_dynamic_is_refused():
     """The contract's "afterwards no graph input has a dynamic dim": an axis that is neither a number nor a name (unset, as some
-    exporters write it) is dynamic too, and no ``--dims`` name can fix it; ``check_static``'s one-line UserError
-    names the input."""
+    exporters write it) is dynamic too, and no ``--dims`` name can fix it (``"?"``, the way such a dim reads, is
+    not a name of the model's); ``check_static``'s one-line UserError names the input."""
     m = token_model()
     m.graph.input[1].type.tensor_type.shape.dim[2].Clear()  # mask: ['batch', 'sequence', ?]
     assert qnn.dynamic_inputs(m)["mask"] == ["batch", "sequence", "?"]
     with pytest.raises(UserError) as err:
         qnn.fix_dims(m, {"batch": 1, "sequence": 4})
     assert "'mask'" in str(err.value) and "\n" not in str(err.value)
+    with pytest.raises(UserError) as err:  # "?" is how an unset dim reads, not a name the model gives it
+        qnn.fix_dims(m, {"batch": 1, "sequence": 4, "?": 3})
+    named, has = str(err.value).split("it has", 1)
+    assert "'?'" in named and "'batch'" in has and "'sequence'" in has and "'?'" not in has
