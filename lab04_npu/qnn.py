@@ -38,9 +38,8 @@ import onnx
 
 from common.errors import UserError, require
 from common.onnx_dims import DIMS_OPTION, dynamic_inputs
-from common.onnx_graph import dim_labels as _dims  # noqa: F401 (Task 4.1's fix_dims reads dims with it)
-
 from common.native_output import capture_fd
+from common.onnx_graph import dim_labels as _dims  # noqa: F401 (Task 4.1's fix_dims reads dims with it)
 
 EP = "QNNExecutionProvider"
 PIP_NAME = "onnxruntime-qnn"
