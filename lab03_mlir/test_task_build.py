@@ -83,3 +83,39 @@ def test_a_nan_passes_through_the_relu(tmp_path):
     out = IreeModule(tmp_path / "kernel.vmfb", builder.FUNC_NAME)(*inputs)
     assert np.isnan(out[1]).all(), f"row 1 holds a NaN of A: want NaN everywhere (as np.maximum), got {out[1]}"
     np.testing.assert_array_equal(out, expected.astype(np.float32))
+
+
+@pytest.mark.task("lab03.build", points=1)
+def test_every_dimension_that_indexes_the_output_is_parallel():
+    """linalg's own rule (Linalg docs, ``linalg.generic``): a loop dimension that appears in the output's indexing
+    map is parallel, one that does not is a reduction. The epilogue writes ``out[i, j]``, so both its loops are
+    parallel; a ``reduction`` on ``j`` still verifies and computes the same here, but tells every later pass
+    (tiling, parallelization, vectorization) that ``j`` carries a dependence it does not."""
+    found = []
+
+    def visit(op):
+        if op.name == "linalg.generic":
+            maps = [ir.AffineMapAttr(m).value for m in ir.ArrayAttr(op.attributes["indexing_maps"])]
+            iters = [str(t) for t in ir.ArrayAttr(op.attributes["iterator_types"])]
+            out_dims = {int(str(e)[1:]) for e in maps[-1].results if str(e).startswith("d") and str(e)[1:].isdigit()}
+            found.append([(d, it) for d, it in enumerate(iters) if ("parallel" in it) != (d in out_dims)])
+        return ir.WalkResult.ADVANCE
+
+    builder.build_matmul_bias_relu(5, 3, 7).operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+    assert found, "no linalg.generic: the docstring's epilogue (bias and ReLU) is one"
+    assert all(bad == [] for bad in found), (
+        f"(dimension, iterator type) pairs against the output map: {found}; a dimension of the output is parallel")
+
+
+@pytest.mark.task("lab03.build", points=1)
+def test_the_relu_of_a_negative_sum_is_plus_zero(tmp_path):
+    """``max(y, 0)`` of a negative ``y`` is ``+0.0`` (``arith.maximumf`` orders ``-0.0 < +0.0``); the value checks
+    above compare ``-0.0 == 0.0`` as equal, so here the sign bits are compared: a ReLU against ``-0.0`` returns
+    ``-0.0`` for every negative sum."""
+    m, n, k = 6, 5, 4
+    inputs = exact_inputs(m, n, k, seed=23)
+    iree_compile(str(builder.build_matmul_bias_relu(m, n, k)), tmp_path / "kernel.vmfb")
+    out = IreeModule(tmp_path / "kernel.vmfb", builder.FUNC_NAME)(*inputs)
+    y = inputs[0].astype(np.float64) @ inputs[1].astype(np.float64) + inputs[2]
+    assert (y < 0).any()
+    assert not np.signbit(out[y < 0]).any(), f"ReLU of negative sums: want +0.0, got {out[y < 0]}"

@@ -194,3 +194,14 @@ def test_complex_elements_are_counted_by_itemsize():
     c = (np.arange(6) + 1j).astype(np.complex64).reshape(2, 3)
     check_fields(c)
     check_fields(c[:, ::-1])
+
+
+@pytest.mark.task("lab03.jit", points=1)
+def test_a_negative_stride_that_is_no_whole_element_is_refused():
+    """A reversed view of 6-byte steps over float32 (NumPy's ``as_strided`` makes it; byte stride -6): no whole
+    number of 4-byte elements either, so it is refused as the positive one is (``-6 % 4`` is 2 in Python)."""
+    base = np.zeros(16, np.float32)
+    view = np.lib.stride_tricks.as_strided(base[-1:], shape=(3,), strides=(-6,))
+    assert view.strides == (-6,)
+    with pytest.raises(UserError):
+        memref.memref_descriptor(view)

@@ -265,3 +265,21 @@ def test_each_call_writes_its_own_output_buffer():
     out2 = kernel(second)[0]
     np.testing.assert_array_equal(out1, reference(*[x.astype(np.float64) for x in first])[0].astype(np.float32))
     np.testing.assert_array_equal(out2, reference(*[x.astype(np.float64) for x in second])[0].astype(np.float32))
+
+
+
+#: CHAINED_MATMULS with a temporary of 64 x 64 float32 (16 KiB): ``(A @ B) @ C`` for A 64x4, B 4x64, C 64x2. A
+#: buffer this size stays on the heap (``promote-buffers-to-stack`` moves allocations up to 1 KiB by default).
+BIG_CHAIN = (CHAINED_MATMULS.replace("3x4xf32", "64x4xf32").replace("4x5xf32", "4x64xf32")
+             .replace("3x5xf32", "64x64xf32").replace("5x2xf32", "64x2xf32").replace("3x2xf32", "64x2xf32"))
+
+
+@pytest.mark.task("lab03.lower", points=1)
+def test_a_temporary_too_big_for_the_stack_is_freed():
+    """Rule 4 for a temporary of any size: after ``bufferize`` the 16 KiB product of BIG_CHAIN is a heap buffer
+    (``memref.alloc``) and every ``memref.alloc`` has its ``memref.dealloc``, as MLIR's own
+    ``buffer-deallocation-pipeline`` leaves it (moving small buffers to the stack frees only those)."""
+    module = stage_module(BIG_CHAIN, 1)
+    names = [op.name for op in ops(module)]
+    assert names.count("memref.alloc") >= 1, f"BIG_CHAIN: the 16 KiB temporary is no heap buffer; ops: {sorted(set(names))}"
+    assert names.count("memref.alloc") == names.count("memref.dealloc"), unfreed_message("BIG_CHAIN", module, names)

@@ -186,6 +186,20 @@ def test_factor_one_changes_no_loop_of_several_iterations():
 
 
 @pytest.mark.task("lab03.unroll", points=1)
+def test_stats_under_factor_one_count_only_promotions():
+    """``UnrollStats``'s docstring: ``promoted`` counts "under ``F == 1`` a one-iteration loop"; ``unrolled`` only
+    loops whose body was replicated (``F > 1``). THREE plus a one-iteration loop, by 1: one promotion, nothing
+    unrolled, split or skipped."""
+    text = THREE.replace("  return\n}", "  affine.for %i = 5 to 6 { affine.store %z, %c[0] : memref<3xf32> }\n  return\n}")
+    mod = module(text)
+    stats = unroll.unroll(mod, 1)
+    assert (stats.innermost_loops, stats.unrolled, stats.remainder_loops, stats.skipped_short, stats.promoted) == \
+        (4, 0, 0, 0, 1), ("UnrollStats (innermost_loops, unrolled, remainder_loops, skipped_short, promoted) after "
+                          "unrolling THREE and a one-iteration loop by 1 (got == want)")
+    assert loops(mod) == [(0, 1, 16, 0), (0, 1, 10, 0), (0, 1, 3, 0)], loops_message("factor 1: only the one-iteration loop goes")
+
+
+@pytest.mark.task("lab03.unroll", points=1)
 def test_non_constant_trip_count_fails_the_pass():
     mod = module(DYNAMIC)
     with pytest.raises(UserError) as err:

@@ -40,7 +40,7 @@ def test_the_workflow_has_one_step_per_task_with_its_points(course, tmp_path):
     graders = [s for s in steps if s.get("uses") == classroom.GRADER]
     tasks = list(course.tasks.values())
     assert len(graders) == len(tasks) == 16
-    assert sum(s["with"]["max-score"] for s in graders) == sum(t.points for t in tasks) == 371
+    assert sum(s["with"]["max-score"] for s in graders) == sum(t.points for t in tasks) == 376
     for s, t in zip(graders, tasks):
         w = s["with"]
         assert s["id"] == t.id.replace(".", "-").replace("_", "-")
