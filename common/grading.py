@@ -7,7 +7,8 @@
 per-task mean and median, Markdown on stdout; ``--out DIR`` also writes ``summary.md``, ``summary.csv``,
 ``summary.json`` and a histogram PNG per task (see :mod:`common.course.summary`). A submission whose
 reports lack a task others have shows it ``missing`` with a partial total, and one ``warning:`` line on
-stderr names its reports and the labs they lack.
+stderr names its reports and the labs they lack; a lab of this checkout's course that no report grades is
+named in one more ``warning:`` line and under the table (it is in neither the table nor its total).
 
 Exit codes (:func:`common.errors.run_cli`): 0 ok, 2 bad input (one ``error:`` line: a missing report,
 a file that is not a Gradescope results.json, ...).
@@ -17,7 +18,7 @@ from __future__ import annotations
 import sys
 
 from common.cli import parser
-from common.errors import run_cli
+from common.errors import UserError, run_cli
 
 
 def main(argv=None) -> int:
@@ -33,6 +34,13 @@ def main(argv=None) -> int:
     if args.out:
         writable_folder(args.out)  # before anything is printed
     table = summary.collect(args.reports)
+    try:  # the labs of this checkout's course that no report grades (named, never guessed as 0)
+        from pathlib import Path
+
+        from common.course.tasks import load_course
+        table.ungraded = summary.ungraded_labs(table, load_course(Path(__file__).resolve().parents[1]))
+    except UserError:
+        pass
     for line in table.warnings():
         print(line, file=sys.stderr)
     sys.stdout.write(summary.markdown(table))

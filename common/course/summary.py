@@ -21,7 +21,9 @@ total. A task some report has and a submission's reports lack (a lab not graded,
 is ``missing`` in that row (never 0): it counts in neither the task's mean and median nor the row's total,
 which is then *partial* (``7 (partial)``) and left out of the total's mean, median and histogram (a sum of
 fewer tasks is not comparable); :meth:`Summary.warnings` gives one line per such submission naming its
-reports and what they lack (``python -m common.grading summary`` prints them on stderr). Scores are points
+reports and what they lack (``python -m common.grading summary`` prints them on stderr). A lab of the course
+that no report grades (:func:`ungraded_labs`, when every report's lab is one of the course's) is in neither the
+table nor the total: one more ``warning:`` line and a line under the table name it with its points. Scores are points
 (ints or floats).
 
 Output: the table in Markdown on stdout; with ``--out DIR`` also ``summary.md`` (the same),
@@ -29,7 +31,7 @@ Output: the table in Markdown on stdout; with ``--out DIR`` also ``summary.md`` 
 a missing task's cell is blank and ``missing`` lists the missing labs and tasks, empty for a complete
 row), ``summary.json`` (``{"tasks": [{"key", "number", "id", "lab", "max_score", "n", "mean", "median",
 "histogram"}], "total": {..., "partial"}, "submissions": [{"name", "scores": {key: points}, "total",
-"partial", "missing", "sources"}]}``) and one histogram per task plus the total (``hist_<number>_<id>.png``,
+"partial", "missing", "sources"}], "ungraded": [{"lab", "max_score"}]}``) and one histogram per task plus the total (``hist_<number>_<id>.png``,
 ``hist_total.png``: submissions per score, matplotlib's Agg canvas), every file written atomically
 (:func:`common.results.atomic_write`).
 
@@ -92,6 +94,9 @@ class Summary:
 
     columns: list[Column]
     rows: list[Row]
+    #: Labs of the course that no report grades (:func:`ungraded_labs`): ``[(lab folder, points)]``; they are in
+    #: neither the table nor its total, so :func:`markdown` and :meth:`warnings` name them.
+    ungraded: list[tuple[str, float]] = field(default_factory=list)
 
     def missing(self, row: Row) -> list[Column]:
         """The columns ``row`` has no score for."""
@@ -110,10 +115,19 @@ class Summary:
                 ([f"task{'s' * (len(tasks) > 1)} {', '.join(tasks)}"] if tasks else [])
         return "; ".join(parts)
 
+    def ungraded_text(self) -> str:
+        """``"lab02_tvm (108 points), lab03_mlir (80 points)"``: the labs no report grades ("" if none)."""
+        return ", ".join(f"{lab} ({_fmt(points)} points)" for lab, points in self.ungraded)
+
     def warnings(self) -> list[str]:
-        """One line per submission with a partial total: its name, its reports, what they lack."""
-        return [f"warning: {r.name} ({', '.join(r.sources)}): no grade for {self.lacks(r)}; its total is partial "
-                "(not in the total's mean, median and histogram)" for r in self.rows if self.partial(r)]
+        """One line per submission with a partial total: its name, its reports, what they lack; then one line
+        naming the course's labs that no report grades (not in the table, nor in its total)."""
+        out = [f"warning: {r.name} ({', '.join(r.sources)}): no grade for {self.lacks(r)}; its total is partial "
+               "(not in the total's mean, median and histogram)" for r in self.rows if self.partial(r)]
+        if self.ungraded:
+            out.append(f"warning: no report grades {self.ungraded_text()}: the table and its total "
+                       f"(/{_fmt(self.max_total)}) leave them out")
+        return out
 
     def values(self, key: str | None) -> list[float]:
         """The scores of column ``key`` over the rows that have it (``None``: the totals of complete rows)."""
@@ -216,6 +230,17 @@ def collect(reports: list[str]) -> Summary:
     return Summary(sorted((c for c, _ in columns.values()), key=lambda c: c.sort_key), list(rows.values()))
 
 
+def ungraded_labs(s: Summary, course) -> list[tuple[str, float]]:
+    """``[(lab folder, points)]`` of the labs of ``course`` (a :class:`common.course.tasks.Course`) that no
+    report of ``s`` grades; ``[]`` when some report's lab is not one of the course's (reports of another edition:
+    the course says nothing about them)."""
+    labs = {c.lab for c in s.columns}
+    known = {lab.dir for lab in course.labs}
+    if not labs or not labs <= known:
+        return []
+    return [(lab.dir, float(sum(t.points for t in lab.tasks))) for lab in course.labs if lab.dir not in labs]
+
+
 def stats(values: list[float]) -> dict:
     """``{"n", "mean", "median"}`` of ``values`` (mean and median None when empty)."""
     return {"n": len(values), "mean": statistics.fmean(values) if values else None,
@@ -251,6 +276,8 @@ def markdown(s: Summary) -> str:
         lines += ["", f"{len(partial)} submission(s) lack a task (\"missing\", not 0): their totals are partial, and "
                       "the total's mean and median leave them out: "
                       + "; ".join(f"{_cell(r.name)}: {s.lacks(r)}" for r in partial) + "."]
+    if s.ungraded:
+        lines += ["", f"Not graded in any report (in neither the table nor its total): {_cell(s.ungraded_text())}."]
     return "\n".join(lines) + "\n"
 
 
@@ -304,7 +331,8 @@ def to_json(s: Summary) -> dict:
     return {"tasks": tasks, "total": {"max_score": s.max_total, **stats(s.values(None)),
                                       "partial": sum(s.partial(r) for r in s.rows), "histogram": histogram_name(None)},
             "submissions": [{"name": r.name, "scores": r.scores, "total": r.total, "partial": s.partial(r),
-                             "missing": [c.key for c in s.missing(r)], "sources": r.sources} for r in s.rows]}
+                             "missing": [c.key for c in s.missing(r)], "sources": r.sources} for r in s.rows],
+            "ungraded": [{"lab": lab, "max_score": points} for lab, points in s.ungraded]}
 
 
 def write(s: Summary, out: str | Path) -> list[Path]:

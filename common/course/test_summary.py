@@ -198,3 +198,29 @@ def test_file_reports_are_named_by_their_submission_and_a_collision_says_how_to_
     assert run_cli(grading.main, ["summary", dan, f"dan2={twin}"]) == 0
     rows = [ln.split("|")[1].strip() for ln in capsys.readouterr().out.splitlines() if ln.startswith("| ")]
     assert rows[2:4] == ["dan", "dan2"]
+
+
+def test_a_lab_no_report_grades_is_named_with_its_points(tmp_path, capsys):
+    """Reports of this course's Lab 01 only: Labs 02-04 are in neither the table nor its total, and the summary says
+    so (a warning line and a line under the table), their points counted here from each tasks.toml."""
+    import tomllib
+
+    course = load_course(PROJECT)
+    lab01 = course.lab("lab01")
+    report = tmp_path / "alice" / lab01.dir / "results.json"
+    report.parent.mkdir(parents=True)
+    report.write_text(json.dumps(_results_json(lab01, {t.id: 0 for t in lab01.tasks})))
+    assert run_cli(grading.main, ["summary", str(tmp_path / "alice")]) == 0
+    captured = capsys.readouterr()
+    others = sorted(p.parent.name for p in PROJECT.glob("*/tasks.toml") if p.parent.name != lab01.dir)
+    points = {d: sum(t["points"] for t in tomllib.loads((PROJECT / d / "tasks.toml").read_text())["task"])
+              for d in others}
+    named = ", ".join(f"{d} ({points[d]} points)" for d in others)
+    assert f"warning: no report grades {named}: the table and its total" in captured.err
+    assert f"Not graded in any report (in neither the table nor its total): {named}." in captured.out
+    alone = tmp_path / "bob" / "lab09_demo" / "results.json"  # a lab this course does not have: nothing said
+    alone.parent.mkdir(parents=True)
+    (lab,) = load_course(make_course(tmp_path / "demo")).labs
+    alone.write_text(json.dumps(_results_json(lab, {"lab09.double": 1, "lab09.inc": 1})))
+    assert run_cli(grading.main, ["summary", str(tmp_path / "bob")]) == 0
+    assert "Not graded" not in capsys.readouterr().out
