@@ -116,18 +116,22 @@ def main(argv=None) -> int:
         from common.cli import positive
 
         from . import grade, submission
-        from .cliargs import clear_of_reference, folder_target, made_folder, submission_folder
+        from .cliargs import clear_of_reference, folder_target, grade_owner, made_folder, submission_folder
         positive("--timeout", args.timeout)
         ref = grade.Reference.load(root)
         chosen, wanted = grade.select(ref.course, args.lab, args.task)  # bad input first: nothing is made before
         submission_folder(args.sub, args.shown_as)
         out = args.out or f"build/grade/{Path(args.sub).resolve().name}"
         folder_target(clear_of_reference(ref.course.root, out, ref.files, what="the graded course tree"))
+        owner = grade_owner(out, args.sub)  # another submission's grade there: refused before any work
         with made_folder(out) as out, submission.laid_out(ref.course, args.sub, grade.task_files(chosen, wanted),
                                                           args.shown_as) as (sub, notes):
             for line in notes:
                 print(line, file=sys.stderr)
             results = grade.grade(ref, sub, out, labs=args.lab, tasks=args.task, timeout_s=args.timeout)
+            if owner is not None:
+                from common.results import atomic_write
+                atomic_write(owner, f"{Path(args.sub).resolve()}\n")
         for g in results:
             print(f"{g.lab.dir}: {g.score}/{g.max_score} points ({g.report}.json, .md)")
             for t in g.tasks:

@@ -9,6 +9,9 @@ The course's commands have no ``-v`` (they print the same at every level: ``comm
   anything (the path is no file / no folder, its nearest existing parent is a folder that can be written);
 - :func:`made_folder`: creates ``--out`` for a command and, when the command fails, removes the empty folders
   it made (a failed run leaves nothing behind and deletes nothing it did not make);
+- :func:`grade_owner`: a grade's ``--out`` belongs to one submission (``<out>/.submission`` names it): grading
+  another submission there, which would replace that one's reports lab by lab and mix two students in one row
+  of ``python -m common.grading summary``, is refused.
 """
 from __future__ import annotations
 
@@ -129,3 +132,26 @@ def submission_folder(sub: str | Path, shown_as: str | None = None) -> Path:
     if shown_as:
         raise UserError(f"no files in {shown}: nothing was handed in")
     raise UserError(f"no submission folder {shown}: {_grade_hint()}")
+
+
+#: The file in a grade's ``--out`` that names the submission graded there (its resolved path, one line).
+OWNER_FILE = ".submission"
+
+
+def grade_owner(out: str | Path, sub: str | Path) -> Path | None:
+    """Check that ``out`` (a grade's ``--out``) holds no other submission's grade; return the file to write the owner
+    to (:data:`OWNER_FILE`), or None when ``out`` is the submission's own folder (a student grading ``.`` with
+    ``--out .`` writes no such file into their work). UserError (nothing written) when ``out``'s
+    :data:`OWNER_FILE` names another folder than ``sub``."""
+    out, sub = Path(out).resolve(), Path(sub).resolve()
+    if out == sub:
+        return None
+    owner = out / OWNER_FILE
+    try:
+        was = owner.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return owner
+    if was and was != str(sub):
+        raise UserError(f"--out {out} holds the grade of another submission ({was}): give each submission its own "
+                        f"--out (the default is build/grade/<its folder name>), or delete {owner} to replace it")
+    return owner

@@ -156,3 +156,23 @@ def test_the_commands_have_no_v_and_gate_in_a_handout_says_where_it_runs(demo):
             "instructor's reference repository: run it there (or give --root <its checkout>)"])
     finally:
         subprocess.run(["git", "-C", str(handout), "checkout", "-q", "--", "lab09_demo/tasks.toml"], check=True)
+
+
+def test_grading_a_second_submission_into_the_first_ones_out_is_refused_and_loses_nothing(demo, tmp_path):
+    """bob graded into alice's --out (a copied command): it replaced alice's report lab by lab, and a summary of the
+    folder then mixed two students in one row. Now one line, alice's report untouched; alice regraded there is fine."""
+    ref, handout = demo
+    alice, bob = tmp_path / "alice", tmp_path / "bob"
+    shutil.copytree(handout, alice, ignore=shutil.ignore_patterns(".git"))
+    shutil.copytree(handout, bob, ignore=shutil.ignore_patterns(".git"))
+    out = tmp_path / "grades" / "alice"
+    run = run_course("--root", str(ref), "grade", str(alice), "--out", str(out), "--timeout", "30")
+    assert run.returncode == 0, run.stderr
+    report = (out / "lab09_demo/results.json").read_bytes()
+    run = run_course("--root", str(ref), "grade", str(bob), "--out", str(out), "--timeout", "30")
+    assert (run.returncode, _lines(run)) == (2, [
+        f"error: --out {out} holds the grade of another submission ({alice}): give each submission its own --out "
+        f"(the default is build/grade/<its folder name>), or delete {out / '.submission'} to replace it"])
+    assert (out / "lab09_demo/results.json").read_bytes() == report
+    run = run_course("--root", str(ref), "grade", f"{alice}/", "--out", str(out), "--timeout", "30")
+    assert run.returncode == 0, run.stderr
