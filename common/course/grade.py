@@ -256,7 +256,7 @@ def _ignored(course: Course, sub: Path, scan: content.Scan, files: list[str]) ->
             if rel in scan.blocks and lint.strip_noqa(data.decode(errors="replace")) == \
                     lint.strip_noqa(content.handout_text(course, rel, scan)):
                 continue  # the handout's version (its text, with or without the linter's noqa comments)
-            out.append(f"{rel} (edits a given file)")
+            out.append(f"{rel} (differs from the course's copy, which is used)")
         elif rel.endswith(".py") or rel.endswith((".toml", ".cfg", ".ini")):
             out.append(f"{rel} (not a student file)")
     return out

@@ -84,7 +84,7 @@ def test_own_conftest_and_edited_tests_are_ignored_and_listed(demo, tmp_path):
     assert edited != given  # the cheat really edits the given test (which the wrong inc would then pass)
     tests.write_text(edited)
     (g,) = grade.grade(ref, sub)
-    assert g.ignored == ["conftest.py (not a student file)", "lab09_demo/test_mod.py (edits a given file)"]
+    assert g.ignored == ["conftest.py (not a student file)", "lab09_demo/test_mod.py (differs from the course's copy, which is used)"]
     assert g.scores()["lab09.inc"] == 0  # the reference's tests ran, not the edited ones
     # a submission that is a git repository (a handout is one) lists its untracked files too
     import subprocess
@@ -93,7 +93,7 @@ def test_own_conftest_and_edited_tests_are_ignored_and_listed(demo, tmp_path):
     subprocess.run([*git, "add", "lab09_demo"], check=True)
     subprocess.run([*git, "commit", "-q", "-m", "work"], check=True)
     (g,) = grade.grade(ref, sub)
-    assert g.ignored == ["conftest.py (not a student file)", "lab09_demo/test_mod.py (edits a given file)"]
+    assert g.ignored == ["conftest.py (not a student file)", "lab09_demo/test_mod.py (differs from the course's copy, which is used)"]
 
 
 def test_missing_student_file_scores_the_stub_not_the_solution(demo, tmp_path):
