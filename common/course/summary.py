@@ -5,7 +5,8 @@ Gradescope ``results.json`` (as :mod:`common.course.grade` writes it) or a grade
 ``<lab>/results.json`` (``make grade``'s ``--out``, one per submission). Each submission is one row,
 named after
 
-- a folder REPORT: the folder (every ``<lab>/results.json`` in it joins the row);
+- a folder REPORT: the folder (every ``<lab>/results.json`` in it joins the row, and a lab's
+  ``results-<task ids>.json`` where the lab has no ``results.json``: a grade narrowed by ``--task``);
 - a file ``results.json`` or ``results-<task ids>.json`` (a grade narrowed by ``--task``) in a folder named like
   its lab (``extra_data.lab``): the folder above that (``build/grade/alice/lab04_npu/results-lab04.static.json``:
   alice); Gradescope's ``results/results.json``: the folder above ``results/`` (``subs/alice/results/results.json``:
@@ -179,6 +180,8 @@ def _reports(arg: str) -> list[tuple[str | None, Path]]:
         if (p / FILE).is_file():  # a lab's folder of a grade: named like a file REPORT
             return [(None, p / FILE)]
         files = sorted(p.glob(f"*/{FILE}"))
+        # a lab graded with --task only (make grade TASK=...): its results-<task ids>.json stand for the lab
+        files += sorted(f for f in p.glob("*/results-*.json") if not (f.parent / FILE).is_file())
         if not files:
             raise UserError(f"{arg}: no <lab>/{FILE} in this folder (give a {FILE} or a make grade --out folder)")
         return [(p.resolve().name, f) for f in files]

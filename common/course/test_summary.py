@@ -224,3 +224,22 @@ def test_a_lab_no_report_grades_is_named_with_its_points(tmp_path, capsys):
     alone.write_text(json.dumps(_results_json(lab, {"lab09.double": 1, "lab09.inc": 1})))
     assert run_cli(grading.main, ["summary", str(tmp_path / "bob")]) == 0
     assert "Not graded" not in capsys.readouterr().out
+
+
+def test_a_grade_folder_narrowed_by_task_is_read_as_a_folder(reports, tmp_path, capsys):
+    """make grade TASK=lab09.double writes only lab09_demo/results-lab09.double.json: the folder is a report (it was
+    "no <lab>/results.json in this folder"); where the lab has its full results.json too, that one is read alone."""
+    _, paths = reports
+    alice = json.loads((Path(paths[0]) / "lab09_demo/results.json").read_text())
+    frank = tmp_path / "frank"
+    (frank / "lab09_demo").mkdir(parents=True)
+    (frank / "lab09_demo/results-lab09.double.json").write_text(json.dumps({**alice, "tests": alice["tests"][:1]}))
+    assert run_cli(grading.main, ["summary", str(frank), paths[1]]) == 0
+    rows = {ln.split("|")[1].strip(): [c.strip() for c in ln.strip("|").split("|")[1:]]
+            for ln in capsys.readouterr().out.splitlines() if ln.startswith("| ")}
+    assert rows["frank"] == [str(SCORES["alice"]["lab09.double"]), "missing", "4 (partial)"]
+    (frank / "lab09_demo/results.json").write_text(json.dumps(alice))
+    assert run_cli(grading.main, ["summary", str(frank)]) == 0
+    rows = {ln.split("|")[1].strip(): [c.strip() for c in ln.strip("|").split("|")[1:]]
+            for ln in capsys.readouterr().out.splitlines() if ln.startswith("| ")}
+    assert rows["frank"] == ["4", "3", "7"]
