@@ -16,6 +16,7 @@ a file that is not a Gradescope results.json, ...).
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 from common.cli import parser
 from common.errors import UserError, run_cli
@@ -30,16 +31,14 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     from common.cli import writable_folder
     from common.course import summary
+    from common.course.tasks import load_course
 
     if args.out:
         writable_folder(args.out)  # before anything is printed
     table = summary.collect(args.reports)
     try:  # the labs of this checkout's course that no report grades (named, never guessed as 0)
-        from pathlib import Path
-
-        from common.course.tasks import load_course
         table.ungraded = summary.ungraded_labs(table, load_course(Path(__file__).resolve().parents[1]))
-    except UserError:
+    except UserError:  # no course sheets in this checkout: nothing to name
         pass
     for line in table.warnings():
         print(line, file=sys.stderr)
