@@ -168,13 +168,21 @@ func.func @promoting(%a: memref<16xf32>) {
 def test_stats_count_promotions_and_leave_an_empty_body_uncounted():
     """The counters of ``UnrollStats``'s docstring by 4: trip 4 is unrolled and its one iteration promoted; trip 9
     is unrolled, its remainder of one iteration split off and promoted; a body of only the yield is left alone,
-    counted nowhere."""
+    counted nowhere, also when its trip count is below the factor (``skipped_short``: "an empty body is not
+    counted"; step 1 of the module docstring: both leave the loop alone)."""
     mod = module(PROMOTING)
     stats = unroll.unroll(mod, 4)
     assert (stats.innermost_loops, stats.unrolled, stats.remainder_loops, stats.skipped_short, stats.promoted) == \
         (3, 2, 1, 0, 2), ("UnrollStats (innermost_loops, unrolled, remainder_loops, skipped_short, promoted) after "
                           "unrolling trip counts 4, 9 and an empty body by 4 (got == want)")
     assert loops(mod) == [(0, 4, 2, 0), (0, 1, 8, 0)], loops_message("the two loops left: 9's main loop (0 to 8 by 4), the empty one")
+    short = module(PROMOTING.replace("affine.for %i = 0 to 8 { }", "affine.for %i = 0 to 2 { }"))
+    stats = unroll.unroll(short, 4)
+    assert (stats.innermost_loops, stats.skipped_short) == (3, 0), (
+        f"(innermost_loops, skipped_short) = {(stats.innermost_loops, stats.skipped_short)} after unrolling trip counts "
+        "4, 9 and an empty body of 2 iterations by 4, want (3, 0): a body of only the yield is counted nowhere, "
+        "whatever its trip count")
+    assert loops(short) == [(0, 4, 2, 0), (0, 1, 2, 0)], loops_message("the two loops left: 9's main loop, the empty one")
 
 
 @pytest.mark.task("lab03.unroll", points=1)
