@@ -172,7 +172,8 @@ def lab01_llama_onnx() -> tuple[Path, str]:
         ``(path, note)``: ``results/lab01/llama_tiny.onnx`` when present; otherwise the file Lab 01
         would write (the shared TorchScript exporter, ``common.onnx_utils.export_torchscript``),
         written to ``results/lab02/llama_tiny_fallback.onnx``, and a note saying so (run
-        ``python -m lab01_onnx.pipeline`` first to use Lab 01's file).
+        ``python -m lab01_onnx.pipeline`` first to use Lab 01's file; with ``--quick`` when this run's
+        results are the quick ones, ``build/results-quick/``).
     """
     from common.models import build_llama_tiny
     from common.onnx_utils import export_torchscript
@@ -184,7 +185,10 @@ def lab01_llama_onnx() -> tuple[Path, str]:
     out = results_dir("lab02") / "llama_tiny_fallback.onnx"
     b = build_llama_tiny(batch=2, seq=16, seed=0)
     export_torchscript(b, out)
-    return out, (f"{lab01} not found (run `python -m lab01_onnx.pipeline` first); "
+    # a --quick run reads build/results-quick/lab01, which only Lab 01's own --quick run writes
+    from common.cli import QUICK_RESULTS
+    run = "python -m lab01_onnx.pipeline" + (" --quick" if lab01.parent.parent == QUICK_RESULTS else "")
+    return out, (f"{lab01} not found (run `{run}` first); "
                  f"exported LLaMA-tiny with Lab 01's TorchScript exporter to {out}")
 
 
