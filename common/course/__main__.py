@@ -135,7 +135,8 @@ def main(argv=None) -> int:
         for g in results:
             print(f"{g.lab.dir}: {g.score}/{g.max_score} points ({g.report}.json, .md)")
             for t in g.tasks:
-                print(f"  {t.task.number} {t.task.id}: {t.score}/{t.task.points}")
+                hidden = f" ({t.hidden_unrun} in hidden tests, not run here)" if t.hidden_unrun else ""
+                print(f"  {t.task.number} {t.task.id}: {t.score}/{t.task.points}{hidden}")
         ignored = results[0].ignored if results else []
         if ignored:
             print("ignored (not part of the grade): " + "; ".join(ignored))

@@ -150,6 +150,10 @@ def test_inside_a_handout_the_grade_is_a_preview_on_the_public_tests(demo, tmp_p
     assert "did not run here" not in next(t for t in g.tasks if t.task.id == "lab09.double").output()
     # every test the handout holds passed: the preview says passed (it said failed, next to 3/4 and no failure)
     assert [t.status for t in g.tasks] == ["passed", "passed"] and (inc.score, inc.hidden_unrun) == (3, 1)
+    run = run_course("--root", str(handout), "grade", str(_submission(demo, tmp_path / "cli")), "--out",
+                     str(tmp_path / "out"), "--timeout", "30")  # the console says why 3/4 is all it can give
+    assert run.returncode == 0 and "lab09.inc: 3/4 (1 in hidden tests, not run here)" in run.stdout, run.stdout
+    assert "lab09.double: 4/4\n" in run.stdout, run.stdout
 
 
 def test_inside_a_handout_a_missing_or_broken_file_is_graded_as_its_first_commits_stub(demo, tmp_path):
