@@ -46,7 +46,7 @@ import numpy as np
 import onnx
 
 from common.errors import UserError
-from common.onnx_graph import GraphIndex
+from common.onnx_graph import GraphIndex, node_reads
 from common.results import atomic_write
 
 NOT_FINITE = sys.float_info.max
@@ -208,7 +208,24 @@ def divergence_overlay(rows: Sequence[dict], ids: NodeIds, model_b: onnx.ModelPr
 
 
 def _signature(node: onnx.NodeProto) -> tuple:
-    return (node.domain, node.op_type, tuple(node.input))
+    """What makes two nodes the same computation: op, inputs and attributes (a ``Constant``'s value, a ``perm``,
+    an ``axis``, a subgraph: each serialized, sorted by name)."""
+    attrs = tuple(sorted((a.name, a.SerializeToString(deterministic=True)) for a in node.attribute))
+    return (node.domain, node.op_type, tuple(node.input), attrs)
+
+
+def _changed_initializers(graph_a: onnx.GraphProto, graph_b: onnx.GraphProto) -> set[str]:
+    """Names of the initializers both graphs hold with other values (dtype, shape or contents)."""
+    from onnx import numpy_helper
+
+    b = {t.name: t for t in graph_b.initializer}
+    changed = set()
+    for t in graph_a.initializer:
+        if t.name in b:
+            x, y = numpy_helper.to_array(t), numpy_helper.to_array(b[t.name])
+            if x.dtype != y.dtype or x.shape != y.shape or not np.array_equal(x, y, equal_nan=x.dtype.kind in "fc"):
+                changed.add(t.name)
+    return changed
 
 
 def graph_diff(model_a: onnx.ModelProto, model_b: onnx.ModelProto) -> tuple[dict[int, str], dict[int, str]]:
@@ -216,8 +233,9 @@ def graph_diff(model_a: onnx.ModelProto, model_b: onnx.ModelProto) -> tuple[dict
 
     Returns:
         ``(status_a, status_b)``: {node index: status}. In ``a``: ``removed`` (no output of it is
-        produced in ``b``), ``changed`` (produced by a node with another op or other inputs) or
-        ``kept``; in ``b``: ``added``, ``changed`` or ``kept``.
+        produced in ``b``), ``changed`` (produced by a node with another op, other inputs or other
+        attributes, or reading an initializer whose values differ between the two) or ``kept``; in
+        ``b``: ``added``, ``changed`` or ``kept``.
 
     Raises:
         UserError: no output tensor name is shared (two unrelated graphs).
@@ -227,6 +245,8 @@ def graph_diff(model_a: onnx.ModelProto, model_b: onnx.ModelProto) -> tuple[dict
         raise UserError("the two graphs have no tensor name in common: nothing to diff "
                         "(give two stages of the same model)")
 
+    new_values = _changed_initializers(model_a.graph, model_b.graph)
+
     def classify(nodes, other: GraphIndex, missing):
         status = {}
         for i, n in enumerate(nodes):
@@ -234,7 +254,8 @@ def graph_diff(model_a: onnx.ModelProto, model_b: onnx.ModelProto) -> tuple[dict
             if not match:
                 status[i] = missing
             else:
-                status[i] = "kept" if all(_signature(m) == _signature(n) for m in match) else "changed"
+                same = all(_signature(m) == _signature(n) for m in match) and not new_values & set(node_reads(n))
+                status[i] = "kept" if same else "changed"
         return status
 
     return classify(idx_a.nodes, idx_b, "removed"), classify(idx_b.nodes, idx_a, "added")

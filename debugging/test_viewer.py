@@ -84,6 +84,27 @@ def test_divergence_overlay_matches_the_divergence_finder(chain_stages, results_
     assert diff_b["relu0"]["value"] == "changed" and "neg0" not in diff_b
 
 
+def test_graph_diff_sees_a_changed_weight_or_attribute(make_chain):
+    """A rewrite that keeps every op and wire but changes a weight or an attribute is a changed node, not kept: the
+    divergence overlay flags the node, and the diff must say why (hand-made: one change per copy, the rest kept)."""
+    import copy
+
+    from onnx import numpy_helper
+
+    a = make_chain()
+    weight = copy.deepcopy(a)  # the Mul's constant 2 -> 3
+    weight.graph.initializer[0].CopyFrom(numpy_helper.from_array(np.array(3.0, np.float32), "two"))
+    attr = make_model([helper.make_node("Softmax", ["x"], ["y"], name="sm", axis=1)],
+                      [("x", TensorProto.FLOAT, [2, 3])], [("y", TensorProto.FLOAT, [2, 3])])
+    attr_b = copy.deepcopy(attr)
+    attr_b.graph.node[0].attribute[0].i = 0  # Softmax over the other axis
+    for before, after, node in ((a, weight, 4), (attr, attr_b, 0)):
+        status_a, status_b = ov.graph_diff(before, after)
+        assert status_a[node] == status_b[node] == "changed"
+        assert all(s == "kept" for i, s in status_b.items() if i != node)
+    assert set(ov.graph_diff(a, copy.deepcopy(a))[1].values()) == {"kept"}
+
+
 def test_memory_overlay_bytes(chain_stages):
     ids = ov.onnx_node_ids(chain_stages["a_path"])
     written, live, summary = ov.memory_overlays(chain_stages["a"], ids)
