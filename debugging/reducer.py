@@ -230,6 +230,8 @@ def report_line(red: Reduction, out: Path) -> str:
     factor = red.nodes_before / max(red.nodes_after, 1)
     smaller = f"{factor:.1f}" if factor < 10 else f"{factor:.0f}"  # 2.8x, 595x
     trail = " -> ".join(f"{p}: {k}" for p, k in red.trail)
+    kept = list(red.model.graph.node) if red.model is not None else []
+    named = ", ".join(f"{n.name or '(unnamed)'} ({n.op_type})" for n in kept[:3]) + (" ..." if len(kept) > 3 else "")
     return (f"{red.nodes_before} -> {red.nodes_after} nodes ({smaller}x smaller; {trail}), {red.evaluations} runs; "
-            f"diverging {red.outputs} max abs {red.max_abs:.3g}; without extra outputs: "
+            f"kept {named}; diverging {red.outputs} max abs {red.max_abs:.3g}; without extra outputs: "
             f"{'still diverges' if red.confirmed else 'NO LONGER DIVERGES'} -> {out}")

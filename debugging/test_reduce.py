@@ -33,6 +33,7 @@ def test_wrong_rewrite_reduces_to_the_rewired_consumer(deep_chain, tmp_path, cap
     assert red.nodes_before == 41 and red.nodes_after == 1  # 41x smaller
     assert [cand.graph.node[i].name for i in red.keep] == ["add10"]  # the Neg's consumer, now reading its input
     assert red.confirmed  # still diverges with only its own output, ORT optimizations on
+    assert "kept add10 (Add); diverging ['a10']" in rd.report_line(red, tmp_path / "repro")  # the node, by name
     model = onnx.load(str(tmp_path / "repro" / "model.onnx"))
     assert [o.name for o in model.graph.output] == red.outputs == ["a10"]
     # reference output of the repro = the correct graph's value, checked against NumPy
