@@ -105,6 +105,62 @@ def test_graph_diff_sees_a_changed_weight_or_attribute(make_chain):
     assert set(ov.graph_diff(a, copy.deepcopy(a))[1].values()) == {"kept"}
 
 
+def test_a_model_with_ort_ops_is_taken(tmp_path, capsys):
+    """A stage ONNX Runtime wrote holds ORT's own ops (``SimplifiedLayerNormalization``, in the ONNX domain, as in
+    Lab 01's ``llama_tiny_ort_all.onnx``), which onnx.checker refuses: the viewer takes it (ORT runs every
+    comparison) and compares it with the same RMS norm in standard ops; a graph that is not sound is still refused
+    (``checker_whole_message`` in BAD)."""
+    from onnx import checker
+
+    w = np.linspace(0.5, 1.5, 3, dtype=np.float32)
+    fused = make_model([helper.make_node("SimplifiedLayerNormalization", ["x", "w"], ["t"], name="rms", axis=-1,
+                                         epsilon=1e-6),
+                        helper.make_node("Abs", ["t"], ["y"], name="abs")],
+                       [("x", TensorProto.FLOAT, [2, 3])], [("y", TensorProto.FLOAT, [2, 3])], {"w": w},
+                       check=False, infer_outputs=False)
+    with pytest.raises(checker.ValidationError, match="No Op registered for SimplifiedLayerNormalization"):
+        checker.check_model(fused, full_check=True)
+    std = make_model([helper.make_node("Mul", ["x", "x"], ["sq"], name="sq"),
+                      helper.make_node("ReduceMean", ["sq"], ["ms"], name="mean", axes=[-1], keepdims=1),
+                      helper.make_node("Add", ["ms", "eps"], ["mse"], name="addeps"),
+                      helper.make_node("Sqrt", ["mse"], ["rms_"], name="sqrt"),
+                      helper.make_node("Div", ["x", "rms_"], ["n"], name="div"),
+                      helper.make_node("Mul", ["n", "w"], ["t"], name="scale"),
+                      helper.make_node("Abs", ["t"], ["y"], name="abs")],
+                     [("x", TensorProto.FLOAT, [2, 3])], [("y", TensorProto.FLOAT, [2, 3])],
+                     {"w": w, "eps": np.array(1e-6, np.float32)})
+    onnx.save(fused, str(tmp_path / "fused.onnx"))
+    onnx.save(std, str(tmp_path / "std.onnx"))
+    out = tmp_path / "ov"
+    args = [str(tmp_path / "fused.onnx"), "--reference", str(tmp_path / "std.onnx"), "--write-only", "--out", str(out)]
+    assert run_cli(viewer.main, args) == 0
+    assert "onnx.checker does not know some of its ops, ONNX Runtime loads it" in capsys.readouterr().out
+    data = json.loads((out / "fused.divergence.json").read_text())["g"]["results"]
+    # the same function on both sides in float32: |t| <= sqrt(3) * 1.5 < 2.6 and about five roundings each, so
+    # 1e-5 is ~40 ulp at 2.6 (a missing scale or eps-free division by a wrong mean would be off by > 0.1)
+    assert data["abs"]["value"] <= 1e-5
+
+
+def test_a_failed_overlay_leaves_none_of_the_run(chain_stages, results_dir, capsys):
+    """``--memory`` cannot size a data-dependent shape (``NonZero``): exit 2, and no overlay of the run is left, not
+    even the divergence and diff computed before the planner failed (they would sit beside older files)."""
+    m = make_model([helper.make_node("Abs", ["x"], ["a"], name="abs"),
+                    helper.make_node("NonZero", ["a"], ["nz"], name="nz"),
+                    helper.make_node("Shape", ["nz"], ["s"], name="shape"),
+                    helper.make_node("Cast", ["s"], ["y"], name="cast", to=TensorProto.FLOAT)],
+                   [("x", TensorProto.FLOAT, [2, 3])], [("y", TensorProto.FLOAT, [2])])
+    d = chain_stages["dir"]
+    onnx.save(m, str(d / "nz.onnx"))
+    onnx.save(m, str(d / "nz_ref.onnx"))
+    out = d / "ov"
+    args = [str(d / "nz.onnx"), "--reference", str(d / "nz_ref.onnx"), "--write-only", "--out", str(out)]
+    assert run_cli(viewer.main, [*args, "--memory"]) == 2
+    assert "'nz' (NonZero)" in capsys.readouterr().err
+    assert not list(out.iterdir())
+    assert run_cli(viewer.main, args) == 0  # the same without --memory: written
+    assert sorted(p.name for p in out.iterdir()) == ["nz.diff.json", "nz.divergence.json", "nz_ref.diff.json"]
+
+
 def test_memory_overlay_bytes(chain_stages):
     ids = ov.onnx_node_ids(chain_stages["a_path"])
     written, live, summary = ov.memory_overlays(chain_stages["a"], ids)

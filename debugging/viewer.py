@@ -111,14 +111,29 @@ def model_file(text: str, flag: str = "", exts: Sequence[str] = ONNX_EXTS + MLIR
 def load_onnx(path: str | os.PathLike):
     """Load an ONNX file checked with ``onnx.checker`` (full check: strict shape inference).
 
+    A model ONNX Runtime wrote (Lab 01's ``llama_tiny_ort_extended.onnx`` / ``_ort_all.onnx``) holds ORT's own
+    ops (``SimplifiedLayerNormalization``, ``com.microsoft`` fusions), which the checker does not know. Such a
+    model is taken when its graph is sound (:func:`common.onnx_utils.check_dataflow`) and ONNX Runtime, which
+    runs every comparison here, loads it; one line says so.
+
     Raises:
         UserError: a missing or non-ONNX file (:func:`common.onnx_utils.load_model`), or a model the checker
-            refuses (:func:`common.onnx_utils.check_model`: its whole message on one line).
+            refuses (:func:`common.onnx_utils.check_model`: its whole message on one line) and ONNX Runtime
+            cannot load either.
     """
-    from common.onnx_utils import check_model, load_model
+    from common.onnx_utils import check_dataflow, check_model, load_model, ort_session
 
     model = load_model(path)
-    check_model(path)
+    try:
+        check_model(path)
+    except UserError as refused:
+        try:
+            check_dataflow(model, str(path))
+            ort_session(model)
+        except UserError:
+            raise refused from None
+        step(0, "load", f"{Path(path).name}: onnx.checker does not know some of its ops, ONNX Runtime loads it "
+                        f"(a model ORT wrote: its own ops); taken")
     return model
 
 
@@ -144,7 +159,7 @@ def onnx_overlays(model_path: Path, out_dir: Path, *, reference: Path | None, me
     ref = load_onnx(reference) if reference is not None else None
     check_dims_named(typed or {}, *[m for m in (model, ref) if m is not None])  # the --dims typed, not the defaults
     ids = ov.onnx_node_ids(model_path)
-    files: list[tuple[Path, str]] = []
+    pending: list[tuple[Path, str, dict, str]] = []  # (file, graph id, node data, target): written once all computed
     summary: dict = {"nodes": len(model.graph.node), "graph": ids.graph, "labels": ids.labels}
     stem = model_path.stem
     if memory:
@@ -166,11 +181,10 @@ def onnx_overlays(model_path: Path, out_dir: Path, *, reference: Path | None, me
         over_ref, over_b, counts = ov.graph_diff_overlays(ref, ids_ref, model, ids)
         rows = ov.per_node_max_abs(ref, model, feeds)
         first = next((r for r in rows if r["max_abs"] > atol), None)
-        files.append((ov.write_overlay(out_dir / f"{stem}.divergence.json", ids.graph,
-                                       ov.divergence_overlay(rows, ids, model, atol)), model_path.name))
-        files.append((ov.write_overlay(out_dir / f"{stem}.diff.json", ids.graph, over_b), model_path.name))
-        files.append((ov.write_overlay(out_dir / f"{reference.stem}.diff.json", ids_ref.graph, over_ref),
-                      reference.name))
+        pending += [(out_dir / f"{stem}.divergence.json", ids.graph, ov.divergence_overlay(rows, ids, model, atol),
+                     model_path.name),
+                    (out_dir / f"{stem}.diff.json", ids.graph, over_b, model_path.name),
+                    (out_dir / f"{reference.stem}.diff.json", ids_ref.graph, over_ref, reference.name)]
         summary.update(counts)
         summary["first_divergence"] = (f"{first['node']} ({first['op_type']}) max abs {first['max_abs']:.3g}"
                                        if first else "none")
@@ -179,11 +193,14 @@ def onnx_overlays(model_path: Path, out_dir: Path, *, reference: Path | None, me
         step(2, "divergence", f"{len(rows)} nodes compared; first beyond atol={atol}: {summary['first_divergence']}")
     if memory:
         written, live, mem = ov.memory_overlays(model, ids, dims)
-        files.append((ov.write_overlay(out_dir / f"{stem}.bytes.json", ids.graph, written), model_path.name))
-        files.append((ov.write_overlay(out_dir / f"{stem}.live.json", ids.graph, live), model_path.name))
+        pending += [(out_dir / f"{stem}.bytes.json", ids.graph, written, model_path.name),
+                    (out_dir / f"{stem}.live.json", ids.graph, live, model_path.name)]
         summary["peak_live_bytes"] = mem["lower_bound_bytes"]
         step(3, "memory", f"{mem['tensors']} tensors, peak live {mem['lower_bound_bytes'] / 2**20:.2f} MiB "
                           f"at step {mem['peak_step']}")
+    # no file before every overlay is computed: a failure in the last (e.g. the memory planner on a shape it cannot
+    # infer) leaves no overlay of this run beside an older one
+    files = [(ov.write_overlay(path, graph, data), target) for path, graph, data, target in pending]
     return files, summary
 
 
