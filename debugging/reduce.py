@@ -42,7 +42,7 @@ from common.errors import UserError, run_cli
 from common.onnx_dims import add_dims_argument, check_dims_named, require_sizes, parse_dims
 
 from . import reduce_demos
-from .viewer import DEFAULT_DIMS, load_onnx
+from .viewer import DEFAULT_DIMS, load_onnx, removed_if_left_empty
 from .reducer import (FP16_TOL, ORT_TOL, Reduction, reduce_divergence, reduce_to_folder,  # noqa: F401 (API)
                       report_line)
 
@@ -83,27 +83,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     seed = 0 if args.seed is None else args.seed
     positive("--seed", seed, strict=False)
     backend = args.backend or "onnxruntime-noopt"
-    out = repro_target(args.out or results_dir("debugging") / f"repro_{Path(args.candidate or args.reference).stem}")
-    from common.onnx_utils import check_feeds
-    from lab01_onnx.divergence import make_feeds
+    wanted = Path(args.out or results_dir("debugging") / f"repro_{Path(args.candidate or args.reference).stem}")
+    with removed_if_left_empty(wanted.parent):  # repro_target makes the parent: gone again if the run is refused
+        out = repro_target(wanted)
+        from common.onnx_utils import check_feeds
+        from lab01_onnx.divergence import make_feeds
 
-    from .overlays import shared_tensors
+        from .overlays import shared_tensors
 
-    ref = load_onnx(args.reference)
-    cand = load_onnx(args.candidate) if args.candidate else ref
-    if not shared_tensors(ref, cand):
-        raise UserError("the two graphs have no tensor name in common: nothing to compare")
-    check_dims_named(args.dims, ref, cand)  # a typo would leave the axis at its default size
-    dims = {**parse_dims(DEFAULT_DIMS), **args.dims}
-    require_sizes(ref, dims, f"the reference {args.reference}")  # every axis sized: no size is made up
-    feeds = make_feeds(ref, dims, seed)
-    check_feeds(cand, feeds, f"the candidate {args.candidate or args.reference}")  # both graphs run on the reference's inputs
-    tol = FP16_TOL if backend.startswith("tvm-fp16") else ORT_TOL
-    confirm = args.confirm or ("onnxruntime" if backend.startswith("onnxruntime") else None)
-    prov = {"reference": args.reference, "candidate": args.candidate or args.reference, "dims": dims, "seed": seed,
-            "command": command_line("debugging.reduce", argv)}  # repro.json: where the repro came from
-    red = reduce_to_folder(ref, cand, feeds, out, backend=backend, tol=tol, confirm=confirm, meta=prov)
-    step(1, "reduce", report_line(red, out))
+        ref = load_onnx(args.reference)
+        cand = load_onnx(args.candidate) if args.candidate else ref
+        if not shared_tensors(ref, cand):
+            raise UserError("the two graphs have no tensor name in common: nothing to compare")
+        check_dims_named(args.dims, ref, cand)  # a typo would leave the axis at its default size
+        dims = {**parse_dims(DEFAULT_DIMS), **args.dims}
+        require_sizes(ref, dims, f"the reference {args.reference}")  # every axis sized: no size is made up
+        feeds = make_feeds(ref, dims, seed)
+        # both graphs run on the reference's inputs
+        check_feeds(cand, feeds, f"the candidate {args.candidate or args.reference}")
+        tol = FP16_TOL if backend.startswith("tvm-fp16") else ORT_TOL
+        confirm = args.confirm or ("onnxruntime" if backend.startswith("onnxruntime") else None)
+        prov = {"reference": args.reference, "candidate": args.candidate or args.reference, "dims": dims, "seed": seed,
+                "command": command_line("debugging.reduce", argv)}  # repro.json: where the repro came from
+        red = reduce_to_folder(ref, cand, feeds, out, backend=backend, tol=tol, confirm=confirm, meta=prov)
+        step(1, "reduce", report_line(red, out))
     return 0
 
 

@@ -156,9 +156,24 @@ def test_a_failed_overlay_leaves_none_of_the_run(chain_stages, results_dir, caps
     args = [str(d / "nz.onnx"), "--reference", str(d / "nz_ref.onnx"), "--write-only", "--out", str(out)]
     assert run_cli(viewer.main, [*args, "--memory"]) == 2
     assert "'nz' (NonZero)" in capsys.readouterr().err
-    assert not list(out.iterdir())
+    assert not out.exists()  # nor the folder it made
     assert run_cli(viewer.main, args) == 0  # the same without --memory: written
     assert sorted(p.name for p in out.iterdir()) == ["nz.diff.json", "nz.divergence.json", "nz_ref.diff.json"]
+
+
+def test_a_refused_run_leaves_no_folder(chain_stages, capsys):
+    """--out names folders that do not exist yet: a run refused after they were made (the model is no ONNX file,
+    for the viewer and the reducer alike) removes them again; a run that writes keeps them."""
+    from debugging import reduce as rd
+
+    d = chain_stages["dir"]
+    (d / "notes.onnx").write_text("not a model")
+    assert run_cli(viewer.main, [str(d / "notes.onnx"), "--memory", "--write-only", "--out", str(d / "v" / "a")]) == 2
+    assert run_cli(rd.main, [str(d / "notes.onnx"), str(chain_stages["b_path"]), "--out", str(d / "r" / "a")]) == 2
+    assert "is not an ONNX model" in capsys.readouterr().err
+    assert not (d / "v").exists() and not (d / "r").exists()
+    assert run_cli(viewer.main, [str(chain_stages["a_path"]), "--memory", "--write-only", "--out", str(d / "v" / "a")]) == 0
+    assert (d / "v" / "a" / "before.bytes.json").is_file()
 
 
 def test_memory_overlay_bytes(chain_stages):

@@ -137,6 +137,29 @@ def load_onnx(path: str | os.PathLike):
     return model
 
 
+def removed_if_left_empty(folder: str | os.PathLike):
+    """A context: the folders ``writable_folder(folder)`` will make (``folder`` and its missing parents) are removed
+    again when the block fails and leaves them empty, so a refused run leaves nothing behind, not even a folder."""
+    import contextlib
+
+    folder = Path(folder).absolute()
+    missing = [p for p in (folder, *folder.parents) if not p.exists()]  # innermost first
+
+    @contextlib.contextmanager
+    def ctx():
+        try:
+            yield
+        except BaseException:
+            for p in missing:
+                try:
+                    p.rmdir()
+                except OSError:  # not empty (written before the failure: kept) or gone
+                    break
+            raise
+
+    return ctx()
+
+
 def onnx_overlays(model_path: Path, out_dir: Path, *, reference: Path | None, memory: bool, dims: dict,
                   atol: float, seed: int, typed: Mapping[str, int] | None = None) -> tuple[list[tuple[Path, str]], dict]:
     """Compute and write the ONNX overlays of ``model_path`` into ``out_dir``.
@@ -469,43 +492,44 @@ def main(argv: Sequence[str] | None = None) -> int:
         step(4, "select", focus.line(model.name))
         serve(models, over, port, focus=focus)
         return 0
-    out_dir = writable_folder(args.out, "--out") if args.out else writable_folder(results_dir("debugging"),
-                                                                                    "the results folder")
-    dims = {**parse_dims(DEFAULT_DIMS), **args.dims}
-    extra_pairs = []  # the --add-model files, checked (ONNX) or made readable (MLIR) before the overlays' work
-    for m in added:
-        if m.suffix in MLIR_EXTS:
-            extra_pairs.append((m, servable_mlir(m, out_dir)[0]))
+    out_path = Path(args.out) if args.out else results_dir("debugging")
+    with removed_if_left_empty(out_path):
+        out_dir = writable_folder(out_path, "--out" if args.out else "the results folder")
+        dims = {**parse_dims(DEFAULT_DIMS), **args.dims}
+        extra_pairs = []  # the --add-model files, checked (ONNX) or made readable (MLIR) before the overlays' work
+        for m in added:
+            if m.suffix in MLIR_EXTS:
+                extra_pairs.append((m, servable_mlir(m, out_dir)[0]))
+            else:
+                load_onnx(m)
+                extra_pairs.append((m, m))
+        labels: list[str] = []
+        if is_mlir:
+            served, files, graphs = mlir_overlays(model, out_dir)
+            over = [(f, "") for f in files]
+            labels = ov.mlir_op_labels(graphs[0])
+            known = (graphs[0]["id"], {n["id"]: n["label"] for n in graphs[0]["nodes"]})
         else:
-            load_onnx(m)
-            extra_pairs.append((m, m))
-    labels: list[str] = []
-    if is_mlir:
-        served, files, graphs = mlir_overlays(model, out_dir)
-        over = [(f, "") for f in files]
-        labels = ov.mlir_op_labels(graphs[0])
-        known = (graphs[0]["id"], {n["id"]: n["label"] for n in graphs[0]["nodes"]})
-    else:
-        served = model
-        over, summary = onnx_overlays(model, out_dir, reference=ref, memory=args.memory, dims=dims,
-                                      atol=args.atol, seed=args.seed, typed=args.dims)
-        known = (summary["graph"], summary["labels"])
+            served = model
+            over, summary = onnx_overlays(model, out_dir, reference=ref, memory=args.memory, dims=dims,
+                                          atol=args.atol, seed=args.seed, typed=args.dims)
+            known = (summary["graph"], summary["labels"])
+            if args.check:
+                labels = ov.onnx_op_labels(model)
+        pairs = [(model, served)] + ([(ref, ref)] if ref is not None else []) + extra_pairs
+        over += resolve_targets(extra, _names(pairs))
+        models = [s for _, s in pairs]
+        for f, _ in over:
+            step(4, "overlay", str(f))
+        if args.write_only:
+            return 0
+        focus = pick_focus(over, served.name, known)
+        step(4, "select", focus.line(served.name))
         if args.check:
-            labels = ov.onnx_op_labels(model)
-    pairs = [(model, served)] + ([(ref, ref)] if ref is not None else []) + extra_pairs
-    over += resolve_targets(extra, _names(pairs))
-    models = [s for _, s in pairs]
-    for f, _ in over:
-        step(4, "overlay", str(f))
-    if args.write_only:
+            return check(models, over, port, check_labels(labels), out_dir / f"{served.stem}.screenshot.png", focus,
+                         out_dir / f"{served.stem}.node.screenshot.png")
+        serve(models, over, port, focus=focus)
         return 0
-    focus = pick_focus(over, served.name, known)
-    step(4, "select", focus.line(served.name))
-    if args.check:
-        return check(models, over, port, check_labels(labels), out_dir / f"{served.stem}.screenshot.png", focus,
-                     out_dir / f"{served.stem}.node.screenshot.png")
-    serve(models, over, port, focus=focus)
-    return 0
 
 
 def _names(pairs: Sequence[tuple[Path, Path]]) -> dict[str, Path]:
