@@ -2,7 +2,7 @@
 
 Usage::
 
-    python -m debugging.reduce REFERENCE.onnx CANDIDATE.onnx --out DIR [--backend onnxruntime-noopt]
+    python -m debugging.reduce REFERENCE.onnx CANDIDATE.onnx --out DIR [--backend onnxruntime-noopt] [--atol A]
     python -m debugging.reduce --demo wrong-rewrite    # Lab 01 step 8: LLaMA-tiny, a Neg dropped
     python -m debugging.reduce --demo fp16             # ResNet (ONNX) in TVM with fp16 accumulation
 
@@ -65,10 +65,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                    "(default: onnxruntime after an ONNX Runtime search, else the search's backend)")
     add_dims_argument(p, "", f"sizes of symbolic dims for the random inputs, over the defaults {DEFAULT_DIMS}")
     p.add_argument("--seed", type=int, help="seed of the random inputs (default 0)")
+    p.add_argument("--atol", type=float, help=f"tolerance, >= 0 (default {ORT_TOL['atol']:g} absolute; with a "
+                   f"tvm-fp16 backend {FP16_TOL['atol']:g} of each output's scale)")
     args = p.parse_args(argv)
     if args.demo:
         given = [flag for flag, v in (("REFERENCE", args.reference), ("--backend", args.backend),
-                                      ("--confirm", args.confirm), ("--seed", args.seed), ("--dims", args.dims or None))
+                                      ("--confirm", args.confirm), ("--seed", args.seed), ("--atol", args.atol),
+                                      ("--dims", args.dims or None))
                  if v is not None]
         if given:
             raise UserError(f"--demo {args.demo} builds its own models and settings: drop {', '.join(given)}")
@@ -82,6 +85,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise UserError("give REFERENCE.onnx [CANDIDATE.onnx] or --demo NAME")
     seed = 0 if args.seed is None else args.seed
     positive("--seed", seed, strict=False)
+    if args.atol is not None:
+        positive("--atol", args.atol, strict=False)  # nan, inf and negatives refused
     backend = args.backend or "onnxruntime-noopt"
     wanted = Path(args.out or results_dir("debugging") / f"repro_{Path(args.candidate or args.reference).stem}")
     with removed_if_left_empty(wanted.parent):  # repro_target makes the parent: gone again if the run is refused
@@ -102,6 +107,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # both graphs run on the reference's inputs
         check_feeds(cand, feeds, f"the candidate {args.candidate or args.reference}")
         tol = FP16_TOL if backend.startswith("tvm-fp16") else ORT_TOL
+        tol = tol if args.atol is None else {**tol, "atol": args.atol}  # repro.json keeps it: replay uses the same
         confirm = args.confirm or ("onnxruntime" if backend.startswith("onnxruntime") else None)
         prov = {"reference": args.reference, "candidate": args.candidate or args.reference, "dims": dims, "seed": seed,
                 "command": command_line("debugging.reduce", argv)}  # repro.json: where the repro came from

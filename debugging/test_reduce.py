@@ -182,6 +182,9 @@ REDUCE_BAD = {  # argv after the two saved models ref.onnx, cand.onnx
     "out is a file": lambda d: [str(d / "ref.onnx"), str(d / "cand.onnx"), "--out", str(d / "ref.onnx")],
     "out under a file": lambda d: [str(d / "ref.onnx"), str(d / "cand.onnx"), "--out", str(d / "ref.onnx" / "r")],
     "negative seed": lambda d: [str(d / "ref.onnx"), str(d / "cand.onnx"), "--seed", "-1"],
+    "negative atol": lambda d: [str(d / "ref.onnx"), str(d / "cand.onnx"), "--atol", "-1e-4"],
+    "nan atol": lambda d: [str(d / "ref.onnx"), str(d / "cand.onnx"), "--atol", "nan"],
+    "demo and atol": lambda d: ["--demo", "wrong-rewrite", "--atol", "1"],
     "candidate input of another shape": lambda d: [str(d / "ref.onnx"), str(d / "narrow.onnx")],
     "reference axis with no size": lambda d: [str(d / "dyn.onnx")],
     "out holds other files": lambda d: [str(d / "ref.onnx"), str(d / "cand.onnx"), "--out", str(d)],
@@ -247,3 +250,24 @@ def test_the_cli_records_where_a_repro_came_from(deep_chain, tmp_path, capsys):
     assert meta["candidate"].endswith("cand.onnx") and meta["seed"] == 3 and meta["dims"]["batch"] == 1
     assert meta["command"].startswith("python -m debugging.reduce ") and "--seed 3" in meta["command"]
     assert "-> " + str(out) in capsys.readouterr().out
+
+
+def test_atol_sets_the_search_and_the_repro_tolerance(deep_chain, tmp_path, capsys):
+    """--atol replaces the default 1e-4: the broken chain diverges by 2 * |t| (t: the value the dropped Neg negated)
+    at the Neg's consumer and, Tanh being 1-Lipschitz, by at most that downstream; an --atol above it finds no
+    divergence, one below it reduces to the same node and the repro replays with that tolerance."""
+    ref, cand, _ = deep_chain
+    onnx.save(ref, str(tmp_path / "ref.onnx"))
+    onnx.save(cand, str(tmp_path / "cand.onnx"))
+    # the CLI draws its own seeded x (not the fixture's), so bound the difference for every x: |t| < 1 (a tanh
+    # output), so no tensor differs by 2 or more
+    bound = 2.0
+    args = [str(tmp_path / "ref.onnx"), str(tmp_path / "cand.onnx")]
+    assert run_cli(rd.main, [*args, "--atol", str(bound), "--out", str(tmp_path / "none")]) == 0
+    assert "no divergence" in capsys.readouterr().out and not (tmp_path / "none").exists()
+    assert run_cli(rd.main, [*args, "--atol", "1e-3", "--out", str(tmp_path / "repro")]) == 0
+    assert "kept add10 (Add)" in capsys.readouterr().out
+    meta = json.loads((tmp_path / "repro" / "repro.json").read_text())
+    assert meta["tolerance"]["atol"] == 1e-3
+    report, _ = replay.replay(tmp_path / "repro")
+    assert not report.passed
