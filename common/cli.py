@@ -25,9 +25,10 @@ Example::
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from .errors import UserError
@@ -189,6 +190,26 @@ def writable_folder(out: str | Path, flag: str = "--out") -> Path:
     except OSError as exc:
         raise UserError(f"cannot write to {flag} {out}: {exc.strerror or exc}") from None
     return out
+
+
+@contextlib.contextmanager
+def made_folder(out: str | Path, flag: str = "--out") -> Iterator[Path]:
+    """``out`` made (:func:`writable_folder`) for the block; if the block raises, the folders this call created
+    (``out`` and its missing parents, and any folder made inside them) are removed again where they are still
+    empty: a refused run leaves nothing behind, and a file written there is never removed."""
+    out = Path(out)
+    top = out if not out.exists() else None
+    while top is not None and not top.parent.exists():
+        top = top.parent
+    made = writable_folder(out, flag)
+    try:
+        yield made
+    except BaseException:
+        if top is not None:
+            for dirpath, _, _ in sorted(os.walk(top), key=lambda w: -len(Path(w[0]).parts)):
+                with contextlib.suppress(OSError):
+                    os.rmdir(dirpath)  # only an empty folder goes
+        raise
 
 
 def command_line(module: str, argv: Sequence[str] | None = None) -> str:

@@ -37,12 +37,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from common.cli import parser, step
+from common.cli import made_folder, parser, step
 from common.errors import UserError, run_cli
 from common.onnx_dims import add_dims_argument, check_dims_named, require_sizes, parse_dims
 
 from . import reduce_demos
-from .viewer import DEFAULT_DIMS, load_onnx, removed_if_left_empty
+from .viewer import DEFAULT_DIMS, load_onnx
 from .reducer import (FP16_TOL, ORT_TOL, Reduction, reduce_divergence, reduce_to_folder,  # noqa: F401 (API)
                       report_line)
 
@@ -89,7 +89,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         positive("--atol", args.atol, strict=False)  # nan, inf and negatives refused
     backend = args.backend or "onnxruntime-noopt"
     wanted = Path(args.out or results_dir("debugging") / f"repro_{Path(args.candidate or args.reference).stem}")
-    with removed_if_left_empty(wanted.parent):  # repro_target makes the parent: gone again if the run is refused
+    with made_folder(wanted.parent, "--out's folder"):  # made for repro_target; gone again if the run is refused
         out = repro_target(wanted)
         from common.onnx_utils import check_feeds
         from lab01_onnx.divergence import make_feeds

@@ -52,7 +52,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from common.cli import parser, positive, step, writable_folder
+from common.cli import made_folder, parser, positive, step
 from common.errors import UserError, run_cli
 from common.onnx_dims import add_dims_argument, check_dims_named, require_sizes, parse_dims
 from common.onnx_utils import check_feeds
@@ -135,29 +135,6 @@ def load_onnx(path: str | os.PathLike):
         step(0, "load", f"{Path(path).name}: onnx.checker does not know some of its ops, ONNX Runtime loads it "
                         f"(a model ORT wrote: its own ops); taken")
     return model
-
-
-def removed_if_left_empty(folder: str | os.PathLike):
-    """A context: the folders ``writable_folder(folder)`` will make (``folder`` and its missing parents) are removed
-    again when the block fails and leaves them empty, so a refused run leaves nothing behind, not even a folder."""
-    import contextlib
-
-    folder = Path(folder).absolute()
-    missing = [p for p in (folder, *folder.parents) if not p.exists()]  # innermost first
-
-    @contextlib.contextmanager
-    def ctx():
-        try:
-            yield
-        except BaseException:
-            for p in missing:
-                try:
-                    p.rmdir()
-                except OSError:  # not empty (written before the failure: kept) or gone
-                    break
-            raise
-
-    return ctx()
 
 
 def onnx_overlays(model_path: Path, out_dir: Path, *, reference: Path | None, memory: bool, dims: dict,
@@ -493,8 +470,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         serve(models, over, port, focus=focus)
         return 0
     out_path = Path(args.out) if args.out else results_dir("debugging")
-    with removed_if_left_empty(out_path):
-        out_dir = writable_folder(out_path, "--out" if args.out else "the results folder")
+    with made_folder(out_path, "--out" if args.out else "the results folder") as out_dir:
         dims = {**parse_dims(DEFAULT_DIMS), **args.dims}
         extra_pairs = []  # the --add-model files, checked (ONNX) or made readable (MLIR) before the overlays' work
         for m in added:

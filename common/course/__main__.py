@@ -113,10 +113,10 @@ def main(argv=None) -> int:
               f"files left out: {len(h.left_out)}")
         return 0
     if args.cmd == "grade":
-        from common.cli import positive
+        from common.cli import made_folder, positive
 
         from . import grade, submission
-        from .cliargs import clear_of_reference, folder_target, grade_owner, made_folder, submission_folder
+        from .cliargs import clear_of_reference, folder_target, grade_owner, submission_folder
         positive("--timeout", args.timeout)
         ref = grade.Reference.load(root)
         chosen, wanted = grade.select(ref.course, args.lab, args.task)  # bad input first: nothing is made before

@@ -7,20 +7,18 @@ The course's commands have no ``-v`` (they print the same at every level: ``comm
   none of the tree's own files (a new folder inside it is fine);
 - :func:`folder_target` / :func:`file_target`: a folder or file that may not exist yet, checked without creating
   anything (the path is no file / no folder, its nearest existing parent is a folder that can be written);
-- :func:`made_folder`: creates ``--out`` for a command and, when the command fails, removes the empty folders
-  it made (a failed run leaves nothing behind and deletes nothing it did not make);
+- :func:`common.cli.made_folder` (used here): creates ``--out`` for a command and, when the command fails,
+  removes the empty folders it made (a failed run leaves nothing behind and deletes nothing it did not make);
 - :func:`grade_owner`: a grade's ``--out`` belongs to one submission (``<out>/.submission`` names it): grading
   another submission there, which would replace that one's reports lab by lab and mix two students in one row
   of ``python -m common.grading summary``, is refused.
 """
 from __future__ import annotations
 
-import contextlib
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path
 
-from common.cli import writable_folder
 from common.errors import UserError
 
 
@@ -83,25 +81,6 @@ def file_target(path: str | Path, flag: str) -> Path:
         raise UserError(f"{flag} {path} is a folder: give a file name (such as {path / 'gate.json'})")
     _writable_where(path, path.parent, flag)
     return path
-
-
-@contextlib.contextmanager
-def made_folder(out: str | Path, flag: str = "--out") -> Iterator[Path]:
-    """``out`` made (:func:`common.cli.writable_folder`) for the block; if the block raises, the folders this
-    call created are removed again where they are still empty (a file written there is never removed)."""
-    out = Path(out)
-    top = out if not out.exists() else None
-    while top is not None and not top.parent.exists():
-        top = top.parent
-    made = writable_folder(out, flag)
-    try:
-        yield made
-    except BaseException:
-        if top is not None:
-            for dirpath, _, _ in sorted(os.walk(top), key=lambda w: -len(Path(w[0]).parts)):
-                with contextlib.suppress(OSError):
-                    os.rmdir(dirpath)  # only an empty folder goes
-        raise
 
 
 #: Set by the Makefile's ``grade`` target (``MLC_GRADE_VIA=make``): the hints then name ``make grade SUB=``. Not
