@@ -177,7 +177,8 @@ def read_repro(folder: str | os.PathLike) -> tuple[onnx.ModelProto, dict, dict, 
     if folder.is_file():
         raise UserError(f"{folder} is a file: give the repro folder (model.onnx + test_data_set_0/)")
     if not folder.is_dir():
-        raise UserError(f"{folder}: no such folder (expected model.onnx + test_data_set_0/)")
+        raise UserError(f"{folder}: no such folder (expected model.onnx + test_data_set_0/: "
+                        "python -m debugging.reduce writes one, e.g. --demo wrong-rewrite)")
     data = folder / "test_data_set_0"
     if not (folder / "model.onnx").is_file() or not data.is_dir():
         raise UserError(f"{folder}: expected model.onnx and test_data_set_0/ (the ONNX test-data layout)")
