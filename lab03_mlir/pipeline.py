@@ -1,13 +1,14 @@
 """Lab 03 pipeline: relu(A @ B + bias) from linalg to native code with MLIR 22's Python bindings.
 
     python -m lab03_mlir.pipeline [--m 256 --n 256 --k 256] [--sizes 256,512,1024] [-v|-vv]
-        [--quick] [--skip-timing] [--skip-from-torch] [--skip-spirv]
+        [--quick] [--skip-unroll] [--skip-timing] [--skip-from-torch] [--skip-spirv]
 
 Steps (each prints one line and is followed by its gate):
  1. build     linalg on tensors with the Python builder API; verify()
  2. save      print the linalg IR and save it as results/lab03/00_linalg.mlir
  3. lower     named stages (bufferize, affine, scf, cf, llvm); IR after each + op-count table
- 4. unroll    the Python AffineLoopUnroll pass vs builtin affine-loop-unroll (same IR, same numbers)
+ 4. unroll    the Python AffineLoopUnroll pass vs builtin affine-loop-unroll (same IR, same numbers);
+               --skip-unroll skips it, and the unrolled kernel in steps 5 and 6 (Task 3.2 not written yet)
  5. jit       ExecutionEngine and llvmlite against NumPy
  6. fast      transform-dialect schedule (tile, vectorize, hoist, lower vectors), IR after each
                schedule step; single-thread timing vs NumPy (--skip-timing skips the timing)
@@ -113,6 +114,10 @@ def step_lower(module, out: Path, args):
 
 
 def step_unroll(args, lowered, out: Path):
+    """Step 4: ``(the unrolled lowering, the unroll table's row)``, or ``(None, None)`` under ``--skip-unroll``."""
+    if "unroll" in args.skip:
+        step(4, "unroll", "skipped (--skip-unroll): steps 5 and 6 leave out the unrolled kernel")
+        return None, None
     affine_ir = lowered.ir("affine")
     before = unroll.innermost_trip_counts(lowering.as_module(affine_ir))
     ours, builtin_ir, stats = unroll.compare_with_builtin(affine_ir, args.unroll_factor)
@@ -133,31 +138,38 @@ def step_unroll(args, lowered, out: Path):
 
 
 def step_jit(args, lowered, unrolled, chain: GateChain, inputs):
+    """Step 5: the lowered module through ExecutionEngine and llvmlite, and ``unrolled`` (None: step 4 skipped)
+    through ExecutionEngine, each gated against NumPy; the unrolled kernel must equal the naive one bitwise."""
     ref = builder.reference(*inputs)
     eng = jit.run_with_engine(lowered, builder.FUNC_NAME, inputs)[0]
     lite = jit.run_with_llvmlite(lowered, builder.FUNC_NAME, inputs)[0]
-    unr = jit.run_with_engine(unrolled, builder.FUNC_NAME, inputs)[0]
-    for stage, out in (("execution_engine", eng), ("llvmlite", lite), ("unrolled", unr)):
+    outs = [("execution_engine", eng), ("llvmlite", lite)]
+    if unrolled is not None:
+        outs.append(("unrolled", jit.run_with_engine(unrolled, builder.FUNC_NAME, inputs)[0]))
+    for stage, out in outs:
         chain.check(stage, {"y": out})
-    same = bool(np.array_equal(eng, unr))
+    same = unrolled is None or bool(np.array_equal(eng, outs[-1][1]))
     err = float(np.abs(eng - ref).max())
     step(5, "jit", f"ExecutionEngine and llvmlite match NumPy: max|err| {err:.2e} "
-         f"(tol {ATOL} x max|ref| = {ATOL * float(np.abs(ref).max()):.2e}); unrolled == naive bitwise: {same}")
+         f"(tol {ATOL} x max|ref| = {ATOL * float(np.abs(ref).max()):.2e}); unrolled == naive bitwise: "
+         + ("(step 4 skipped)" if unrolled is None else str(same)))
     if not same:
         raise gate_failed("unrolled", "the unrolled kernel's numbers differ from the naive kernel's")
 
 
-def _kernels(m, n, k, unroll_factor):
+def _kernels(m, n, k, unroll_factor: int | None):
+    """The MLIR variants as ``{name: EngineKernel}``: naive, unrolled (not when ``unroll_factor`` is None: step 4
+    skipped), tiled_vectorized."""
     base = builder.build_matmul_bias_relu(m, n, k)
-    naive = lowering.lower(base)
-    unrolled = lowering.lower(base, stages=unroll.with_unroll(unroll_factor))
-    vec = lowering.lower(fast.tile_and_vectorize(base), stages=fast.FAST_STAGES)
-    return {name: jit.EngineKernel(r.module, builder.FUNC_NAME)
-            for name, r in (("naive", naive), ("unrolled", unrolled), ("tiled_vectorized", vec))}
+    built = [("naive", lowering.lower(base))]
+    if unroll_factor is not None:
+        built.append(("unrolled", lowering.lower(base, stages=unroll.with_unroll(unroll_factor))))
+    built.append(("tiled_vectorized", lowering.lower(fast.tile_and_vectorize(base), stages=fast.FAST_STAGES)))
+    return {name: jit.EngineKernel(r.module, builder.FUNC_NAME) for name, r in built}
 
 
-def _checked_calls(size: int, unroll_factor: int, inputs) -> dict:
-    """Compile the three MLIR variants for ``size``^3, run each once and gate it against NumPy."""
+def _checked_calls(size: int, unroll_factor: int | None, inputs) -> dict:
+    """Compile the MLIR variants (:func:`_kernels`) for ``size``^3, run each once and gate it against NumPy."""
     ref = builder.reference(*inputs)
     calls = {}
     for name, kern in _kernels(size, size, size, unroll_factor).items():
@@ -172,13 +184,13 @@ def _time_size(size: int, args) -> list[dict]:
     """Time one size: {tiled+vectorized, NumPy} interleaved with enough repeats, then the slow
     {naive, unrolled} interleaved with few (1 call at 1024^3: ~10 s each here, not extrapolated)."""
     inputs = builder.random_inputs(size, size, size, seed=SEED)
-    calls = _checked_calls(size, args.unroll_factor, inputs)
+    calls = _checked_calls(size, None if "unroll" in args.skip else args.unroll_factor, inputs)
     a, b, bias = inputs
     fast_fns = {"tiled_vectorized": calls["tiled_vectorized"],
                 "numpy": lambda: np.maximum(a @ b + bias, np.float32(0))}
     stats = interleaved(fast_fns, warmup=1, repeats=args.repeats or pick(10, 3), progress=True)
     slow_repeats = args.repeats or pick({256: 5, 512: 2}.get(size, 1), 2)
-    stats.update(interleaved({k: calls[k] for k in ("naive", "unrolled")}, warmup=0,
+    stats.update(interleaved({k: calls[k] for k in ("naive", "unrolled") if k in calls}, warmup=0,
                              repeats=slow_repeats, progress=True))
     np_ms = stats["numpy"].median_ms
     return [{"size": f"{size}^3", "variant": name, "median_ms": round(st.median_ms, 3),
@@ -231,10 +243,11 @@ def step_tables(args, lowered, unroll_row, chain, timing_rows, blas):
     paths = [
         write_table(LAB, "stage_op_counts", lowered.op_count_rows(), title="Lab 03: op counts by dialect per stage",
                     env=env, meta=meta, notes="Ops counted by dialect prefix after each stage (module op excluded)."),
-        write_table(LAB, "unroll", [unroll_row], title="Lab 03: AffineLoopUnroll vs builtin affine-loop-unroll",
-                    env=env, meta=meta),
         write_table(LAB, "verification", chain.rows, title="Lab 03: outputs vs NumPy", env=env, meta=meta),
     ]
+    if unroll_row is not None:  # step 4 ran
+        paths.insert(1, write_table(LAB, "unroll", [unroll_row], env=env, meta=meta,
+                                    title="Lab 03: AffineLoopUnroll vs builtin affine-loop-unroll"))
     if timing_rows:
         paths.append(write_table(
             LAB, "timing", timing_rows, title="Lab 03: single-thread matmul + bias + ReLU", env=env, meta=meta,
@@ -296,7 +309,7 @@ def step_spirv(args) -> int:
 
 
 def parse_args(argv):
-    p = parser("python -m lab03_mlir.pipeline", __doc__, steps=["timing", "from-torch", "spirv"],
+    p = parser("python -m lab03_mlir.pipeline", __doc__, steps=["unroll", "timing", "from-torch", "spirv"],
                quick="small shapes (64x48x40), timing sizes 64,128, and step 9's --quick; never implied "
                      "(CI=true only shrinks the budgets: timing sizes and repeats)",
                epilog="\n\n".join(__doc__.split("\n\n")[2:]))  # the step list: the title is the description
@@ -345,7 +358,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     with naming_stubs("unroll"):
         unrolled, unroll_row = step_unroll(args, lowered, out)
     with naming_stubs("jit"):
-        step_jit(args, lowered.module, unrolled.module, chain, inputs)
+        step_jit(args, lowered.module, None if unrolled is None else unrolled.module, chain, inputs)
     timing_rows = step_fast(args, out, blas_ctx, blas)
     step_tosa(args, out, chain, inputs)
     step_tables(args, lowered, unroll_row, chain, timing_rows, blas)

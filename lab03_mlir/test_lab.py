@@ -8,6 +8,7 @@ operations (unrolling).
 """
 from __future__ import annotations
 
+import json
 import platform
 import re
 
@@ -480,6 +481,29 @@ def test_pipeline_runs_and_writes_tables(results_dir, capsys):
     assert (lab / "fast" / "s01_tile.mlir").exists() and (lab / "fast" / "s05_lower_vectors.mlir").exists()
     # step 10: SPIR-V (the Vulkan run may skip with its reason; spirv-val and the table are always there)
     assert "[10 spirv]" in out and (lab / "spirv" / "spirv.json").exists()
+
+
+def test_skip_unroll_runs_the_later_steps_without_task_3_2(monkeypatch, results_dir, capsys):
+    """``--skip-unroll`` with Task 3.2 still a stub (its function raising ``NotImplementedTask``, as in a fresh
+    handout): steps 5-8 run, gated against NumPy, without the unrolled kernel; no unroll table. Without the flag
+    the same stub stops the run at step 4 with the one-line error naming the step and the task."""
+    from common.course.notimpl import NotImplementedTask, stubs_as_errors
+
+    def stub(self, loop):
+        raise NotImplementedTask("lab03.unroll")
+    monkeypatch.setattr(unroll.AffineLoopUnroll, "unroll_loop", stub)
+    small = ["--m", "16", "--n", "12", "--k", "8", "--sizes", "32", "--repeats", "1", "--skip-from-torch", "--skip-spirv"]
+    assert run_cli(stubs_as_errors(pipeline.main), small) == 2
+    assert "error: step unroll needs a task you have not written yet" in capsys.readouterr().err
+    assert run_cli(stubs_as_errors(pipeline.main), [*small, "--skip-unroll"]) == 0
+    out = capsys.readouterr().out
+    assert "[4 unroll] skipped (--skip-unroll)" in out and "unrolled == naive bitwise: (step 4 skipped)" in out
+    lab = results_dir / "lab03"
+    assert not (lab / "unroll.json").exists() and (lab / "verification.json").exists()
+    stages = {r["stage"] for r in json.loads((lab / "verification.json").read_text())["rows"]}
+    assert {"execution_engine", "llvmlite", "tosa"} <= stages and "unrolled" not in stages
+    variants = {r["variant"] for r in json.loads((lab / "timing.json").read_text())["rows"]}
+    assert variants == {"naive", "tiled_vectorized", "numpy"}
 
 
 def test_pipeline_step_9_fails_loudly(monkeypatch, results_dir):
