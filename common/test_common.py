@@ -759,7 +759,7 @@ def test_quick_runs_write_beside_not_over_the_committed_results(monkeypatch, cap
 def test_a_command_turns_a_stub_into_one_line(capsys):
     """In the handout a command (``python -m``: ``run_cli(stubs_as_errors(main))``) reaching a task not written yet
     exits 2 with one ``error:`` line naming the task and the step noted on it; other errors pass through."""
-    from common.course.notimpl import NotImplementedTask, stubs_as_errors
+    from common.course.notimpl import NotImplementedTask, naming_stubs, stubs_as_errors
 
     def main(argv=None):
         exc = NotImplementedTask("lab09.demo", where="f in lab09/mod.py")
@@ -768,8 +768,17 @@ def test_a_command_turns_a_stub_into_one_line(capsys):
 
     assert run_cli(stubs_as_errors(main), []) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith("error: step build needs a task you have not written yet") \
+    assert len(err) == 1 and err[0].startswith("error: step build needs a task you have not written yet:") \
         and "lab09.demo" in err[0], err
+
+    def skippable(argv=None):  # a step the pipeline can leave out: the line names the flag that does
+        with naming_stubs("unroll", skip="--skip-unroll"):
+            raise NotImplementedTask("lab09.demo", where="f in lab09/mod.py")
+
+    assert run_cli(stubs_as_errors(skippable), []) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: step unroll needs a task you have not written yet (or leave "
+                                               "the step out: --skip-unroll): "), err
 
     def boom(argv=None):
         raise ValueError("not a stub")

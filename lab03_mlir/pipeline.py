@@ -355,7 +355,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     step_save(module, out, args)
     with naming_stubs("lower"):
         lowered = step_lower(module, out, args)
-    with naming_stubs("unroll"):
+    with naming_stubs("unroll", skip="--skip-unroll"):
         unrolled, unroll_row = step_unroll(args, lowered, out)
     with naming_stubs("jit"):
         step_jit(args, lowered.module, None if unrolled is None else unrolled.module, chain, inputs)

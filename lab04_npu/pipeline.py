@@ -313,7 +313,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if name in args.skip:
                 cli.step(i, name, "skipped")
                 continue
-            with naming_stubs(name):
+            with naming_stubs(name, skip=f"--skip-{name}"):
                 fn(ctx)
         write_tables(ctx)
     return 0

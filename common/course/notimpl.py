@@ -115,15 +115,22 @@ def stub_line(exc: BaseException) -> str | None:
     return next((str(e) for e in _chain(exc) if isinstance(e, NotImplementedTask)), f"not implemented: task {task}")
 
 
+#: The note :func:`naming_stubs` adds before a step's skip flag.
+_SKIP_NOTE = "skip with "
+
+
 @contextlib.contextmanager
-def naming_stubs(step: str):
-    """Run a pipeline step: when it reaches a stub, note ``step <name>`` on the exception (``add_note``)
-    and let it go on unchanged (a test sees the stub itself; :func:`stubs_as_errors` makes it one line)."""
+def naming_stubs(step: str, skip: str | None = None):
+    """Run a pipeline step: when it reaches a stub, note ``step <name>`` on the exception (``add_note``), and
+    ``skip`` (the flag that leaves the step out, e.g. ``--skip-unroll``) when the pipeline has one, and let it go
+    on unchanged (a test sees the stub itself; :func:`stubs_as_errors` makes it one line)."""
     try:
         yield
     except Exception as exc:
         if stub_line(exc) is not None:
             exc.add_note(f"step {step}")
+            if skip:
+                exc.add_note(f"{_SKIP_NOTE}{skip}")
         raise
 
 
@@ -139,11 +146,14 @@ def stubs_as_errors(main):
             if line is None:
                 raise
             from common.errors import UserError
-            step = next((n for n in getattr(exc, "__notes__", ()) if n.startswith("step ")), "a step")
+            notes = getattr(exc, "__notes__", ())
+            step = next((n for n in notes if n.startswith("step ")), "a step")
+            skip = next((n[len(_SKIP_NOTE):] for n in notes if n.startswith(_SKIP_NOTE)), None)
             task = task_in(exc)
             others = [t for t in stubs_left(task) if not t.endswith(f"({task})")]
             also = f"; its lab's other stubs: {', '.join(others)}" if others else ""
-            raise UserError(f"{step} needs a task you have not written yet: {line}{also}") from exc
+            leave = f" (or leave the step out: {skip})" if skip else ""
+            raise UserError(f"{step} needs a task you have not written yet{leave}: {line}{also}") from exc
     return run
 
 
