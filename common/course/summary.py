@@ -312,8 +312,8 @@ def histogram_png(values: list[float], max_score: float, title: str) -> bytes:
     fig = Figure(figsize=(4.5, 3.0))
     ax = fig.subplots()
     top = max([max_score, *values]) if values else max_score
-    if top <= 40 and all(float(v).is_integer() for v in values):
-        bins = [b - 0.5 for b in range(int(top) + 2)]  # one bar per whole point
+    if top <= 60 and all(float(v).is_integer() for v in values):  # every task's points (the largest is 50)
+        bins = [b - 0.5 for b in range(int(top) + 2)]  # one bar per whole point: 48 and 50 are two bars
     else:
         bins = 20
     ax.hist(values, bins=bins, range=None if isinstance(bins, list) else (0, top), color="#4878a8", edgecolor="white")
