@@ -278,8 +278,14 @@ def test_each_fused_shape_gets_its_own_fresh_name(taken_by):
     for k in (1, 2):
         nodes += [helper.make_node("Reshape", [f"x{k}", "s1"], [f"m{k}"]),
                   helper.make_node("Reshape", [f"m{k}", "s2"], [f"y{k}"])]
-    out = apply(fuse_consecutive_reshapes, make_model(nodes, inputs, outputs, inits=inits), feeds, 2)
-    assert sorted(t.name for t in out.graph.initializer if t.name != "s2_fused") == ["s2_fused_1", "s2_fused_2"]
+    model = make_model(nodes, inputs, outputs, inits=inits)
+    before = {t.name for t in model.graph.initializer} | {i.name for i in model.graph.input} \
+        | {o for n in model.graph.node for o in n.output}
+    out = apply(fuse_consecutive_reshapes, model, feeds, 2)
+    new = [t.name for t in out.graph.initializer if t.name not in before]
+    # any fresh name will do (the tests do not fix a naming scheme); it must not reuse a name the graph has
+    assert len(new) == len(set(new)) == 2 and "s2_fused" in {o.name for o in out.graph.output}, (
+        f"each fused pair needs its own new shape initializer with a name no value of the graph has; new: {new}")
 
 
 # ---- eliminate_identity: subgraph references renamed, also twice -----------------------------------------
