@@ -43,8 +43,17 @@ def task_section(task: Task) -> str:
     return "\n".join(lines)
 
 
-def render_lab(lab: Lab) -> str:
-    """The ``TASKS.md`` text of one lab (ends with one newline)."""
+def has_hidden_tests(lab: Lab, root: Path) -> bool:
+    """Whether the course's grade of ``lab`` runs tests a handout leaves out: a hidden test file
+    (``hidden_tests`` in its ``tasks.toml``) or a ``### BEGIN HIDDEN TESTS`` block in one of its ``test_*.py``."""
+    from . import markers
+    return bool(lab.hidden_tests) or any(
+        b.kind == markers.HIDDEN for f in sorted((root / lab.dir).rglob("test_*.py"))
+        for b in markers.find_blocks(f.read_text(encoding="utf-8"), str(f.relative_to(root))))
+
+
+def render_lab(lab: Lab, root: Path) -> str:
+    """The ``TASKS.md`` text of one lab of the course at ``root`` (ends with one newline)."""
     total = sum(t.points for t in lab.tasks)
     out = [f"# {lab.title}: tasks", "",
            f"<!-- Generated from {lab.dir}/{TASKS_FILE} by `python -m common.course sheet`; do not edit by hand. -->",
@@ -59,7 +68,7 @@ def render_lab(lab: Lab) -> str:
     out += [task_section(t) for t in lab.tasks]
     hidden = ("The course's grade also runs graded tests your handout does not hold (hidden tests; a grade run in "
               "your handout names the points they hold): passing the tests here is necessary, not sufficient."
-              if lab.hidden_tests else
+              if has_hidden_tests(lab, root) else
               "This lab has no hidden tests: the graded tests here are all the course's grade runs.")
     out += [GRADING.format(hidden=hidden)]
     return "\n".join(out).rstrip("\n") + "\n"
@@ -67,7 +76,7 @@ def render_lab(lab: Lab) -> str:
 
 def sheets(course: Course) -> dict[Path, str]:
     """``{<root>/<lab>/TASKS.md: text}`` for every lab with tasks."""
-    return {course.root / lab.dir / SHEET_FILE: render_lab(lab) for lab in course.labs}
+    return {course.root / lab.dir / SHEET_FILE: render_lab(lab, course.root) for lab in course.labs}
 
 
 def stale(course: Course) -> list[str]:

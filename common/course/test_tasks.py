@@ -39,8 +39,11 @@ def test_committed_task_sheets_are_up_to_date(course):
 
 
 def test_sheet_lists_every_task_with_points_and_how_to_check(course):
-    text = sheet.render_lab(course.lab("lab01"))
-    assert text == sheet.render_lab(course.lab("lab01_onnx"))  # deterministic, no date
+    text = sheet.render_lab(course.lab("lab01"), course.root)
+    assert text == sheet.render_lab(course.lab("lab01_onnx"), course.root)  # deterministic, no date
+    # Lab 01's hidden tests are blocks in test_lab.py (no hidden file): its sheet says they exist; Lab 02 has none
+    assert "also runs graded tests your handout does not hold" in text and "no hidden tests" not in text
+    assert "This lab has no hidden tests" in sheet.render_lab(course.lab("lab02"), course.root)
     assert "| 1.1 | Fuse consecutive Reshapes (`lab01.reshape`) | 41 |" in text
     assert "## Task 1.3: Fold constant Gathers (`lab01.gather`, 50 points)" in text
     assert "`.venv/bin/python -m pytest --task lab01.identity`" in text and "**total** | **148**" in text
