@@ -357,7 +357,9 @@ def test_malformed_identity_is_left_alone(inputs, outputs):
     if outputs == ["t"]:
         nodes.append(helper.make_node("Neg", ["t"], ["y"]))
     model = make_model(nodes, [("x", F, [2])], [("y", F, [2])], check=False)
-    assert eliminate_identity(model).rewrites == 0
+    assert eliminate_identity(model).rewrites == 0, (
+        f"Identity{tuple(inputs)} -> {outputs[0]} was removed: a malformed node (clause 3 of eliminate_identity's "
+        "docstring: not exactly one input, an empty name, or an input nothing defines) stays")
 
 
 # ---- static_shapes / exact_initializer_outputs ----------------------------------------------------------

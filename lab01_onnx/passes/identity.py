@@ -28,6 +28,10 @@ def eliminate_identity(model: onnx.ModelProto) -> PassResult:
        another graph output (then renaming would change the interface or a constant: the node
        stays), or a subgraph reading ``x`` defines ``y`` itself (the node stays).
 
+    3. A malformed node (not exactly one input, an empty input name, or an input that nothing
+       defines: no graph input, initializer or node output) stays, for ``onnx.checker`` or the
+       runtime to report.
+
     value_info entries of names that disappear are dropped. Nodes are visited in topological
     order and renames apply at once, so chains ``Identity(Identity(x))`` vanish in one call.
 
