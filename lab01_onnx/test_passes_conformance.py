@@ -505,6 +505,24 @@ REGRESSIONS = {
              r4 = Reshape (r3, s4)
            }""",
         {"x": np.arange(6, dtype=np.float32).reshape(2, 3), "y": np.arange(6, dtype=np.float32)}),
+    "ce11_fuse_reshapes_idempotent_after_dead_if": (
+        "fuzz (10,000 graphs, seed 0, make run of 2026-12-06): not idempotent. (r1, r2) is refused "
+        "while an If's branches also read r1; fusing (r2, r3) kills Shape(if) and with it the If, "
+        "but removing the If released only its inputs, not its branches' outer-scope reads of r1, "
+        "so r1 kept 3 uses and (r1, r3) was only fused by a second run",
+        """g (float[2,3] x) => (float[6] r3) <int64[2] s1 = {3, 2}, int64[1] s3 = {6}> {
+             r1 = Reshape (x, s1)
+             c = Constant <value = bool {0}> ()
+             if2 = If (c) <else_branch = else_branch () => (float[?,?] e) {
+                 e = Identity (r1)
+               }, then_branch = then_branch () => (float[?,?] t) {
+                 t = Identity (r1)
+               }>
+             s = Shape (if2)
+             r2 = Reshape (r1, s)
+             r3 = Reshape (r2, s3)
+           }""",
+        {"x": np.arange(6, dtype=np.float32).reshape(2, 3)}),
     "ce10_fold_gather_idempotent_shape_of_folded_value": (
         "fuzz: not idempotent. Gather(k, 0) folds to an initializer g5; Gather(Shape(g5), 0) is "
         "left because shape inference on the input did not know g5's shape (k is also a graph "
@@ -597,6 +615,14 @@ def test_regression_ce4_fused_graph_is_neg_then_reshape():
     fused = passes.fuse_consecutive_reshapes(onnx.parser.parse_model(_HEAD + text))
     assert fused.rewrites == 1
     assert [n.op_type for n in fused.model.graph.node] == ["Neg", "Reshape"]
+
+
+def test_regression_ce11_one_run_fuses_through_the_dead_if():
+    """Removing a node releases its subgraphs' outer-scope reads too: one run leaves one Reshape of ``x``."""
+    why, text, feeds = REGRESSIONS["ce11_fuse_reshapes_idempotent_after_dead_if"]
+    fused = passes.fuse_consecutive_reshapes(onnx.parser.parse_model(_HEAD + text))
+    assert fused.rewrites == 2
+    assert [(n.op_type, n.input[0]) for n in fused.model.graph.node] == [("Reshape", "x")]
 
 
 @pytest.mark.parametrize("name", [n for n in REGRESSIONS if n.startswith("ce8")])

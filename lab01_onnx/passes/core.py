@@ -24,7 +24,7 @@ import onnx
 from onnx import numpy_helper
 
 from common.errors import UserError
-from common.onnx_graph import GraphIndex, graph_defs
+from common.onnx_graph import GraphIndex, graph_defs, outer_reads
 from common.onnx_utils import DEFAULT_DOMAINS, opset
 
 from .shapes import Shapes
@@ -178,13 +178,21 @@ class DefUseIndex:
         if old:
             self.release([old], cascade)
 
+    def uses_by(self, pos: int) -> list[str]:
+        """Every read ``nodes[pos]`` makes, one entry per read as :attr:`uses` counts them: its input
+        slots, then its subgraphs' outer-scope reads (:func:`common.onnx_graph.outer_reads`)."""
+        node = self.nodes[pos]
+        return [n for n in node.input if n] + [r.name for r in outer_reads(node)]
+
     def remove_node(self, pos: int, cascade: bool = True) -> None:
-        """Drop ``nodes[pos]`` (a no-op the second time); with ``cascade``, also the producers and
-        initializers left without readers -- only what this rewrite orphaned, so passes stay linear."""
+        """Drop ``nodes[pos]`` (a no-op the second time) and release every read it made (:meth:`uses_by`:
+        an If or Loop also releases what its bodies read from outside); with ``cascade``, also the
+        producers and initializers left without readers -- only what this rewrite orphaned, so passes
+        stay linear."""
         if pos in self.removed:
             return
         self.removed.add(pos)
-        self.release([n for n in self.nodes[pos].input if n], cascade)
+        self.release(self.uses_by(pos), cascade)
 
     def release(self, names: list[str], cascade: bool = True) -> None:
         """One reader fewer for each name; see :meth:`remove_node` for ``cascade``."""
@@ -204,7 +212,7 @@ class DefUseIndex:
                 continue
             if all(self.uses[o] <= 0 for o in self.nodes[pos].output if o):
                 self.removed.add(pos)
-                work.extend(n for n in self.nodes[pos].input if n)
+                work.extend(self.uses_by(pos))
 
     def finish(self) -> onnx.ModelProto:
         """Write the kept nodes/initializers back; drop value_info of names that no longer exist."""
