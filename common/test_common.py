@@ -197,6 +197,12 @@ def test_measure_and_environment():
     assert env["threads"] == 1 and env["seed"] == 0 and "torch" in env["packages"]
 
 
+def test_environment_records_the_load_average(monkeypatch):
+    """``load_avg`` is ``os.getloadavg()`` at the time of writing, rounded to 0.01 (the reference: the OS)."""
+    monkeypatch.setattr(timing.os, "getloadavg", lambda: (1.234, 0.5, 2.0))
+    assert timing.environment()["load_avg"] == {"1min": 1.23, "5min": 0.5, "15min": 2.0}
+
+
 def test_environment_records_the_measured_roof_when_cached(monkeypatch):
     from common import roof
     cached = {"cpu": timing.cpu_model(), "peak_gflops": 102.3, "sgemm_gflops": 77.8, "bandwidth_gbs": 13.6,

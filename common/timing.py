@@ -251,7 +251,10 @@ def measured_roof() -> dict | None:
 
 
 def environment(threads: int | None = DEFAULT_THREADS, **extra) -> dict:
-    """The environment a measurement was taken in: CPU, cores, threads, Python, package versions.
+    """The environment a measurement was taken in: CPU, cores, threads, Python, package versions, and
+    ``load_avg``: the 1-, 5- and 15-minute load averages when the table is written (``os.getloadavg``;
+    the measurement's own thread counts about 1, so on N cores a 1-minute load well above ``threads``
+    means other jobs shared the machine, and timings swing more).
 
     Adds ``roof`` (:func:`measured_roof`: peak GFLOP/s, sgemm GFLOP/s, bandwidth GB/s, date) when a
     measured roof is cached for this CPU. ``extra`` keys (budgets, seeds, data source, …) are added
@@ -265,6 +268,7 @@ def environment(threads: int | None = DEFAULT_THREADS, **extra) -> dict:
         "python": platform.python_version(),
         "os": platform.platform(terse=True),
         "ci": os.environ.get("CI", ""),
+        "load_avg": dict(zip(("1min", "5min", "15min"), (round(x, 2) for x in os.getloadavg()))),
         "packages": package_versions(),
     }
     roof = measured_roof()

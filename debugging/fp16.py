@@ -349,7 +349,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     paths = write_table("debugging", "fp16", rows, title="fp16 in TVM: first layer out of tolerance, and the fix",
                         env=environment(), meta={"tolerance": f"per layer max|fp16 - fp32| <= {TOL} * max|fp32|, finite",
                                                  "small_models": small, "reference": "TVM fp32 build, same input",
-                                                 "machine": "shared 2-core machine, untuned builds"},
+                                                 "builds": "untuned"},
                         notes="rel = max |diff| / max |fp32| of the layer; 'fix' = ToMixedPrecision(out_dtype='float32').")
     step(5, "table", str(paths["md"]))
     return 0

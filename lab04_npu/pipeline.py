@@ -267,7 +267,7 @@ def write_tables(ctx: Ctx) -> None:
 
     import importlib.metadata
 
-    env = environment(threads=1, host="x86 HTP emulation (onnxruntime-qnn), shared 2-core machine",
+    env = environment(threads=1, host="x86 HTP emulation (onnxruntime-qnn)",
                       onnxruntime_qnn=importlib.metadata.version("onnxruntime-qnn"), **ctx.meta)
     from lab04_npu.qnn import provider_options
 

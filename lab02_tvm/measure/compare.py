@@ -12,8 +12,8 @@ from .. import LAB
 VARIANTS = ("pytorch_eager", "tvm_untuned", "tvm_tuned")
 #: The notes of ``compare.md``.
 COMPARE_NOTES = (
-    "pytorch_eager and tvm_tuned are interleaved in one run at 1 thread on a shared 2-core machine "
-    "(ratios comparable, absolute ms swing); tvm_untuned is the step-4 timing of naive single-threaded "
+    "pytorch_eager and tvm_tuned are interleaved in one run at 1 thread (ratios comparable; absolute ms "
+    "swing with the load, load_avg in the environment); tvm_untuned is the step-4 timing of naive single-threaded "
     "TIR with tiny repeats (n), a baseline only. records: which tuning records the build used and how: 'exact: "
     "<target>' = results/lab02/tuning/<target>/<model> measured on this CPU, 'compatible: <target>, built for "
     "<cpu>' = records of another CPU whose instructions this host has (or a common x86-64 level), 'tuned here' = "

@@ -205,7 +205,7 @@ def write_layout(res: dict, *, name: str = "layout", blocked: str = "") -> dict:
     from common.results import write_table
     from common.timing import environment
 
-    env = environment(threads=1, machine_note="shared 2-core machine; 1 thread")
+    env = environment(threads=1)
     locs = "\n".join(f"- {lay}: " + ("; ".join(f"#{t['index']} {t['op']} {t['axes']} {t['shape']}: "
                                                f"{t['from']} -> {t['to']}" for t in ts) or "none")
                      for lay, ts in res["transforms"].items())

@@ -186,7 +186,7 @@ def write_peers(rows: list[dict], *, name: str = "peers", roof: dict | None = No
     from common.results import write_table
     from common.timing import environment
     env = environment(threads=1, roof=roof_mod.roof_env(roof),
-                      machine_note="shared 2-core machine; timings at 1 thread", **(extra_env or {}))
+                      machine_note="timings at 1 thread", **(extra_env or {}))
     notes = ("One interleaved run per model at 1 thread (PyTorch, ONNX Runtime and TVM intra-op threads 1). "
              "vs_eager = eager median / peer median (> 1 is faster). GFLOP/s from FlopCounterMode's count "
              "(matmul/conv/attention, 2 FLOP per multiply-add) over the median; pct_peak against the measured "

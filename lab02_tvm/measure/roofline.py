@@ -136,7 +136,7 @@ def roofline(model: str, builds: dict[str, tuple], *, roof: dict | None = None,
     paths = {}
     if write:
         stem = name or f"roofline_{model}"
-        env = environment(threads=1, roof=roof_mod.roof_env(roof), machine_note="shared 2-core machine; timings at 1 thread",
+        env = environment(threads=1, roof=roof_mod.roof_env(roof), machine_note="timings at 1 thread",
                           **host)
         notes = ("Per kernel: time = median over runs of its summed calls (Relax VM instrument hook); "
                  "FLOPs = estimate_tir_flops of the unscheduled PrimFunc; bytes = its buffer parameters "

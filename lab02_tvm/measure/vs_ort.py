@@ -280,7 +280,7 @@ def write_vs_ort(res: dict, *, model: str, name: str = "vs_ort_resnet50", extra_
     from common import roof as roof_mod
     from common.results import write_table
     from common.timing import environment
-    env = environment(threads=1, roof=roof_mod.roof_env(), machine_note="shared 2-core machine; timings at 1 thread",
+    env = environment(threads=1, roof=roof_mod.roof_env(), machine_note="timings at 1 thread",
                       model=model, rounds=res["rounds"], **(extra_env or {}))
     notes = ("One row per convolution shape (kh x kw Cin->Cout, input -> output size); calls = TVM kernel "
              "calls = ONNX Runtime Conv nodes of that shape per inference. tvm_ms: the tuned build's kernels, "

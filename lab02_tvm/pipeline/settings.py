@@ -139,4 +139,4 @@ def resolve(args: argparse.Namespace, steps: frozenset[str]) -> Settings:
         layout_trials=0 if args.quick else pick(16, 4), layout_repeats=1 if args.quick else 2,
         space_trials=pick(32, 4), roofline_repeats={"untuned": pick(2, 1), "tuned": pick(10, 1)},
         host_check_s=pick(2.0, 0.2), vs_ort_rounds=pick(10, 2), ceiling_repeats=pick(30, 2),
-        env=environment(threads=args.threads, machine_note="shared 2-core machine"))
+        env=environment(threads=args.threads))

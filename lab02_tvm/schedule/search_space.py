@@ -306,8 +306,7 @@ def hottest_kernel_spaces(mod, target, *, model: str, trials: int, name: str = "
              "median_ms/p90_ms = the two best schedules rebuilt and timed interleaved at 1 thread; each checked "
              f"against the unscheduled kernel (|d| <= {ATOL_SCALED:g} max|ref| + {RTOL:g} |ref|).")
     paths = write_table(LAB, name, rows, title="AutoTVM-style template vs MetaSchedule's generated space",
-                        notes=notes, meta={"trials_per_space": trials, "trials_ms": res["trials_ms"]}, env=environment(threads=1, trials_per_space=trials,
-                                                     machine_note="shared 2-core machine"))
+                        notes=notes, meta={"trials_per_space": trials, "trials_ms": res["trials_ms"]}, env=environment(threads=1, trials_per_space=trials))
     paths["png"] = save_plot(plot_curves(res["curves"], f"{model} {info.name}: {trials} trials per space"),
                              LAB, name)
     return {**res, "rows": rows, "kernel": info, "paths": paths}

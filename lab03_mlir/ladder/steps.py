@@ -262,8 +262,8 @@ def step_ladder(blocks: Sequence[TorchBlock], compiled: dict, iree_modules: dict
     return rows
 
 
-LADDER_NOTES = """Median of interleaved rounds (common.timing.interleaved), 1 thread, on a SHARED
-2-core machine (other jobs ran on the other core: compare ratios within one block, not milliseconds
+LADDER_NOTES = """Median of interleaved rounds (common.timing.interleaved), 1 thread (the environment's
+load_avg says whether other jobs shared the machine: compare ratios within one block, not milliseconds
 across runs). PyTorch with torch.set_num_threads(1); the Lab 03 ExecutionEngine code is
 single-threaded; IREE runs on the `local-sync` driver (dispatches inline on the calling thread).
 Every candidate is timed as called from Python: a NumPy array in, a freshly allocated NumPy array
@@ -285,8 +285,7 @@ def write_tables(report: FromTorchReport, chains: dict, cfg: FromTorchConfig) ->
     from common.timing import environment
     meta = {"seed": cfg.seed, "mlp (batch,in,out)": cfg.mlp, "conv (batch,cin,cout,size)": cfg.conv,
             "resnet convs (cin,cout,size,kernel)": cfg.resnet, "atol": ATOL, "rtol": RTOL,
-            "iree_flags": " ".join(IREE_FLAGS), "iree_driver": IREE_DRIVER,
-            "machine": "shared 2-core development machine (one core busy with another job)"}
+            "iree_flags": " ".join(IREE_FLAGS), "iree_driver": IREE_DRIVER}
     report.gate_rows = [row for ch in chains.values() for row in ch.rows]
     tables = []
     paths = write_table(LAB, "from_torch_gates", report.gate_rows, title="PyTorch -> MLIR: outputs vs PyTorch eager",

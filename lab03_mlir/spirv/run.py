@@ -165,6 +165,6 @@ def main(argv: Sequence[str] | None = None) -> int:
               "target_env": TARGET_ENV, "spirv_val_env": VAL_ENV},
         notes="lavapipe (Mesa's llvmpipe-based Vulkan) runs the SPIR-V on the CPU: its time is a CPU emulation "
               "of a GPU dispatch, not a device time. Each schedule is timed interleaved with NumPy (1 BLAS "
-              "thread, 1 lavapipe thread); compare x_numpy across schedules. Shared 2-core machine.")
+              "thread, 1 lavapipe thread); compare x_numpy across schedules.")
     step(STEP, "spirv", f"table {paths['md']} ({time.perf_counter() - t0:.1f} s in all)")
     return 0
