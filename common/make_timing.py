@@ -8,8 +8,11 @@ the Makefile) runs ``make <target>`` for each target in order and writes ``resul
 - ``cpu_min``: CPU minutes its processes used, user + system, children included (``getrusage(RUSAGE_CHILDREN)``,
   POSIX ``getrusage``: a child's time counts once it has been waited for, which ``make`` does);
 - ``cores_busy``: ``cpu_min / wall_min``, how many cores the part kept busy on average;
-- ``load_before``: the 1-minute load average when the part started (``os.getloadavg``): above ~0.5 another job
-  shared the machine, and the wall time is longer than on a quiet one;
+- ``others_cpu_min``: CPU minutes the *other* processes of the machine used meanwhile: the busy time of all
+  cores (``/proc/stat``'s first line: user, nice, system, irq, softirq, steal; proc(5)) less ``cpu_min``. Near
+  0 on a quiet machine; on 2 cores, a part with ``cores_busy`` 1 and ``others_cpu_min`` near ``wall_min``
+  shared the machine with a job as busy as itself, and ran slower than on a quiet one. Empty where there is
+  no ``/proc/stat``;
 - ``exit``: the part's exit status (0: passed).
 
 The last row, ``total``, sums them; ``meta.within_budget`` says whether it stayed inside ``--budget-min`` (the
@@ -23,6 +26,7 @@ import resource
 import subprocess
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from . import cli
 from .errors import UserError, run_cli
@@ -37,31 +41,52 @@ def _children_cpu_s() -> float:
     return ru.ru_utime + ru.ru_stime
 
 
-def part_row(target: str, wall_s: float, cpu_s: float, load: float, code: int) -> dict:
-    """One row of the table: minutes rounded to 0.001 (0.06 s), ``cores_busy`` to 0.01 (0 for a part under 1 ms)."""
+def system_busy_s() -> float | None:
+    """Busy CPU seconds of all cores since boot (``/proc/stat``, first line: user, nice, system, irq, softirq,
+    steal, in ``SC_CLK_TCK`` ticks; guest time is already inside user); None where there is no ``/proc/stat``."""
+    try:
+        with open("/proc/stat", encoding="ascii") as fh:
+            f = [int(x) for x in fh.readline().split()[1:9]]
+    except (OSError, ValueError):
+        return None
+    user, nice, system, _idle, _iowait, irq, softirq, steal = f
+    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+
+
+@dataclass
+class Clock:
+    """Wall, own CPU (waited-for children) and machine-wide busy seconds at one moment."""
+    wall: float
+    cpu: float
+    busy: float | None
+
+    @classmethod
+    def now(cls) -> "Clock":
+        return cls(time.monotonic(), _children_cpu_s(), system_busy_s())
+
+
+def part_row(target: str, start: Clock, end: Clock, code: int) -> dict:
+    """One row of the table from two :class:`Clock` readings: minutes rounded to 0.001 (0.06 s), ``cores_busy``
+    to 0.01 (0 for a part under 1 ms)."""
+    wall_s, cpu_s = end.wall - start.wall, end.cpu - start.cpu
+    others = None if None in (start.busy, end.busy) else round(max(0.0, end.busy - start.busy - cpu_s) / 60, 3)
     return {"part": target, "wall_min": round(wall_s / 60, 3), "cpu_min": round(cpu_s / 60, 3),
-            "cores_busy": round(cpu_s / wall_s, 2) if wall_s > 1e-3 else 0.0, "load_before": round(load, 2),
+            "cores_busy": round(cpu_s / wall_s, 2) if wall_s > 1e-3 else 0.0, "others_cpu_min": others,
             "exit": code}
 
 
-def total_row(rows: Sequence[dict], wall_s: float, cpu_s: float) -> dict:
-    """The ``total`` row: wall and CPU of the whole run, the worst exit status, the first part's load."""
-    return part_row("total", wall_s, cpu_s, rows[0]["load_before"] if rows else 0.0,
-                    max((r["exit"] for r in rows), key=abs, default=0))
-
-
-def write(rows: list[dict], wall_s: float, cpu_s: float, targets: Sequence[str], budget_min: float) -> None:
+def write(rows: list[dict], total: dict, targets: Sequence[str], budget_min: float) -> None:
     """Write the table with its ``total`` row and the environment (CPU, ISA, cores, versions)."""
     from .isa import describe
     from .results import write_table
     from .timing import environment
 
-    total = total_row(rows, wall_s, cpu_s)
     meta = {"targets": " ".join(targets), "parts_done": f"{len(rows)} of {len(targets)}",
             "budget_min": budget_min, "within_budget": total["wall_min"] <= budget_min,
             "units": "minutes of wall clock and of CPU (user + system, children included)"}
     write_table("", TABLE, [*rows, total], title="make run, part by part", env=environment(threads=None, **describe()),
-                meta=meta, notes="load_before above ~0.5: another job shared the machine during that part.")
+                meta=meta, notes="others_cpu_min: CPU minutes other processes used during the part (near 0: a quiet "
+                                 "machine).")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -73,20 +98,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = p.parse_args(argv)
     cli.positive("--budget-min", args.budget_min)
     rows: list[dict] = []
-    start, cpu0 = time.monotonic(), _children_cpu_s()
+    first = Clock.now()
     for i, target in enumerate(args.targets, 1):
-        t0, c0, load = time.monotonic(), _children_cpu_s(), os.getloadavg()[0]
-        cli.step(i, target, f"make {target} (after {(t0 - start) / 60:.1f} min)")
+        before = Clock.now()
+        cli.step(i, target, f"make {target} (after {(before.wall - first.wall) / 60:.1f} min)")
         try:
             code = subprocess.run([args.make, "--no-print-directory", target]).returncode
         except FileNotFoundError:
             raise UserError(f"--make {args.make}: no such program; give GNU make's path") from None
-        rows.append(part_row(target, time.monotonic() - t0, _children_cpu_s() - c0, load, code))
-        write(rows, time.monotonic() - start, _children_cpu_s() - cpu0, args.targets, args.budget_min)
+        after = Clock.now()
+        rows.append(part_row(target, before, after, code))
+        worst = max((r["exit"] for r in rows), key=abs)
+        write(rows, part_row("total", first, after, worst), args.targets, args.budget_min)
         if code:
             cli.step(i, target, f"failed with exit status {code}; the table keeps the {i} parts run")
             return code if code > 0 else 128 - code  # killed by signal N: 128 + N, as a shell says
-    total = time.monotonic() - start
+    total = time.monotonic() - first.wall
     cli.step(len(args.targets) + 1, "total", f"{total / 60:.1f} min (budget {args.budget_min:g})")
     return 0
 

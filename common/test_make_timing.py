@@ -2,8 +2,9 @@
 
 The reference is the clock and the exit statuses the test's own Makefile fixes: a part that sleeps 0.3 s takes at
 least 0.3 s of wall time and next to no CPU; a part that spins 0.3 s of CPU uses at least most of it (``getrusage``
-counts in clock ticks, so 0.25 s is the bound); a part whose recipe exits 3 stops the run with make's status for it, 2 (GNU make manual, "How to Run make":
-2 when make encounters an error).
+counts in clock ticks, so 0.25 s is the bound; minutes are rounded to 0.001, 0.03 s either way); a part whose
+recipe exits 3 stops the run with make's status for it, 2 (GNU make manual, "How to Run make": 2 when make
+encounters an error).
 """
 from __future__ import annotations
 
@@ -19,10 +20,14 @@ MAKEFILE = """\
 nap:
 \t@sleep 0.3
 spin:
-\t@python3 -c "import time; t = time.process_time(); exec('while time.process_time() - t < 0.3: pass')"
+\t@python3 -c "$$SPIN"
 fail:
 \t@exit 3
+elsewhere:
+\t@setsid python3 -c "$$SPIN; open('spun', 'w').close()" < /dev/null > /dev/null 2>&1 &
+\t@while [ ! -e spun ]; do sleep 0.02; done
 """
+SPIN = "import time; t = time.process_time(); exec('while time.process_time() - t < 0.3: pass')"
 
 
 @pytest.fixture
@@ -32,6 +37,7 @@ def project(tmp_path, monkeypatch):
     (tmp_path / "Makefile").write_text(MAKEFILE)
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("MLC_RESULTS_DIR", str(tmp_path / "results"))
+    monkeypatch.setenv("SPIN", SPIN)
     return tmp_path
 
 
@@ -47,6 +53,14 @@ def test_each_part_is_timed_and_the_table_has_a_total(project):
     assert all(r["exit"] == 0 for r in rows.values())
     assert doc["meta"]["within_budget"] is True and doc["meta"]["parts_done"] == "2 of 2"
     assert doc["env"]["vector_isa"] and doc["env"]["cpu"]
+
+
+def test_cpu_used_by_other_processes_is_counted_apart(project):
+    """``elsewhere`` starts a spinner in its own session (``setsid``: not a child make waits for, so not in the
+    part's ``cpu_min``) and waits for it: its 0.3 s of CPU show in ``others_cpu_min`` (from ``/proc/stat``)."""
+    assert make_timing.main(["elsewhere"]) == 0
+    row = read_table(project / "results" / "make_run.json")["rows"][0]
+    assert row["others_cpu_min"] * 60 >= 0.25 - 0.03 and row["cpu_min"] * 60 < 0.25 - 0.03
 
 
 def test_the_first_failing_part_stops_the_run_with_its_status(project):
