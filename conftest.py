@@ -64,9 +64,21 @@ def required_missing_lines() -> list[str]:
 _FAULT_FD = pytest.StashKey[int]()
 
 
+def stderr_fileno() -> int:
+    """The file descriptor of ``sys.stderr``, else of ``sys.__stderr__`` when ``sys.stderr`` is no file (a runner
+    that captures it, as mutmut does, or -1): the rule of pytest's ``faulthandler.get_stderr_fileno``."""
+    try:
+        fileno = sys.stderr.fileno()
+        if fileno >= 0:
+            return fileno
+    except (AttributeError, ValueError):  # io.UnsupportedOperation is a ValueError
+        pass
+    return sys.__stderr__.fileno()
+
+
 def pytest_configure(config):
     if config.pluginmanager.has_plugin("faulthandler"):  # the terminal's stderr, as pytest's faulthandler takes it
-        config.stash[_FAULT_FD] = os.dup((sys.stderr if sys.stderr.fileno() >= 0 else sys.__stderr__).fileno())
+        config.stash[_FAULT_FD] = os.dup(stderr_fileno())
     lines = required_missing_lines()
     if lines:
         raise pytest.UsageError(f"{len(lines)} required package(s) missing, the install is broken:\n"

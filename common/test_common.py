@@ -815,6 +815,25 @@ def test_a_segfault_in_native_code_names_its_test(tmp_path):
     assert 'test_crash.py", line 6 in test_crashes_in_native_code' in r.stderr, r.stderr[-2000:]
 
 
+def test_pytest_run_in_process_with_a_captured_stderr_configures(tmp_path):
+    """mutmut runs pytest in its own process with ``sys.stderr`` captured by an object without a file descriptor
+    (``fileno()`` raises ``io.UnsupportedOperation``): the root conftest then takes ``sys.__stderr__``'s, as
+    pytest's faulthandler does, and the run passes (it stopped with INTERNALERROR, exit 3, before)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    test = tmp_path / "test_ok.py"
+    test.write_text("def test_ok():\n    assert 1 + 1 == 2\n")
+    code = ("import io, sys, pytest; sys.stderr = io.StringIO(); "
+            f"sys.exit(pytest.main(['-q', '-c', {os.devnull!r}, '--rootdir', {str(tmp_path)!r}, '-p', 'conftest', "
+            f"'-p', 'no:cacheprovider', {str(test)!r}]))")
+    root = Path(__file__).resolve().parents[1]
+    r = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, (r.returncode, r.stdout[-2000:])
+    assert "1 passed" in r.stdout
+
+
 def test_a_child_pipelines_steps_carry_its_parents_step_number(monkeypatch, capsys):
     """``[N name]`` alone; under ``$MLC_STEP_PREFIX=9.`` (Lab 03's step 9 runs the ladder so) ``[9.N name]``."""
     from common.cli import STEP_PREFIX_ENV, step
