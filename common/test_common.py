@@ -765,7 +765,7 @@ def test_quick_runs_write_beside_not_over_the_committed_results(monkeypatch, cap
 def test_a_command_turns_a_stub_into_one_line(capsys):
     """In the handout a command (``python -m``: ``run_cli(stubs_as_errors(main))``) reaching a task not written yet
     exits 2 with one ``error:`` line naming the task and the step noted on it; other errors pass through."""
-    from common.course.notimpl import NotImplementedTask, naming_stubs, stubs_as_errors
+    from common.course.notimpl import NotImplementedTask, naming_stubs, needed_by_every_step, stubs_as_errors
 
     def main(argv=None):
         exc = NotImplementedTask("lab09.demo", where="f in lab09/mod.py")
@@ -785,6 +785,16 @@ def test_a_command_turns_a_stub_into_one_line(capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error: step unroll needs a task you have not written yet (or leave "
                                                "the step out: --skip-unroll): "), err
+
+    def everywhere(argv=None):  # work every step starts with: no skip flag gets past it, and the line says so
+        with naming_stubs("qnn", skip="--skip-qnn"), needed_by_every_step("preparing each model"):
+            raise NotImplementedTask("lab09.demo", where="f in lab09/mod.py")
+
+    assert run_cli(stubs_as_errors(everywhere), []) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: step qnn needs a task you have not written yet in preparing "
+                                               "each model, which every step runs (no --skip- flag leaves it out): "
+                                               "not implemented: task lab09.demo"), err
 
     def boom(argv=None):
         raise ValueError("not a stub")

@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from common import cli
-from common.course.notimpl import naming_stubs, stubs_as_errors
+from common.course.notimpl import naming_stubs, needed_by_every_step, stubs_as_errors
 from common.errors import GateFailed, run_cli
 from common.gates import compare
 from common.results import results_dir, save_plot, write_table
@@ -71,7 +71,9 @@ def prepared(ctx: Ctx, name: str):
         t0 = time.perf_counter()
         dims = ctx.args.dims if ctx.args.dims and name != "resnet50" else None
         base = ctx.models.get(VARIANTS.get(name, ""))  # a variant reuses its base model's build
-        static = build_static(name, ctx.work, small=ctx.args.quick, dims=dims, bundle=base[0].bundle if base else None)
+        with needed_by_every_step("preparing each model (export, Lab 01's passes, Task 4.1's fixed dims)"):
+            static = build_static(name, ctx.work, small=ctx.args.quick, dims=dims,
+                                  bundle=base[0].bundle if base else None)
         folded, path = fold_for_qnn(static, ctx.work)
         ctx.models[name] = (static, folded, path)
         if cli.want_ir(ctx.args):

@@ -15,7 +15,8 @@ another exception that wrapped it), then names the function, its file and the in
 
 A lab pipeline run in the handout names the step that reached a stub: :func:`naming_stubs` notes the
 step on the exception and lets it go on (tests see the stub, a "needs task" skip), and
-:func:`stubs_as_errors` turns it into one ``error:`` line for the command line.
+:func:`stubs_as_errors` turns it into one ``error:`` line for the command line; that line offers the step's
+``--skip-`` flag, unless :func:`needed_by_every_step` noted the stub in work every step runs.
 
 This module imports nothing of the project at import time, so a stub costs nothing until it runs.
 """
@@ -117,6 +118,21 @@ def stub_line(exc: BaseException) -> str | None:
 
 #: The note :func:`naming_stubs` adds before a step's skip flag.
 _SKIP_NOTE = "skip with "
+#: The note :func:`needed_by_every_step` adds before the work every step runs.
+_EVERY_NOTE = "every step runs "
+
+
+@contextlib.contextmanager
+def needed_by_every_step(work: str):
+    """Run ``work`` that every step of a pipeline starts with (Lab 04 prepares each model with Lab 01's passes and
+    Task 4.1's fixed dims): a stub reached inside is noted so, and the one-line error says that no ``--skip-``
+    flag gets past it instead of offering the current step's (which only moves the error to the next step)."""
+    try:
+        yield
+    except Exception as exc:
+        if stub_line(exc) is not None and not any(n.startswith(_EVERY_NOTE) for n in getattr(exc, "__notes__", ())):
+            exc.add_note(f"{_EVERY_NOTE}{work}")
+        raise
 
 
 @contextlib.contextmanager
@@ -149,10 +165,13 @@ def stubs_as_errors(main):
             notes = getattr(exc, "__notes__", ())
             step = next((n for n in notes if n.startswith("step ")), "a step")
             skip = next((n[len(_SKIP_NOTE):] for n in notes if n.startswith(_SKIP_NOTE)), None)
+            every = next((n[len(_EVERY_NOTE):] for n in notes if n.startswith(_EVERY_NOTE)), None)
             task = task_in(exc)
             others = [t for t in stubs_left(task) if not t.endswith(f"({task})")]
             also = f"; its lab's other stubs: {', '.join(others)}" if others else ""
             leave = f" (or leave the step out: {skip})" if skip else ""
+            if every:
+                leave = f" in {every}, which every step runs (no --skip- flag leaves it out)"
             raise UserError(f"{step} needs a task you have not written yet{leave}: {line}{also}") from exc
     return run
 
