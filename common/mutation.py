@@ -20,7 +20,7 @@ same examples every run, so a kill is reproducible) and one worker by default.
 Usage::
 
     python -m common.mutation                       # all targets, 1 worker; writes results/mutation.*
-    python -m common.mutation --target gates        # one target (the table keeps the others' last run)
+    python -m common.mutation --target gates        # one target (the table keeps the others' last run here)
     python -m common.mutation --retest-survivors    # the last run's survivors against the kill tests only
     python -m common.mutation --report-only         # rebuild the table from the work folders
 
@@ -316,7 +316,11 @@ def survivors_markdown(by_target: dict[str, list[dict]]) -> str:
 
 
 def report(names: Sequence[str], root: Path = ROOT) -> dict[str, list[dict]]:
-    """Collect every target that has a work folder, write the tables; returns mutants by target."""
+    """Collect every target that has a work folder, write the tables; returns mutants by target.
+
+    A target without one (never run on this machine: ``mutants/`` is not committed) is left out of the tables,
+    and a line names it: the committed table's rows of another run are not mixed with this run's environment.
+    """
     from .timing import environment
 
     eq = load_equivalents()
@@ -333,7 +337,11 @@ def report(names: Sequence[str], root: Path = ROOT) -> dict[str, list[dict]]:
             retests[name] = json.loads((work / "retests.json").read_text())
     if not rows:
         raise UserError("no mutation results yet: run python -m common.mutation first")
-    env = environment(threads=1, machine_shared="yes: 2 cores shared with other jobs; wall times are indicative")
+    absent = [n for n in names if n not in by_target]
+    if absent:
+        print(f"note: not in the tables (no work folder under {root / WORK}; run --target {' --target '.join(absent)} "
+              f"to add): {', '.join(absent)}")
+    env = environment(threads=1)
     meta = {"tool": "mutmut 3 (python -m common.mutation)", "pytest": " ".join(PYTEST_ARGS) + " with CI=true",
             "tests": {n: {"files": list(TARGETS[n].tests), "k": TARGETS[n].keyword} for n in by_target},
             "survivors retested against the kill tests after the full run (verdicts merged)": retests or "none"}

@@ -288,6 +288,14 @@ def test_each_fused_shape_gets_its_own_fresh_name(taken_by):
         f"each fused pair needs its own new shape initializer with a name no value of the graph has; new: {new}")
 
 
+def test_unique_name_takes_the_first_free_suffix():
+    """The index's own naming (not a student rule's): ``base`` while free, then ``base_1``, ``base_2``, ...; a name
+    the graph already has (here ``s_1``, a graph input) is skipped, and each name handed out is taken."""
+    idx = DefUseIndex(make_model([], [("s_1", F, [1])], [("s_1", F, [1])]))
+    assert [idx.unique_name("s") for _ in range(3)] == ["s", "s_2", "s_3"]
+    assert [idx.unique_name("t") for _ in range(2)] == ["t", "t_1"]
+
+
 # ---- eliminate_identity: subgraph references renamed, also twice -----------------------------------------
 
 def branch(outputs, nodes=()):

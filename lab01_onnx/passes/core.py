@@ -152,6 +152,8 @@ class DefUseIndex:
 
     # -- writing ----------------------------------------------------------------------------
     def unique_name(self, base: str) -> str:
+        """``base`` if no value, input or initializer of the graph has that name yet, else ``base_1``, ``base_2``,
+        ... the first one free (so a pass names what it adds the same way on every run); the name is then taken."""
         name, k = base, 0
         while name in self.names:
             k += 1
@@ -184,18 +186,19 @@ class DefUseIndex:
         node = self.nodes[pos]
         return [n for n in node.input if n] + [r.name for r in outer_reads(node)]
 
-    def remove_node(self, pos: int, cascade: bool = True) -> None:
+    def remove_node(self, pos: int) -> None:
         """Drop ``nodes[pos]`` (a no-op the second time) and release every read it made (:meth:`uses_by`:
-        an If or Loop also releases what its bodies read from outside); with ``cascade``, also the
-        producers and initializers left without readers -- only what this rewrite orphaned, so passes
-        stay linear."""
+        an If or Loop also releases what its bodies read from outside), cascading: the producers and
+        initializers left without readers go too -- only what this rewrite orphaned, so passes stay
+        linear."""
         if pos in self.removed:
             return
         self.removed.add(pos)
-        self.release(self.uses_by(pos), cascade)
+        self.release(self.uses_by(pos))
 
     def release(self, names: list[str], cascade: bool = True) -> None:
-        """One reader fewer for each name; see :meth:`remove_node` for ``cascade``."""
+        """One reader fewer for each name; with ``cascade``, what is left without readers goes too
+        (:meth:`remove_node`)."""
         work = list(names)
         while work:
             name = work.pop()
