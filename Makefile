@@ -31,11 +31,13 @@ $(STAMP): pyproject.toml requirements.lock
 
 # The main job: every lab pipeline and tool with its default budget (~30 min on 2 cores), each part timed
 # into results/make_run.md (common/make_timing.py; it stops at the first part that fails).
-# (MAKE_PROGRAM, not $(MAKE) itself, on the recipe line: `make -n run` then prints the line, not runs it.)
+# (MAKE_PROGRAM, not $(MAKE) itself, on the recipe line: `make -n run` then prints the line, not runs it;
+# `make -k run` passes --keep-going: the parts after a failed one still run.)
 RUN_PARTS := roof lab01 lab01-tools lab02 lab03 lab04
 MAKE_PROGRAM = $(MAKE)
+KEEP_GOING = $(if $(findstring k,$(firstword -$(MAKEFLAGS))),--keep-going)
 run: setup optional-debs
-	$(PY) -m common.make_timing --make "$(MAKE_PROGRAM)" $(RUN_PARTS)
+	$(PY) -m common.make_timing --make "$(MAKE_PROGRAM)" $(KEEP_GOING) $(RUN_PARTS)
 
 # Optional Debian parts, best effort (never fails the make; installs only as root with apt-get), and
 # what is skipped without each: the AArch64 cross gcc (Lab 02 links a .so for the board, else it keeps

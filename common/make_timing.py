@@ -17,7 +17,8 @@ the Makefile) runs ``make <target>`` for each target in order and writes ``resul
 
 The last row, ``total``, sums them; ``meta.within_budget`` says whether it stayed inside ``--budget-min`` (the
 README's "about 30 minutes"). The run stops at the first part that fails and exits with its status, as
-``make`` would. The Makefile stays the one home of each part's commands; this module only times them.
+``make`` would; with ``--keep-going`` (the Makefile passes it under ``make -k run``) it runs the other parts
+too and exits with the first failure's status. The Makefile stays the one home of each part's commands; this module only times them.
 """
 from __future__ import annotations
 
@@ -89,10 +90,17 @@ def write(rows: list[dict], total: dict, targets: Sequence[str], budget_min: flo
                                  "machine).")
 
 
+def _status(code: int) -> int:
+    """A part's exit status as this process's: killed by signal N (``-N``) becomes 128 + N, as a shell says."""
+    return code if code > 0 else 128 - code
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     p = cli.parser("python -m common.make_timing", __doc__, verbose=None)
     p.add_argument("targets", nargs="+", help="make targets, run in this order")
     p.add_argument("--make", default="make", help="the make program (the Makefile passes $(MAKE))")
+    p.add_argument("--keep-going", action="store_true",
+                   help="run every part even after one fails (make -k); exit with the first failure's status")
     p.add_argument("--budget-min", type=float, default=DEFAULT_BUDGET_MIN,
                    help=f"the run's budget in minutes, recorded as within_budget (default {DEFAULT_BUDGET_MIN:g})")
     args = p.parse_args(argv)
@@ -110,9 +118,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         rows.append(part_row(target, before, after, code))
         worst = max((r["exit"] for r in rows), key=abs)
         write(rows, part_row("total", first, after, worst), args.targets, args.budget_min)
-        if code:
+        if code and not args.keep_going:
             cli.step(i, target, f"failed with exit status {code}; the table keeps the {i} parts run")
-            return code if code > 0 else 128 - code  # killed by signal N: 128 + N, as a shell says
+            return _status(code)
+    failed = [r for r in rows if r["exit"]]
+    if failed:
+        cli.step(len(args.targets) + 1, "total", f"{len(failed)} part(s) failed: "
+                 + ", ".join(f"{r['part']} (exit {r['exit']})" for r in failed))
+        return _status(failed[0]["exit"])
     total = time.monotonic() - first.wall
     cli.step(len(args.targets) + 1, "total", f"{total / 60:.1f} min (budget {args.budget_min:g})")
     return 0

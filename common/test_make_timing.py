@@ -70,6 +70,13 @@ def test_the_first_failing_part_stops_the_run_with_its_status(project):
     assert doc["meta"]["parts_done"] == "2 of 3"
 
 
+def test_keep_going_runs_every_part_and_exits_with_the_first_failure(project):
+    assert make_timing.main(["fail", "nap", "--keep-going"]) == 2
+    doc = read_table(project / "results" / "make_run.json")
+    assert [(r["part"], r["exit"]) for r in doc["rows"]] == [("fail", 2), ("nap", 0), ("total", 2)]
+    assert doc["meta"]["parts_done"] == "2 of 2"
+
+
 def test_a_missing_make_program_is_one_line(project):
     with pytest.raises(UserError, match="--make no-such-make: no such program"):
         make_timing.main(["nap", "--make", "no-such-make"])
