@@ -210,6 +210,8 @@ def step_quantize(ctx: Ctx) -> None:
             summary.append({"activations": acts, "weights": "uint8", "model": label, "layers_compared": len(rows),
                             "layer_tol_rel": LAYER_TOL[acts],
                             "first_out_of_tol": f"{first['node']} ({first['op']}) rel {first['rel']:.3g}" if first else "-",
+                            # the part of that error outside the calibrated range (the same at any bit width)
+                            "first_out_of_tol_clip_rel": first["clip_rel"] if first else float("nan"),
                             "cpu_ep_first_divergence": f"{cpu.node} ({cpu.op_type}) max abs {cpu.max_abs:.3g}" if cpu else "-",
                             "logits_max_abs": float(np.max(np.abs(y - r))), "logits_scale": float(np.max(np.abs(r))),
                             "top1_agreement": float((y.argmax(-1) == r.argmax(-1)).mean())})

@@ -16,7 +16,11 @@ write such a model:
 Per-layer accuracy (:func:`per_layer`) is read on the HTP itself: every ``Q -> DQ`` output of the
 QDQ model becomes a graph output (:func:`dequantized_views`), the model runs on QNN, and each
 quantized tensor is compared with the fp32 model's tensor of the same name, with its error relative
-to the tensor's fp32 scale (``max|q - f| / max|f|``); the fp32 side comes from Lab 01's ``expose_intermediates``. Lab
+to the tensor's fp32 scale (``max|q - f| / max|f|``); the fp32 side comes from Lab 01's ``expose_intermediates``.
+Each row also says how much of that error is *clipping* (:func:`calibrated_ranges`): MinMax calibration
+fixes every tensor's representable range ``[lo, hi]``, and an fp32 value outside it is off by at least
+its distance to the range at any bit width, on any backend; only the rest is rounding (int16 shrinks
+it 256x). Lab
 01's divergence finder (:func:`lab01_onnx.divergence.onnx_divergence`, both models on the CPU EP)
 runs beside it: where the two disagree, the HTP's integer kernels differ from ORT's QDQ emulation.
 """
@@ -133,6 +137,40 @@ def dequantized_views(qdq: onnx.ModelProto) -> tuple[onnx.ModelProto, dict[str, 
     return out, views
 
 
+#: integer range of a QuantizeLinear output, by the ONNX element type of its zero point
+_QRANGE = {onnx.TensorProto.UINT8: (0, 255), onnx.TensorProto.INT8: (-128, 127),
+           onnx.TensorProto.UINT16: (0, 65535), onnx.TensorProto.INT16: (-32768, 32767)}
+
+
+def calibrated_ranges(qdq: onnx.ModelProto) -> dict[str, tuple[float, float]]:
+    """``{fp32 tensor name: (lo, hi)}``: the values each per-tensor ``QuantizeLinear`` of ``qdq`` can
+    represent, ``((qmin - zp) * scale, (qmax - zp) * scale)`` with ``qmin, qmax`` those of the zero
+    point's type (uint8 when it has none). Tensors quantized per axis, or whose scale or zero point is
+    not an initializer, are left out.
+    """
+    from onnx import numpy_helper
+
+    inits = {t.name: t for t in qdq.graph.initializer}
+    out = {}
+    for n in qdq.graph.node:
+        if n.op_type != "QuantizeLinear" or len(n.input) < 2 or n.input[1] not in inits:
+            continue
+        zp_name = n.input[2] if len(n.input) > 2 else ""
+        if zp_name and zp_name not in inits:
+            continue
+        zp = inits.get(zp_name)
+        scale = numpy_helper.to_array(inits[n.input[1]])
+        dtype = zp.data_type if zp is not None else next(
+            (a.i for a in n.attribute if a.name == "output_dtype" and a.i), onnx.TensorProto.UINT8)
+        if scale.size != 1 or dtype not in _QRANGE:
+            continue
+        qmin, qmax = _QRANGE[dtype]
+        z = int(numpy_helper.to_array(zp).reshape(-1)[0]) if zp is not None else 0
+        s = float(scale.reshape(-1)[0])
+        out[n.input[0]] = ((qmin - z) * s, (qmax - z) * s)
+    return out
+
+
 def per_layer(fp32: onnx.ModelProto, qdq: onnx.ModelProto, feeds: Mapping[str, np.ndarray], tol: float,
               run=None) -> list[dict]:
     """Error of every quantized tensor against fp32, in ``qdq``'s node order.
@@ -143,7 +181,9 @@ def per_layer(fp32: onnx.ModelProto, qdq: onnx.ModelProto, feeds: Mapping[str, n
 
     Returns:
         rows: index, node, op, tensor, max_abs, scale (``max|fp32|``), rel (max_abs / scale),
-        within (rel <= ``tol``).
+        within (rel <= ``tol``); cal_lo, cal_hi (the tensor's calibrated range, :func:`calibrated_ranges`),
+        clip (``max`` distance of an fp32 value to that range: the part of max_abs no bit width removes,
+        ``clip <= max_abs`` up to float32 rounding) and clip_rel (clip / scale); NaN where the range is unknown.
     """
     from common.onnx_utils import ort_run
     from lab01_onnx.divergence import expose_intermediates
@@ -152,6 +192,7 @@ def per_layer(fp32: onnx.ModelProto, qdq: onnx.ModelProto, feeds: Mapping[str, n
     model, views = dequantized_views(qdq)
     got = (run or ort_run)(model, feeds)
     index = GraphIndex(fp32.graph)
+    ranges = calibrated_ranges(qdq)
     rows = []
     for t, view in views.items():
         if t not in ref or t not in index.producer or view not in got or ref[t].shape != got[view].shape:
@@ -163,8 +204,12 @@ def per_layer(fp32: onnx.ModelProto, qdq: onnx.ModelProto, feeds: Mapping[str, n
         err = float(np.max(np.abs(r[finite] - got[view][finite]), initial=0.0))
         scale = float(np.max(np.abs(r[finite]), initial=0.0))
         rel = err / scale if scale > 0 else (0.0 if err == 0 else float("inf"))
+        lo, hi = ranges.get(t, (float("nan"), float("nan")))
+        clip = float(np.max(np.maximum(lo - r[finite], r[finite] - hi), initial=0.0)) if t in ranges else float("nan")
+        clip_rel = clip / scale if scale > 0 else (0.0 if clip == 0 else float("nan"))
         rows.append({"index": i, "node": node.name, "op": node.op_type, "tensor": t, "max_abs": err,
-                     "scale": scale, "rel": rel, "within": bool(rel <= tol)})
+                     "scale": scale, "rel": rel, "within": bool(rel <= tol), "cal_lo": lo, "cal_hi": hi,
+                     "clip": clip, "clip_rel": clip_rel})
     return sorted(rows, key=lambda r: r["index"])
 
 

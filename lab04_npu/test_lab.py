@@ -304,6 +304,43 @@ def test_qdq_for_qnn_per_layer_on_the_htp(tmp_path):
     assert n == 1 and numpy_helper.to_array(clamped.graph.initializer[-1]).tolist() == [0.0, -1e4]
 
 
+def test_per_layer_separates_clipping_at_the_calibrated_range_from_rounding(tmp_path):
+    """RMSNorm's mean of squares, evaluated on a row whose mean square lies above every calibration
+    row's: the error is the distance to the calibrated maximum at any activation width (LLaMA-tiny's
+    ``input_layernorm/ReduceMean`` was 2.68e-5 = 5.12e-4 - 4.85e-4 with int8 and int16 alike)."""
+    from common.onnx_utils import save_model
+    from lab04_npu.quant import per_layer, quantize_for_qnn
+
+    model = xy_model([helper.make_node("Mul", ["x", "x"], ["sq"], name="pow"),
+                      helper.make_node("ReduceMean", ["sq"], ["ms"], name="mean", axes=[-1], keepdims=1),
+                      helper.make_node("Sqrt", ["ms"], ["y"], name="sqrt")], out_shape=(4, 1))
+    rng = np.random.default_rng(3)
+    cal = [{"x": rng.uniform(-1.0, 1.0, (4, 8)).astype(np.float32)} for _ in range(8)]
+    x = rng.uniform(-1.0, 1.0, (4, 8)).astype(np.float32)
+    x[0] = 0.95 * np.sign(x[0])  # mean square 0.9025 > every calibration row's (max 0.509)
+    src = save_model(model, tmp_path / "rms.onnx")
+    # independent reference (numpy): the MinMax maximum of ms over the calibration feeds, and how far x's ms exceeds it
+    ms_cal = max(float(np.mean(np.float64(c["x"]) ** 2, axis=-1).max()) for c in cal)
+    ms = np.mean(np.float64(x) ** 2, axis=-1)
+    want_clip = float(ms.max() - ms_cal)
+    assert want_clip > 0.1
+
+    def on_htp(m, feeds):
+        return qnn.qnn_session(m, **FP16).run(feeds)
+
+    for acts, run in (("int8", None), ("int16", None), ("int16", on_htp)):
+        qdq = onnx.load(str(quantize_for_qnn(src, tmp_path / f"rms_{acts}.onnx", cal, acts)))
+        row = next(r for r in per_layer(model, qdq, {"x": x}, 1e-2, run=run) if r["node"] == "mean")
+        step = (row["cal_hi"] - row["cal_lo"]) / (255 if acts == "int8" else 65535)
+        # hi is MinMax's max read back from a float32 scale: 1e-6 relative covers its rounding (measured <= 5e-8)
+        assert row["cal_hi"] == pytest.approx(ms_cal, rel=1e-6), acts
+        assert row["clip"] == pytest.approx(want_clip, rel=1e-5, abs=1e-6 * ms_cal), acts
+        assert row["clip_rel"] == pytest.approx(want_clip / ms.max(), rel=1e-5), acts
+        # the error is the clipping plus at most one step of the int8/int16 grid (rounding; measured: max_abs = clip to
+        # 3e-8 at both widths, CPU EP and HTP); -1e-6: float32 dequantization may land a hair inside clip
+        assert row["clip"] - 1e-6 <= row["max_abs"] <= row["clip"] + step, (acts, row)
+
+
 def test_pipeline_quick_qnn_and_context(results_dir, capsys):
     from lab04_npu import pipeline
 
