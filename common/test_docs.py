@@ -211,6 +211,25 @@ def test_figures_in_the_docs_match_the_committed_tables():
     assert not stale, "\n".join(s.line() for s in stale) + "\nrun: python -m common.docs"
 
 
+def test_figures_in_table_rows_escape_their_format_bar(tmp_path):
+    """GitHub splits a table row at every unescaped ``|``, inside a comment too (GFM spec, "Tables"): a figure's
+    format bar in a row is written ``\\|``; the reference is markdown-it's GFM table, whose second cell must hold
+    the whole figure (a bare bar cuts it after ``ms``, and the cells past the header's two are dropped)."""
+    from markdown_it import MarkdownIt
+
+    bad = [b for p in DOCS for b in figures.bars_in_table_rows(p)]
+    assert not bad, "write the format bar of a figure inside a table row as \\|:\n" + "\n".join(bad)
+    rows = {"escaped": "| a | <!--fig lab01/q[0].ms\\|.1f-->2.5<!--/fig--> |",
+            "bare": "| a | <!--fig lab01/q[0].ms|.1f-->2.5<!--/fig--> |"}
+    for name, row in rows.items():
+        doc = _write(f"{name}.md", f"| x | y |\n|---|---|\n{row}\n", tmp_path)
+        tokens = MarkdownIt("commonmark").enable("table").parse(doc.read_text())
+        cells = [tokens[i + 1].content for i, t in enumerate(tokens) if t.type == "td_open"]
+        assert ("2.5<!--/fig-->" in cells[1]) == (name == "escaped"), cells
+        assert bool(figures.bars_in_table_rows(doc)) == (name == "bare")
+    assert figures.figure("lab01/q[0].ms\\|.2f", _results(tmp_path)) == "2.50"
+
+
 def test_lab01_quotes_its_int8_and_ort_figures_from_the_tables():
     text = (REPO / "lab01_onnx" / "README.md").read_text(encoding="utf-8")
     specs = [spec for kind, spec, _ in figures.spans(text) if kind == "fig"]

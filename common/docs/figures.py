@@ -16,6 +16,9 @@ that say which cell of which table it is::
   value, joined by ``, ``);
 - ``|.1%`` (optional): a ``format()`` spec; exponents lose their padding zeros (``6.6e-07`` ->
   ``6.6e-7``). Without one, the tables' own formatting (:func:`common.results.markdown_table`).
+  Inside a Markdown table row the bar is written ``\|``: GitHub splits a row into cells at every
+  unescaped ``|``, comments included (GFM spec, "Tables": "include a pipe in a cell's content by
+  escaping it"); :func:`bars_in_table_rows` finds the ones that are not.
 
 A whole table (some columns of some rows) goes between ``<!--table lab01/latency[backend=ort_cpu]
 cols=batch,seq,speedup_vs_eager-->`` and ``<!--/table-->``.
@@ -40,7 +43,7 @@ from . import REPO, doc_files
 FIG_RE = re.compile(r"<!--\s*fig\s+(?P<spec>.*?)\s*-->(?P<body>.*?)<!--\s*/fig\s*-->", re.S)
 TABLE_RE = re.compile(r"<!--\s*table\s+(?P<spec>.*?)\s*-->(?P<body>.*?)<!--\s*/table\s*-->", re.S)
 _SPEC_RE = re.compile(r"^(?P<table>[\w-]+(?:/[\w-]+)*)(?:\[(?P<sel>[^\]]*)\])?\.(?P<col>\w+)"
-                      r"(?:\s+(?P<agg>[a-z]+))?\s*(?:\|(?P<fmt>.*))?$")
+                      r"(?:\s+(?P<agg>[a-z]+))?\s*(?:\\?\|(?P<fmt>.*))?$")
 _TABLE_SPEC_RE = re.compile(r"^(?P<table>[\w-]+(?:/[\w-]+)*)(?:\[(?P<sel>[^\]]*)\])?\s+cols=(?P<cols>[\w,]+)$")
 AGGREGATES = ("one", "first", "last", "min", "max", "sum", "count", "list")
 
@@ -152,6 +155,16 @@ def spans(text: str) -> Iterator[tuple[str, str, str]]:
         yield "fig", m["spec"], m["body"]
     for m in TABLE_RE.finditer(text):
         yield "table", m["spec"], m["body"]
+
+
+def bars_in_table_rows(path: Path) -> list[str]:
+    """``"<file>:<line>: <spec>"`` for every figure in a Markdown table row whose spec has an unescaped ``|``
+    (it would split the row's cell on GitHub; write ``\\|``)."""
+    out = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if line.lstrip().startswith("|"):
+            out += [f"{path.name}:{n}: {m['spec']}" for m in FIG_RE.finditer(line) if re.search(r"(?<!\\)\|", m["spec"])]
+    return out
 
 
 @dataclass
