@@ -185,10 +185,14 @@ def step_quantize(ctx: Ctx) -> None:
     from lab04_npu.quant import LAYER_TOL, clamp_mask_fill, first_out_of_tolerance, per_layer, quantize_for_qnn
 
     static, folded, path = prepared(ctx, "llama_tiny")
-    cal = calibration_feeds(static, ctx.args.calibration)
+    # calibrate on the first n text sequences, evaluate on the next one: held out, from the same source (random
+    # ids over the whole vocabulary reach activations the byte-level calibration text never does: clipping)
+    texts, source = text_feeds(static, ctx.args.calibration + 1)
+    cal, held = texts[:-1], texts[-1]
+    reference = {k: np.asarray(v, np.float32) for k, v in static.bundle.run(held).items()}
     clamped, n_clamped = clamp_mask_fill(folded)
-    ref = ort_run(folded, static.feeds)
-    same = compare(ref, ort_run(clamped, static.feeds), atol=0.0, stage="mask clamp (fp32, CPU)")
+    ref = ort_run(folded, held)
+    same = compare(ref, ort_run(clamped, held), atol=0.0, stage="mask clamp (fp32, CPU)")
     if not same.passed:
         raise GateFailed(f"clamping the mask fill changed fp32 outputs: {same.first_failure}")
     clamped_path = save_model(clamped, ctx.work / "llama_tiny_clamped.onnx")
@@ -202,11 +206,11 @@ def step_quantize(ctx: Ctx) -> None:
             import onnx
 
             qdq = onnx.load(str(quantize_for_qnn(src, ctx.work / f"llama_{acts}_{len(summary)}.onnx", cal, acts)))
-            rows = per_layer(fp32, qdq, static.feeds, LAYER_TOL[acts], run=on_htp)
+            rows = per_layer(fp32, qdq, held, LAYER_TOL[acts], run=on_htp)
             first = first_out_of_tolerance(rows)
-            cpu = onnx_divergence(fp32, qdq, static.feeds, atol=LAYER_TOL[acts])  # Lab 01's finder, CPU EP
-            y = on_htp(qdq, static.feeds)["logits"]
-            r = static.reference["logits"]
+            cpu = onnx_divergence(fp32, qdq, held, atol=LAYER_TOL[acts])  # Lab 01's finder, CPU EP
+            y = on_htp(qdq, held)["logits"]
+            r = reference["logits"]
             summary.append({"activations": acts, "weights": "uint8", "model": label, "layers_compared": len(rows),
                             "layer_tol_rel": LAYER_TOL[acts],
                             "first_out_of_tol": f"{first['node']} ({first['op']}) rel {first['rel']:.3g}" if first else "-",
@@ -223,19 +227,22 @@ def step_quantize(ctx: Ctx) -> None:
         raise GateFailed(f"int16 QDQ (mask clamped) on HTP: logits max abs {best['logits_max_abs']:.3g} is "
                          f"{rel:.1%} of the logit scale > --max-rel {ctx.args.max_rel:g}")
     ctx.meta["mask_initializers_clamped"] = n_clamped
+    ctx.meta["quantization_data"] = (f"{source}: MinMax calibration on the first {len(cal)} sequences, evaluated "
+                                     f"on sequence {len(cal) + 1} (held out)")
     cli.step(4, "quantize", "; ".join(
         f"{s['activations']} {s['model']}: logits max abs {s['logits_max_abs']:.3g}, top-1 {s['top1_agreement']:.2f}, "
         f"first beyond tol on the HTP {s['first_out_of_tol'].split(' (')[0].split('/inner/model/')[-1]}" for s in summary))
 
 
-def calibration_feeds(static, n: int) -> list[dict]:
-    """``n`` calibration feeds for a token model: byte-tokenized text (``common.data``), static shape."""
+def text_feeds(static, n: int) -> tuple[list[dict], str]:
+    """``n`` feeds for a token model from byte-tokenized text (``common.data``) at its static shape, and the
+    text's source (WikiText-2, a local file, or the offline fallback corpus)."""
     from common.data import load_texts, tokenize
 
     ids = static.feeds["input_ids"]
     data = load_texts(n)
     toks = tokenize(data.texts, vocab_size=512, seq_len=ids.shape[1])
-    return [{"input_ids": t[None].astype(np.int64), "attention_mask": np.ones_like(ids)} for t in toks]
+    return [{"input_ids": t[None].astype(np.int64), "attention_mask": np.ones_like(ids)} for t in toks], data.source
 
 
 def step_context(ctx: Ctx) -> None:
