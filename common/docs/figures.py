@@ -163,7 +163,8 @@ def bars_in_table_rows(path: Path) -> list[str]:
     out = []
     for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         if line.lstrip().startswith("|"):
-            out += [f"{path.name}:{n}: {m['spec']}" for m in FIG_RE.finditer(line) if re.search(r"(?<!\\)\|", m["spec"])]
+            out += [f"{path.name}:{n}: {m['spec']}" for m in FIG_RE.finditer(line)
+                    if re.search(r"(?<!\\)\|", m["spec"])]
     return out
 
 
