@@ -10,7 +10,8 @@ model went through, ``-vv`` also the ONNX IR QNN receives). Steps:
                and LLaMA-tiny once more without ORT's folding (what QNN refuses then)
  3. gelu       BERT-base with GELU spelled as JAX does (Erf refused: one partition per layer),
                the Erf-GELU -> Gelu pass under Lab 01's pass contract, back to one partition
- 4. quantize   QDQ with QNN's config (int8 and int16 activations), per-layer error on the HTP
+ 4. quantize   QDQ with QNN's config (int8 and int16 activations, uint8 weights; and 16-bit weights),
+               calibrated on text and evaluated on a held-out sequence; per-layer error on the HTP
                itself, the first layer beyond tolerance; the -FLT_MAX attention-mask fix
  5. context    EP-context model + QNN context binary under results/lab04/, reloaded in a new
                session without the source model and gated
@@ -179,6 +180,8 @@ def step_gelu(ctx: Ctx) -> None:
 
 
 def step_quantize(ctx: Ctx) -> None:
+    import onnx
+
     from common.onnx_utils import ort_run, save_model
     from lab01_onnx.divergence import onnx_divergence
     from lab04_npu.qnn import qnn_session
@@ -201,27 +204,30 @@ def step_quantize(ctx: Ctx) -> None:
         return qnn_session(model, **ctx.session_kw()).run(feeds)
 
     summary, layers = [], []
-    for acts in ("int8", "int16"):
-        for label, src, fp32 in (("as exported", path, folded), ("mask clamped", clamped_path, clamped)):
-            import onnx
-
-            qdq = onnx.load(str(quantize_for_qnn(src, ctx.work / f"llama_{acts}_{len(summary)}.onnx", cal, acts)))
-            rows = per_layer(fp32, qdq, held, LAYER_TOL[acts], run=on_htp)
-            first = first_out_of_tolerance(rows)
-            cpu = onnx_divergence(fp32, qdq, held, atol=LAYER_TOL[acts])  # Lab 01's finder, CPU EP
-            y = on_htp(qdq, held)["logits"]
-            r = reference["logits"]
-            summary.append({"activations": acts, "weights": "uint8", "model": label, "layers_compared": len(rows),
-                            "layer_tol_rel": LAYER_TOL[acts],
-                            "first_out_of_tol": f"{first['node']} ({first['op']}) rel {first['rel']:.3g}" if first else "-",
-                            # the part of that error outside the calibrated range (the same at any bit width)
-                            "first_out_of_tol_clip_rel": first["clip_rel"] if first else float("nan"),
-                            "cpu_ep_first_divergence": f"{cpu.node} ({cpu.op_type}) max abs {cpu.max_abs:.3g}" if cpu else "-",
-                            "logits_max_abs": float(np.max(np.abs(y - r))), "logits_scale": float(np.max(np.abs(r))),
-                            "top1_agreement": float((y.argmax(-1) == r.argmax(-1)).mean())})
-            layers += [{"activations": acts, "model": label, **row} for row in rows]
+    # (activations, weights, model): A8W8 and A16W8 as exported and with the mask clamped; then A16W16, clamped,
+    # to show what the uint8 weights cost
+    arms = [(a, "int8", label, src, fp32) for a in ("int8", "int16")
+            for label, src, fp32 in (("as exported", path, folded), ("mask clamped", clamped_path, clamped))]
+    arms.append(("int16", "int16", "mask clamped, 16-bit weights", clamped_path, clamped))
+    for acts, weights, label, src, fp32 in arms:
+        out = ctx.work / f"llama_{acts}_{len(summary)}.onnx"
+        qdq = onnx.load(str(quantize_for_qnn(src, out, cal, acts, weights)))
+        rows = per_layer(fp32, qdq, held, LAYER_TOL[acts], run=on_htp)
+        first = first_out_of_tolerance(rows)
+        cpu = onnx_divergence(fp32, qdq, held, atol=LAYER_TOL[acts])  # Lab 01's finder, CPU EP
+        y = on_htp(qdq, held)["logits"]
+        r = reference["logits"]
+        summary.append({"activations": acts, "weights": f"u{weights}", "model": label, "layers_compared": len(rows),
+                        "layer_tol_rel": LAYER_TOL[acts],
+                        "first_out_of_tol": f"{first['node']} ({first['op']}) rel {first['rel']:.3g}" if first else "-",
+                        # the part of that error outside the calibrated range (the same at any bit width)
+                        "first_out_of_tol_clip_rel": first["clip_rel"] if first else float("nan"),
+                        "cpu_ep_first_divergence": f"{cpu.node} ({cpu.op_type}) max abs {cpu.max_abs:.3g}" if cpu else "-",
+                        "logits_max_abs": float(np.max(np.abs(y - r))), "logits_scale": float(np.max(np.abs(r))),
+                        "top1_agreement": float((y.argmax(-1) == r.argmax(-1)).mean())})
+        layers += [{"activations": acts, "weights": f"u{weights}", "model": label, **row} for row in rows]
     ctx.tables.update(quantization=summary, quant_layers=layers)
-    best = summary[-1]
+    best = next(r for r in summary if r["activations"] == "int16" and r["model"] == "mask clamped")  # A16W8
     rel = best["logits_max_abs"] / best["logits_scale"]
     if rel > ctx.args.max_rel:
         raise GateFailed(f"int16 QDQ (mask clamped) on HTP: logits max abs {best['logits_max_abs']:.3g} is "

@@ -42,20 +42,24 @@ from common.onnx_graph import GraphIndex
 #: int16 (A16W8) is bounded by its uint8 weights (one MatMul already costs ~0.5-1 % of scale)
 LAYER_TOL = {"int8": 2e-2, "int16": 1e-2}
 ACTIVATIONS = ("int8", "int16")
+#: weight types (``QUInt8``: the A16W8 recipe; ``QUInt16``: A16W16, the arm that shows what the weights cost)
+WEIGHTS = ACTIVATIONS
 
 
 def quantize_for_qnn(model_path: str | os.PathLike, out_path: str | os.PathLike,
-                     calibration: Iterable[Mapping[str, np.ndarray]], activations: str = "int16") -> Path:
+                     calibration: Iterable[Mapping[str, np.ndarray]], activations: str = "int16",
+                     weights: str = "int8") -> Path:
     """Write a QDQ model for the QNN EP (see module doc), atomically.
 
     Args:
         model_path: a static-shape fp32 model file.
         out_path: where the QDQ model goes.
         calibration: feeds ``{input name: array}`` for MinMax calibration (at least one).
-        activations: ``int8`` (``QUInt8``) or ``int16`` (``QUInt16``); weights are ``QUInt8``.
+        activations: ``int8`` (``QUInt8``) or ``int16`` (``QUInt16``).
+        weights: ``int8`` (``QUInt8``, the default) or ``int16`` (``QUInt16``).
 
     Raises:
-        UserError: unknown activation type or no calibration feeds.
+        UserError: unknown activation or weight type, or no calibration feeds.
         MissingDependency: ``onnxruntime.quantization`` is absent.
     """
     q = require("onnxruntime.quantization", "onnxruntime", "QDQ quantization for the QNN EP")
@@ -63,6 +67,8 @@ def quantize_for_qnn(model_path: str | os.PathLike, out_path: str | os.PathLike,
 
     if activations not in ACTIVATIONS:
         raise UserError(f"unknown activation type {activations!r}; choose one of {', '.join(ACTIVATIONS)}")
+    if weights not in WEIGHTS:
+        raise UserError(f"unknown weight type {weights!r}; choose one of {', '.join(WEIGHTS)}")
     from common.onnx_utils import calibration_reader
 
     feeds = list(calibration)
@@ -72,12 +78,12 @@ def quantize_for_qnn(model_path: str | os.PathLike, out_path: str | os.PathLike,
     out = Path(out_path).resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
     src = Path(model_path).resolve()
-    act = q.QuantType.QUInt8 if activations == "int8" else q.QuantType.QUInt16
+    act, wt = (q.QuantType.QUInt8 if t == "int8" else q.QuantType.QUInt16 for t in (activations, weights))
     with tempfile.TemporaryDirectory(dir=out.parent) as scratch, contextlib.chdir(scratch):
         pre = Path(scratch) / "preprocessed.onnx"
         if not qnn_preprocess_model(str(src), str(pre)):
             pre = src
-        cfg = get_qnn_qdq_config(str(pre), calibration_reader(feeds), activation_type=act, weight_type=q.QuantType.QUInt8)
+        cfg = get_qnn_qdq_config(str(pre), calibration_reader(feeds), activation_type=act, weight_type=wt)
         tmp = Path(scratch) / "qdq.onnx"
         q.quantize(str(pre), str(tmp), cfg)
         os.replace(tmp, out)

@@ -304,6 +304,25 @@ def test_qdq_for_qnn_per_layer_on_the_htp(tmp_path):
     assert n == 1 and numpy_helper.to_array(clamped.graph.initializer[-1]).tolist() == [0.0, -1e4]
 
 
+def test_weights_are_quantized_to_the_type_asked_for(tmp_path):
+    """``weights``: the zero points of the DequantizeLinear nodes that read initializers (the weights) are uint8
+    by default and uint16 with ``weights="int16"`` (read back with onnx.numpy_helper); another type is one line."""
+    from common.onnx_utils import save_model
+    from lab04_npu.quant import quantize_for_qnn
+
+    model = jax_gelu_mlp("a")
+    src = save_model(model, tmp_path / "mlp.onnx")
+    cal = [_feeds(model) for _ in range(4)]
+    for weights, want in (("int8", np.uint8), ("int16", np.uint16)):
+        qdq = onnx.load(str(quantize_for_qnn(src, tmp_path / f"w_{weights}.onnx", cal, "int16", weights)))
+        inits = {t.name: numpy_helper.to_array(t) for t in qdq.graph.initializer}
+        zero_points = [inits[n.input[2]].dtype for n in qdq.graph.node
+                       if n.op_type == "DequantizeLinear" and n.input[0] in inits and inits[n.input[0]].ndim == 2]
+        assert zero_points and set(zero_points) == {np.dtype(want)}, (weights, zero_points)
+    with pytest.raises(UserError, match="unknown weight type 'int4'"):
+        quantize_for_qnn(src, tmp_path / "w.onnx", cal, "int16", "int4")
+
+
 def test_per_layer_separates_clipping_at_the_calibrated_range_from_rounding(tmp_path):
     """RMSNorm's mean of squares, evaluated on a row whose mean square lies above every calibration
     row's: the error is the distance to the calibrated maximum at any activation width (LLaMA-tiny's
