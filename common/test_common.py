@@ -828,16 +828,21 @@ def test_a_segfault_in_native_code_names_its_test(tmp_path):
 def test_pytest_run_in_process_with_a_captured_stderr_configures(tmp_path):
     """mutmut runs pytest in its own process with ``sys.stderr`` captured by an object without a file descriptor
     (``fileno()`` raises ``io.UnsupportedOperation``): the root conftest then takes ``sys.__stderr__``'s, as
-    pytest's faulthandler does, and the run passes (it stopped with INTERNALERROR, exit 3, before)."""
+    pytest's faulthandler does: the run passes (it stopped with INTERNALERROR, exit 3, before), and the
+    descriptor the conftest keeps for the faulthandler is the real stderr (same device and inode, ``os.fstat``)."""
     import subprocess
     import sys
     from pathlib import Path
 
     test = tmp_path / "test_ok.py"
-    test.write_text("def test_ok():\n    assert 1 + 1 == 2\n")
+    test.write_text("import os\nimport sys\n\nimport conftest\n\n\n"
+                    "def test_the_fault_fd_is_the_real_stderr(request):\n"
+                    "    kept = os.fstat(request.config.stash[conftest._FAULT_FD])\n"
+                    "    real = os.fstat(sys.__stderr__.fileno())\n"
+                    "    assert (kept.st_dev, kept.st_ino) == (real.st_dev, real.st_ino)\n")
     code = ("import io, sys, pytest; sys.stderr = io.StringIO(); "
-            f"sys.exit(pytest.main(['-q', '-c', {os.devnull!r}, '--rootdir', {str(tmp_path)!r}, '-p', 'conftest', "
-            f"'-p', 'no:cacheprovider', {str(test)!r}]))")
+            f"sys.exit(pytest.main(['-q', '-s', '-c', {os.devnull!r}, '--rootdir', {str(tmp_path)!r}, '-p', 'conftest', "
+            f"'-p', 'no:cacheprovider', {str(test)!r}]))")  # -s: fd 2 stays the process's stderr in the test
     root = Path(__file__).resolve().parents[1]
     r = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, (r.returncode, r.stdout[-2000:])
