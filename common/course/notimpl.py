@@ -169,9 +169,8 @@ def stubs_as_errors(main):
             task = task_in(exc)
             others = [t for t in stubs_left(task) if not t.endswith(f"({task})")]
             also = f"; its lab's other stubs: {', '.join(others)}" if others else ""
-            leave = f" (or leave the step out: {skip})" if skip else ""
-            if every:
-                leave = f" in {every}, which every step runs (no --skip- flag leaves it out)"
+            leave = (f" in {every}, which every step runs (no --skip- flag leaves it out)" if every
+                     else f" (or leave the step out: {skip})" if skip else "")
             raise UserError(f"{step} needs a task you have not written yet{leave}: {line}{also}") from exc
     return run
 
