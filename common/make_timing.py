@@ -17,8 +17,9 @@ the Makefile) runs ``make <target>`` for each target in order and writes ``resul
 
 The last row, ``total``, is the whole run on the same clocks (its exit: the largest part's);
 ``meta.within_budget`` says whether it stayed inside ``--budget-min`` (the README's "about 30 minutes").
-The run stops at the first part that fails and exits with its status, as ``make`` would; with ``--keep-going`` (the Makefile passes it under ``make -k run``) it runs the other parts
-too and exits with the first failure's status. The Makefile stays the one home of each part's commands;
+The run stops at the first part that fails and exits with its status, as ``make`` would; with
+``--keep-going`` (the Makefile passes it under ``make -k run``) it runs the other parts too and exits
+with the first failure's status. The Makefile stays the one home of each part's commands;
 this module only times them.
 """
 from __future__ import annotations
