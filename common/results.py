@@ -193,6 +193,9 @@ def _jsonable(v: Any) -> Any:
 
 
 def _fmt(v: Any) -> str:
+    """A cell for people: floats to 4 significant digits (3 in scientific notation), None (no value) as ``-``."""
+    if v is None:
+        return "-"
     if isinstance(v, float):
         if v != 0 and (abs(v) >= 1e5 or abs(v) < 1e-3):
             return f"{v:.3g}"

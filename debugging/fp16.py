@@ -33,7 +33,8 @@ What it does:
    the tensor's dtype, sequentially, so it stops at 2048 (2048 + 1 rounds back to 2048 in fp16);
    PyTorch's CPU ``sum`` of the same fp16 tensor accumulates in fp32 and returns 4096.
 
-The table goes to ``results/debugging/fp16.{md,csv,json}``. The command exits 0 when the study ran: an fp16
+The tables go to ``results/debugging/``: ``fp16`` (steps 1-4, one row per model, input and build),
+``fp16_sum`` (step 6) and ``padding`` (step 5), each as ``.md``, ``.csv`` and ``.json``. The command exits 0 when the study ran: an fp16
 build that fails the gate is the study's finding (the table's ``gate`` column), not the command's failure. Source: ``ToMixedPrecision``'s
 docstring in ``tvm/relax/transform/transform.py`` (TVM 0.27); IEEE 754 binary16 (11-bit
 significand, unit roundoff 2^-11, max 65504).
@@ -205,17 +206,19 @@ def gate_layers(rows: Sequence[dict], stage: str, tol: float = TOL) -> GateRepor
 
 def summary_row(model: str, input_name: str, variant: str, rows: Sequence[dict], outputs: Sequence[str],
                 build_s: float, tol: float = TOL) -> dict:
-    """One table row for one (model, input, variant)."""
+    """One table row for one (model, input, variant), numbers as numbers: ``first_bad_layer`` and
+    ``first_nonfinite_layer`` are None when there is none, a relative error is inf where the layer holds
+    inf/NaN, and each graph output ``o`` (the last ``len(outputs)`` of ``rows``) gets its own ``rel_<o>``."""
     bad = first_bad(rows, tol)
     finite_rels = [r["rel"] for r in rows if r["finite"]]
+    out_rows = rows[len(rows) - len(outputs):]
     return {"model": model, "input": input_name, "build": variant, "layers": len(rows),
-            "first_bad_layer": bad["layer"] if bad else "-",
-            "first_bad_rel": (bad["rel"] if bad["finite"] else "inf/NaN") if bad else "-",
+            "first_bad_layer": bad["layer"] if bad else None,
+            "first_bad_rel": bad["rel"] if bad else None,
             "nonfinite_layers": sum(not r["finite"] for r in rows),
-            "first_nonfinite_layer": next((r["layer"] for r in rows if not r["finite"]), "-"),
+            "first_nonfinite_layer": next((r["layer"] for r in rows if not r["finite"]), None),
             "worst_finite_rel": max(finite_rels) if finite_rels else float("nan"),
-            "output_rel": ", ".join(f"{o} {r['rel']:.2g}" if r["finite"] else f"{o} inf/NaN"
-                                    for o, r in zip(outputs, rows[-len(outputs):])) if outputs else "-",
+            **{f"rel_{o}": r["rel"] for o, r in zip(outputs, out_rows)},
             "gate": "fail" if bad else "pass", "build_s": build_s}
 
 
@@ -241,9 +244,9 @@ def reduction_order_rows(n: int = 4096) -> list[dict]:
     seq = np.float16(0)
     for v in ones:  # sequential fp16 accumulation, as the legalized loop does
         seq = np.float16(seq + v)
-    return [{"model": f"sum of {n} fp16 ones", "input": "ones", "build": b, "value": v, "exact": float(n)}
-            for b, v in (("TVM R.sum (fp16 accumulator)", got_tvm), ("PyTorch torch.sum (fp32 accumulator)", got_torch),
-                         ("NumPy sequential fp16 loop", float(seq)))]
+    return [{"case": f"sum of {n} fp16 ones", "by": by, "accumulator": acc, "value": v, "exact": float(n)}
+            for by, acc, v in (("TVM R.sum", "float16", got_tvm), ("PyTorch torch.sum", "float32", got_torch),
+                               ("NumPy sequential loop", "float16", float(seq)))]
 
 
 def padding_rows(cases=((True, False), (False, False), (False, True))) -> list[dict]:
@@ -296,8 +299,8 @@ def study(bundle, *, scales: dict[str, float], verbose: int = 0) -> tuple[list[d
 
 
 def _g(value) -> str:
-    """A relative error as the step lines print it: 3 significant digits (``-`` or ``nan`` as they are)."""
-    return f"{value:.3g}" if isinstance(value, (float, np.floating)) else str(value)
+    """A relative error as the step lines print it: 3 significant digits, ``-`` for None (no such layer)."""
+    return "-" if value is None else f"{value:.3g}"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -314,7 +317,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.skip >= {"bert", "resnet50", "reduction", "padding"}:
         raise UserError("every step is skipped: nothing to run")
-    if args.skip & {"bert", "resnet50", "reduction"}:  # fp16.md's rows would be a part of the committed table's
+    if args.skip & {"bert", "resnet50"}:  # fp16.md's rows would be a part of the committed table's
         quick_results(f"--skip-{'/'.join(sorted(args.skip))}")
     writable_folder(results_dir("debugging"), "the results folder")  # before minutes of builds, not after them
     small = args.quick
@@ -325,19 +328,21 @@ def main(argv: Sequence[str] | None = None) -> int:
                                 UNNORMALIZED_SCALE}, verbose=args.verbose)
         rows += r
         for x in r:
-            step(1, "resnet50", f"{x['input']}, {x['build']}: first bad layer {x['first_bad_layer']} "
+            step(1, "resnet50", f"{x['input']}, {x['build']}: first bad layer {x['first_bad_layer'] or '-'} "
                                 f"({_g(x['first_bad_rel'])}), worst {_g(x['worst_finite_rel'])}, gate {x['gate']}")
     if "bert" not in args.skip:
         b = build_bert(seq=BERT_SEQ, small=small)
         r, _ = study(b, scales={f"token ids, sequence {BERT_SEQ}": 1.0}, verbose=args.verbose)
         rows += r
         for x in r:
-            step(2, "bert", f"{x['input']}, {x['build']}: first bad layer {x['first_bad_layer']} "
+            step(2, "bert", f"{x['input']}, {x['build']}: first bad layer {x['first_bad_layer'] or '-'} "
                             f"({_g(x['first_bad_rel'])}), worst {_g(x['worst_finite_rel'])}, gate {x['gate']}")
     if "reduction" not in args.skip:
         red = reduction_order_rows()
-        rows += red
-        step(3, "reduction", "; ".join(f"{x['build']}: {x['value']:g}" for x in red))
+        table = write_table("debugging", "fp16_sum", red, title="Reduction order: a sum of fp16 ones",
+                            env=environment(), meta={"input": "4096 fp16 ones", "exact": "4096"})
+        step(3, "reduction", "; ".join(f"{x['by']} ({x['accumulator']} accumulator): {x['value']:g}" for x in red)
+             + f" -> {table['md']}")
     if "padding" not in args.skip:
         pad = padding_rows()
         table = write_table("debugging", "padding", pad, title="Padding behaviour: AvgPool2d, PyTorch vs TVM",

@@ -60,11 +60,25 @@ def test_layer_rows_flag_inf_and_nan_first():
     assert fp16.first_bad(rows)["layer"] == "b"
 
 
+def test_summary_row_keeps_numbers_as_numbers():
+    # three hand-made layers, the last two graph outputs: b beyond 1 %, c inf/NaN
+    ref = {"a": np.ones(4), "b": np.ones(4), "c": np.ones(4)}
+    cand = {"a": np.ones(4) * 1.001, "b": np.ones(4) * 1.02, "c": np.array([np.nan, 1, 1, 1.0])}
+    row = fp16.summary_row("m", "x", "fp16", fp16.layer_rows(ref, cand, ["a", "b", "c"]), ["b", "c"], 1.0)
+    assert row["first_bad_layer"] == "b" and row["first_bad_rel"] == pytest.approx(0.02)
+    assert row["first_nonfinite_layer"] == "c" and row["nonfinite_layers"] == 1
+    assert row["rel_b"] == pytest.approx(0.02) and row["rel_c"] == float("inf") and "rel_a" not in row
+    assert row["worst_finite_rel"] == pytest.approx(0.02) and row["gate"] == "fail"
+    clean = fp16.summary_row("m", "x", "fp32", fp16.layer_rows(ref, ref, ["a"]), [], 1.0)
+    assert clean["first_bad_layer"] is None and clean["first_nonfinite_layer"] is None and clean["gate"] == "pass"
+    assert not any(k.startswith("rel_") for k in clean)  # no outputs named: no output columns
+
+
 def test_reduction_order_sum_of_fp16_ones():
-    rows = {r["build"]: r["value"] for r in fp16.reduction_order_rows(4096)}
-    assert rows["TVM R.sum (fp16 accumulator)"] == 2048.0  # 2048 + 1 rounds to 2048 in binary16
-    assert rows["PyTorch torch.sum (fp32 accumulator)"] == 4096.0
-    assert rows["NumPy sequential fp16 loop"] == 2048.0
+    rows = {r["by"]: r["value"] for r in fp16.reduction_order_rows(4096)}
+    assert rows["TVM R.sum"] == 2048.0  # 2048 + 1 rounds to 2048 in binary16
+    assert rows["PyTorch torch.sum"] == 4096.0
+    assert rows["NumPy sequential loop"] == 2048.0
 
 
 def test_padding_avgpool_border_divisor_matches_pytorch():
