@@ -17,7 +17,7 @@ model went through, ``-vv`` also the ONNX IR QNN receives). Steps:
                session without the source model and gated
 
 Writes results/lab04/{qnn_gate,coverage,coverage_nodes,boundaries,gelu_pass,quant_layers,
-quantization,context}.{md,csv,json} and partitions.png. Timings on this x86 host are the HTP
+quantization,mask_floor,context}.{md,csv,json} and partitions.png. Timings on this x86 host are the HTP
 *emulation*, not NPU latency, and are not reported as such.
 """
 from __future__ import annotations
@@ -179,6 +179,10 @@ def step_gelu(ctx: Ctx) -> None:
              f"QNN vs PyTorch max abs {gate['max_abs']:.3g}")
 
 
+#: the floors the mask_floor table measures beside the one the run uses (``--mask-floor``, quant.MASK_FLOOR)
+MASK_FLOOR_SWEEP = (-1e4, -1e3, -150.0)
+
+
 def step_quantize(ctx: Ctx) -> None:
     import onnx
 
@@ -193,51 +197,84 @@ def step_quantize(ctx: Ctx) -> None:
     texts, source = text_feeds(static, ctx.args.calibration + 1)
     cal, held = texts[:-1], texts[-1]
     reference = {k: np.asarray(v, np.float32) for k, v in static.bundle.run(held).items()}
-    clamped, n_clamped = clamp_mask_fill(folded)
     ref = ort_run(folded, held)
-    same = compare(ref, ort_run(clamped, held), atol=0.0, stage="mask clamp (fp32, CPU)")
+    floor = ctx.args.mask_floor
+
+    def clamp(at: float):
+        """The model with its mask fill clamped to ``at``, whether its fp32 outputs stayed bit for bit."""
+        model, n = clamp_mask_fill(folded, at)
+        return model, n, compare(ref, ort_run(model, held), atol=0.0, stage=f"mask clamp to {at:g} (fp32, CPU)")
+
+    clamped, n_clamped, same = clamp(floor)
     if not same.passed:
-        raise GateFailed(f"clamping the mask fill changed fp32 outputs: {same.first_failure}")
+        raise GateFailed(f"clamping the mask fill to {floor:g} changed fp32 outputs ({same.first_failure}): the "
+                         f"attention scores spread wider than {-floor - 104:.0f}; pass a lower --mask-floor")
     clamped_path = save_model(clamped, ctx.work / "llama_tiny_clamped.onnx")
 
     def on_htp(model, feeds):
         return qnn_session(model, **ctx.session_kw()).run(feeds)
 
-    summary, layers = [], []
+    def measure(acts: str, weights: str, src, fp32) -> tuple[dict, list[dict]]:
+        """Quantize ``src`` (calibrated on ``cal``), run it on the HTP: the arm's end-to-end row, its per-layer rows."""
+        qdq = onnx.load(str(quantize_for_qnn(src, ctx.work / f"llama_{acts}_{weights}.onnx", cal, acts, weights)))
+        rows = per_layer(fp32, qdq, held, LAYER_TOL[acts], run=on_htp)
+        y, r = on_htp(qdq, held)["logits"], reference["logits"]
+        return {"activations": acts, "weights": f"u{weights}", "qdq": qdq, "rows": rows,
+                "first": first_out_of_tolerance(rows),
+                "logits_max_abs": float(np.max(np.abs(y - r))), "logits_scale": float(np.max(np.abs(r))),
+                "top1_agreement": float((y.argmax(-1) == r.argmax(-1)).mean())}, rows
+
+    summary, layers, kept = [], [], {}
     # (activations, weights, model): A8W8 and A16W8 as exported and with the mask clamped; then A16W16, clamped,
     # to show what the uint8 weights cost
     arms = [(a, "int8", label, src, fp32) for a in ("int8", "int16")
             for label, src, fp32 in (("as exported", path, folded), ("mask clamped", clamped_path, clamped))]
     arms.append(("int16", "int16", "mask clamped, 16-bit weights", clamped_path, clamped))
     for acts, weights, label, src, fp32 in arms:
-        out = ctx.work / f"llama_{acts}_{len(summary)}.onnx"
-        qdq = onnx.load(str(quantize_for_qnn(src, out, cal, acts, weights)))
-        rows = per_layer(fp32, qdq, held, LAYER_TOL[acts], run=on_htp)
-        first = first_out_of_tolerance(rows)
-        cpu = onnx_divergence(fp32, qdq, held, atol=LAYER_TOL[acts])  # Lab 01's finder, CPU EP
-        y = on_htp(qdq, held)["logits"]
-        r = reference["logits"]
-        summary.append({"activations": acts, "weights": f"u{weights}", "model": label, "layers_compared": len(rows),
+        m, rows = measure(acts, weights, src, fp32)
+        kept[label, acts] = m
+        first = m["first"]
+        cpu = onnx_divergence(fp32, m["qdq"], held, atol=LAYER_TOL[acts])  # Lab 01's finder, CPU EP
+        summary.append({"activations": acts, "weights": m["weights"], "model": label, "layers_compared": len(rows),
                         "layer_tol_rel": LAYER_TOL[acts],
                         "first_out_of_tol": f"{first['node']} ({first['op']}) rel {first['rel']:.3g}" if first else "-",
                         # the part of that error outside the calibrated range (the same at any bit width)
                         "first_out_of_tol_clip_rel": first["clip_rel"] if first else float("nan"),
                         "cpu_ep_first_divergence": f"{cpu.node} ({cpu.op_type}) max abs {cpu.max_abs:.3g}" if cpu else "-",
-                        "logits_max_abs": float(np.max(np.abs(y - r))), "logits_scale": float(np.max(np.abs(r))),
-                        "top1_agreement": float((y.argmax(-1) == r.argmax(-1)).mean())})
-        layers += [{"activations": acts, "weights": f"u{weights}", "model": label, **row} for row in rows]
-    ctx.tables.update(quantization=summary, quant_layers=layers)
+                        **{k: m[k] for k in ("logits_max_abs", "logits_scale", "top1_agreement")}})
+        layers += [{"activations": acts, "weights": m["weights"], "model": label, **row} for row in rows]
+    # the floor sets the grid of scores + mask: A16W16 at the sweep's floors beside this run's (measured above)
+    softmax_reads = {n.input[0] for n in folded.graph.node if n.op_type == "Softmax"}
+    sweep = []
+    for at in sorted({floor, *MASK_FLOOR_SWEEP}):
+        if at == floor:
+            m, exact = kept["mask clamped, 16-bit weights", "int16"], True
+        else:
+            model, _, check = clamp(at)
+            m, _ = measure("int16", "int16", save_model(model, ctx.work / "llama_tiny_floor.onnx"), model)
+            exact = check.passed
+        reads = [r for r in m["rows"] if r["tensor"] in softmax_reads]
+        sweep.append({"mask_floor": at, "this_run": at == floor, "fp32_outputs_unchanged": exact,
+                      "softmax_input_lo": min(r["cal_lo"] for r in reads),
+                      "softmax_input_hi": max(r["cal_hi"] for r in reads),
+                      "softmax_input_step": max((r["cal_hi"] - r["cal_lo"]) / 65535 for r in reads),
+                      "softmax_rel": max(r["rel"] for r in m["rows"] if r["op"] == "Softmax"),
+                      "beyond_tol": sum(not r["within"] for r in m["rows"]), "compared": len(m["rows"]),
+                      **{k: m[k] for k in ("logits_max_abs", "top1_agreement")}})
+    ctx.tables.update(quantization=summary, quant_layers=layers, mask_floor=sweep)
     best = next(r for r in summary if r["activations"] == "int16" and r["model"] == "mask clamped")  # A16W8
     rel = best["logits_max_abs"] / best["logits_scale"]
     if rel > ctx.args.max_rel:
         raise GateFailed(f"int16 QDQ (mask clamped) on HTP: logits max abs {best['logits_max_abs']:.3g} is "
                          f"{rel:.1%} of the logit scale > --max-rel {ctx.args.max_rel:g}")
     ctx.meta["mask_initializers_clamped"] = n_clamped
+    ctx.meta["mask_floor"] = floor
     ctx.meta["quantization_data"] = (f"{source}: MinMax calibration on the first {len(cal)} sequences, evaluated "
                                      f"on sequence {len(cal) + 1} (held out)")
     cli.step(4, "quantize", "; ".join(
         f"{s['activations']} {s['model']}: logits max abs {s['logits_max_abs']:.3g}, top-1 {s['top1_agreement']:.2f}, "
-        f"first beyond tol on the HTP {s['first_out_of_tol'].split(' (')[0].split('/inner/model/')[-1]}" for s in summary))
+        f"first beyond tol on the HTP {s['first_out_of_tol'].split(' (')[0].split('/inner/model/')[-1]}" for s in summary)
+        + "; A16W16 by mask floor: " + ", ".join(f"{s['mask_floor']:g} logits {s['logits_max_abs']:.3g}" for s in sweep))
 
 
 def text_feeds(static, n: int) -> tuple[list[dict], str]:
@@ -294,7 +331,8 @@ def write_tables(ctx: Ctx) -> None:
     titles = {"qnn_gate": "LLaMA-tiny on QNN HTP vs PyTorch", "coverage": "NPU coverage (QNN HTP)",
               "coverage_nodes": "Every node's QNN verdict", "boundaries": "Tensors crossing CPU <-> NPU per partition",
               "gelu_pass": "Closing the Erf gap with a graph pass", "quantization": "QDQ for the HTP: end to end",
-              "quant_layers": "QDQ per-layer error on the HTP vs fp32", "context": "QNN context binary"}
+              "quant_layers": "QDQ per-layer error on the HTP vs fp32",
+              "mask_floor": "A16W16 by the value the attention-mask fill is clamped to", "context": "QNN context binary"}
     for name, rows in ctx.tables.items():
         write_table(LAB, name, rows, title=titles.get(name, name), env=env, meta=meta)
     if ctx.reports:
@@ -315,10 +353,20 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     add_dims_argument(p, help="override the static dims of the token models", option=FIX_DIMS_OPTION,
                       axis_names=False)
     p.add_argument("--calibration", type=int, default=16, help="calibration sequences for QDQ (default 16)")
+    p.add_argument("--mask-floor", type=float, default=None, metavar="VALUE",
+                   help="what the -FLT_MAX attention-mask fill is clamped to before QDQ (default -300, "
+                        "lab04_npu/quant.py MASK_FLOOR: below -104, as close to it as the scores' spread allows)")
     p.add_argument("--max-rel", type=float, default=0.1,
                    help="int16 QDQ gate: logits max abs error / max |logit| on the HTP (default 0.1)")
     args = p.parse_args(argv)
     cli.positive("--calibration", args.calibration)
+    from lab04_npu.quant import EXP_UNDERFLOW, MASK_FLOOR
+
+    if args.mask_floor is None:
+        args.mask_floor = MASK_FLOOR
+    elif not (np.isfinite(args.mask_floor) and args.mask_floor < EXP_UNDERFLOW):
+        p.error(f"--mask-floor {args.mask_floor:g}: must be finite and below {EXP_UNDERFLOW} (ln 2^-150), or "
+                f"Softmax gives masked positions a nonzero weight")
     return args
 
 

@@ -90,7 +90,16 @@ def quantize_for_qnn(model_path: str | os.PathLike, out_path: str | os.PathLike,
     return out
 
 
-MASK_FLOOR = -1e4
+#: ln(2^-150): below it ``exp`` rounds to +0 in float32 (half the smallest subnormal, 2^-149; IEEE 754 binary32)
+EXP_UNDERFLOW = -103.97
+#: What a ``-FLT_MAX`` mask fill becomes (:func:`clamp_mask_fill`). Two rules bound it. (1) Masked positions must
+#: still get exactly 0 from Softmax in fp32: Softmax subtracts the row's max first (ONNX Softmax-13), so a masked
+#: score ends at ``floor + s - max(s)``, which is below :data:`EXP_UNDERFLOW` while the scores of a row spread less
+#: than ``-floor + EXP_UNDERFLOW`` (196 here; LLaMA-tiny's spread about 2). (2) As close to 0 as (1) allows: the
+#: calibrated range of ``scores + mask`` runs from about ``floor`` to the top score, so its 16-bit grid step,
+#: which every real score is rounded to before Softmax, is about ``-floor / 65535`` (0.0046 here, 0.15 at -1e4).
+#: Measured per floor in ``results/lab04/mask_floor``.
+MASK_FLOOR = -300.0
 
 
 def clamp_mask_fill(model: onnx.ModelProto, floor: float = MASK_FLOOR) -> tuple[onnx.ModelProto, int]:
@@ -98,12 +107,20 @@ def clamp_mask_fill(model: onnx.ModelProto, floor: float = MASK_FLOOR) -> tuple[
 
     transformers fills masked attention scores with ``torch.finfo(float32).min``; quantized, that
     one value stretches the grid of the mask tensor (and of ``scores + mask``) to ~3.4e38, so on the
-    HTP every real score rounds to 0 and Softmax turns uniform. ``exp(-1e4 - max)`` underflows to 0
-    exactly like ``exp(-3.4e38)``, so fp32 outputs do not change (checked by the caller's gate).
+    HTP every real score rounds to 0 and Softmax turns uniform. With ``floor`` below
+    ``EXP_UNDERFLOW`` minus the scores' spread, ``exp(floor + s - max)`` underflows to 0 exactly like
+    ``exp(-3.4e38)``, so fp32 outputs do not change (checked bitwise by the caller's gate); :data:`MASK_FLOOR`
+    says why a floor close to that bound beats a far one.
 
     Returns:
         ``(model, number of initializers changed)``.
+
+    Raises:
+        UserError: ``floor`` is not below :data:`EXP_UNDERFLOW` (no score spread could keep masked positions at 0).
     """
+    if not floor < EXP_UNDERFLOW:
+        raise UserError(f"mask floor {floor:g} is not below {EXP_UNDERFLOW} (ln 2^-150): Softmax would give masked "
+                        f"positions a nonzero weight; choose one below -104 (default {MASK_FLOOR:g})")
     from onnx import numpy_helper
 
     out = onnx.ModelProto()

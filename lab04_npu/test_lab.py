@@ -281,7 +281,8 @@ def test_session_creation_drops_the_htp_emulators_stdout_line_only():
 
 def test_qdq_for_qnn_per_layer_on_the_htp(tmp_path):
     from common.onnx_utils import save_model
-    from lab04_npu.quant import LAYER_TOL, clamp_mask_fill, first_out_of_tolerance, per_layer, quantize_for_qnn
+    from lab04_npu.quant import (LAYER_TOL, MASK_FLOOR, clamp_mask_fill, first_out_of_tolerance, per_layer,
+                                 quantize_for_qnn)
 
     model = jax_gelu_mlp("a")
     src = save_model(model, tmp_path / "mlp.onnx")
@@ -301,7 +302,9 @@ def test_qdq_for_qnn_per_layer_on_the_htp(tmp_path):
     masked = jax_gelu_mlp("a")
     masked.graph.initializer.append(const("mask", [0.0, np.finfo(np.float32).min]))
     clamped, n = clamp_mask_fill(masked)
-    assert n == 1 and numpy_helper.to_array(clamped.graph.initializer[-1]).tolist() == [0.0, -1e4]
+    assert n == 1 and numpy_helper.to_array(clamped.graph.initializer[-1]).tolist() == [0.0, MASK_FLOOR]
+    with pytest.raises(UserError, match="below -103.97"):  # exp(-100) is 3.7e-44 in float32: not a mask
+        clamp_mask_fill(masked, -100.0)
 
 
 def test_weights_are_quantized_to_the_type_asked_for(tmp_path):
@@ -379,3 +382,13 @@ def test_pipeline_bad_fix_dims_is_a_usage_error(capsys):
     assert run_cli(pipeline.main, [qnn.FIX_DIMS_OPTION, "batch"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and f"argument {qnn.FIX_DIMS_OPTION}: 'batch' is not NAME=SIZE" in err[0]
+
+
+@pytest.mark.parametrize("value", ["-50", "nan", "-inf"])
+def test_pipeline_mask_floor_that_cannot_mask_is_a_usage_error(value, capsys):
+    from common.errors import run_cli
+    from lab04_npu import pipeline
+
+    assert run_cli(pipeline.main, [f"--mask-floor={value}"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "must be finite and below -103.97" in err[0]
