@@ -375,6 +375,28 @@ def test_pipeline_quick_qnn_and_context(results_dir, capsys):
     assert (results_dir / "lab04" / "context.json").is_file()
 
 
+def test_pipeline_quantize_step_measures_the_mask_floor(results_dir, capsys):
+    """Step 4 end to end (it gates A16W8's logits against PyTorch at --max-rel, 10 % of their scale): the
+    mask_floor table has the run's floor and the sweep's, each clamp leaves fp32 bit for bit, the calibrated range
+    of Softmax's input starts at the floor, and the floor's grid step is what puts Softmax beyond tolerance."""
+    from common.results import read_table
+    from lab04_npu import pipeline
+    from lab04_npu.quant import MASK_FLOOR
+
+    rc = pipeline.main(["--quick", "--skip-qnn", "--skip-coverage", "--skip-gelu", "--skip-context"])
+    assert rc == 0 and "A16W16 by mask floor" in capsys.readouterr().out
+    by = {r["mask_floor"]: r for r in read_table(results_dir / "lab04" / "mask_floor.json")["rows"]}
+    assert set(by) == {MASK_FLOOR, *pipeline.MASK_FLOOR_SWEEP} and by[MASK_FLOOR]["this_run"]
+    assert all(r["fp32_outputs_unchanged"] for r in by.values())
+    for floor, r in by.items():  # scores + mask: the floor plus a score (LLaMA-tiny's |score| < 1, measured)
+        assert abs(r["softmax_input_lo"] - floor) < 2
+        assert r["softmax_input_step"] == pytest.approx((r["softmax_input_hi"] - r["softmax_input_lo"]) / 65535)
+    # step 0.15 at -1e4: Softmax measured 3.6 % off (> 1 %); step 0.0046 at -300: measured 0.09 % (< 0.2 %)
+    assert by[-1e4]["softmax_rel"] > 0.01 and by[-300.0]["softmax_rel"] < 0.002
+    # logits max abs measured 0.0070 at -300 against 0.031 at -1e4: at least 2x closer
+    assert by[-300.0]["logits_max_abs"] < by[-1e4]["logits_max_abs"] / 2
+
+
 def test_pipeline_bad_fix_dims_is_a_usage_error(capsys):
     from common.errors import run_cli
     from lab04_npu import pipeline
