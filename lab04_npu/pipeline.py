@@ -12,7 +12,8 @@ model went through, ``-vv`` also the ONNX IR QNN receives). Steps:
                the Erf-GELU -> Gelu pass under Lab 01's pass contract, back to one partition
  4. quantize   QDQ with QNN's config (int8 and int16 activations, uint8 weights; and 16-bit weights),
                calibrated on text and evaluated on a held-out sequence; per-layer error on the HTP
-               itself, the first layer beyond tolerance; the -FLT_MAX attention-mask fix
+               itself, the first layer beyond tolerance; the -FLT_MAX attention-mask fix, and A16W16
+               at four mask floors (the value the fill is clamped to sets Softmax's input grid)
  5. context    EP-context model + QNN context binary under results/lab04/, reloaded in a new
                session without the source model and gated
 
