@@ -171,6 +171,27 @@ def test_memplan_resolves_shape_chains():
     assert {lt.name: lt.nbytes for lt in p.lives}["Y"] == 160
 
 
+@pytest.mark.parametrize("trans_a,trans_b", [(0, 0), (1, 0), (0, 1), (1, 1)])
+def test_memplan_sizes_the_fusedmatmul_ort_writes_as_ort_runs_it(trans_a, trans_b):
+    """com.microsoft.FusedMatMul (ORT's EXTENDED/ALL levels write it; its symbolic shape inference has no rule
+    for it): A [B, 3, 5] (or [B, 5, 3] with transA), Bt [5, 7] (or [7, 5] with transB), batch B = 2. Every
+    size, the Relu after it included, against the shapes ORT's CPU EP produces on zeros."""
+    from common.onnx_utils import ort_run
+
+    a_shape = ["B", 5, 3] if trans_a else ["B", 3, 5]
+    w = np.zeros((7, 5) if trans_b else (5, 7), np.float32)
+    nodes = [helper.make_node("FusedMatMul", ["A", "W"], ["mm"], domain="com.microsoft", alpha=0.5,
+                              transA=trans_a, transB=trans_b),
+             helper.make_node("Relu", ["mm"], ["Y"])]
+    m = _model(nodes, [("A", F, a_shape)], [("Y", F, None)], [tensor("W", w)], domains={"com.microsoft": 1})
+    sizes = {lt.name: lt.nbytes for lt in plan_onnx(m, {"B": 2}, orders=("given",)).plans["given"].lives}
+    model = onnx.ModelProto()
+    model.CopyFrom(m)
+    model.graph.output.append(helper.make_tensor_value_info("mm", F, None))
+    ran = ort_run(model, {"A": np.zeros([2, *a_shape[1:]], np.float32)})
+    assert sizes == {"mm": ran["mm"].nbytes, "Y": ran["Y"].nbytes} == {"mm": 2 * 3 * 7 * 4, "Y": 2 * 3 * 7 * 4}
+
+
 def test_memplan_dynamic_dim_without_size_is_one_clear_line():
     with pytest.raises(UserError, match=r"--dims N=<size>") as exc:
         plan_onnx(_dynamic_relu_add_model(), {})

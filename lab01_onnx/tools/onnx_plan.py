@@ -3,8 +3,9 @@
 1. **Static shapes.** Every dynamic input axis gets a size from ``dims`` (by its ``dim_param``
    name, e.g. ``sequence=128``, or by ``input:axis``, e.g. ``input_ids:1=128``); ONNX shape
    inference (with data propagation, so ``Shape -> Gather -> Concat -> Reshape`` chains resolve)
-   then gives every intermediate tensor a static shape; ONNX Runtime's symbolic shape inference is
-   the fallback for what ONNX's leaves unknown.
+   then gives every intermediate tensor a static shape; ONNX Runtime's symbolic shape inference
+   (:mod:`lab01_onnx.tools.ort_shapes`: ORT's contrib ops, FusedMatMul added) is the fallback for
+   what ONNX's leaves unknown.
 2. **Steps.** The main graph's nodes in file order (ONNX requires a topological order). Graph
    inputs and initializers are owned by the caller / the weights and are not planned; graph outputs
    stay live to the last step. Values a subgraph (If/Loop/Scan body) reads from the outer scope
@@ -12,8 +13,6 @@
 """
 from __future__ import annotations
 
-import contextlib
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -25,6 +24,7 @@ from common.onnx_graph import node_reads, static_shape, tensor_nbytes
 from common.onnx_skeleton import infer_shapes
 from common.onnx_utils import op_key
 
+from .ort_shapes import infer_shapes as ort_infer_shapes
 from .planning import ORDERS, MemoryPlan, Step, plan_memory, reorder
 
 
@@ -62,10 +62,7 @@ def infer_static_shapes(model: onnx.ModelProto, dims: Mapping[str, int]) -> onnx
     vis = {v.name: v for v in list(inferred.graph.value_info) + list(inferred.graph.output)}
     if any(t not in vis or _static_shape(vis[t]) is None for t in produced):
         try:
-            from onnxruntime.tools.symbolic_shape_infer import SymbolicShapeInference
-            # it dumps "sym_shape_infer_temp.onnx" into the working directory when it gives up: run it elsewhere
-            with tempfile.TemporaryDirectory() as scratch, contextlib.chdir(scratch):
-                m2 = SymbolicShapeInference.infer_shapes(inferred, auto_merge=True)
+            m2 = ort_infer_shapes(inferred)
             if m2 is not None:
                 inferred = m2
         except Exception:  # the ORT helper is best effort; missing shapes are reported below
