@@ -12,8 +12,8 @@ model went through, ``-vv`` also the ONNX IR QNN receives). Steps:
                the Erf-GELU -> Gelu pass under Lab 01's pass contract, back to one partition
  4. quantize   QDQ with QNN's config (int8 and int16 activations, uint8 weights; and 16-bit weights),
                calibrated on text and evaluated on a held-out sequence; per-layer error on the HTP
-               itself, the first layer beyond tolerance; the -FLT_MAX attention-mask fix, and A16W16
-               at four mask floors (the value the fill is clamped to sets Softmax's input grid)
+               itself, the first layer beyond tolerance; the -FLT_MAX attention-mask fix, and A8W8 and
+               A16W16 at four mask floors (the value the fill is clamped to sets Softmax's input grid)
  5. context    EP-context model + QNN context binary under results/lab04/, reloaded in a new
                session without the source model and gated
 
@@ -180,7 +180,7 @@ def step_gelu(ctx: Ctx) -> None:
              f"QNN vs PyTorch max abs {gate['max_abs']:.3g}")
 
 
-#: the floors the mask_floor table measures beside the one the run uses (``--mask-floor``, quant.MASK_FLOOR)
+#: the floors the mask_floor table measures (A8W8, A16W16) beside the run's (``--mask-floor``, quant.MASK_FLOOR)
 MASK_FLOOR_SWEEP = (-1e4, -1e3, -150.0)
 
 
@@ -244,24 +244,28 @@ def step_quantize(ctx: Ctx) -> None:
                         "cpu_ep_first_divergence": f"{cpu.node} ({cpu.op_type}) max abs {cpu.max_abs:.3g}" if cpu else "-",
                         **{k: m[k] for k in ("logits_max_abs", "logits_scale", "top1_agreement")}})
         layers += [{"activations": acts, "weights": m["weights"], "model": label, **row} for row in rows]
-    # the floor sets the grid of scores + mask: A16W16 at the sweep's floors beside this run's (measured above)
+    # the floor sets the grid of scores + mask: A8W8 and A16W16 at the sweep's floors beside this run's (measured
+    # above); the grid has 2^bits - 1 steps
     softmax_reads = {n.input[0] for n in folded.graph.node if n.op_type == "Softmax"}
     sweep = []
-    for at in sorted({floor, *MASK_FLOOR_SWEEP}):
-        if at == floor:
-            m, exact = kept["mask clamped, 16-bit weights", "int16"], True
-        else:
-            model, _, check = clamp(at)
-            m, _ = measure("int16", "int16", save_model(model, ctx.work / "llama_tiny_floor.onnx"), model)
-            exact = check.passed
-        reads = [r for r in m["rows"] if r["tensor"] in softmax_reads]
-        sweep.append({"mask_floor": at, "this_run": at == floor, "fp32_outputs_unchanged": exact,
-                      "softmax_input_lo": min(r["cal_lo"] for r in reads),
-                      "softmax_input_hi": max(r["cal_hi"] for r in reads),
-                      "softmax_input_step": max((r["cal_hi"] - r["cal_lo"]) / 65535 for r in reads),
-                      "softmax_rel": max(r["rel"] for r in m["rows"] if r["op"] == "Softmax"),
-                      "beyond_tol": sum(not r["within"] for r in m["rows"]), "compared": len(m["rows"]),
-                      **{k: m[k] for k in ("logits_max_abs", "top1_agreement")}})
+    for acts, label in (("int8", "mask clamped"), ("int16", "mask clamped, 16-bit weights")):
+        levels = 2 ** int(acts[3:]) - 1
+        for at in sorted({floor, *MASK_FLOOR_SWEEP}):
+            if at == floor:
+                m, exact = kept[label, acts], True
+            else:
+                model, _, check = clamp(at)
+                m, _ = measure(acts, acts, save_model(model, ctx.work / "llama_tiny_floor.onnx"), model)
+                exact = check.passed
+            reads = [r for r in m["rows"] if r["tensor"] in softmax_reads]
+            sweep.append({"activations": acts, "weights": m["weights"], "mask_floor": at, "this_run": at == floor,
+                          "fp32_outputs_unchanged": exact,
+                          "softmax_input_lo": min(r["cal_lo"] for r in reads),
+                          "softmax_input_hi": max(r["cal_hi"] for r in reads),
+                          "softmax_input_step": max((r["cal_hi"] - r["cal_lo"]) / levels for r in reads),
+                          "softmax_rel": max(r["rel"] for r in m["rows"] if r["op"] == "Softmax"),
+                          "beyond_tol": sum(not r["within"] for r in m["rows"]), "compared": len(m["rows"]),
+                          **{k: m[k] for k in ("logits_max_abs", "top1_agreement")}})
     ctx.tables.update(quantization=summary, quant_layers=layers, mask_floor=sweep)
     best = next(r for r in summary if r["activations"] == "int16" and r["model"] == "mask clamped")  # A16W8
     rel = best["logits_max_abs"] / best["logits_scale"]
@@ -275,7 +279,8 @@ def step_quantize(ctx: Ctx) -> None:
     cli.step(4, "quantize", "; ".join(
         f"{s['activations']} {s['model']}: logits max abs {s['logits_max_abs']:.3g}, top-1 {s['top1_agreement']:.2f}, "
         f"first beyond tol on the HTP {s['first_out_of_tol'].split(' (')[0].split('/inner/model/')[-1]}" for s in summary)
-        + "; A16W16 by mask floor: " + ", ".join(f"{s['mask_floor']:g} logits {s['logits_max_abs']:.3g}" for s in sweep))
+        + "; by mask floor: " + ", ".join(f"{s['activations']} {s['mask_floor']:g} logits {s['logits_max_abs']:.3g}"
+                                          for s in sweep))
 
 
 def text_feeds(static, n: int) -> tuple[list[dict], str]:
@@ -333,7 +338,7 @@ def write_tables(ctx: Ctx) -> None:
               "coverage_nodes": "Every node's QNN verdict", "boundaries": "Tensors crossing CPU <-> NPU per partition",
               "gelu_pass": "Closing the Erf gap with a graph pass", "quantization": "QDQ for the HTP: end to end",
               "quant_layers": "QDQ per-layer error on the HTP vs fp32",
-              "mask_floor": "A16W16 by the value the attention-mask fill is clamped to", "context": "QNN context binary"}
+              "mask_floor": "A8W8 and A16W16 by the value the attention-mask fill is clamped to", "context": "QNN context binary"}
     for name, rows in ctx.tables.items():
         write_table(LAB, name, rows, title=titles.get(name, name), env=env, meta=meta)
     if ctx.reports:
