@@ -12,8 +12,9 @@ model went through, ``-vv`` also the ONNX IR QNN receives). Steps:
                the Erf-GELU -> Gelu pass under Lab 01's pass contract, back to one partition
  4. quantize   QDQ with QNN's config (int8 and int16 activations, uint8 weights; and 16-bit weights),
                calibrated on text and evaluated on a held-out sequence; per-layer error on the HTP
-               itself, the first layer beyond tolerance; the -FLT_MAX attention-mask fix, and A8W8 and
-               A16W16 at four mask floors (the value the fill is clamped to sets Softmax's input grid)
+               itself, the first layer beyond tolerance; the -FLT_MAX attention-mask fix; A8W8 with a
+               16-bit Softmax input (mixed precision); A8W8 and A16W16 at four mask floors (the value the
+               fill is clamped to sets Softmax's input grid)
  5. context    EP-context model + QNN context binary under results/lab04/, reloaded in a new
                session without the source model and gated
 
@@ -190,7 +191,8 @@ def step_quantize(ctx: Ctx) -> None:
     from common.onnx_utils import ort_run, save_model
     from lab01_onnx.divergence import onnx_divergence
     from lab04_npu.qnn import qnn_session
-    from lab04_npu.quant import LAYER_TOL, clamp_mask_fill, first_out_of_tolerance, per_layer, quantize_for_qnn
+    from lab04_npu.quant import (LAYER_TOL, clamp_mask_fill, first_out_of_tolerance, per_layer, quantize_for_qnn,
+                                 softmax_inputs)
 
     static, folded, path = prepared(ctx, "llama_tiny")
     # calibrate on the first n text sequences, evaluate on the next one: held out, from the same source (random
@@ -215,9 +217,9 @@ def step_quantize(ctx: Ctx) -> None:
     def on_htp(model, feeds):
         return qnn_session(model, **ctx.session_kw()).run(feeds)
 
-    def measure(acts: str, weights: str, src, fp32) -> tuple[dict, list[dict]]:
+    def measure(acts: str, weights: str, src, fp32, wide=()) -> tuple[dict, list[dict]]:
         """Quantize ``src`` (calibrated on ``cal``), run it on the HTP: the arm's end-to-end row, its per-layer rows."""
-        qdq = onnx.load(str(quantize_for_qnn(src, ctx.work / f"llama_{acts}_{weights}.onnx", cal, acts, weights)))
+        qdq = onnx.load(str(quantize_for_qnn(src, ctx.work / f"llama_{acts}_{weights}.onnx", cal, acts, weights, wide)))
         rows = per_layer(fp32, qdq, held, LAYER_TOL[acts], run=on_htp)
         y, r = on_htp(qdq, held)["logits"], reference["logits"]
         return {"activations": acts, "weights": f"u{weights}", "qdq": qdq, "rows": rows,
@@ -226,13 +228,15 @@ def step_quantize(ctx: Ctx) -> None:
                 "top1_agreement": float((y.argmax(-1) == r.argmax(-1)).mean())}, rows
 
     summary, layers, kept = [], [], {}
-    # (activations, weights, model): A8W8 and A16W8 as exported and with the mask clamped; then A16W16, clamped,
-    # to show what the uint8 weights cost
-    arms = [(a, "int8", label, src, fp32) for a in ("int8", "int16")
+    # (activations, weights, model, ..., tensors at 16 bits): A8W8 and A16W8 as exported and with the mask clamped; then A16W16, clamped,
+    # to show what the uint8 weights cost; and A8W8 with 16 bits where the mask floor cannot help 8 (mixed precision)
+    softmax_reads = softmax_inputs(folded)
+    arms = [(a, "int8", label, src, fp32, ()) for a in ("int8", "int16")
             for label, src, fp32 in (("as exported", path, folded), ("mask clamped", clamped_path, clamped))]
-    arms.append(("int16", "int16", "mask clamped, 16-bit weights", clamped_path, clamped))
-    for acts, weights, label, src, fp32 in arms:
-        m, rows = measure(acts, weights, src, fp32)
+    arms.append(("int16", "int16", "mask clamped, 16-bit weights", clamped_path, clamped, ()))
+    arms.append(("int8", "int8", "mask clamped, 16-bit Softmax input", clamped_path, clamped, softmax_reads))
+    for acts, weights, label, src, fp32, wide in arms:
+        m, rows = measure(acts, weights, src, fp32, wide)
         kept[label, acts] = m
         first = m["first"]
         cpu = onnx_divergence(fp32, m["qdq"], held, atol=LAYER_TOL[acts])  # Lab 01's finder, CPU EP
@@ -246,7 +250,6 @@ def step_quantize(ctx: Ctx) -> None:
         layers += [{"activations": acts, "weights": m["weights"], "model": label, **row} for row in rows]
     # the floor sets the grid of scores + mask: A8W8 and A16W16 at the sweep's floors beside this run's (measured
     # above); the grid has 2^bits - 1 steps
-    softmax_reads = {n.input[0] for n in folded.graph.node if n.op_type == "Softmax"}
     sweep = []
     for acts, label in (("int8", "mask clamped"), ("int16", "mask clamped, 16-bit weights")):
         levels = 2 ** int(acts[3:]) - 1

@@ -48,7 +48,7 @@ WEIGHTS = ACTIVATIONS
 
 def quantize_for_qnn(model_path: str | os.PathLike, out_path: str | os.PathLike,
                      calibration: Iterable[Mapping[str, np.ndarray]], activations: str = "int16",
-                     weights: str = "int8") -> Path:
+                     weights: str = "int8", wide: Iterable[str] = ()) -> Path:
     """Write a QDQ model for the QNN EP (see module doc), atomically.
 
     Args:
@@ -57,6 +57,9 @@ def quantize_for_qnn(model_path: str | os.PathLike, out_path: str | os.PathLike,
         calibration: feeds ``{input name: array}`` for MinMax calibration (at least one).
         activations: ``int8`` (``QUInt8``) or ``int16`` (``QUInt16``).
         weights: ``int8`` (``QUInt8``, the default) or ``int16`` (``QUInt16``).
+        wide: activation tensors quantized as ``QUInt16`` whatever ``activations`` says (mixed precision:
+            ``get_qnn_qdq_config``'s ``init_overrides``, whose ``add_qtype_converts`` puts a Convert where a
+            tensor changes width, an op QNN runs; e.g. :func:`softmax_inputs` in an A8W8 model).
 
     Raises:
         UserError: unknown activation or weight type, or no calibration feeds.
@@ -83,11 +86,17 @@ def quantize_for_qnn(model_path: str | os.PathLike, out_path: str | os.PathLike,
         pre = Path(scratch) / "preprocessed.onnx"
         if not qnn_preprocess_model(str(src), str(pre)):
             pre = src
-        cfg = get_qnn_qdq_config(str(pre), calibration_reader(feeds), activation_type=act, weight_type=wt)
+        cfg = get_qnn_qdq_config(str(pre), calibration_reader(feeds), activation_type=act, weight_type=wt,
+                                 init_overrides={t: [{"quant_type": q.QuantType.QUInt16}] for t in wide} or None)
         tmp = Path(scratch) / "qdq.onnx"
         q.quantize(str(pre), str(tmp), cfg)
         os.replace(tmp, out)
     return out
+
+
+def softmax_inputs(model: onnx.ModelProto) -> list[str]:
+    """The tensors the main graph's Softmax nodes read (attention's ``scores + mask``), in node order."""
+    return [n.input[0] for n in model.graph.node if n.op_type == "Softmax"]
 
 
 #: ln(2^-150): below it ``exp`` rounds to +0 in float32 (half the smallest subnormal, 2^-149; IEEE 754 binary32)

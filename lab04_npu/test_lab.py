@@ -326,6 +326,33 @@ def test_weights_are_quantized_to_the_type_asked_for(tmp_path):
         quantize_for_qnn(src, tmp_path / "w.onnx", cal, "int16", "int4")
 
 
+def test_wide_tensors_are_quantized_at_16_bits_in_an_8_bit_model(tmp_path):
+    """``wide``: the tensor Softmax reads gets a uint16 QuantizeLinear in an A8W8 model, the graph input stays uint8
+    (zero-point types read back with onnx.numpy_helper); the model still runs on the HTP."""
+    from common.onnx_utils import save_model
+    from common.testing import make_model
+    from lab04_npu.quant import quantize_for_qnn, softmax_inputs
+
+    rng = np.random.default_rng(0)
+    model = make_model([helper.make_node("MatMul", ["x", "w"], ["s"]), helper.make_node("Softmax", ["s"], ["y"])],
+                       [("x", TensorProto.FLOAT, [4, 8])], [("y", TensorProto.FLOAT, [4, 8])],
+                       [numpy_helper.from_array(rng.standard_normal((8, 8)).astype(np.float32), "w")])
+    assert softmax_inputs(model) == ["s"]
+    src = save_model(model, tmp_path / "mm_softmax.onnx")
+    cal = [{"x": rng.standard_normal((4, 8)).astype(np.float32)} for _ in range(4)]
+    qdq = onnx.load(str(quantize_for_qnn(src, tmp_path / "mixed.onnx", cal, "int8", wide=softmax_inputs(model))))
+    inits = {t.name: numpy_helper.to_array(t) for t in qdq.graph.initializer}
+    quantized = [(n.input[0], inits[n.input[2]].dtype) for n in qdq.graph.node if n.op_type == "QuantizeLinear"]
+    widths = dict(quantized)
+    # the input stays 8-bit and a Convert (Q -> DQ -> Q at 16 bits) widens it for the MatMul, whose output is wide:
+    # QNN runs an op at one width (add_qtype_converts); Softmax's output follows its input
+    assert widths["x"] == np.uint8 and widths["s"] == np.uint16
+    assert [t for t, d in quantized if d == np.uint16 and t.startswith("x_") and t.endswith("DequantizeLinear_Output")]
+    assert {d for t, d in quantized if t.startswith("y")} == {np.dtype(np.uint16)}
+    y = qnn.qnn_session(qdq, **FP16).run(cal[0])["y"]
+    assert y.shape == (4, 8) and np.allclose(y.sum(-1), 1.0, atol=1e-3)  # probabilities: 8 values, each off by half a 2^-16 step + fp16 rounding (2^-11 rel.)
+
+
 def test_per_layer_separates_clipping_at_the_calibrated_range_from_rounding(tmp_path):
     """RMSNorm's mean of squares, evaluated on a row whose mean square lies above every calibration
     row's: the error is the distance to the calibrated maximum at any activation width (LLaMA-tiny's
@@ -400,6 +427,11 @@ def test_pipeline_quantize_step_measures_the_mask_floor(results_dir, capsys):
     # int8: every floor that masks exactly (< -104) gives a step >= 104/255 = 0.41, wider than the scores' spread
     eight = [r for r in rows if r["activations"] == "int8"]
     assert len(eight) == len(by) and all(r["softmax_input_step"] > 0.4 for r in eight)
+    # mixed precision: A8W8 with Softmax's input at 16 bits; Softmax measured 0.15 % of scale against 3.6 % all 8-bit
+    layers = read_table(results_dir / "lab04" / "quant_layers.json")["rows"]
+    softmax = {m: max(r["rel"] for r in layers if r["model"] == m and r["activations"] == "int8" and r["op"] == "Softmax")
+               for m in ("mask clamped", "mask clamped, 16-bit Softmax input")}
+    assert softmax["mask clamped, 16-bit Softmax input"] < 0.005 < 0.02 < softmax["mask clamped"]
 
 
 def test_pipeline_bad_fix_dims_is_a_usage_error(capsys):
