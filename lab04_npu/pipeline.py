@@ -228,8 +228,9 @@ def step_quantize(ctx: Ctx) -> None:
                 "top1_agreement": float((y.argmax(-1) == r.argmax(-1)).mean())}, rows
 
     summary, layers, kept = [], [], {}
-    # (activations, weights, model, ..., tensors at 16 bits): A8W8 and A16W8 as exported and with the mask clamped; then A16W16, clamped,
-    # to show what the uint8 weights cost; and A8W8 with 16 bits where the mask floor cannot help 8 (mixed precision)
+    # (activations, weights, model, source, its fp32 model, tensors at 16 bits): A8W8 and A16W8 as exported and with
+    # the mask clamped; A16W16, clamped, to show what the uint8 weights cost; and A8W8 with Softmax's input at 16 bits,
+    # where no mask floor helps 8 (mixed precision)
     softmax_reads = softmax_inputs(folded)
     arms = [(a, "int8", label, src, fp32, ()) for a in ("int8", "int16")
             for label, src, fp32 in (("as exported", path, folded), ("mask clamped", clamped_path, clamped))]
@@ -352,6 +353,7 @@ def write_tables(ctx: Ctx) -> None:
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     from common.onnx_dims import add_dims_argument
     from lab04_npu.qnn import FIX_DIMS_OPTION, PRECISIONS
+    from lab04_npu.quant import EXP_UNDERFLOW, MASK_FLOOR
 
     p = cli.parser("python -m lab04_npu.pipeline", __doc__, steps=STEPS,
                    quick="test-size models (2-layer BERT, 1-block ResNet, short sequences): about a minute")
@@ -362,18 +364,14 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     add_dims_argument(p, help="override the static dims of the token models", option=FIX_DIMS_OPTION,
                       axis_names=False)
     p.add_argument("--calibration", type=int, default=16, help="calibration sequences for QDQ (default 16)")
-    p.add_argument("--mask-floor", type=float, default=None, metavar="VALUE",
-                   help="what the -FLT_MAX attention-mask fill is clamped to before QDQ (default -300, "
+    p.add_argument("--mask-floor", type=float, default=MASK_FLOOR, metavar="VALUE",
+                   help=f"what the -FLT_MAX attention-mask fill is clamped to before QDQ (default {MASK_FLOOR:g}, "
                         "lab04_npu/quant.py MASK_FLOOR: below -104, as close to it as the scores' spread allows)")
     p.add_argument("--max-rel", type=float, default=0.1,
                    help="int16 QDQ gate: logits max abs error / max |logit| on the HTP (default 0.1)")
     args = p.parse_args(argv)
     cli.positive("--calibration", args.calibration)
-    from lab04_npu.quant import EXP_UNDERFLOW, MASK_FLOOR
-
-    if args.mask_floor is None:
-        args.mask_floor = MASK_FLOOR
-    elif not (np.isfinite(args.mask_floor) and args.mask_floor < EXP_UNDERFLOW):
+    if not (np.isfinite(args.mask_floor) and args.mask_floor < EXP_UNDERFLOW):
         p.error(f"--mask-floor {args.mask_floor:g}: must be finite and below {EXP_UNDERFLOW} (ln 2^-150), or "
                 f"Softmax gives masked positions a nonzero weight")
     return args
