@@ -13,8 +13,11 @@ named after
   alice); any other ``results.json``: its folder; a file of another name: its stem (``alice.json``: alice);
 - ``NAME=REPORT`` (when no file or folder is named so): NAME.
 
-Two reports of one row that score the same lab or the same task are an error that names both and how to tell
-two submissions apart (``NAME=REPORT``, or a folder each); reports of different labs join the row.
+Two reports of one row that score the same task, or the same lab where one of them is the lab's full report, are
+an error that names both and how to tell two submissions apart (``NAME=REPORT``, or a folder each); two grades of
+one submission narrowed by ``--task`` to the same task: which one to delete. Reports of different labs join the
+row, and so do a lab's reports narrowed to different tasks (``make grade TASK=lab01.gate``, then
+``TASK=lab01.export``: both ``results-<task ids>.json`` are read).
 
 Columns: one per task (``"<number> <task id>"``, sorted by number; a plain Gradescope test without
 ``number`` and ``extra_data.task`` is keyed by its ``name``), each with its ``max_score``, then the row's
@@ -83,6 +86,10 @@ class Row:
     scores: dict[str, float] = field(default_factory=dict)
     sources: list[str] = field(default_factory=list)
     labs: set[str] = field(default_factory=set)
+    #: the labs of its full reports (not narrowed by ``--task``): no other report of the lab may join the row
+    full_labs: set[str] = field(default_factory=set)
+    #: column key -> the report its score came from
+    origin: dict[str, str] = field(default_factory=dict)
 
     @property
     def total(self) -> float:
@@ -190,6 +197,11 @@ def _reports(arg: str) -> list[tuple[str | None, Path]]:
     return [(None, p)]  # named once its lab is known
 
 
+def _narrowed(path: Path) -> bool:
+    """Whether ``path`` is a grade narrowed by ``--task`` (``results-<task ids>.json``, :func:`grade.report_name`)."""
+    return path.name.startswith("results-") and path.suffix == ".json"
+
+
 def _name(path: Path, lab: str) -> str:
     """A file REPORT's row name (see the module docstring): the grade folder above ``<lab>/results*.json``, the
     submission folder above Gradescope's ``results/results.json``, a ``results.json``'s folder, else the stem."""
@@ -217,12 +229,21 @@ def collect(reports: list[str]) -> Summary:
             name = name or _name(path, lab)
             row = rows.setdefault(name, Row(name))
             lab_key = lab or str(path)
+            narrowed = _narrowed(path) and bool(lab)  # one lab's grade of some tasks: more may join it
             twice = next((c.key for c, _ in entries if c.key in row.scores), None)
-            if lab_key in row.labs or twice:
-                raise UserError(f"{path}: a second report of submission {name!r} for {lab or 'task ' + str(twice)} "
-                                f"(the first: {row.sources[-1]}); if they are two submissions, name each row: "
-                                f"NAME={path} (or give each its own folder)")
+            lab_twice = lab_key in row.labs and (not narrowed or lab_key in row.full_labs)
+            if twice and not lab_twice and narrowed and _narrowed(Path(first := row.origin[twice])):
+                raise UserError(f"{path}: task {twice} of submission {name!r} is also graded in {first} (two grades "
+                                f"narrowed by --task): delete the stale one, or grade the whole lab (its results.json "
+                                f"is then read alone)")
+            if lab_twice or twice:
+                first = row.origin[twice] if twice and not lab_twice else row.sources[-1]
+                raise UserError(f"{path}: a second report of submission {name!r} for "
+                                f"{lab if lab_twice and lab else 'task ' + str(twice)} (the first: {first}); if they "
+                                f"are two submissions, name each row: NAME={path} (or give each its own folder)")
             row.labs.add(lab_key)
+            if not narrowed:
+                row.full_labs.add(lab_key)
             row.sources.append(str(path))
             for col, score in entries:
                 seen = columns.setdefault(col.key, (col, str(path)))
@@ -230,6 +251,7 @@ def collect(reports: list[str]) -> Summary:
                     raise UserError(f"{path}: task {col.key!r} has max_score {col.max_score:g}, "
                                     f"{seen[0].max_score:g} in {seen[1]} (reports of different course editions?)")
                 row.scores[col.key] = score
+                row.origin[col.key] = str(path)
     return Summary(sorted((c for c, _ in columns.values()), key=lambda c: c.sort_key), list(rows.values()))
 
 

@@ -243,3 +243,38 @@ def test_a_grade_folder_narrowed_by_task_is_read_as_a_folder(reports, tmp_path, 
     rows = {ln.split("|")[1].strip(): [c.strip() for c in ln.strip("|").split("|")[1:]]
             for ln in capsys.readouterr().out.splitlines() if ln.startswith("| ")}
     assert rows["frank"] == ["4", "3", "7"]
+
+
+def test_a_lab_graded_task_by_task_joins_one_row_and_a_task_graded_twice_is_named(reports, tmp_path, capsys):
+    """make grade TASK=lab09.double, then TASK=lab09.inc, into one folder: both results-<task>.json of the lab join
+    the row (it was "a second report of submission 'gina' for lab09_demo ... if they are two submissions"); a third
+    narrowed grade that holds lab09.double again is refused, naming both files and that they grade the same task."""
+    _, paths = reports
+    alice = json.loads((Path(paths[0]) / "lab09_demo/results.json").read_text())
+    by_id = {t["extra_data"]["task"]: t for t in alice["tests"]}
+    lab = tmp_path / "gina" / "lab09_demo"
+    lab.mkdir(parents=True)
+    for tid in ("lab09.double", "lab09.inc"):
+        (lab / f"results-{tid}.json").write_text(json.dumps({**alice, "tests": [by_id[tid]]}))
+    assert run_cli(grading.main, ["summary", str(tmp_path / "gina")]) == 0
+    captured = capsys.readouterr()
+    rows = {ln.split("|")[1].strip(): [c.strip() for c in ln.strip("|").split("|")[1:]]
+            for ln in captured.out.splitlines() if ln.startswith("| ")}
+    want = SCORES["alice"]  # independent of the summary: the scores the fixture wrote
+    assert rows["gina"] == [str(want["lab09.double"]), str(want["lab09.inc"]), str(sum(want.values()))]
+    assert "partial" not in captured.out and "warning" not in captured.err
+    both = lab / "results-lab09.double-lab09.inc.json"
+    both.write_text(json.dumps(alice))
+    assert run_cli(grading.main, ["summary", str(tmp_path / "gina")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: ") and "two submissions" not in err[0]
+    assert str(both) in err[0] and str(lab / "results-lab09.double.json") in err[0] and "9.1 lab09.double" in err[0]
+    (lab / "results.json").write_text(json.dumps(alice))  # the full report: read alone, the narrowed ones aside
+    assert run_cli(grading.main, ["summary", str(tmp_path / "gina")]) == 0
+    assert f"| gina | {want['lab09.double']} | {want['lab09.inc']} |" in capsys.readouterr().out
+    lone = tmp_path / "hal" / "lab09_demo"
+    lone.mkdir(parents=True)
+    (lone / "results.json").write_text(json.dumps(alice))
+    (lone / "results-lab09.inc.json").write_text(json.dumps({**alice, "tests": [by_id["lab09.inc"]]}))
+    assert run_cli(grading.main, ["summary", str(lone / "results.json"), str(lone / "results-lab09.inc.json")]) == 2
+    assert "a second report of submission 'hal' for lab09_demo" in capsys.readouterr().err
