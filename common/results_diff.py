@@ -34,9 +34,10 @@ median, ms, b1, s128):
   ``pass``, ``FAIL: ...``), or the absolute limit it states (``absolute |d| <= 0.0001``); else
   ``--tol``, default 1e-4, the seed's absolute gate); flagged when the verdict differs. A row whose own
   check is stated relative (``relative |d| <= 0.0001*max|ref|``) without a verdict gets none for its
-  absolute errors (the scale is not in the table): not judged, shown with ``-v``, compared as a number
-  with ``--all``.
-- An empty cell and a missing one (``""``, ``None``, a column a row lacks) are the same: no difference.
+  absolute errors (the scale is not in the table), and a row whose ``rtol`` is 0 (its check bounds
+  ``|d|`` by ``atol`` alone) none for its relative errors (``max_rel``: no part of its check): not
+  judged, shown with ``-v``, compared as a number with ``--all``.
+- An empty cell and a missing one (``""``, ``None``, a column a row lacks) are the same: no difference. 
 - **machine** columns, a word in ``MACHINE_WORDS`` (ms, s, us, seconds, minutes, gflops, gbs,
   port: ``median_ms``, ``build_s``, ``seconds_per_trial``, ``gflops``, ``tracker_port``): absolute
   times and rates that depend on the machine; not compared unless ``--all``.
@@ -195,6 +196,27 @@ def _own_verdict(row: dict) -> str | None:
     return None
 
 
+def _is_relative(column: str) -> bool:
+    """Whether an error column holds a relative error (a name with ``rel`` and without ``abs``)."""
+    words = set(re.split(r"[^a-z0-9]+", column.lower()))
+    return "rel" in words and "abs" not in words
+
+
+def _unjudged(column: str, row: dict) -> str | None:
+    """Why no tolerance verdict can be given for the error column ``column`` of ``row`` (None: one can): an absolute
+    error under a check of the row's own stated relative to a scale the table does not record, or a relative error
+    in a row whose own check bounds the absolute error only (``rtol`` 0: ``|d| <= atol``; the relative error is
+    then no part of it, whatever its size, and ``--tol`` would call a passing row's ``max_rel`` "beyond")."""
+    if _is_relative(column):
+        rtol = _num(row.get("rtol"))
+        if rtol == 0 and _num(row.get("atol")) is not None:
+            return "the row's own check bounds the absolute error only (rtol 0)"
+        return None
+    if "atol" not in row and "rtol" not in row and _own_verdict(row) == "relative":
+        return "the row's own check is relative to a scale the table does not record"
+    return None
+
+
 def _verdict(column: str, value: float, row: dict, tol: float) -> str | None:
     """``"within"`` / ``"beyond"`` tolerance for an error cell (``"nan"`` when the value is NaN; None for an absolute
     error when the row's own check is relative to a scale the table does not record: no verdict can be given).
@@ -206,6 +228,8 @@ def _verdict(column: str, value: float, row: dict, tol: float) -> str | None:
     """
     if math.isnan(value):
         return "nan"
+    if _unjudged(column, row):
+        return None
     words = set(re.split(r"[^a-z0-9]+", column.lower()))
     relative = "rel" in words and "abs" not in words
     own = _num(row.get("rtol" if relative else "atol"))
@@ -241,10 +265,9 @@ def _cell(col: str, va: Any, vb: Any, ra: dict, rb: dict, threshold: float, all_
     kind = column_class(col)
     rel = _rel(na, nb) if not (math.isnan(na) or math.isnan(nb)) else math.nan
     if kind == "error" and not all_columns:
+        if why := _unjudged(col, ra) or _unjudged(col, rb):  # no tolerance of the row's own applies to it
+            return {"kind": kind, "rel_change": rel, "compared": False, "flagged": False, "note": why}
         vd_a, vd_b = _verdict(col, na, ra, tol), _verdict(col, nb, rb, tol)
-        if vd_a is None or vd_b is None:  # a relative check of the row's own, its scale not recorded
-            return {"kind": kind, "rel_change": rel, "compared": False, "flagged": False,
-                    "note": "the row's own check is relative to a scale the table does not record"}
         return {"kind": kind, "rel_change": rel, "verdict": f"{vd_a} -> {vd_b}", "flagged": vd_a != vd_b}
     compared = all_columns or kind == "portable"
     flagged = compared and (math.isnan(rel) or abs(rel) > threshold)
@@ -444,8 +467,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     unjudged = sum(c.get("compared") is False and c["kind"] == "error" for c in res.cells)
     scope = "every numeric cell" if args.all else (
         f"portable cells only; {skipped} machine-dependent cells not compared (--all)"
-        + (f"; {unjudged} error cells of a relative check whose scale the table does not record not judged"
-           if unjudged else ""))
+        + (f"; {unjudged} error cells not judged (no tolerance of their row's own check applies to them: -v says "
+           "why)" if unjudged else ""))
     print(f"{len(flagged)} flagged of {len(res.cells)} differing cells in {len({c['table'] for c in res.cells})} of "
           f"{res.compared} tables compared (threshold {args.threshold:.0%}, {scope}); "
           f"{len(res.problems)} tables on one side only or unreadable")

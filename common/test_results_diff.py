@@ -49,3 +49,30 @@ def test_an_empty_cell_and_a_missing_value_are_no_difference(tmp_path, monkeypat
                      [{"arm": "plain", "task": "t1", "tile": "", "note": "y"}], monkeypatch, name="method_bert")
     cells = results_diff.diff_paths(a, b).cells
     assert [(c["column"], c["flagged"]) for c in cells] == [("note", True)]
+
+
+def test_a_relative_error_under_an_absolute_only_check_is_not_judged(tmp_path, monkeypatch, capsys):
+    """A gate row |d| <= atol (rtol 0), status ok on both sides: its max_rel is no part of the check. It was judged
+    against --tol (1e-4), so 0.0015 -> 5e-05 printed "error beyond -> within tolerance" on a row that passed
+    both times; its max_abs is still judged by the row's atol, and --all compares max_rel as a number."""
+    row = {"stage": "ort", "output": "logits", "max_abs": 4.8e-07, "max_rel": 0.0015, "atol": 1e-4, "rtol": 0.0,
+           "status": "ok"}
+    other = {**row, "stage": "tvm", "max_rel": 0.02}
+    a, b = _two_runs(tmp_path, [row, other], [{**row, "max_rel": 5e-05}, {**other, "max_abs": 2e-4}],
+                     monkeypatch, name="customop_gates")
+    cells = {(c["row"], c["column"]): c for c in results_diff.diff_paths(a, b).cells}
+    rel = cells[("stage=ort", "max_rel")]
+    assert not rel["flagged"] and rel["compared"] is False and "verdict" not in rel and "rtol 0" in rel["note"]
+    # the absolute error of the same kind of row: 2e-4 > atol 1e-4, still judged and flagged
+    assert cells[("stage=tvm", "max_abs")]["verdict"] == "within -> beyond" and cells[("stage=tvm", "max_abs")]["flagged"]
+    assert run_cli(results_diff.main, [a, b]) == 1
+    out = capsys.readouterr().out
+    assert "max_rel" not in out and "1 error cells not judged" in out
+    every = {(c["row"], c["column"]): c for c in results_diff.diff_paths(a, b, all_columns=True).cells}
+    assert every[("stage=ort", "max_rel")]["flagged"]  # -96.7% as a number
+    # a row with rtol > 0 still judges its relative error against it
+    rel_rows = [{**row, "rtol": 1e-3}], [{**row, "rtol": 1e-3, "max_rel": 5e-4}]
+    a2, b2 = _two_runs(tmp_path / "r", *rel_rows, monkeypatch, name="customop_gates")
+    (c,) = results_diff.diff_paths(a2, b2).cells
+    assert c["verdict"] == "beyond -> within" and c["flagged"]
+
