@@ -37,7 +37,8 @@ median, ms, b1, s128):
   absolute errors (the scale is not in the table), and a row whose ``rtol`` is 0 (its check bounds
   ``|d|`` by ``atol`` alone) none for its relative errors (``max_rel``: no part of its check): not
   judged, shown with ``-v``, compared as a number with ``--all``.
-- An empty cell and a missing one (``""``, ``None``, a column a row lacks) are the same: no difference. 
+- An empty cell and a missing one (``""``, ``None``, a column a row lacks) are the same: no difference. A
+  machine column empty on one side only is machine-dependent like its values: compared with ``--all``.
 - **machine** columns, a word in ``MACHINE_WORDS`` (ms, s, us, seconds, minutes, gflops, gbs,
   port: ``median_ms``, ``build_s``, ``seconds_per_trial``, ``gflops``, ``tracker_port``): absolute
   times and rates that depend on the machine; not compared unless ``--all``.
@@ -258,6 +259,10 @@ def _without_kind(text: str) -> str:
 
 def _cell(col: str, va: Any, vb: Any, ra: dict, rb: dict, threshold: float, all_columns: bool, tol: float) -> dict:
     na, nb = _num(va), _num(vb)
+    if (na is None) != (nb is None) and (va if na is None else vb) in (None, "") \
+            and column_class(col) == "machine":  # a time or rate on one side only: the machine's, as its value
+        return {"kind": "machine", "rel_change": None, "compared": all_columns, "flagged": all_columns,
+                "note": "empty on one side"}
     if na is None or nb is None:
         same = isinstance(va, str) and isinstance(vb, str) and _without_kind(va) == _without_kind(vb)
         note = {"note": "machine folder only"} if same else {}

@@ -76,3 +76,20 @@ def test_a_relative_error_under_an_absolute_only_check_is_not_judged(tmp_path, m
     (c,) = results_diff.diff_paths(a2, b2).cells
     assert c["verdict"] == "beyond -> within" and c["flagged"]
 
+
+def test_a_time_on_one_side_only_is_machine_dependent(tmp_path, monkeypatch, capsys):
+    """retime tables: fastest_other_ms None on one machine, 7.2 ms on the other. Absolute times are compared only
+    with --all (README), but an empty side made it a flagged text cell; a portable cell empty on one side is still
+    flagged."""
+    row = {"kernel": "matmul", "changed": False, "gain_pct": 0.0, "fastest_other_ms": None}
+    a, b = _two_runs(tmp_path, [row], [{**row, "fastest_other_ms": 7.215, "gain_pct": None}], monkeypatch,
+                     name="retime_bert")
+    cells = {c["column"]: c for c in results_diff.diff_paths(a, b).cells}
+    ms = cells["fastest_other_ms"]
+    assert ms["kind"] == "machine" and not ms["flagged"] and ms["compared"] is False
+    assert cells["gain_pct"]["flagged"]  # 0.0 -> empty: a portable value gone
+    assert run_cli(results_diff.main, [a, b]) == 1
+    out = capsys.readouterr().out
+    assert "fastest_other_ms" not in out and "1 machine-dependent cells not compared" in out
+    assert {c["column"] for c in results_diff.diff_paths(a, b, all_columns=True).cells if c["flagged"]} == {
+        "fastest_other_ms", "gain_pct"}
