@@ -121,10 +121,12 @@ student: setup
 
 # `make grade SUB=<folder> [OUT=build/grade/<name>] [LAB=lab02] [TASK=lab02.tune]`: one submission's grade; give each
 # student their own OUT (default build/grade/<SUB's folder name>) so that `make summary` can read them all.
+# LAB and TASK take several, separated by spaces or commas (TASK="lab01.gate lab01.export"): one --lab/--task each.
+comma := ,
 grade: setup
 	@test -n "$(SUB)" || { echo "error: make grade needs SUB=<folder of a submission> (e.g. SUB=build/student)" >&2; exit 2; }
 	MLC_GRADE_VIA=make $(PY) -m common.course grade "$(SUB)" --out $(or $(OUT),build/grade/$(notdir $(abspath $(SUB)))) \
-		$(if $(LAB),--lab $(LAB)) $(if $(TASK),--task $(TASK))
+		$(foreach l,$(subst $(comma), ,$(LAB)),--lab $(l)) $(foreach t,$(subst $(comma), ,$(TASK)),--task $(t))
 
 # `make summary REPORTS="build/grade/alice build/grade/bob" [OUT=build/summary]`: one table of a class
 # (score per task across submissions, mean, median) and a histogram per task.
@@ -133,8 +135,9 @@ summary: setup
 	$(PY) -m common.grading summary $(REPORTS) --out $(or $(OUT),build/summary)
 
 # `make autograder [OUT=build/autograder] [LAB=lab01]`: Gradescope's autograder.zip (setup.sh, run_autograder, the reference).
+# LAB takes several, separated by spaces or commas (LAB="lab01 lab04").
 autograder: setup
-	$(PY) -m common.course autograder --out $(or $(OUT),build/autograder) $(if $(LAB),--lab $(LAB))
+	$(PY) -m common.course autograder --out $(or $(OUT),build/autograder) $(foreach l,$(subst $(comma), ,$(LAB)),--lab $(l))
 
 # `make classroom [OUT=build/classroom]`: GitHub Classroom's .github/workflows/classroom.yml (also in the handout: make student).
 classroom: setup

@@ -176,3 +176,24 @@ def test_grading_a_second_submission_into_the_first_ones_out_is_refused_and_lose
     assert (out / "lab09_demo/results.json").read_bytes() == report
     run = run_course("--root", str(ref), "grade", f"{alice}/", "--out", str(out), "--timeout", "30")
     assert run.returncode == 0, run.stderr
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="no make program")
+def test_make_grade_and_autograder_pass_each_lab_and_task_of_a_list():
+    """``make grade TASK="lab01.gate lab01.export"`` ran ``--task lab01.gate lab01.export``: argparse refused the second
+    as an unrecognized argument. Each word (or comma-separated item) of LAB and TASK is now its own flag; make -n
+    prints the command without running it (-o setup: no install)."""
+    import shlex
+
+    def words(*assignments: str, target: str = "grade") -> list[str]:
+        run = subprocess.run(["make", "-n", "-s", "-o", "setup", "-C", str(PROJECT), target, "SUB=subs/x", *assignments],
+                             capture_output=True, text=True, timeout=60)
+        assert run.returncode == 0, run.stderr
+        return shlex.split(run.stdout.replace("\\\n", " "))
+
+    got = words("TASK=lab01.gate lab01.export", "LAB=lab01,lab04")
+    flags = [(w, got[i + 1]) for i, w in enumerate(got) if w in ("--task", "--lab")]
+    assert flags == [("--lab", "lab01"), ("--lab", "lab04"), ("--task", "lab01.gate"), ("--task", "lab01.export")]
+    assert "--task" not in words() and "--lab" not in words()  # nothing given: the whole course
+    ag = words("LAB=lab01 lab04", target="autograder")
+    assert [ag[i + 1] for i, w in enumerate(ag) if w == "--lab"] == ["lab01", "lab04"]
