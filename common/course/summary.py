@@ -6,7 +6,9 @@ Gradescope ``results.json`` (as :mod:`common.course.grade` writes it) or a grade
 named after
 
 - a folder REPORT: the folder (every ``<lab>/results.json`` in it joins the row, and a lab's
-  ``results-<task ids>.json`` where the lab has no ``results.json``: a grade narrowed by ``--task``);
+  ``results-<task ids>.json`` where the lab has no ``results.json``: a grade narrowed by ``--task``; one written
+  after its lab's ``results.json``, a regrade of some tasks the table does not show, is named in a ``warning:``
+  line and under the table);
 - a file ``results.json`` or ``results-<task ids>.json`` (a grade narrowed by ``--task``) in a folder named like
   its lab (``extra_data.lab``): the folder above that (``build/grade/alice/lab04_npu/results-lab04.static.json``:
   alice); Gradescope's ``results/results.json``: the folder above ``results/`` (``subs/alice/results/results.json``:
@@ -105,6 +107,9 @@ class Summary:
     #: Labs of the course that no report grades (:func:`ungraded_labs`): ``[(lab folder, points)]``; they are in
     #: neither the table nor its total, so :func:`markdown` and :meth:`warnings` name them.
     ungraded: list[tuple[str, float]] = field(default_factory=list)
+    #: ``[(row name, path)]``: a grade folder's ``results-<task ids>.json`` written after its lab's ``results.json``
+    #: (a regrade of some tasks), which the row does not read (the full report stands): :meth:`warnings` names them.
+    unread: list[tuple[str, str]] = field(default_factory=list)
 
     def missing(self, row: Row) -> list[Column]:
         """The columns ``row`` has no score for."""
@@ -135,6 +140,8 @@ class Summary:
         if self.ungraded:
             out.append(f"warning: no report grades {self.ungraded_text()}: the table and its total "
                        f"(/{_fmt(self.max_total)}) leave them out")
+        out += [f"warning: {name}: {path} is newer than its lab's {FILE} and not read (a regrade narrowed by --task; "
+                f"the row holds the lab's full report): regrade the whole lab to count it" for name, path in self.unread]
         return out
 
     def values(self, key: str | None) -> list[float]:
@@ -223,7 +230,9 @@ def collect(reports: list[str]) -> Summary:
                         "make grade --out folders)")
     rows: dict[str, Row] = {}
     columns: dict[str, tuple[Column, str]] = {}
+    unread: list[tuple[str, str]] = []
     for arg in reports:
+        unread += _newer_unread(arg)
         for name, path in _reports(arg):
             lab, entries = read_report(path)
             name = name or _name(path, lab)
@@ -252,7 +261,28 @@ def collect(reports: list[str]) -> Summary:
                                     f"{seen[0].max_score:g} in {seen[1]} (reports of different course editions?)")
                 row.scores[col.key] = score
                 row.origin[col.key] = str(path)
-    return Summary(sorted((c for c, _ in columns.values()), key=lambda c: c.sort_key), list(rows.values()))
+    return Summary(sorted((c for c, _ in columns.values()), key=lambda c: c.sort_key), list(rows.values()),
+                   unread=unread)
+
+
+def _newer_unread(arg: str) -> list[tuple[str, str]]:
+    """``[(row name, path)]`` of a grade folder REPORT's ``results-<task ids>.json`` files that :func:`_reports` does
+    not read (their lab has a ``results.json``) and that were written after it: a regrade the table does not show."""
+    named, p = None, Path(arg)
+    if not p.exists() and "=" in arg:  # NAME=REPORT
+        named, _, rest = arg.partition("=")
+        p = Path(rest)
+    if not p.is_dir() or (p / FILE).is_file():
+        return []
+    out = []
+    for f in sorted(p.glob("*/results-*.json")):
+        full = f.parent / FILE
+        try:
+            if full.is_file() and f.stat().st_mtime > full.stat().st_mtime:
+                out.append((named or p.resolve().name, str(f)))
+        except OSError:
+            continue
+    return out
 
 
 def ungraded_labs(s: Summary, course) -> list[tuple[str, float]]:
@@ -303,6 +333,9 @@ def markdown(s: Summary) -> str:
                       + "; ".join(f"{_cell(r.name)}: {s.lacks(r)}" for r in partial) + "."]
     if s.ungraded:
         lines += ["", f"Not graded in any report (in neither the table nor its total): {_cell(s.ungraded_text())}."]
+    if s.unread:
+        lines += ["", f"Not read, newer than their lab's {FILE} (regrades narrowed by --task; the full reports are in "
+                      "the table): " + "; ".join(f"{_cell(name)}: {_cell(path)}" for name, path in s.unread) + "."]
     return "\n".join(lines) + "\n"
 
 

@@ -278,3 +278,35 @@ def test_a_lab_graded_task_by_task_joins_one_row_and_a_task_graded_twice_is_name
     (lone / "results-lab09.inc.json").write_text(json.dumps({**alice, "tests": [by_id["lab09.inc"]]}))
     assert run_cli(grading.main, ["summary", str(lone / "results.json"), str(lone / "results-lab09.inc.json")]) == 2
     assert "a second report of submission 'hal' for lab09_demo" in capsys.readouterr().err
+
+
+def test_a_regrade_narrowed_by_task_after_the_full_grade_is_named_not_silently_dropped(reports, tmp_path, capsys):
+    """make grade SUB=ivy, then (a regrade request) make grade SUB=ivy TASK=lab09.double: the table keeps the lab's
+    full results.json (as documented) but said nothing of the newer regrade; it is now named in a warning line and
+    under the table. A narrowed grade older than the full one (superseded by it) is not named."""
+    import os
+
+    _, paths = reports
+    alice = json.loads((Path(paths[0]) / "lab09_demo/results.json").read_text())
+    lab = tmp_path / "ivy" / "lab09_demo"
+    lab.mkdir(parents=True)
+    full = lab / "results.json"
+    full.write_text(json.dumps(alice))
+    regrade = lab / "results-lab09.double.json"
+    regrade.write_text(json.dumps({**alice, "tests": [{**alice["tests"][0], "score": 0}]}))
+    os.utime(full, (1_000_000, 1_000_000))
+    os.utime(regrade, (2_000_000, 2_000_000))
+    assert run_cli(grading.main, ["summary", str(tmp_path / "ivy")]) == 0
+    captured = capsys.readouterr()
+    want = SCORES["alice"]
+    assert f"| ivy | {want['lab09.double']} | {want['lab09.inc']} | {sum(want.values())} |" in captured.out
+    assert [ln for ln in captured.err.splitlines() if str(regrade) in ln] == [
+        f"warning: ivy: {regrade} is newer than its lab's results.json and not read (a regrade narrowed by --task; "
+        "the row holds the lab's full report): regrade the whole lab to count it"]
+    assert f"ivy: {regrade}" in captured.out.split("| **median** |")[1]
+    assert run_cli(grading.main, ["summary", f"late={tmp_path / 'ivy'}"]) == 0
+    assert f"warning: late: {regrade} is newer" in capsys.readouterr().err
+    os.utime(regrade, (500_000, 500_000))  # older than the full grade: superseded, nothing to say
+    assert run_cli(grading.main, ["summary", str(tmp_path / "ivy")]) == 0
+    captured = capsys.readouterr()
+    assert str(regrade) not in captured.err + captured.out
