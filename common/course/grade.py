@@ -262,6 +262,26 @@ def _ignored(course: Course, sub: Path, scan: content.Scan, files: list[str]) ->
     return out
 
 
+_NO_MODULE = re.compile(r"No module named '([\w.]+)'")
+
+
+def _untaken_imports(records: list[dict], ignored: list[str]) -> dict[str, int]:
+    """``{file: failures}``: the failed tests (and collection errors) whose message is Python's ``No module named
+    'a.b'`` for a module the submission holds as a file the grade does not take (``a/b.py`` in ``ignored`` as
+    "not a student file"): a task file that imports a helper the student added."""
+    untaken = {i.split(" (")[0] for i in ignored if i.endswith("(not a student file)")}
+    out: dict[str, int] = {}
+    for r in records:
+        if r.get("outcome", "failed") != "failed":
+            continue
+        for module in _NO_MODULE.findall(r.get("message") or ""):
+            rel = next((f for f in (module.replace(".", "/") + ".py", module.replace(".", "/") + "/__init__.py")
+                        if f in untaken), None)
+            if rel:
+                out[rel] = out.get(rel, 0) + 1
+    return out
+
+
 def _record(line: str) -> dict | None:
     """The JSON object a report line holds; a line cut by a crash and then continued by the next run's first
     record holds that record at its end (None when nothing parses)."""
@@ -497,6 +517,9 @@ def grade_lab(course: Course, lab: Lab, tree: Path, *, runner: Callable[..., Run
                 if any(e["nodeid"].startswith(t) for t in (*g.task.tests, *lab.hidden_tests)) or not e["nodeid"]]
         for e in mine:
             g.notes.append(f"collection error in {e['nodeid'] or 'the run'}: {e['message']}")
+        for rel, n in _untaken_imports(g.items + mine, ignored).items():
+            g.notes.append(f"{n} test(s) failed importing {rel}, a file of the submission that is not a task file: the "
+                           f"grade takes only task files ({', '.join(g.task.files)}), so put that code in them")
         if not runs.finished and not runs.tampered:
             g.notes.append(f"the test run ended early (exit status {run.rc}"
                            + (f", the lab's time limit of {lab_limit_s(timeout_s)} s" if runs.out_of_time else "")

@@ -96,6 +96,20 @@ def test_own_conftest_and_edited_tests_are_ignored_and_listed(demo, tmp_path):
     assert g.ignored == ["conftest.py (not a student file)", "lab09_demo/test_mod.py (differs from the course's copy, which is used)"]
 
 
+def test_a_helper_module_the_student_added_is_named_where_a_task_imports_it(demo, tmp_path):
+    """Only task files are taken: a task file that imports a helper the student wrote beside it fails with
+    Python's ModuleNotFoundError, and the task's notes say which file and why (the task scores 0 all the same)."""
+    ref, _ = demo
+    sub = _submission(demo, tmp_path, lambda t: "from lab09_demo.helper import one\n" + t.replace(
+        "return x + 1", "return x + one()"))
+    (sub / "lab09_demo/helper.py").write_text("def one():\n    return 1\n")
+    (g,) = grade.grade(ref, sub)
+    assert "lab09_demo/helper.py (not a student file)" in g.ignored and g.scores()["lab09.inc"] == 0
+    out = g.tasks[1].output()
+    assert "failed importing lab09_demo/helper.py, a file of the submission that is not a task file" in out
+    assert "takes only task files (lab09_demo/mod.py)" in out
+
+
 def test_missing_student_file_scores_the_stub_not_the_solution(demo, tmp_path):
     ref, _ = demo
     sub = _submission(demo, tmp_path)
