@@ -551,6 +551,9 @@ def results_json(g: LabGrade) -> dict:
               "tags": [g.lab.dir.split("_")[0], t.task.id], "visibility": "visible", "extra_data": t.extra_data()}
              for t in sorted(g.tasks, key=lambda t: t.task.sort_key)]
     summary = [f"{g.lab.title}: {g.score}/{g.max_score} points"]
+    if g.tampered:
+        summary.append(f"Not graded: {g.tampered}, so code under test wrote to what the grader reads; every task "
+                       "scores 0 whatever its tests did (review the submission)")
     if g.ignored:
         summary.append("Ignored (not part of the grade): " + "; ".join(g.ignored))
     return {"score": g.score, "execution_time": round(g.seconds, 1), "output": "\n".join(summary),
@@ -577,6 +580,9 @@ def results_md(g: LabGrade) -> str:
         lines.append(f"| {t.task.number} | {t.task.title} (`{t.task.id}`) | {t.score} | {t.task.points} | {t.status} "
                      f"| {cell('; '.join(notes)[:MAX_NOTES_CHARS])} |")
     lines.append(f"| | **total** | **{g.score}** | **{g.max_score}** | | |")
+    if g.tampered:
+        lines += ["", f"**Not graded**: {g.tampered}, so code under test wrote to what the grader reads; every task "
+                      "scores 0 whatever its tests did (review the submission)."]
     lines += ["", "Ignored files (not part of the grade): " + ("; ".join(g.ignored) if g.ignored else "none"), ""]
     for t in ordered:
         blocks = t.feedback_blocks()

@@ -259,6 +259,9 @@ def test_code_that_edits_the_grading_tree_scores_its_lab_0_and_says_which_file(d
     assert g.scores() == {"lab09.double": 0, "lab09.inc": 0}
     assert "not graded: lab09_demo/test_mod.py was changed in the grading tree while the lab's tests ran" \
         in g.tasks[1].output(), g.tasks[1].output()
+    # the lab's own line says it too, in Gradescope's top-level output and under results.md's table
+    assert "Not graded: lab09_demo/test_mod.py was changed" in grade.results_json(g)["output"]
+    assert "**Not graded**: lab09_demo/test_mod.py was changed" in grade.results_md(g)
 
 
 def test_the_local_check_warns_of_a_file_the_grader_would_refuse_and_a_script_block_is_not_read(tmp_path):
