@@ -46,7 +46,9 @@ def export_dynamic(model: torch.nn.Module, inputs: Mapping[str, torch.Tensor], o
     * is the graph as traced, with the exporter's constant folding off (``do_constant_folding=False``):
       it keeps what Lab 01's passes and ORT clean up later, such as the ``Transpose`` of a Linear's
       weight before its MatMul and the ``Shape -> Gather`` shape arithmetic;
-    * leaves ``model`` as it found it (its ``training`` flag included).
+    * leaves ``model`` as it found it: the ``training`` flag of the module and of every submodule (a module
+      trained around a frozen BatchNorm keeps it frozen; ``torch.onnx.export`` itself puts back only
+      ``model.train(flag)``, which resets every submodule to the top module's flag).
 
     Source: https://docs.pytorch.org/docs/stable/onnx_torchscript.html (``torch.onnx.export`` with
     ``dynamo=False``: ``input_names``, ``output_names``, ``dynamic_axes``, ``opset_version``).
@@ -82,10 +84,16 @@ def export_dynamic(model: torch.nn.Module, inputs: Mapping[str, torch.Tensor], o
                                 "bake it; export with an example of size >= 2 there")
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
-    torch.onnx.export(model, tuple(inputs.values()), str(out), input_names=list(inputs),
-                      output_names=list(output_names), dynamic_axes={k: dict(v) for k, v in dynamic_axes.items()},
-                      opset_version=opset, dynamo=False, do_constant_folding=False,
-                      training=torch.onnx.TrainingMode.EVAL)
+    # The exporter puts back only model.train(flag), which resets every submodule to the top module's flag.
+    flags = [(m, m.training) for m in model.modules()]
+    try:
+        torch.onnx.export(model, tuple(inputs.values()), str(out), input_names=list(inputs),
+                          output_names=list(output_names), dynamic_axes={k: dict(v) for k, v in dynamic_axes.items()},
+                          opset_version=opset, dynamo=False, do_constant_folding=False,
+                          training=torch.onnx.TrainingMode.EVAL)
+    finally:
+        for m, flag in flags:
+            m.training = flag
     return out
     ### END SOLUTION
 

@@ -132,6 +132,15 @@ def test_a_module_in_train_mode_exports_in_eval_mode_and_stays_in_train_mode(tmp
     np.testing.assert_allclose(got, want, rtol=0, atol=ATOL)  # Dropout off: deterministic, as in eval mode
     got = ReferenceEvaluator(model).run(None, {"x": x.numpy()})[0]
     np.testing.assert_allclose(got, want, rtol=0, atol=ATOL)
+    # a module being trained around a frozen BatchNorm (the fine-tuning idiom): every submodule's flag is kept,
+    # not only the top module's (torch.onnx.export restores model.train(flag), which resets the submodules)
+    mixed = torch.nn.Sequential(torch.nn.Linear(8, 8), torch.nn.BatchNorm1d(8), torch.nn.Dropout(0.5),
+                                torch.nn.Linear(8, 4)).train()
+    mixed[1].eval()
+    before = [(name, m.training) for name, m in mixed.named_modules()]
+    export_dynamic(mixed, {"x": torch.randn(3, 8)}, ["y"], {"x": {0: "batch"}, "y": {0: "batch"}}, tmp_path / "mixed.onnx")
+    after = [(name, m.training) for name, m in mixed.named_modules()]
+    assert after == before, f"export_dynamic changed the training flags of submodules: {before} -> {after}"
 
 
 @pytest.mark.task("lab01.export", points=2)
