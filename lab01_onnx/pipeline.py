@@ -488,14 +488,18 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--onnxopt-budget-s", type=float, default=budget.pick(10.0, 2.0),
                    help="scale step: stop doubling onnxoptimizer's graph once the next run is predicted "
                         "to exceed this many seconds (default 10, CI 2)")
-    p.add_argument("--min-top1", type=float, default=0.9, help="INT8 gate: minimum next-token top-1 agreement")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--min-top1", type=float, default=0.9,
+                   help="INT8 gate: minimum next-token top-1 agreement, in [0, 1] (default 0.9)")
+    p.add_argument("--seed", type=int, default=0,
+                   help="seed of the models' random weights (LLaMA-tiny, BERT) and of BERT's check input (default 0)")
     args = p.parse_args(argv)
     for flag in ("threads", "n_texts", "val_batch", "repeats"):
         cli.positive("--" + flag.replace("_", "-"), getattr(args, flag))
     cli.positive("--warmup", args.warmup, strict=False)
     if args.seq < 2:
         raise UserError("--seq must be >= 2")
+    if not 0.0 <= args.min_top1 <= 1.0:  # checked here, not at step 7 after a minute of work
+        raise UserError(f"--min-top1 must lie in [0, 1] (a fraction of positions), got {args.min_top1:g}")
     if args.scale_nodes < measure.BLOCK_NODES:
         raise UserError(f"--scale-nodes must be >= {measure.BLOCK_NODES} (one generated block)")
     check_torchscript_opset(args.opset)  # both before any work, so a bad flag writes nothing

@@ -740,6 +740,9 @@ def test_cli_bad_inputs_give_one_line_and_nonzero_exit(tmp_path, capsys, results
     assert rc == 2 and len(err) == 1 and "opset 99 is not supported" in err[0]
     rc, err = _cli(pipeline.main, ["--dynamo-opset", "17"], capsys)
     assert rc == 2 and len(err) == 1 and "pass --dynamo-opset" in err[0]
+    for top1 in ("1.5", "-0.1", "nan"):  # refused before any work, naming the flag, not at step 7's gate
+        rc, err = _cli(pipeline.main, ["--min-top1", top1, "--skip-dynamo"], capsys)
+        assert rc == 2 and len(err) == 1 and "--min-top1 must lie in [0, 1]" in err[0], err
     assert not any(results_dir.rglob("*.onnx"))  # nothing half-written
 
     good = tmp_path / "good.onnx"
