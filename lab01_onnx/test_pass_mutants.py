@@ -186,6 +186,23 @@ def test_index_collects_every_name_a_subgraph_defines():
     assert idx.local_defs == {1: {"w", "e1", "e2", "t2"}, 2: {"i", "cond", "v", "v2", "cond_out"}}
 
 
+@pytest.mark.parametrize("returned", [None, -1, "1"])
+def test_a_rule_that_returns_no_count_is_named_in_one_line(returned):
+    # a rule whose last path forgets its ``return`` gives None: the driver names the rule, the node and the
+    # contract, instead of a TypeError from inside ``sum`` in apply_rule
+    from lab01_onnx.passes.core import apply_rule
+
+    def forgetful_rule(idx, pos, shapes):
+        return returned
+
+    model = make_model([helper.make_node("Relu", ["x"], ["y"])], [("x", F, [2])], [("y", F, [2])])
+    with pytest.raises(TypeError, match=r"forgetful_rule returned .* at node 0 \(Relu\): a rule returns how many "
+                                        r"rewrites it made there, an int >= 0") as err:
+        apply_rule(model, forgetful_rule)
+    assert len(str(err.value).splitlines()) == 1
+    assert apply_rule(model, lambda idx, pos, shapes: np.int64(0)).rewrites == 0  # a NumPy integer is a count
+
+
 # ---- fold_constant_gather: Gather(Shape(x)) preconditions ---------------------------------------------
 
 def shape_gather(axis):

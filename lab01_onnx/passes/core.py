@@ -250,6 +250,10 @@ def apply_rule(model: onnx.ModelProto, rule: Rule, *, min_opset: int = 0) -> Pas
     the work stays linear. ``shapes`` is :class:`Shapes` of the untouched input (inference runs
     at most once, and only when a rule asks for a shape). Models below ``min_opset`` (default
     domain) are returned unchanged.
+
+    Raises:
+        TypeError: the rule returned something other than an int >= 0 (a path that forgot its
+            ``return`` gives None), naming the rule and the node.
     """
     m = copy_model(model)
     if opset(m) < min_opset:
@@ -258,6 +262,10 @@ def apply_rule(model: onnx.ModelProto, rule: Rule, *, min_opset: int = 0) -> Pas
 
     def attempt(pos: int) -> int:
         done = rule(idx, pos, shapes) if pos not in idx.removed else 0
+        if not isinstance(done, (int, np.integer)) or done < 0:
+            name = getattr(rule, "__qualname__", repr(rule))
+            raise TypeError(f"the rule {name} returned {done!r} at node {pos} ({idx.nodes[pos].op_type}): a rule "
+                            "returns how many rewrites it made there, an int >= 0 (0 when it rewrote nothing)")
         if done and pos not in idx.removed:
             idx.reopened.extend(o for o in idx.nodes[pos].output if o)
         return done
