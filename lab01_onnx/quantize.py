@@ -105,7 +105,8 @@ class AccuracyGate:
 
     def line(self) -> str:
         """One line for the pipeline's output and a failed gate's message."""
-        where = f"; first at {list(self.first_disagreement)}" if self.first_disagreement is not None else ""
+        # int(): a rule may give NumPy integers, which NumPy 2 prints as np.int64(3) inside a list
+        where = f"; first at {[int(i) for i in self.first_disagreement]}" if self.first_disagreement is not None else ""
         return (f"next-token top-1 agreement {self.agreement:.4f} ({self.positions - self.disagreements}/"
                 f"{self.positions} positions{where}), max abs logit diff {self.max_abs:.4g}, "
                 f"{'>=' if self.passed else '<'} {self.min_top1:g}")
