@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -352,6 +353,8 @@ def scale(ctx: Ctx) -> None:
              + f"; onnxoptimizer {timings[last]:.2f} s on {last} nodes, "
              + (f"time ~ n^{growth:.1f}" if growth is not None else "one size only (no growth exponent)")
              + ("" if last >= ctx.args.scale_nodes else f" (stopped before {ctx.args.scale_nodes}: over its budget)"))
+    for line in measure.nonlinear_passes(s["pass_us_per_node"]):  # a notice, not a gate: timings are noisy
+        print(f"notice: {line}", file=sys.stderr)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -556,6 +556,21 @@ def test_manager_on_generated_graph_keeps_three_nodes_per_block():
                                   run_ref(model, {"x": x})[model.graph.output[0].name])
 
 
+def test_scale_step_names_a_pass_whose_cost_per_node_grows():
+    # the numbers of the README's reference run (linear: within ~2x) and a quadratic pass (10x nodes, ~10x per node)
+    from lab01_onnx.measure import NONLINEAR_FACTOR, nonlinear_passes
+
+    measured = {"fuse_consecutive_reshapes": {10000: 54.95, 100000: 32.51},
+                "eliminate_identity": {10000: 7.51, 100000: 14.78},
+                "fold_constant_gather": {10000: 18.45, 100000: 23.52}}
+    assert nonlinear_passes(measured) == []
+    measured["eliminate_identity"] = {10000: 660.8, 100000: 6608.0}
+    [line] = nonlinear_passes(measured)
+    assert line.startswith("eliminate_identity pays 10.0x more per node on 100000 nodes than on 10000"), line
+    assert nonlinear_passes({"p": {80: 1.0, 800: NONLINEAR_FACTOR}}) == []  # the factor itself is still linear
+    assert nonlinear_passes({"p": {80: 1.0}}) == []                         # one size: nothing to compare
+
+
 # ------------------------------------------------------------------------------------------------
 # the exported LLaMA-tiny (TorchScript exporter, example batch 2 x sequence 16)
 # ------------------------------------------------------------------------------------------------
