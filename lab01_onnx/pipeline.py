@@ -184,6 +184,18 @@ def custom_pass_rows(ctx: Ctx, graph: str, raw: onnx.ModelProto) -> tuple[onnx.M
     return opt, iters, dt
 
 
+def passes_result_loads(model: str | Path | onnx.ModelProto, stage: str, what: str, rows: list[dict]) -> None:
+    """Gate: the custom passes' result passes ``onnx.checker`` and loads in ONNX Runtime. A model the passes broke
+    is their failure (exit 1, naming them and their tests), not bad input (exit 2, "onnxruntime cannot load the
+    model" without saying which model or who made it)."""
+    try:
+        check_model(model, what)
+        ort_session(model, level="ALL")  # ALL: a wrong folded shape may show only once ORT folds constants too
+    except UserError as exc:
+        gate(False, stage, f"{what} is broken, so a custom pass rewrote it wrongly: {exc}; run the passes' graded "
+             "tests (.venv/bin/python -m pytest --task lab01.reshape, lab01.identity, lab01.gather)", rows)
+
+
 def optimize(ctx: Ctx) -> None:
     """Custom passes to a fixed point on the TorchScript export, beside onnxoptimizer.
 
@@ -204,7 +216,7 @@ def optimize(ctx: Ctx) -> None:
         rows.append(passes_row(dyn_graph, "raw export", dyn, dyn))
         rows.append(passes_row(dyn_graph, "custom passes, fixed point", run_passes(dyn)[0], dyn))
     ctx.paths["opt"] = save_model(opt, ctx.out / "llama_tiny_opt.onnx")
-    check_model(ctx.paths["opt"], ctx.paths["opt"].name)
+    passes_result_loads(ctx.paths["opt"], "optimize", f"{ctx.paths['opt'].name} (the custom passes' result)", rows)
     ctx.models["opt"], ctx.models["opt+onnxoptimizer"] = opt, both
     n0, n1 = len(raw.graph.node), len(opt.graph.node)
     ctx.meta["node_reduction_pct"] = round(100 * (n0 - n1) / n0, 1)
@@ -257,7 +269,7 @@ def optimize_bert(ctx: Ctx) -> None:
     path = export_torchscript(bundle, ctx.out / "bert_passes.onnx", opset=ctx.args.opset)
     raw = load_model(path)
     opt, _, dt = custom_pass_rows(ctx, f"{name} TorchScript opset {ctx.args.opset} (second model)", raw)
-    check_model(opt, f"{name} after the custom passes")
+    passes_result_loads(opt, "optimize-bert", f"{name} after the custom passes", ctx.tables["passes"])
     ctx.show_ir(f"{name} after the custom passes", opt)
     ids = np.random.default_rng(ctx.args.seed).integers(1, 1000, size=(3, 24)).astype(np.int64)
     feed = {"input_ids": ids, "attention_mask": np.ones_like(ids), "token_type_ids": np.zeros_like(ids)}

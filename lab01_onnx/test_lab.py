@@ -862,6 +862,38 @@ def test_pipeline_gate_failure_exits_1_with_the_gate_table(capsys, results_dir, 
     assert not any(line.startswith("error:") for line in err)
 
 
+@pytest.mark.parametrize("breakage", ["checker", "runtime"])
+def test_pipeline_names_the_custom_passes_when_their_result_is_broken(breakage, capsys, results_dir, monkeypatch):
+    """A model the passes broke fails the optimize gate (exit 1, naming the passes), not 'error: onnxruntime cannot
+    load the model' (exit 2, as if the input were bad)."""
+    from common.errors import UserError, run_cli
+    from lab01_onnx import pipeline
+
+    real_run_passes = pipeline.run_passes
+
+    def broken_passes(model, *args, **kwargs):  # a wrong rewrite: an op no schema knows, or a model ORT refuses
+        out, report = real_run_passes(model, *args, **kwargs)
+        if breakage == "checker":
+            out.graph.node[-1].op_type = "NoSuchOp"
+        return out, report
+
+    def refusing_session(model, **kwargs):
+        raise UserError("onnxruntime 1.32.0 cannot load the model: [ONNXRuntimeError] : 1 : FAIL : Incompatible "
+                        "dimensions for matrix multiplication")
+
+    monkeypatch.setattr(pipeline, "run_passes", broken_passes)
+    if breakage == "runtime":
+        monkeypatch.setattr(pipeline, "ort_session", refusing_session)
+    rc = run_cli(pipeline.main, ["--skip-dynamo", "--skip-bert", "--quick"])
+    err = capsys.readouterr().err.splitlines()
+    verdicts = [line for line in err if line.startswith("gate failed:")]
+    assert rc == 1 and len(verdicts) == 1, err
+    assert verdicts[0].startswith("gate failed: stage 'optimize': llama_tiny_opt.onnx (the custom passes' result) is "
+                                  "broken"), err
+    assert "pytest --task lab01.reshape" in verdicts[0]
+    assert not any(line.startswith("error:") for line in err)
+
+
 def test_validate_names_a_stage_onnx_runtime_cannot_run(tmp_path):
     """A pass that breaks a shape makes ONNX Runtime fail at run time (a Mul of 2 by 4 elements here, shapes
     declared dynamic so the session loads): the validate step fails its gate in one line naming the stage."""
