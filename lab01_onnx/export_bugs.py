@@ -64,8 +64,10 @@ def export_dynamic(model: torch.nn.Module, inputs: Mapping[str, torch.Tensor], o
 
     Raises:
         UserError (one line): an opset the TorchScript exporter does not support, a name of
-            ``dynamic_axes`` that is neither an input nor an output, an input axis outside
-            ``[0, rank)``, or an input's dynamic axis of example size 1.
+            ``dynamic_axes`` that is neither an input nor an output, an axis outside ``[0, rank)`` of
+            its input or output (the exporter would abort on a negative input axis and silently leave
+            out an output axis beyond the output's rank; a file written by then is removed), or an
+            input's dynamic axis of example size 1.
     """
     ### BEGIN SOLUTION lab01.export
     check_torchscript_opset(opset)
@@ -74,6 +76,10 @@ def export_dynamic(model: torch.nn.Module, inputs: Mapping[str, torch.Tensor], o
         if name not in known:
             raise UserError(f"dynamic_axes names {name!r}, which is neither an input nor an output ({known})")
         if name not in inputs:
+            bad = [axis for axis in axes if int(axis) < 0]  # an output's rank is known once traced (below)
+            if bad:
+                raise UserError(f"dynamic axis {bad[0]} ({axes[bad[0]]!r}) of output {name!r} is negative: "
+                                "dynamic_axes counts from 0")
             continue
         shape = tuple(inputs[name].shape)
         for axis, label in axes.items():
@@ -94,6 +100,17 @@ def export_dynamic(model: torch.nn.Module, inputs: Mapping[str, torch.Tensor], o
     finally:
         for m, flag in flags:
             m.training = flag
+    # The exporter silently ignores an output axis beyond the output's rank: the file would lack that dim_param.
+    import onnx
+
+    written = onnx.load(str(out), load_external_data=False)
+    ranks = {o.name: len(o.type.tensor_type.shape.dim) for o in written.graph.output}
+    for name, axes in dynamic_axes.items():
+        beyond = [axis for axis in axes if name in ranks and name not in inputs and int(axis) >= ranks[name]]
+        if beyond:
+            out.unlink()
+            raise UserError(f"dynamic axis {beyond[0]} ({axes[beyond[0]]!r}) of output {name!r} is outside its rank "
+                            f"{ranks[name]}")
     return out
     ### END SOLUTION
 

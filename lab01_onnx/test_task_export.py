@@ -150,6 +150,8 @@ def test_bad_axes_examples_and_opsets_are_one_line_user_errors(tmp_path):
         (dict(inputs=example(2, 1)), ""),                                         # so would sequence 1
         (dict(axes={**AXES, "logits": {0: "batch"}}), "logits"),                  # no such input or output
         (dict(axes={**AXES, "mask": {0: "batch", 2: "sequence"}}), "mask"),       # mask has rank 2
+        (dict(axes={**AXES, "pooled": {0: "batch", 2: "sequence"}}), "pooled"),   # so has the output pooled
+        (dict(axes={**AXES, "y": {0: "batch", -1: "feature"}}), "y"),             # outputs count from 0 too
         (dict(opset=99), "99"),
     ]
     assert_one_line_errors(tmp_path, cases)
@@ -206,11 +208,13 @@ def test_the_written_file_comes_back_as_a_path(tmp_path):
 
 @pytest.mark.task("lab01.export", points=1)
 def test_a_refused_export_writes_no_file(tmp_path):
-    """Refusing "what would make a wrong file" means no file: every refusal (a size-1 dynamic axis, an axis outside the
-    rank, an unknown name, an opset the exporter lacks) comes before anything is written, so no ``.onnx`` is left at
-    the destination for a later step to pick up."""
+    """Refusing "what would make a wrong file" means no file: after every refusal (a size-1 dynamic axis, an axis
+    outside the rank of an input or an output, an unknown name, an opset the exporter lacks) no ``.onnx`` is left at
+    the destination for a later step to pick up (an output's rank may only be known once traced: a file written by
+    then goes)."""
     cases = [dict(inputs=example(1, 4)), dict(inputs=example(2, 1)), dict(axes={**AXES, "logits": {0: "batch"}}),
-             dict(axes={**AXES, "mask": {0: "batch", 2: "sequence"}}), dict(opset=99)]
+             dict(axes={**AXES, "mask": {0: "batch", 2: "sequence"}}), dict(axes={**AXES, "pooled": {2: "sequence"}}),
+             dict(opset=99)]
     for kw in cases:
         with pytest.raises(UserError):
             export(tmp_path, **kw)
