@@ -131,6 +131,33 @@ def _is_main_guard(node: ast.AST) -> bool:
             and t.comparators[0].value == "__main__")
 
 
+def _listed_names(tree: ast.AST) -> set[str]:
+    """Names that only a ``for`` loop or a comprehension binds, each time over a literal tuple, list or set of
+    strings none of which starts with ``_`` (``{k: getattr(node, k) for k in ("op_type", "domain")}``): what
+    ``getattr(x, k)`` can read is then in the file, and none of it is a dunder. A name bound anywhere else (an
+    assignment, a parameter, an import, ``with ... as``, another loop) is not one."""
+    loops: dict[str, bool] = {}
+    targets: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)) and isinstance(node.target, ast.Name):
+            it = node.iter
+            literal = isinstance(it, (ast.Tuple, ast.List, ast.Set)) and all(
+                isinstance(e, ast.Constant) and isinstance(e.value, str) and not e.value.startswith("_")
+                for e in it.elts)
+            loops[node.target.id] = loops.get(node.target.id, True) and literal
+            targets.add(id(node.target))
+    bound_elsewhere = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+                       and id(n) not in targets}
+    bound_elsewhere |= {n.arg for n in ast.walk(tree) if isinstance(n, ast.arg)}
+    bound_elsewhere |= {a.asname or a.name for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))
+                        for a in n.names}
+    bound_elsewhere |= {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                                           ast.ClassDef, ast.ExceptHandler,
+                                                                           ast.MatchAs, ast.MatchStar)) and n.name}
+    bound_elsewhere |= {n.rest for n in ast.walk(tree) if isinstance(n, ast.MatchMapping) and n.rest}
+    return {name for name, ok in loops.items() if ok and name not in bound_elsewhere}
+
+
 def tampering(text: str, rel: str, packages: Iterable[str] = (), native: bool = False) -> list[str]:
     """Why the student file ``rel`` (its ``text``) may not be graded: one reason per thing it does that code
     under test has no business doing (``"imports common.course.plugin (the grader) at line 1"``); empty
@@ -174,6 +201,7 @@ def tampering(text: str, rel: str, packages: Iterable[str] = (), native: bool = 
                         aliases[t.id] = name
     skipped = {id(n) for node in ast.walk(tree) if _is_main_guard(node) for b in node.body for n in ast.walk(b)}
     own_defs = {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+    listed = _listed_names(tree)
     outer: set[int] = set()  # inner links of a chain already judged whole
     for node in ast.walk(tree):
         if id(node) in skipped:  # ``if __name__ == "__main__":`` never runs under the grader (an import)
@@ -224,9 +252,12 @@ def tampering(text: str, rel: str, packages: Iterable[str] = (), native: bool = 
                 flag(f"reaches {name} (a module's namespace)", node)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.args and \
                 node.func.id in ("getattr", "setattr", "delattr", "hasattr", "vars") and node.func.id not in own_defs:
-            if node.func.id != "vars" and (len(node.args) < 2 or not isinstance(node.args[1], ast.Constant)):
-                flag(f"calls {node.func.id} with a name built at run time (what it reaches this check cannot read)",
-                     node)
+            static = len(node.args) >= 2 and (isinstance(node.args[1], ast.Constant) or (
+                node.func.id in ("getattr", "hasattr") and isinstance(node.args[1], ast.Name) and
+                node.args[1].id in listed))  # a read by a name from a listed tuple: ``for k in ("a", "b")``
+            if node.func.id != "vars" and not static:
+                flag(f"calls {node.func.id} with a name built at run time (what it reaches this check cannot read; "
+                     "a name of a for loop over a tuple of strings is read)", node)
                 continue
             name = full(node.args[0])
             if name is None:

@@ -97,6 +97,14 @@ def test_the_plugin_ignores_its_reassigned_module_attributes(demo, tmp_path):
     ("import os\nos.sys.modules['pytest']", "reaches os.sys.modules (the table of loaded modules)"),
     ("import numpy as np\nb = getattr(np, '__buil' + 'tins__')", "calls getattr with a name built at run time"),
     ("import gc", "imports gc (every live object)"),
+    # a loop's name reads what the loop lists: not a dunder, not a name bound elsewhere too, not for setattr
+    ("def f(g):\n    return [getattr(g, k) for k in ('__globals__',)]", "calls getattr with a name built at run time"),
+    ("def f(g, k):\n    return [getattr(g, k) for k in ('a',)]", "calls getattr with a name built at run time"),
+    ("k = '__globals__'\ndef f(g):\n    return [getattr(g, k) for k in ('a',)]", "calls getattr with a name built"),
+    ("def f(g, names):\n    return [getattr(g, k) for k in names]", "calls getattr with a name built at run time"),
+    ("def f(g, s):\n    match s:\n        case str() as k:\n            pass\n    return [getattr(g, k) for k in ('a',)]",
+     "calls getattr with a name built at run time"),
+    ("def f(g):\n    for k in ('a',):\n        setattr(g, k, 1)", "calls setattr with a name built at run time"),
     ("x = int.__mro__[1]", "uses .__mro__ (every class through object)"),
     ("b = globals()['__builtins__']", "uses globals()"),
     ("f = compile('1', 'f', 'eval')", "calls compile (code this check cannot read)"),
@@ -127,6 +135,8 @@ def test_the_intake_scan_names_what_a_file_must_not_do(line, reason):
     "    def __post_init__(self):\n        object.__setattr__(self, 'x', float(self.x))",  # a frozen dataclass
     "def compile(x):\n    return x\ny = compile(1)",                                     # its own compile
     "flags = open('/proc/cpuinfo').read()",                                            # the machine, not a process
+    "def f(node):\n    return {k: getattr(node, k) for k in ('op_type', 'domain')}",       # names from a listed tuple
+    "def f(node):\n    for k in ['name', 'input']:\n        if hasattr(node, k):\n            return k",
 ])
 def test_the_intake_scan_passes_ordinary_idioms_a_review_saw_refused(code):
     assert intake.tampering(code + "\n", "lab09_demo/mod.py", ("common", "lab09_demo")) == []
