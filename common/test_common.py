@@ -786,6 +786,15 @@ def test_a_command_turns_a_stub_into_one_line(capsys):
     assert len(err) == 1 and err[0].startswith("error: step unroll needs a task you have not written yet (or leave "
                                                "the step out: --skip-unroll): "), err
 
+    def first(argv=None):  # a step whose result the later steps read: the line says no flag gets past it
+        with naming_stubs("export", later=True):
+            raise NotImplementedTask("lab09.demo", where="f in lab09/mod.py")
+
+    assert run_cli(stubs_as_errors(first), []) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: step export needs a task you have not written yet (the steps "
+                                               "after it need its result: no --skip- flag gets past it): "), err
+
     def everywhere(argv=None):  # work every step starts with: no skip flag gets past it, and the line says so
         with naming_stubs("qnn", skip="--skip-qnn"), needed_by_every_step("preparing each model"):
             raise NotImplementedTask("lab09.demo", where="f in lab09/mod.py")

@@ -51,7 +51,7 @@ ATOL_BERT = 1e-4  # second-model gate (max abs vs PyTorch on last_hidden_state /
 #: does not exist there, eliminate_identity does (a direct comparison).
 ONNXOPT_PASSES = ["eliminate_identity", "eliminate_deadend", "eliminate_shape_gather", "eliminate_nop_reshape",
                   "fuse_consecutive_concats", "fuse_consecutive_unsqueezes", "eliminate_unused_initializer"]
-SKIPPABLE = ["dynamo", "bert"]
+SKIPPABLE = ["dynamo", "bert", "quantize"]
 
 
 @dataclass
@@ -520,6 +520,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     check_torchscript_opset(args.opset)  # both before any work, so a bad flag writes nothing
     if "dynamo" not in args.skip:
         check_dynamo_opset(args.dynamo_opset)
+    if partial := sorted(args.skip & {"dynamo", "bert"}):  # their rows are part of tables a full run writes whole
+        cli.quick_results("--skip-" + "/--skip-".join(partial))
     return args
 
 
@@ -531,8 +533,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if "bert" not in ctx.args.skip:
         steps.append(optimize_bert)
     steps += [validate, latency, scale, quantize, bisect, export_bugs_step, tables]  # 4 .. 10
-    for fn in steps:
-        with naming_stubs(fn.__name__):
+    for fn in steps:  # the later steps read export's and optimize's models; quantize can be left out
+        if fn is quantize and "quantize" in ctx.args.skip:
+            cli.step(7, "quantize", "skipped")
+            continue
+        with naming_stubs(fn.__name__, skip="--skip-quantize" if fn is quantize else None,
+                          later=fn in (export, optimize)):
             fn(ctx)
     cli.step("", "done", f"{time.perf_counter() - t0:.0f} s")
     return 0

@@ -740,6 +740,29 @@ def _cli(module_main, argv, capsys):
     return rc, err
 
 
+@pytest.mark.parametrize("step,task,way", [
+    ("export", "lab01.export", "(the steps after it need its result: no --skip- flag gets past it)"),
+    ("optimize", "lab01.reshape", "(the steps after it need its result: no --skip- flag gets past it)"),
+    ("quantize", "lab01.gate", "(or leave the step out: --skip-quantize)"),
+])
+def test_pipeline_stub_line_names_the_way_past_or_that_there_is_none(step, task, way, capsys, results_dir,
+                                                                      monkeypatch):
+    """A handout's stub reached in a step: one line that names --skip-quantize, or says that the later steps need
+    export's and optimize's models; the other steps are passed over (stubs of their own) up to it."""
+    from common.course.notimpl import NotImplementedTask, stubs_as_errors
+    from lab01_onnx import pipeline
+
+    def stub(ctx):
+        raise NotImplementedTask(task, where="a function in lab01_onnx")
+
+    stub.__name__ = step  # the step's name on the line is its function's
+    for name in ("export", "check", "optimize", "ort_levels", "validate", "latency", "scale", "quantize"):
+        monkeypatch.setattr(pipeline, name, stub if name == step else (lambda ctx: None))
+    rc, err = _cli(stubs_as_errors(pipeline.main), ["--skip-bert"], capsys)
+    assert rc == 2 and len(err) == 1, err
+    assert err[0].startswith(f"error: step {step} needs a task you have not written yet {way}: "), err
+
+
 def test_cli_bad_inputs_give_one_line_and_nonzero_exit(tmp_path, capsys, results_dir, dangling_onnx):
     from lab01_onnx import divergence, pipeline
 

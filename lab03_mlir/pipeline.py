@@ -350,10 +350,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     inputs = builder.random_inputs(args.m, args.n, args.k, seed=SEED)
     chain = GateChain("numpy", {"y": builder.reference(*inputs)}, atol=ATOL, scale_atol_by_ref=True)
     blas_ctx, blas = numpy_single_thread()
-    with naming_stubs("build"):
+    with naming_stubs("build", later=True):
         module = step_build(args)
     step_save(module, out, args)
-    with naming_stubs("lower"):
+    with naming_stubs("lower", later=True):
         lowered = step_lower(module, out, args)
     with naming_stubs("unroll", skip="--skip-unroll"):
         unrolled, unroll_row = step_unroll(args, lowered, out)

@@ -120,6 +120,8 @@ def stub_line(exc: BaseException) -> str | None:
 _SKIP_NOTE = "skip with "
 #: The note :func:`needed_by_every_step` adds before the work every step runs.
 _EVERY_NOTE = "every step runs "
+#: The note :func:`naming_stubs` adds for a step whose result the later steps read.
+_LATER_NOTE = "the later steps need it"
 
 
 @contextlib.contextmanager
@@ -136,10 +138,11 @@ def needed_by_every_step(work: str):
 
 
 @contextlib.contextmanager
-def naming_stubs(step: str, skip: str | None = None):
+def naming_stubs(step: str, skip: str | None = None, later: bool = False):
     """Run a pipeline step: when it reaches a stub, note ``step <name>`` on the exception (``add_note``), and
-    ``skip`` (the flag that leaves the step out, e.g. ``--skip-unroll``) when the pipeline has one, and let it go
-    on unchanged (a test sees the stub itself; :func:`stubs_as_errors` makes it one line)."""
+    ``skip`` (the flag that leaves the step out, e.g. ``--skip-unroll``) when the pipeline has one, or ``later``
+    (the steps after it read its result, so no flag gets past it: Lab 01's export), and let it go on unchanged
+    (a test sees the stub itself; :func:`stubs_as_errors` makes it one line)."""
     try:
         yield
     except Exception as exc:
@@ -147,6 +150,8 @@ def naming_stubs(step: str, skip: str | None = None):
             exc.add_note(f"step {step}")
             if skip:
                 exc.add_note(f"{_SKIP_NOTE}{skip}")
+            elif later:
+                exc.add_note(_LATER_NOTE)
         raise
 
 
@@ -170,7 +175,9 @@ def stubs_as_errors(main):
             others = [t for t in stubs_left(task) if not t.endswith(f"({task})")]
             also = f"; its lab's other stubs: {', '.join(others)}" if others else ""
             leave = (f" in {every}, which every step runs (no --skip- flag leaves it out)" if every
-                     else f" (or leave the step out: {skip})" if skip else "")
+                     else f" (or leave the step out: {skip})" if skip
+                     else " (the steps after it need its result: no --skip- flag gets past it)"
+                     if _LATER_NOTE in notes else "")
             raise UserError(f"{step} needs a task you have not written yet{leave}: {line}{also}") from exc
     return run
 
