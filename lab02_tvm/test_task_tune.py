@@ -7,8 +7,8 @@ checked against expectations computed here another way (the shallow phase dealt 
 to the covered tasks, hottest first; the deep phase likewise). The tasks are :class:`TaskInfo` rows with
 no TVM task (``plan_budget`` reads their names only), sorted by share, hottest first; nothing is tuned.
 
-Every plan is checked for its type before it is compared (:func:`as_list`, :func:`pair`): a ``dict``
-(exactly) of ``str`` keys and ``int`` counts, and with ``phases=True`` a ``tuple`` of two. An object of
+Every plan is checked for its type before it is compared (:func:`as_list`, :func:`pair`): a ``dict`` (read
+through a plain ``dict`` copy) of ``str`` keys and ``int`` counts, and with ``phases=True`` a ``tuple`` of two. An object of
 another type (an ``int`` subclass too) may define its own ``==`` and pass every comparison below.
 
 Run: ``.venv/bin/python -m pytest --task lab02.tune`` (or ``.venv/bin/python -m pytest lab02_tvm/test_task_tune.py``).
@@ -36,8 +36,10 @@ def tasks(n: int) -> list:
 
 def as_list(plan: dict, n: int) -> list[int]:
     """The plan's counts in task order; the keys must be exactly the tasks' names. The plan must be a
-    ``dict`` of ``str`` keys and ``int`` counts (exact types, checked before anything is compared)."""
-    assert type(plan) is dict, f"plan_budget's plan is a {type(plan).__qualname__}, not a dict"
+    ``dict`` (a ``defaultdict`` or ``OrderedDict`` too: it is read through a plain ``dict`` copy, so no ``==`` of
+    its own is ever called) of ``str`` keys and ``int`` counts (exact types, checked before anything is compared)."""
+    assert isinstance(plan, dict), f"plan_budget's plan is a {type(plan).__qualname__}, not a dict"
+    plan = dict(plan)
     odd = [(k, v) for k, v in plan.items() if type(k) is not str or type(v) is not int]
     assert not odd, ("the plan maps task names (str) to trial counts (int); of another type: "
                      + ", ".join(f"{k!r} ({type(k).__qualname__}): {v!r} ({type(v).__qualname__})" for k, v in odd[:3]))
