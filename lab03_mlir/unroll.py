@@ -7,7 +7,8 @@ The rewrite (the same one as upstream ``affine-loop-unroll{unroll-factor=F}``, s
 ``T = ceil((ub - lb) / s)``:
 
 1. ``T < F``, or a body that is only its ``affine.yield``: nothing to do (upstream also leaves such
-   loops alone).
+   loops alone). ``F = 1`` unrolls nothing either, but a loop of exactly one iteration is still
+   promoted (step 4), an empty body too: upstream's ``loopUnrollByFactor`` begins with that case.
 2. ``T % F != 0``: a *remainder* (cleanup) loop is cloned after the loop and runs the last
    ``T % F`` iterations, ``lb' = lb + (T - T % F) * s``; the main loop's upper bound becomes
    ``lb'``. Its ``iter_args`` start from the main loop's results, and later users of the main
