@@ -3,7 +3,7 @@
 ``onnxruntime.tools.symbolic_shape_infer.SymbolicShapeInference`` knows ORT's contrib ops
 (``SimplifiedLayerNormalization``, ``QuickGelu``, ``FastGelu``, attention ops, ...) but not
 ``com.microsoft.FusedMatMul``, which ORT's EXTENDED and ALL levels write for ``MatMul`` after a
-``Transpose`` or before a ``Mul`` by a constant (``MatMulScaleFusion``, ``MatMulTransposeFusion``). With
+``Transpose`` or before a ``Mul`` by a constant (``MatMulScaleFusion``, ``MatmulTransposeFusion``). With
 no rule, every tensor after it stays without a shape and the tool gives up ("Incomplete symbolic shape
 inference"), so a stage ORT wrote had no memory plan. :func:`infer_shapes` adds the rule.
 """
