@@ -10,7 +10,8 @@ write such a model:
 2. ``get_qnn_qdq_config``: a ``StaticQuantConfig`` whose tensor-level overrides satisfy QNN's
    rules (e.g. the types LayerNormalization/Softmax/Sigmoid need, ``Convert`` ops where an int8
    and an int16 tensor meet); activations ``QUInt8`` (int8, what HTP runs fastest) or ``QUInt16``
-   (int16 activations with uint8 weights, the "A16W8" recipe Qualcomm recommends for transformers);
+   (int16 activations with uint8 weights, the "A16W8" recipe Qualcomm recommends for transformers),
+   and chosen tensors at 16 bits in an 8-bit model (``wide``: mixed precision, e.g. Softmax's input);
 3. ``quantize``: MinMax calibration on the given feeds.
 
 Per-layer accuracy (:func:`per_layer`) is read on the HTP itself: every ``Q -> DQ`` output of the
