@@ -25,15 +25,17 @@ pytestmark = pytest.mark.lab02
 
 
 def machine_of(data: bytes) -> tuple[int, str]:
-    """``elf_machine(data)``, checked to be the ``(e_machine, name)`` pair its signature promises: a tuple
-    (exactly) of an ``int`` and a ``str`` (exact types: a subclass may redefine ``==``)."""
+    """``elf_machine(data)``, checked to be the ``(e_machine, name)`` pair its signature promises: a tuple (a
+    namedtuple too: read through a plain ``tuple`` copy) of exactly an ``int`` and a ``str`` (exact types: a subclass
+    may redefine ``==``)."""
     from lab02_tvm.targets.cross import elf_machine
     got = elf_machine(data)
-    assert type(got) is tuple and len(got) == 2 and type(got[0]) is int and type(got[1]) is str, (
+    plain = tuple(got) if isinstance(got, tuple) else None
+    assert plain is not None and len(plain) == 2 and type(plain[0]) is int and type(plain[1]) is str, (
         f"elf_machine returned {got!r} ({type(got).__qualname__}"
-        + (f" of {', '.join(type(x).__qualname__ for x in got)}" if type(got) is tuple else "")
+        + (f" of {', '.join(type(x).__qualname__ for x in plain)}" if plain is not None else "")
         + "), not a tuple (int, str)")
-    return got
+    return plain
 
 
 def elf_header(machine: int, *, bits: int = 64, endian: str = "<", e_type: int = 1) -> bytes:
@@ -42,6 +44,23 @@ def elf_header(machine: int, *, bits: int = 64, endian: str = "<", e_type: int =
     if bits == 64:  # e_type e_machine e_version e_entry e_phoff e_shoff e_flags e_ehsize ... e_shstrndx
         return struct.pack(endian + "16sHHIQQQIHHHHHH", ident, e_type, machine, 1, 0, 0, 0, 0, 64, 56, 0, 64, 0, 0)
     return struct.pack(endian + "16sHHIIIIIHHHHHH", ident, e_type, machine, 1, 0, 0, 0, 0, 52, 32, 0, 40, 0, 0)
+
+
+def test_a_namedtuple_answer_is_read_as_its_plain_tuple(monkeypatch):
+    """Not graded: the check itself. ``elf_machine`` returning ``ElfMachine(e_machine, name)``, a namedtuple, meets
+    the signature's ``tuple[int, str]`` and is compared as the plain tuple it holds (a correct solution written so
+    must not lose points); a list of the same two values is still refused."""
+    import collections
+
+    from lab02_tvm.targets import cross
+
+    named = collections.namedtuple("ElfMachine", "e_machine name")
+    real = cross.elf_machine
+    monkeypatch.setattr(cross, "elf_machine", lambda data: named(*real(data)))
+    assert machine_of(elf_header(62)) == (62, "x86-64")
+    monkeypatch.setattr(cross, "elf_machine", lambda data: list(real(data)))
+    with pytest.raises(AssertionError, match="not a tuple"):
+        machine_of(elf_header(62))
 
 
 @pytest.mark.task("lab02.cross", points=1)
