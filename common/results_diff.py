@@ -229,16 +229,13 @@ def _verdict(column: str, value: float, row: dict, tol: float) -> str | None:
     """
     if math.isnan(value):
         return "nan"
-    if _unjudged(column, row):
+    if _unjudged(column, row):  # |d| against a scale the table does not hold, or a relative error under rtol 0
         return None
-    words = set(re.split(r"[^a-z0-9]+", column.lower()))
-    relative = "rel" in words and "abs" not in words
+    relative = _is_relative(column)
     own = _num(row.get("rtol" if relative else "atol"))
     if own is None and "atol" not in row and "rtol" not in row and (stated := _own_verdict(row)) is not None:
         if stated in ("within", "beyond"):
             return stated
-        if stated == "relative" and not relative:  # |d| against a scale the table does not hold
-            return None
         own = None if relative or stated == "relative" else _num(stated.removeprefix("<= "))  # a limit of |d|
     limit = own if own is not None and not math.isnan(own) and (own > 0 or not relative) else tol
     return "within" if value <= limit else "beyond"
