@@ -64,23 +64,17 @@ FMA_PORTS = {
 # --------------------------------------------------------------------------------------------
 # Host description
 # --------------------------------------------------------------------------------------------
-def _cpuinfo() -> dict:
-    """``model``, ``flags`` (set) and ``mhz`` (float or None) of the first CPU in /proc/cpuinfo."""
-    info = {"model": "", "flags": set(), "mhz": None}
+def _cpu_mhz() -> float | None:
+    """The first CPU's ``cpu MHz`` in /proc/cpuinfo (the clock the kernel reports), or None."""
     try:
         with open("/proc/cpuinfo") as fh:
             for line in fh:
                 key, _, val = line.partition(":")
-                key, val = key.strip(), val.strip()
-                if key == "model name" and not info["model"]:
-                    info["model"] = val
-                elif key == "flags" and not info["flags"]:
-                    info["flags"] = set(val.split())
-                elif key == "cpu MHz" and info["mhz"] is None:
-                    info["mhz"] = float(val)
-    except OSError:
+                if key.strip() == "cpu MHz":
+                    return float(val)
+    except (OSError, ValueError):
         pass
-    return info
+    return None
 
 
 def host_isa() -> tuple[str, int, int]:
@@ -116,7 +110,7 @@ def theoretical_peak(cpu: str | None = None, ghz: float | None = None) -> dict:
     """
     cpu = cpu or llvm_cpu()
     _, lanes, _ = host_isa()
-    mhz = _cpuinfo()["mhz"]
+    mhz = _cpu_mhz()
     ghz = ghz if ghz is not None else (mhz / 1e3 if mhz else None)
     ports = FMA_PORTS.get(cpu)
     out = {"gflops": None, "ghz": None if ghz is None else round(ghz, 3), "lanes": lanes, "ports": ports,

@@ -61,28 +61,20 @@ from mlir.dialects.transform import structured, vector as tvector
 from mlir.dialects.transform import interpreter
 
 from common.errors import UserError
+from common.isa import host_features
 from common.results import atomic_write
 
 from . import consteval, conv
 from .lowering import BUFFERIZE, SCF_TO_CF, as_module, mlir_error_line, parse_pipeline
 
-
-
-def _host_has_avx512() -> bool:
-    """True when the host CPU reports AVX-512F (``/proc/cpuinfo`` flags; False when unreadable)."""
-    try:
-        with open("/proc/cpuinfo") as fh:
-            return any(line.startswith("flags") and " avx512f" in line for line in fh)
-    except OSError:
-        return False
-
+#: True when the host has AVX-512F (LLVM's host detection: CPUID and what the OS saves, :mod:`common.isa`).
+AVX512 = "avx512f" in host_features()
 
 #: Cache-level tile (MC, NC, KC) and register tile (MR, NR) for f32, by the host's widest vectors.
 #: AVX-512 (32 zmm registers): 8 x 32 accumulators = 16 zmm (0.83-0.95x NumPy's time at 256^3-1024^3
 #: on Zen 4). AVX2 (16 ymm registers): 8 x 32 would need 32 ymm and spills (2.0-2.9x NumPy's time,
 #: measured on Zen 3); 6 x 16 = 12 ymm accumulators with a 64-column cache tile measured 0.99x /
 #: 0.83x / 1.46x NumPy's time at 256^3 / 512^3 / 1024^3 there (1 thread, same run as NumPy).
-AVX512 = _host_has_avx512()
 CACHE_TILE = (0, 256, 256) if AVX512 else (0, 64, 256)
 REGISTER_TILE = (8, 32) if AVX512 else (6, 16)
 
