@@ -33,7 +33,7 @@ from pathlib import Path
 from common.errors import UserError
 
 from . import grade as grading
-from . import content, leaks, lint, release
+from . import content, integrity, leaks, lint, release
 from .markers import SOLUTION
 from .runner import WarmRunner
 from .tasks import Course
@@ -139,7 +139,7 @@ class _Gate:
         run = self.runner(out, [*files, f"--task-report={report}", "--hypothesis-seed=0", "-p", "no:cacheprovider",
                                 "-q", f"--timeout={GATE_TIMEOUT_S}", "-k", HANDOUT_SKIP],
                           env={"MLC_RESULTS_DIR": str(tmp / "results")}, timeout_s=900)
-        records, _ = grading._read_report(report)  # the handout run of the gate itself: unsigned
+        records, _ = integrity.read_report(report)  # the handout run of the gate itself: unsigned
         graded = [r for r in records if r.get("kind") == "item"]
         ungraded = [r for r in records if r.get("kind") == "ungraded"]
         self.scenarios.append({"name": "handout: its own tests", "lab": "all", "seconds": round(time.perf_counter() - t0, 1),

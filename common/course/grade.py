@@ -31,8 +31,8 @@
 
 Code under test runs in the process that writes the report, beside the grading tree; two checks keep it from
 grading itself: each run's report is signed with a fresh key the plugin reads from a pipe and closes before any
-test module is imported (:func:`_read_report` stops at the first record it did not sign), and the tree is
-compared with its :func:`manifest` after every run, the test modules also as pytest imported them.
+test module is imported (:func:`~common.course.integrity.read_report` stops at the first record it did not sign), and the tree is
+compared with its :func:`~common.course.integrity.manifest` after every run, the test modules also as pytest imported them.
 A lab whose report or tree was altered scores 0, with what was altered, for a human to review; the tree is laid
 out again for the next lab.
 
@@ -66,8 +66,6 @@ written; the score is in the files), 2 for bad input (no such ``SUB``, a bad cou
 """
 from __future__ import annotations
 
-import hashlib
-import hmac
 import importlib.util
 import json
 import re
@@ -89,7 +87,8 @@ from . import content, lint, sources
 from .cliargs import clear_of_reference, submission_folder
 from .intake import packages, tampering
 from .markers import HIDDEN, stub_raise
-from .plugin import GRADE_PROFILE, signed_body
+from .integrity import altered, manifest, read_report, sources_changed
+from .plugin import GRADE_PROFILE
 from .runner import Run, run_pytest
 from .tasks import PYTEST, Course, Lab, Task, load_course
 
@@ -282,49 +281,6 @@ def _untaken_imports(records: list[dict], ignored: list[str]) -> dict[str, int]:
     return out
 
 
-def _record(line: str) -> dict | None:
-    """The JSON object a report line holds; a line cut by a crash and then continued by the next run's first
-    record holds that record at its end (None when nothing parses)."""
-    for at in [0, *(i for i, c in enumerate(line) if c == "{" and i)]:
-        try:
-            record = json.loads(line[at:])
-        except json.JSONDecodeError:
-            continue
-        return record if isinstance(record, dict) else None
-    return None
-
-
-def _read_report(path: Path, key: bytes | None = None) -> tuple[list[dict], str | None]:
-    """The records of a ``--task-report`` file written since its last ``begin`` (a forked run that crashed is
-    run again in a fresh interpreter, appending to the same file: the second run's records stand), and what
-    is wrong with the file (None: nothing).
-
-    With ``key`` (the grader's runs: :func:`common.course.plugin._signer`), every complete line must be a
-    record signed with it, numbered in order from its run's ``begin``; reading stops at the first that is not,
-    and names it: code under test wrote to the report. A last line without its newline is a crash's cut.
-    """
-    if not path.is_file():
-        return [], None
-    out: list[dict] = []
-    due = None
-    for i, line in enumerate(path.read_text(errors="replace").split("\n")[:-1], start=1):
-        record = _record(line)
-        if key is not None:
-            if record is None or not isinstance(record.get("mac"), str) or not hmac.compare_digest(
-                    record["mac"], hmac.new(key, signed_body(record), "sha256").hexdigest()):
-                return out, f"line {i} of the test report is not a record the grader's plugin signed"
-            seq = record.get("seq")
-            if not (record.get("kind") == "begin" and seq == 0) and seq != due:
-                return out, f"line {i} of the test report is record {seq} where {due} was due"
-            due = seq + 1
-        if record is None:
-            continue
-        if record.get("kind") == "begin":
-            out.clear()
-        out.append(record)
-    return out, None
-
-
 #: What pytest-timeout's thread method prints before it ends the process (a test ran past ``--timeout``).
 _TIMEOUT_BANNER = re.compile(r"\+{5,} Timeout \+{5,}")
 #: Worst first: of two item records of one test, the grade keeps the worse (a record is never worth more twice).
@@ -359,41 +315,6 @@ class _Runs:
     tampered: str | None = None
 
 
-#: New files of these kinds in a grading tree change what later runs import or how pytest starts.
-_CODE_SUFFIXES = (".py", ".pth", ".toml", ".ini", ".cfg")
-
-
-def manifest(tree: Path) -> dict[str, str]:
-    """``{relative path: SHA-256}`` of every file of a grading tree (no ``__pycache__``), taken once it is laid
-    out: :func:`altered` compares the tree with it after each pytest run."""
-    return {p.relative_to(tree).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(tree.rglob("*")) if p.is_file() and "__pycache__" not in p.parts}
-
-
-def altered(tree: Path, before: dict[str, str]) -> str | None:
-    """The first file of ``tree`` that differs from ``before`` (changed, removed, or a new ``.py``/``.pth``/
-    config file), said in a few words; None when none does. The reference's graded tests write nothing into
-    the tree (their tables go to ``MLC_RESULTS_DIR``), so any such change is code under test's."""
-    now = manifest(tree)
-    for rel, digest in before.items():
-        if now.get(rel) != digest:
-            return f"{rel} was {'removed' if rel not in now else 'changed'}"
-    new = next((rel for rel in now if rel not in before and rel.endswith(_CODE_SUFFIXES)), None)
-    return f"{new} was added" if new else None
-
-
-def _sources_changed(tree: Path, records: list[dict]) -> str | None:
-    """The first test module whose SHA-256 as pytest imported it (the ``collected`` record's ``sources``) differs
-    from the grading tree's file now, or that the tree does not hold: code under test rewrote it before its
-    import (and may have put it back since). None when every one matches."""
-    for r in records:
-        for rel, digest in (r.get("sources") or {}).items() if r.get("kind") == "collected" else ():
-            path = tree / rel
-            if not path.is_file() or hashlib.sha256(path.read_bytes()).hexdigest() != digest:
-                return f"the test module {rel} was not the grader's when pytest imported it"
-    return None
-
-
 def _run_lab(tree: Path, args: list[str], *, runner: Callable[..., Run], env: dict, work: Path, name: str,
              limit_s: float, timeout_s: int, laid_out: dict[str, str] | None = None) -> _Runs:
     """Run ``args`` (a lab's pytest arguments, no report) until every test reported: after a run that ended
@@ -415,14 +336,14 @@ def _run_lab(tree: Path, args: list[str], *, runner: Callable[..., Run], env: di
         run = runner(tree, [*args, *extra, f"--task-report={report}"], env=env, timeout_s=max(1.0, remaining),
                      key=key)
         out.runs.append(run)
-        records, out.tampered = _read_report(report, key)
+        records, out.tampered = read_report(report, key)
         out.records += [r for r in records if r.get("kind") != "collect_error" or not done]  # reported once
         if laid_out is not None and not out.tampered and (what := altered(tree, laid_out)):
             out.tampered = f"{what} in the grading tree while the lab's tests ran"
         if not out.tampered and (planted := next(iter(tree.rglob("__pycache__/*")), None)):
             out.tampered = (f"{planted.relative_to(tree)} appeared in the grading tree while the lab's tests ran "
                             "(runs write no bytecode: a compiled module put there is run instead of its source)")
-        out.tampered = out.tampered or _sources_changed(tree, records)
+        out.tampered = out.tampered or sources_changed(tree, records)
         if out.tampered:
             return out
         out.finished = any(r.get("kind") == "session" for r in records)

@@ -145,7 +145,7 @@ def test_the_report_is_signed_with_a_key_taken_before_any_conftest_loads(demo, t
     import sys
 
     from common.course.fixtures import env
-    from common.course.grade import _read_report
+    from common.course.integrity import read_report
     from common.course.plugin import signed_body
 
     ref = tmp_path / "ref"
@@ -162,14 +162,14 @@ def test_the_report_is_signed_with_a_key_taken_before_any_conftest_loads(demo, t
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
     os.close(r)
     assert "KEY PIPE CLOSED" in run.stdout and "KEY PIPE OPEN" not in run.stdout, run.stdout
-    records, problem = _read_report(report, key)
+    records, problem = read_report(report, key)
     assert problem is None and [r["seq"] for r in records] == list(range(len(records)))
     assert records[0]["kind"] == "begin" and records[-1]["kind"] == "session"
     assert all(hmac.compare_digest(r["mac"], hmac.new(key, signed_body(r), "sha256").hexdigest()) for r in records)
     with open(report, "a") as fh:
         fh.write(json.dumps({"kind": "item", "nodeid": "x", "outcome": "passed", "seq": len(records)}) + "\n")
-    records2, problem = _read_report(report, key)
+    records2, problem = read_report(report, key)
     assert records2 == records and problem == f"line {len(records) + 1} of the test report is not a record the " \
                                                "grader's plugin signed"
-    assert _read_report(report, b"another key")[1] == "line 1 of the test report is not a record the grader's " \
+    assert read_report(report, b"another key")[1] == "line 1 of the test report is not a record the grader's " \
                                                       "plugin signed"
