@@ -146,6 +146,27 @@ def positive(name: str, value: float | int | None, *, strict: bool = True) -> No
         raise UserError(f"{name} must be {'>' if strict else '>='} 0 (got {value})")
 
 
+def positive_ints(name: str, text: str, count: int | None = None) -> tuple[int, ...]:
+    """``"4,16,32"`` -> ``(4, 16, 32)``: comma-separated integers > 0, blanks ignored (``""`` -> ``()``).
+
+    Args:
+        name: the option as typed, e.g. ``"--sizes"``.
+        text: what was given.
+        count: how many there must be (None: any number).
+
+    Raises:
+        UserError: an item that is not an integer, one <= 0, or not ``count`` of them.
+    """
+    try:
+        vals = tuple(int(t) for t in str(text).split(",") if t.strip())
+    except ValueError:
+        vals = None
+    if vals is None or any(v <= 0 for v in vals) or (count is not None and len(vals) != count):
+        many = f"{count} " if count is not None else ""
+        raise UserError(f"{name} must be {many}positive comma-separated integers (got {text!r})")
+    return vals
+
+
 def fraction(name: str, value: float) -> None:
     """Raise :class:`UserError` unless ``0 <= value < 1`` (a least gain, a share; NaN and infinities fail too).
 

@@ -192,7 +192,7 @@ def _jsonable(v: Any) -> Any:
     return str(v)
 
 
-def _fmt(v: Any) -> str:
+def table_cell(v: Any) -> str:
     """A cell for people: floats to 4 significant digits (3 in scientific notation), None (no value) as ``-``."""
     if v is None:
         return "-"
@@ -209,7 +209,7 @@ def markdown_table(rows: Sequence[dict]) -> str:
         return "(no rows)\n"
     cols = list(dict.fromkeys(k for r in rows for k in r))
     out = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-    out += ["| " + " | ".join(_fmt(r.get(c, "")) for c in cols) + " |" for r in rows]
+    out += ["| " + " | ".join(table_cell(r.get(c, "")) for c in cols) + " |" for r in rows]
     return "\n".join(out) + "\n"
 
 

@@ -880,3 +880,21 @@ def test_command_line_records_paths_inside_the_checkout_relative(tmp_path):
     got = command_line("lab02_tvm.tuning.longrun", ["tune", "--root", str(root / "build/x"), f"--out={root}/build/y",
                                                    str(tmp_path), "a b"])
     assert got == f"python -m lab02_tvm.tuning.longrun tune --root build/x --out=build/y {tmp_path} 'a b'"
+
+
+@given(st_.lists(st_.integers(1, 10**6), max_size=5), st_.sampled_from([",", ", ", " ,"]))
+def test_positive_ints_reads_what_it_is_given(vals, sep):
+    from common.cli import positive_ints
+    assert positive_ints("--sizes", sep.join(map(str, vals))) == tuple(vals)  # Python's int() is the reference
+    assert positive_ints("--mlp", sep.join(map(str, vals)), len(vals)) == tuple(vals)
+
+
+@pytest.mark.parametrize("text, count", [("64,-3", None), ("0", None), ("a,2", None), ("1.5", None),
+                                         ("4,16", 3), ("4,16,32,8", 3), ("", 3)])
+def test_positive_ints_refuses_in_one_line_naming_the_option(text, count):
+    from common.cli import positive_ints
+    with pytest.raises(UserError) as e:
+        positive_ints("--mlp", text, count)
+    msg = str(e.value)
+    assert "\n" not in msg and msg.startswith("--mlp must be ") and repr(text) in msg
+    assert (f"{count} positive" in msg) if count else "must be positive" in msg

@@ -32,7 +32,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from common.budget import ci, pick
-from common.cli import STEP_PREFIX_ENV, parser, step, want_ir
+from common.cli import STEP_PREFIX_ENV, parser, positive_ints, step, want_ir
 from common.course.notimpl import naming_stubs, stubs_as_errors
 from common.errors import UserError, run_cli
 from common.gates import GateChain, GateError, GateReport, compare
@@ -331,12 +331,7 @@ def parse_args(argv):
         sizes = "64,128" if args.quick else pick("256,512,1024", "64,128")
     builder.check_shape(args.m, args.n, args.k)
     unroll.check_factor(args.unroll_factor)
-    try:
-        args.sizes = [int(s) for s in sizes.split(",") if s.strip()]
-    except ValueError:
-        raise UserError(f"--sizes must be comma-separated integers, got {sizes!r}") from None
-    if any(s <= 0 for s in args.sizes):
-        raise UserError(f"--sizes must be positive integers, got {args.sizes}")
+    args.sizes = list(positive_ints("--sizes", sizes))
     if not args.sizes:
         args.skip.add("timing")
     if args.repeats is not None and args.repeats <= 0:

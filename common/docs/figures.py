@@ -84,8 +84,8 @@ def _text(v) -> str:
 def format_value(v, fmt: str | None) -> str:
     """``v`` with ``format(v, fmt)`` (exponent padding dropped: ``6.6e-7``), or as the tables print it."""
     if fmt is None or fmt == "":
-        from ..results import _fmt
-        return _fmt(v)
+        from ..results import table_cell
+        return table_cell(v)
     out = format(v, fmt)
     return re.sub(r"e([+-])0*(\d)", lambda m: f"e{'-' if m.group(1) == '-' else ''}{m.group(2)}", out)
 

@@ -16,7 +16,7 @@ from tvm.s_tir import meta_schedule as ms
 
 
 from .database import best_ms_of, load_database, task_records
-from .tasks import _layout, as_target, fuse_for_tasks
+from .tasks import as_target, layout_rewrite_on, fuse_for_tasks
 
 @dataclass
 class TunedBuild:
@@ -96,7 +96,7 @@ def build_from_database(mod: tvm.IRModule, target: Any, work_dir: str | os.PathL
     from ..lowering import fast_exp as fx
     target = as_target(target)
     db = load_database(work_dir)  # registers the register tiles, which tile-tuned records' traces name
-    layout_rewrite = _layout(layout_rewrite)
+    layout_rewrite = layout_rewrite_on(layout_rewrite)
     fused = fuse_for_tasks(mod, target, layout_rewrite)
     with target, db, tvm.transform.PassContext(opt_level=3):
         applied = relax.transform.MetaScheduleApplyDatabase(enable_warning=False)(fused)

@@ -72,16 +72,16 @@ def fuse_for_tasks(mod: tvm.IRModule, target: Any, layout_rewrite: bool | None =
         relax.transform.FoldConstant(),
         relax.transform.FuseOps(),
         relax.transform.FuseTIR(),
-        *([relax.transform.AttachAttrLayoutFreeBuffers()] if _layout(layout_rewrite) else []),
+        *([relax.transform.AttachAttrLayoutFreeBuffers()] if layout_rewrite_on(layout_rewrite) else []),
     ])
     with target, tvm.transform.PassContext(opt_level=3):
         return seq(mod)
 
 
 
-def _layout(flag: bool | None) -> bool:
+def layout_rewrite_on(flag: bool | None) -> bool:
+    """Whether weight layout rewrite is on: ``flag``, or :data:`LAYOUT_REWRITE` when None."""
     return LAYOUT_REWRITE if flag is None else bool(flag)
-
 
 
 @dataclass

@@ -68,7 +68,8 @@ OUTPUT_TYPES = {"linalg": "linalg-on-tensors", "tosa": "tosa", "stablehlo": "sta
 # The PyTorch blocks
 # --------------------------------------------------------------------------------------------
 
-def _torch():
+def torch_module():
+    """The ``torch`` module; UserError naming the from_torch step when it is not installed."""
     return require("torch", "torch", "the from_torch step")
 
 
@@ -92,7 +93,7 @@ class TorchBlock:
 
     def reference(self, x: np.ndarray | None = None) -> np.ndarray:
         """PyTorch eager output (float32 numpy) for ``x`` (default: the example input)."""
-        torch = _torch()
+        torch = torch_module()
         with torch.no_grad():
             inp = self.example if x is None else torch.from_numpy(np.ascontiguousarray(x))
             return self.model(inp).numpy().copy()
@@ -108,17 +109,6 @@ class TorchBlock:
         return tuple(self.reference().shape)
 
 
-def _parse_dims(text: str, n: int, what: str) -> tuple[int, ...]:
-    """``"4,16,32"`` -> ``(4, 16, 32)``; UserError unless exactly ``n`` positive integers."""
-    try:
-        dims = tuple(int(t) for t in str(text).split(","))
-    except ValueError:
-        dims = ()
-    if len(dims) != n or any(d <= 0 for d in dims):
-        raise UserError(f"{what} needs {n} positive comma-separated integers, got {text!r}")
-    return dims
-
-
 def build_mlp_block(batch: int = 64, in_features: int = 256, out_features: int = 256,
                     seed: int = 0) -> TorchBlock:
     """``relu(x @ W.T + b)``: ``nn.Linear(in_features, out_features)`` + ReLU, seeded weights.
@@ -126,7 +116,7 @@ def build_mlp_block(batch: int = 64, in_features: int = 256, out_features: int =
     Input ``x``: float32 ``[batch, in_features]``; output float32 ``[batch, out_features]``.
     The same computation as Lab 03's hand-built kernel, but written the PyTorch way.
     """
-    torch = _torch()
+    torch = torch_module()
     torch.manual_seed(seed)
     model = torch.nn.Sequential(torch.nn.Linear(in_features, out_features), torch.nn.ReLU()).eval()
     x = torch.randn(batch, in_features, dtype=torch.float32)
@@ -142,7 +132,7 @@ def build_conv_block(batch: int = 1, in_channels: int = 8, out_channels: int = 1
     Input float32 ``[batch, in_channels, size, size]``; output ``[batch, out_channels, size, size]``
     (odd ``kernel``: "same" padding).
     """
-    torch = _torch()
+    torch = torch_module()
     torch.manual_seed(seed)
     pad = kernel // 2
     model = torch.nn.Sequential(torch.nn.Conv2d(in_channels, out_channels, kernel, padding=pad),

@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from common.cli import parser, step, want_ir
+from common.cli import parser, positive_ints, step, want_ir
 from common.errors import UserError
 from common.gates import GateChain, GateError, GateReport
 
@@ -200,7 +200,7 @@ def nhwc_conv_alone(block: TorchBlock) -> tuple[Callable[[np.ndarray], np.ndarra
     ``conv_2d_nhwc_hwcf`` on an already padded NHWC input and HWCF filter (no transposes, pad,
     bias or ReLU), tiled + vectorized by the same schedule. Gated against PyTorch (absolute 1e-5
     on the block's weights); returns ``(run(x) -> y, max abs error)``."""
-    torch = ft._torch()
+    torch = ft.torch_module()
     conv = block.model[0]
     w = conv.weight.detach().numpy()
     f, c, kh, kw = w.shape
@@ -362,7 +362,7 @@ def parse_args(argv: Sequence[str] | None = None) -> FromTorchConfig:
     repeats = a.repeats if a.repeats is not None else (5 if a.quick else pick(d.repeats, 5))
     if repeats <= 0 or a.threads <= 0:
         raise UserError("--repeats and --threads must be positive")
-    return FromTorchConfig(mlp=ft._parse_dims(a.mlp, 3, "--mlp"), conv=ft._parse_dims(a.conv, 4, "--conv"),
+    return FromTorchConfig(mlp=positive_ints("--mlp", a.mlp, 3), conv=positive_ints("--conv", a.conv, 4),
                            resnet=() if (a.quick or "resnet" in a.skip) else RESNET_CONVS,
                            output_types=types, iree="iree" not in a.skip, timing="timing" not in a.skip,
                            repeats=repeats, threads=a.threads, seed=a.seed,
