@@ -100,7 +100,8 @@ def build_matmul_bias_relu(m: int, n: int, k: int, *, context: ir.Context | None
 
 
 def reference(a: np.ndarray, b: np.ndarray, bias: np.ndarray) -> np.ndarray:
-    """NumPy reference ``max(a @ b + bias, 0)`` (float32 in, float32 out)."""
+    """NumPy reference ``max(a @ b + bias, 0)``: ``a`` (m, k), ``b`` (k, n), ``bias`` (n,) float32 -> (m, n)
+    float32. ``np.maximum`` propagates NaN, as the kernel's ``arith.maximumf`` (IEEE-754 2019 ``maximum``)."""
     return np.maximum(a @ b + bias, np.float32(0)).astype(np.float32)
 
 

@@ -10,9 +10,10 @@ computed at compile time (:mod:`lab03_mlir.consteval`) and chains of elementwise
 fused (``linalg-fuse-elementwise-ops``). Transposes are tiled in 16 x 16 blocks of the input's and
 the output's contiguous dimensions. For the matmul:
 
-1. Cache tiles, ``cache_tile = (MC, NC, KC)`` (0 = not tiled; default ``(0, 256, 256)``: a
-   256 x 256 panel of B (256 KiB) stays in the L2 cache while every row block of C is updated
-   against it; Goto & van de Geijn 2008, "Anatomy of high-performance matrix multiplication").
+1. Cache tiles, ``cache_tile = (MC, NC, KC)`` (0 = not tiled; default :data:`CACHE_TILE`,
+   ``(0, 256, 256)`` with AVX-512: a 256 x 256 float32 panel of B (256 KiB) stays in the L2 cache
+   while every row block of C is updated against it, ``(0, 64, 256)`` (64 KiB) with AVX2; Goto &
+   van de Geijn 2008, "Anatomy of high-performance matrix multiplication").
    M and N are tiled with ``structured.tile_using_forall`` (an ``scf.forall`` whose C slices go
    back through ``tensor.parallel_insert_slice``; with ``tile_using_for`` the vectorizer would
    turn the ``tensor.insert_slice`` of each C slice into one huge ``vector<M x NC>`` copy), K
@@ -350,8 +351,10 @@ def tile_and_vectorize(module_or_text, cache_tile=CACHE_TILE, register_tile=REGI
 
     Args:
         module_or_text: ``ir.Module`` (not mutated) or MLIR text (a matmul, a convolution, ...).
-        cache_tile: (MC, NC, KC) outer tile sizes; register_tile: (MR, NR) inner tile sizes of
-            the matmul; conv_tile: (OW_t, F_t, C_t) of the convolution (:mod:`lab03_mlir.conv`).
+        cache_tile: (MC, NC, KC) outer tile sizes in elements, ints >= 0 (0 = that loop not
+            tiled; default by host, :data:`CACHE_TILE`); register_tile: (MR, NR) inner tile sizes of
+            the matmul, ints >= 1 (:data:`REGISTER_TILE`); conv_tile: (OW_t, F_t, C_t) targets of the
+            convolution, ints >= 1 (:func:`lab03_mlir.conv.conv_tile_sizes`).
         save_dir: if given, the IR before the schedule and after each step is written there as
             ``s00_input.mlir``, ``s01_tile.mlir``, ... (one file per :data:`SCHEDULE_STEPS` entry).
         verbose: print the IR after each step.
@@ -363,7 +366,10 @@ def tile_and_vectorize(module_or_text, cache_tile=CACHE_TILE, register_tile=REGI
         ``lowering.lower(module, stages=FAST_STAGES)``.
 
     Raises:
-        UserError: bad tile sizes or step names, or the transform interpreter failed (first diagnostic).
+        UserError: text that does not parse, bad tile sizes (``conv_tile`` only checked when the
+            module holds a convolution) or step names, a failing ``linalg-fuse-elementwise-ops``
+            pre-pass, or the transform interpreter failed (first diagnostic).
+        CannotWrite: a step file cannot be written under ``save_dir``.
     """
     module = as_module(module_or_text, context)
     _check_tiles(cache_tile, register_tile)

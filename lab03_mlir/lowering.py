@@ -12,7 +12,7 @@ bufferize      tensors -> memrefs (Task 3.4, :func:`lab03_mlir.bufferization.buf
 affine         linalg -> ``affine.for`` loops (Task 3.4, :func:`lab03_mlir.bufferization.affine_pipeline`):
                every linalg op becomes a perfect ``affine.for`` nest (3 deep for the matmul, 2 for
                fill and the bias + ReLU).
-unroll         (optional, ``unroll.with_unroll(STAGES, F)``) the Python pass
+unroll         (optional, ``unroll.with_unroll(F)``: :data:`STAGES` with it) the Python pass
                :class:`~lab03_mlir.unroll.AffineLoopUnroll`: a stage whose "pipeline" is a
                callable that adds passes to the ``PassManager`` instead of a string.
 scf            ``lower-affine``: ``affine.for`` -> ``scf.for``, ``affine.load`` -> ``memref.load``
@@ -400,18 +400,24 @@ def lower(module_or_text, *, stages: Sequence[tuple[str, Passes]] | None = None,
             torch-mlir, which bundles its own MLIR: exchange IR as text).
         stages: ordered ``(name, passes)`` pairs; ``passes`` is a pass-pipeline string or a
             callable that adds passes to a ``PassManager`` (see :data:`Passes`).
-        save_dir: if given, writes ``NN_<name>.mlir`` there: ``NN = first_index`` for the
-            input (named ``input_name``), then ``first_index + 1 ...`` for each stage
-            (``prefix`` goes before ``NN``).
+        save_dir: if given (made if absent), writes ``NN_<name>.mlir`` there: ``NN = first_index``
+            for the input (named ``input_name``, also its :class:`StageRecord` name), then
+            ``first_index + 1 ...`` for each stage (``prefix`` goes before ``NN``).
         context: context to parse text into (default: the module's, or a new one).
         verbose: print the IR after each stage.
 
     Returns:
-        :class:`LoweringResult` (``.module`` = final module, ``.stages`` = input + every stage).
+        :class:`LoweringResult` (``.module`` = final module, ``.stages`` = input + every stage,
+        each with its wall time in seconds).
 
     Raises:
-        UserError: unknown pass / bad pipeline (checked for ALL stages before any runs), a
-            module that does not parse, or a stage that fails (first diagnostic).
+        UserError: a malformed or empty stage list (:func:`check_stages`), unknown pass / bad
+            pipeline or a :class:`LazyPipeline` that returns no string (checked for ALL stages
+            before any runs), a module that does not parse, a stage that fails (first
+            diagnostic), or ``bufferization.dealloc`` ops left before a stage named ``llvm``
+            (:func:`check_deallocations_lowered`).
+        CannotWrite: a stage file cannot be written (:func:`common.results.atomic_write`).
+        OSError: ``save_dir`` cannot be made (a file there, no permission).
     """
     stages = check_stages(STAGES if stages is None else stages)
     module = as_module(module_or_text, context)

@@ -33,12 +33,20 @@ def _descriptor_class(ndim: int, dtype: np.dtype):
 
 
 def contiguous_descriptor(a: np.ndarray):
-    """The ranked memref descriptor of a contiguous array, without copying.
+    """The ranked memref descriptor of a C-contiguous array, without copying.
 
     Like ``mlir.runtime.get_ranked_memref_descriptor``, but the ctypes Structure class is made
     once per (rank, dtype): that function creates a new class on every call, which costs ~50 us
     per argument (most of it in ``ctypes.pointer`` of the new type) and dominated the call time of
     the small kernels in the latency ladder.
+
+    Returns:
+        An instance of :func:`descriptor_type` ``(a.ndim, a.dtype)``: ``allocated`` and ``aligned`` at
+        ``a``'s first element, ``offset`` 0, ``shape`` = ``a.shape``, ``strides`` = ``a.strides`` in elements
+        (MLIR docs "LLVM IR Target", "Ranked MemRef Types"). A 0-d array gets ``mlir.runtime``'s own
+        rank-0 descriptor. Nothing is checked, and the identity-layout functions ``lower`` makes assume
+        row-major strides, so callers pass ``np.ascontiguousarray`` copies (``EngineKernel.prepare``) and
+        keep them alive while the descriptor is used.
     """
     if a.ndim == 0:
         return get_ranked_memref_descriptor(a)

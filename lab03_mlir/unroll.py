@@ -292,8 +292,19 @@ class AffineLoopUnroll:
 def unroll(module: ir.Module, factor: int = 4) -> UnrollStats:
     """Run :class:`AffineLoopUnroll` on ``module`` in place through a ``PassManager``.
 
+    The Python counterpart of ``mlir-opt --affine-loop-unroll="unroll-factor=F"`` on every innermost
+    loop (module docstring; upstream ``LoopUtils.cpp``, ``loopUnrollByFactor``).
+
+    Args:
+        module: an ``ir.Module`` holding ``affine.for`` loops (after the ``affine`` stage).
+        factor: the unroll factor ``F``, a positive int.
+
+    Returns:
+        The pass's :class:`UnrollStats` for this run.
+
     Raises:
-        UserError: bad factor, or the pass failed (message = the pass's diagnostic).
+        UserError: bad factor (before any IR is touched), or the pass failed (message = the pass's
+            first diagnostic, e.g. ``f"{PASS_NAME}: {NOT_CONSTANT_TRIP}"``).
     """
     from mlir.passmanager import PassManager
 
@@ -312,6 +323,14 @@ UNROLL_STAGE = "unroll"
 
 def with_unroll(factor: int = 4, stages=STAGES, after: str = "affine") -> list:
     """``stages`` with the stage ``("unroll", AffineLoopUnroll(factor).add_to)`` after ``after``.
+
+    Args:
+        factor: the unroll factor, a positive int (first argument: ``with_unroll(4)``).
+        stages: the stage list to extend (default :data:`lab03_mlir.lowering.STAGES`; not modified).
+        after: the name of the stage the unroll stage follows.
+
+    Returns:
+        A new list of ``(name, passes)`` pairs for :func:`lab03_mlir.lowering.lower`.
 
     Raises:
         UserError: a bad factor (before any IR is touched), or no stage named ``after``.
@@ -344,7 +363,8 @@ def compare_with_builtin(module_or_text, factor: int = 4) -> tuple[str, str, Unr
         ``(custom_ir, builtin_ir, stats of the custom pass)``.
 
     Raises:
-        UserError: bad factor, or the custom pass failed (its diagnostic).
+        UserError: bad factor, text that does not parse, or the custom pass failed (its diagnostic).
+        mlir.ir.MLIRError: upstream ``affine-loop-unroll`` or the cleanup failed (not turned into a UserError).
     """
     from mlir.passmanager import PassManager
 

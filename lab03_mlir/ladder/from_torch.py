@@ -345,7 +345,9 @@ def lower_block(imported: ImportedIR, *, fast: bool = False, save_dir: Path | No
         :class:`Compiled`.
 
     Raises:
-        UserError: StableHLO input, a failing stage or schedule (first MLIR diagnostic).
+        UserError: StableHLO input, a failing stage or schedule (first MLIR diagnostic), or
+            ``torch_mlir`` imported before the upstream ``mlir`` bindings (the JIT could not resolve
+            symbols; :mod:`lab03_mlir.ladder.load_order`).
     """
     if TORCH_MLIR_FIRST:
         raise UserError("torch_mlir was imported before the upstream mlir bindings, so the JIT cannot "

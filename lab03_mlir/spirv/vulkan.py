@@ -176,9 +176,16 @@ def run_launches(plan: HostPlan, binaries: dict[str, bytes], inputs: Sequence[np
     interleaved with the ``also_time`` callables (``{label: fn}``, e.g. NumPy) if given.
 
     Args:
-        plan: from :func:`lab03_mlir.spirv.host_plan`; binaries: SPIR-V bytes per ``spirv.module`` symbol.
-        inputs: float32 arrays for the host function's leading arguments (A, B, bias); the rest of
-            its arguments are outputs (the first is returned), allocs are scratch.
+        plan: from :func:`lab03_mlir.spirv.lowering.host_plan`; binaries: SPIR-V bytes per
+            ``spirv.module`` symbol (``SpirvBuild.binaries`` of :func:`lab03_mlir.spirv.lowering.lower_to_spirv`).
+        inputs: arrays for the host function's leading arguments (A (m, k), B (k, n), bias (n,)),
+            copied to the device as float32; the rest of its arguments are outputs (the first is
+            returned, float32 of its buffer's shape), allocs are scratch.
+        repeats: timed submissions (>= 1).
+        also_time: ``{label: zero-argument callable}`` timed in the same rounds.
+
+    Returns:
+        :class:`VulkanResult`; its ``timing`` values are :class:`common.timing.TimingStats` (milliseconds).
 
     Raises:
         UserError: no CPU Vulkan device, ``repeats < 1``, or inputs that do not match the plan's
