@@ -26,7 +26,9 @@ from common.errors import UserError
 
 @dataclass
 class ContextFiles:
-    """The two files: ``model`` (EP-context ONNX), ``binary`` (``*_qnn.bin``) and their sizes in bytes."""
+    """The two files: ``model`` (EP-context ONNX), ``binary`` (``*_qnn.bin``), their sizes in bytes
+    (``model_bytes``, ``binary_bytes``) and ``partitions``: the ``EPContext`` nodes of the model (one per
+    QNN partition)."""
 
     model: Path
     binary: Path
@@ -41,10 +43,15 @@ def write_context(model: onnx.ModelProto, out_model: str | os.PathLike, **sessio
     Args:
         model: a static-shape model.
         out_model: path of the EP-context model (``.onnx``); the binary is ``<stem>_qnn.bin`` beside it.
-        session_kw: :func:`lab04_npu.qnn.qnn_session` options (``precision``, ``soc_model``, ...).
+        session_kw: :func:`lab04_npu.qnn.qnn_session` options (``precision``, ``soc_model``, ...), except
+            ``config``, which this function sets (the ``ep.context_*`` entries, embed mode 0).
+
+    Returns:
+        :class:`ContextFiles` of the two files, moved into place (an existing pair is replaced).
 
     Raises:
-        UserError: QNN wrote no binary (nothing was placed on the NPU), or the session failed.
+        UserError: QNN wrote no binary (nothing was placed on the NPU), or the session failed
+            (:func:`lab04_npu.qnn.qnn_session`'s errors).
     """
     from lab04_npu.qnn import qnn_session
 
@@ -67,6 +74,9 @@ def write_context(model: onnx.ModelProto, out_model: str | os.PathLike, **sessio
 
 def load_context(path: str | os.PathLike, **session_kw):
     """A new QNN session from an EP-context model alone (its ``_qnn.bin`` must sit beside it).
+
+    ``session_kw`` go to :func:`lab04_npu.qnn.qnn_session` (use those the context was written with);
+    returns its :class:`~lab04_npu.qnn.QnnSession`.
 
     Raises:
         UserError: the file is missing, holds no ``EPContext`` node, or its binary is missing.

@@ -26,7 +26,7 @@ prints the summary and every node QNN left on the CPU, and writes
 
 The graph is named first (:func:`lab04_npu.graphfacts.name_nodes`) and given to QNN with ORT's
 optimizations off (``DISABLE_ALL``), so the log's names are the file's names; run ORT's basic
-level (constant folding) on the file before, as :func:`lab04_npu.pipeline` does, because that is
+level (constant folding) on the file before, as :mod:`lab04_npu.pipeline` does, because that is
 what ORT does before partitioning in a deployment.
 
 Task 4.2 (``lab04.coverage``; lab04_npu/TASKS.md): :func:`report` and :meth:`Coverage.summary`; the log

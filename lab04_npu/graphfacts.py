@@ -76,7 +76,15 @@ def _attr(node: onnx.NodeProto, name: str, default):
 
 
 def node_flops(node: onnx.NodeProto, types: dict) -> int:
-    """FLOPs of one node by the rules of the module doc (0 when a needed shape is unknown)."""
+    """FLOPs of one node by the rules of the module doc (0 when a needed shape is unknown).
+
+    Args:
+        node: a main-graph node.
+        types: :func:`tensor_types` of its model (``{name: (static shape or None, elem_type)}``).
+
+    Returns:
+        The count as an int (a multiply-add is 2 FLOPs); divide by seconds for FLOP/s.
+    """
     def shape(i: int, outputs: bool = False):
         names = node.output if outputs else node.input
         return types.get(names[i], (None, 0))[0] if len(names) > i and names[i] else None

@@ -90,8 +90,13 @@ def fold_for_qnn(static: StaticModel, workdir: str | Path) -> tuple[onnx.ModelPr
     shape makes constant stays in the graph, and QNN refuses it ("Cannot get shape",
     ``ConstantOfShape``, dynamic ``Range``): Lab 01's LLaMA-tiny then splits into 9 partitions.
 
+    Args:
+        static: from :func:`build_static` (its ``path`` is read).
+        workdir: folder for ``<name>_qnn.onnx`` (a temporary ``<name>_folded.onnx`` is removed).
+
     Returns:
-        ``(model, path)`` of ``<name>_qnn.onnx`` in ``workdir``.
+        ``(model, path)`` of ``<name>_qnn.onnx`` in ``workdir``, every node named
+        (:func:`lab04_npu.graphfacts.name_nodes`).
     """
     from common.onnx_utils import ort_optimize, save_model
     from lab04_npu.graphfacts import name_nodes

@@ -236,11 +236,18 @@ def qnn_session(model: onnx.ModelProto | str | os.PathLike, *, precision: str = 
             log's verdicts map one-to-one onto it; ``ALL`` is what a deployment uses).
         verbose_log: log at severity 0 (every node's QNN verdict) and keep it in ``.log``.
         config: extra session config entries (e.g. ``ep.context_enable``).
+        threads: ORT intra-op threads (the CPU EP's share of the graph); inter-op is 1.
+
+    Returns:
+        :class:`QnnSession` (``.log`` empty unless ``verbose_log``).
 
     Raises:
-        UserError: dynamic input shapes; QNN rejected ``soc_model``/``htp_arch`` or could not
-            finalize the graph (QNN's message in one line); ORT could not load the model.
+        UserError: dynamic input shapes (:func:`check_static`); unknown ``precision``; the QNN
+            library offers no device; QNN rejected ``soc_model``/``htp_arch`` or could not finalize
+            the graph (QNN's message in one line); ORT could not create the session.
         MissingDependency: ``onnxruntime-qnn`` is absent.
+        ValueError: unknown ``level`` (:func:`common.timing.ort_session_options`).
+        OSError: ``model`` is a path that cannot be read (``onnx.load``).
     """
     import onnxruntime as ort
 

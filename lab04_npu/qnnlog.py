@@ -73,9 +73,10 @@ class Partition:
 
 @dataclass
 class QnnLog:
-    """Everything :func:`parse` reads: ``verdicts`` by node name as logged (pass 1, overridden by
-    pass 2 for nodes pass 2 saw), ``partitions`` in compose order, ``placed`` ``{EP: number of
-    nodes}``, ``cpu_nodes`` ``[(op_type, name)]`` ORT placed on the CPU EP."""
+    """Everything :func:`parse` reads: ``verdicts`` by node name as logged (pass 1's; a pass-2 verdict
+    replaces the pass-1 verdict of the same name, and a name pass 1 did not log, such as a
+    ``_token_N`` node of the layout transformer, is not added), ``partitions`` in compose order,
+    ``placed`` ``{EP: number of nodes}``, ``cpu_nodes`` ``[(op_type, name)]`` ORT placed on the CPU EP."""
 
     verdicts: dict[str, Verdict] = field(default_factory=dict)
     partitions: list[Partition] = field(default_factory=list)
@@ -84,7 +85,16 @@ class QnnLog:
 
 
 def parse(text: str) -> QnnLog:
-    """Parse a QNN session's verbose log (see module doc). Lines not recognized are ignored."""
+    """Parse a QNN session's verbose log (see module doc). Lines not recognized are ignored.
+
+    Args:
+        text: ORT's log of session creation at severity 0 with the QNN EP (``QnnSession.log`` of
+            ``lab04_npu.qnn.qnn_session(..., verbose_log=True)``).
+
+    Returns:
+        A :class:`QnnLog`; empty fields when the text holds none of the lines (never raises). The line
+        formats are onnxruntime-qnn 2.7.0's (sources in the module doc).
+    """
     out = QnnLog()
     cap_pass, unit, current, in_units, placing = 1, None, None, True, None
     for line in text.splitlines():

@@ -54,17 +54,22 @@ def quantize_for_qnn(model_path: str | os.PathLike, out_path: str | os.PathLike,
 
     Args:
         model_path: a static-shape fp32 model file.
-        out_path: where the QDQ model goes.
-        calibration: feeds ``{input name: array}`` for MinMax calibration (at least one).
+        out_path: where the QDQ model goes (its folder is made if absent).
+        calibration: feeds ``{input name: array}`` for MinMax calibration (at least one), each array of
+            the input's static shape and dtype (float32 activations, int64 token ids).
         activations: ``int8`` (``QUInt8``) or ``int16`` (``QUInt16``).
         weights: ``int8`` (``QUInt8``, the default) or ``int16`` (``QUInt16``).
         wide: activation tensors quantized as ``QUInt16`` whatever ``activations`` says (mixed precision:
             ``get_qnn_qdq_config``'s ``init_overrides``, whose ``add_qtype_converts`` puts a Convert where a
             tensor changes width, an op QNN runs; e.g. :func:`softmax_inputs` in an A8W8 model).
 
+    Returns:
+        The absolute path of the written QDQ model.
+
     Raises:
         UserError: unknown activation or weight type, or no calibration feeds.
         MissingDependency: ``onnxruntime.quantization`` is absent.
+        OSError: ``out_path``'s folder cannot be made or written.
     """
     q = require("onnxruntime.quantization", "onnxruntime", "QDQ quantization for the QNN EP")
     from onnxruntime.quantization.execution_providers.qnn import get_qnn_qdq_config, qnn_preprocess_model
@@ -113,7 +118,7 @@ MASK_FLOOR = -300.0
 
 
 def clamp_mask_fill(model: onnx.ModelProto, floor: float = MASK_FLOOR) -> tuple[onnx.ModelProto, int]:
-    """A copy of ``model`` whose float initializers' ``-FLT_MAX``-like entries (<= -1e30) become ``floor``.
+    """A copy of ``model`` whose float32 initializers' ``-FLT_MAX``-like entries (<= -1e30) become ``floor``.
 
     transformers fills masked attention scores with ``torch.finfo(float32).min``; quantized, that
     one value stretches the grid of the mask tensor (and of ``scores + mask``) to ~3.4e38, so on the
@@ -149,6 +154,11 @@ def clamp_mask_fill(model: onnx.ModelProto, floor: float = MASK_FLOOR) -> tuple[
 def dequantized_views(qdq: onnx.ModelProto) -> tuple[onnx.ModelProto, dict[str, str]]:
     """``qdq`` with the output of every ``Q -> DQ`` pair made a graph output.
 
+    A pair is a ``DequantizeLinear`` whose input a ``QuantizeLinear`` writes (ONNX operators
+    QuantizeLinear / DequantizeLinear: ``x' = (saturate(round(x / scale) + zp) - zp) * scale``); the first
+    such DQ of each fp32 tensor is taken. Added outputs are declared float32 with no shape; ``qdq`` is not
+    modified.
+
     Returns:
         ``(model, {fp32 tensor name: its dequantized twin})``: the twin is what the next op reads,
         the value as the quantized graph holds it, so running the model on the NPU shows the HTP's
@@ -178,8 +188,9 @@ _QRANGE = {onnx.TensorProto.UINT8: (0, 255), onnx.TensorProto.INT8: (-128, 127),
 def calibrated_ranges(qdq: onnx.ModelProto) -> dict[str, tuple[float, float]]:
     """``{fp32 tensor name: (lo, hi)}``: the values each per-tensor ``QuantizeLinear`` of ``qdq`` can
     represent, ``((qmin - zp) * scale, (qmax - zp) * scale)`` with ``qmin, qmax`` those of the zero
-    point's type (uint8 when it has none). Tensors quantized per axis, or whose scale or zero point is
-    not an initializer, are left out.
+    point's type; without a zero point, of the node's ``output_dtype`` attribute (QuantizeLinear-21), else
+    uint8 (ONNX QuantizeLinear: ``y = saturate(round(x / scale) + zp)``). Tensors quantized per axis, of
+    another integer type (int4, float8), or whose scale or zero point is not an initializer, are left out.
     """
     from onnx import numpy_helper
 
@@ -206,9 +217,14 @@ def calibrated_ranges(qdq: onnx.ModelProto) -> dict[str, tuple[float, float]]:
 
 def per_layer(fp32: onnx.ModelProto, qdq: onnx.ModelProto, feeds: Mapping[str, np.ndarray], tol: float,
               run=None) -> list[dict]:
-    """Error of every quantized tensor against fp32, in ``qdq``'s node order.
+    """Error of every quantized tensor against fp32, in ``fp32``'s node order (``index``: the position in
+    ``fp32`` of the node that writes the tensor; ``node``/``op``: that node's name and type).
 
     Args:
+        fp32: the float model ``qdq`` was quantized from (same tensor names; run on ORT's CPU EP).
+        qdq: its QDQ model (:func:`quantize_for_qnn`).
+        feeds: ``{input name: array}`` at the models' static shapes.
+        tol: the largest ``rel`` that counts as within (scale-relative, e.g. :data:`LAYER_TOL`).
         run: ``run(model, feeds) -> {name: array}`` for the quantized side (default: ORT's CPU EP;
             pass a QNN runner to read the HTP's own values). The fp32 side runs on the CPU EP.
 
