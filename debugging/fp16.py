@@ -111,7 +111,12 @@ def probe_bundle(bundle):
 
 
 def mixed_precision(mod, accumulate: str):
-    """``ConvertToDataflow`` + ``ToMixedPrecision(out_dtype=accumulate)`` on a Relax module."""
+    """``ConvertToDataflow`` + ``ToMixedPrecision(out_dtype=accumulate)`` on a Relax module.
+
+    ``accumulate``: ``"float16"`` or ``"float32"``, the accumulator dtype of the fp16 convolutions and matmuls
+    (TVM ``relax.transform.ToMixedPrecision``, which works mainly within dataflow blocks, hence
+    ``ConvertToDataflow`` first, as its docstring says). Returns a new ``IRModule``.
+    """
     import tvm
     from tvm import relax
 
@@ -121,7 +126,14 @@ def mixed_precision(mod, accumulate: str):
 
 @dataclass
 class Builds:
-    """The imported model and one VM runner per variant name (see :data:`VARIANTS`)."""
+    """The imported model and one VM runner per variant name (see :data:`VARIANTS`).
+
+    Attributes:
+        im: the Relax import (``lab02_tvm.graph.frontend.import_torch``) of the probed model.
+        layers: the probed layers' names, in execution order (:func:`probe_bundle`).
+        probed: the probed ``ModelBundle`` (PyTorch eager side).
+        runners: ``{variant: VMRunner}``; build_s: ``{variant: compile time in seconds}``.
+    """
 
     im: object
     layers: list[str]
@@ -176,7 +188,8 @@ def run_all(builds: Builds, scale: float = 1.0) -> dict[str, dict[str, np.ndarra
 
 def layer_rows(reference: dict[str, np.ndarray], candidate: dict[str, np.ndarray], layers: Sequence[str]) -> list[dict]:
     """Per layer: ``{"layer", "max_ref", "max_abs", "rel", "finite"}``; ``rel = max_abs / max_ref``
-    (inf when the candidate holds inf/NaN where the reference is finite)."""
+    (``max_abs`` itself when ``max_ref`` is 0; inf when the candidate holds inf/NaN where the reference is
+    finite). ``reference[name]`` and ``candidate[name]`` must have one shape (compared in float64)."""
     rows = []
     for name in layers:
         r, c = reference[name].astype(np.float64), candidate[name].astype(np.float64)

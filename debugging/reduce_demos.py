@@ -25,7 +25,8 @@ from common.results import results_dir, write_table
 
 
 def chain_with_neg(n_before: int = 20, n_after: int = 20, width: int = 8) -> onnx.ModelProto:
-    """A known case: x[2, width] -> ``n_before`` (Add 0.5, Tanh) pairs -> Neg -> ``n_after`` pairs -> y.
+    """A known case: x[2, width] -> ``n_before // 2`` (Add 0.5, Tanh) pairs -> Neg -> ``n_after // 2`` pairs
+    -> Identity -> y (float32, opset 17): ``n_before`` and ``n_after`` count nodes (an odd one rounds down).
 
     Dropping the Neg changes values only (Tanh is odd: the sign flips downstream).
     """

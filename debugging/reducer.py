@@ -100,8 +100,11 @@ class Reduction:
         nodes_before / nodes_after: node counts.
         evaluations: subgraphs run during the search.
         confirmed: the repro, with only ``outputs`` as graph outputs, still diverges on the backend.
-        max_abs: worst |candidate - reference| over ``outputs`` in that confirmation run.
+        max_abs: worst |candidate - reference| over the outputs that diverged in that confirmation run
+            (0.0 when none did, or when ``keep`` is None).
         trail: ``(phase, nodes)`` after each phase.
+        model: the repro (``keep``'s nodes, ``outputs`` as its graph outputs; None when ``keep`` is).
+        inputs: ``{graph input of model: reference value}``, what the repro is fed.
     """
 
     keep: list[int] | None
@@ -132,7 +135,8 @@ def diverging(ref: Mapping[str, np.ndarray], got: Mapping[str, np.ndarray], name
 
 def reduce_divergence(candidate: onnx.ModelProto, values: Mapping[str, np.ndarray], backend, tol: dict,
                       confirm_backend=None, progress: bool = True) -> Reduction:
-    """Bisection over the topological order, then one-at-a-time removal (see the module docstring).
+    """Bisection over the topological order, then one-at-a-time removal: steps 1-4 of
+    :mod:`debugging.reduce`'s docstring (the order of ``polygraphy debug reduce``'s bisect, then linear mode).
 
     Args:
         candidate: the model whose nodes are reduced (topologically sorted, as ONNX requires).
@@ -140,6 +144,14 @@ def reduce_divergence(candidate: onnx.ModelProto, values: Mapping[str, np.ndarra
         backend: ``run(model, feeds) -> {output: array}`` used during the search.
         tol: :func:`common.gates.compare` keywords (``atol``, ``rtol``, ``scale_atol_by_ref``).
         confirm_backend: backend of the final check (default ``backend``).
+        progress: a tqdm bar of the runs (on a terminal only).
+
+    Returns:
+        :class:`Reduction`; ``keep`` None when the whole candidate, fed the reference inputs, does not
+        diverge (then nothing else is set).
+
+    Raises:
+        Whatever ``backend`` raises on a subgraph (not caught: a crash is not a divergence).
     """
     n = len(candidate.graph.node)
     red = Reduction(keep=None, nodes_before=n)
@@ -200,8 +212,16 @@ def reduce_to_folder(reference: onnx.ModelProto, candidate: onnx.ModelProto, fee
                      meta: dict | None = None) -> Reduction:
     """Reference values -> :func:`reduce_divergence` -> repro folder (when there is a divergence).
 
+    Args:
+        reference, candidate: the two models (tensors compared by name); ``feeds`` are the reference's inputs.
+        out: the repro folder (:func:`debugging.replay.write_repro`; check it first with ``repro_target``).
+        backend / confirm: :data:`debugging.replay.BACKENDS` names of the search and of the final check.
+        tol: :func:`common.gates.compare` keywords (:data:`ORT_TOL`, :data:`FP16_TOL`).
+        meta: extra ``repro.json`` entries (provenance).
+
     Raises:
-        UserError: a tensor shared by both graphs has another dtype in the candidate (:func:`check_shared_types`).
+        UserError: a tensor shared by both graphs has another dtype in the candidate (:func:`check_shared_types`),
+            an unknown backend name, or ``out`` is no place for a repro or cannot be written (after the search).
     """
     values = reference_values(reference, feeds)
     check_shared_types(candidate, values)

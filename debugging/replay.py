@@ -39,7 +39,11 @@ Backend = Callable[[onnx.ModelProto, Mapping[str, np.ndarray]], dict]
 
 
 def ort_backend(level: str = "ALL") -> Backend:
-    """ONNX Runtime (CPU, 1 thread) at optimization ``level``: ``run(model, feeds) -> {output: array}``."""
+    """ONNX Runtime (CPU, 1 thread) at optimization ``level``: ``run(model, feeds) -> {output: array}``.
+
+    ``level``: ``DISABLE_ALL``, ``BASIC``, ``EXTENDED`` or ``ALL``; an unknown one raises ``UserError`` when
+    ``run`` is called (:func:`common.onnx_utils.ort_session`), not here, as does a model ORT cannot load.
+    """
     from common.onnx_utils import ort_run, ort_session
 
     def run(model: onnx.ModelProto, feeds: Mapping[str, np.ndarray]) -> dict:
