@@ -119,6 +119,11 @@ def write_overlay(path: str | os.PathLike, graph_id: str, data: dict) -> Path:
     """Write ``{graph_id: data}`` (a ``ModelNodeData``) atomically as JSON; returns the path.
 
     The file parses with ``model_explorer.node_data_builder`` dataclasses and with plain JSON.
+
+    Raises:
+        ValueError: ``data`` holds a NaN or an infinity, which JSON cannot (the builders here pass every
+            value through ``_number``: a non-finite one becomes :data:`NOT_FINITE`).
+        CannotWrite: ``path`` cannot be written (:func:`common.results.atomic_write`).
     """
     text = json.dumps({graph_id: data}, indent=1, allow_nan=False)
     return atomic_write(path, text)

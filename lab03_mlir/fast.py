@@ -317,12 +317,22 @@ def _func(root):
     return structured.MatchOp.match_op_names(root, ["func.func"]).result
 
 
+def _check_steps(steps) -> None:
+    unknown = [s for s in steps if s not in _STEP_BUILDERS]
+    if unknown:
+        raise UserError(f"unknown schedule step(s) {unknown}; the steps are {', '.join(SCHEDULE_STEPS)}")
+
+
 def build_schedule(groups: list[TileGroup], *, context: ir.Context,
                    steps=SCHEDULE_STEPS) -> tuple[ir.Module, ir.OpView]:
     """Build the transform script of ``steps`` (in order); returns ``(transform module, its named sequence)``.
 
     ``groups[i]`` says how to tile the ops tagged ``lab03.tile_group = i``.
+
+    Raises:
+        UserError: a step that is not one of :data:`SCHEDULE_STEPS`.
     """
+    _check_steps(steps)
     with context, ir.Location.unknown():
         tmod = ir.Module.create()
         tmod.operation.attributes["transform.with_named_sequence"] = ir.UnitAttr.get()
@@ -373,9 +383,7 @@ def tile_and_vectorize(module_or_text, cache_tile=CACHE_TILE, register_tile=REGI
     """
     module = as_module(module_or_text, context)
     _check_tiles(cache_tile, register_tile)
-    unknown = [s for s in steps if s not in _STEP_BUILDERS]
-    if unknown:
-        raise UserError(f"unknown schedule step(s) {unknown}; the steps are {', '.join(SCHEDULE_STEPS)}")
+    _check_steps(steps)
     conv.to_channels_last(module)
     consteval.fold_constant_transposes(module)
     _run(FUSE_ELEMENTWISE, module)

@@ -85,7 +85,8 @@ def read_abi(module: ir.Module, func_name: str) -> list[ArgSpec] | None:
     """The argument specs recorded by ``lower`` for ``func_name`` (None if not recorded).
 
     Raises:
-        UserError: no function ``func_name``, or it has no C interface wrapper.
+        UserError: no function ``func_name``, it has no C interface wrapper, or an argument's element type
+            has no NumPy dtype here.
     """
     funcs = _llvm_funcs(module)
     if func_name not in funcs:

@@ -291,7 +291,8 @@ def as_module(module_or_text, context: ir.Context | None = None) -> ir.Module:
     """Return a fresh ``ir.Module``: parsed from text, or a copy of the given module.
 
     Raises:
-        UserError: the text does not parse (first diagnostic in the message).
+        UserError: the text does not parse (first diagnostic in the message), or the argument is
+            neither an ``ir.Module`` nor text.
     """
     if isinstance(module_or_text, ir.Module):
         ctx = context or module_or_text.context

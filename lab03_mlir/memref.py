@@ -63,7 +63,11 @@ def contiguous_descriptor(a: np.ndarray):
 def descriptor_type(ndim: int, dtype) -> type:
     """The ctypes Structure of a rank-``ndim`` memref descriptor of ``dtype`` elements (one class per
     rank and dtype): fields ``allocated`` (``c_longlong``), ``aligned`` (``POINTER(element)``),
-    ``offset`` (``c_longlong``), ``shape`` and ``strides`` (``c_longlong * ndim``)."""
+    ``offset`` (``c_longlong``), ``shape`` and ``strides`` (``c_longlong * ndim``).
+
+    Raises:
+        UserError: ``ndim < 1`` (a 0-d array), or a dtype with no ctypes element type.
+    """
     if ndim < 1:
         raise UserError("a ranked memref descriptor here has rank >= 1; got a 0-d array")
     try:
