@@ -16,6 +16,8 @@ import re
 import numpy as np
 import pytest
 
+from mlir import ir
+
 from common.errors import UserError
 from common.isa import executable_levels
 from lab03_mlir import conv, fast, jit, lowering
@@ -179,6 +181,8 @@ def test_tile_sizes_divide_the_extents():
 def test_unknown_schedule_step_is_a_user_error():
     with pytest.raises(UserError, match="unknown schedule step"):
         fast.tile_and_vectorize(conv_module("nhwc", 1, 4, 6, 6, 8, 3), steps=("tile", "fuse"))
+    with pytest.raises(UserError, match=r"unknown schedule step\(s\) \['fuse'\]"):  # the script builder alone
+        fast.build_schedule([], context=ir.Context(), steps=("tile", "fuse"))
 
 
 def test_constant_transposes_are_folded_at_compile_time():
