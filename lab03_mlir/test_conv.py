@@ -15,7 +15,6 @@ import re
 
 import numpy as np
 import pytest
-
 from mlir import ir
 
 from common.errors import UserError
