@@ -806,12 +806,19 @@ def test_an_identity_of_another_domain_is_not_removed():
 @pytest.mark.task("lab01.reshape", points=1)
 def test_a_reshape_of_another_domain_is_not_fused():
     """``custom.test::Reshape(Reshape(x, [6, 4]), [4, 6])``: the second node is not ONNX's Reshape (its kernel here
-    passes its data through unchanged), so the pair is no pattern of the pass."""
+    passes its data through unchanged), so the pair is no pattern of the pass. Nor is ``Reshape(custom.test::
+    Reshape(x, [6, 4]), [4, 6])``, the other node of the pair (its kernel here negates its data and ignores the shape):
+    the producer too must be ONNX's Reshape, or the fusion drops what it computes."""
     keep = custom_op("Reshape", lambda data, shape: data)
     nodes = [ints("s1", [6, 4]), helper.make_node("Reshape", ["x", "s1"], ["m"]), ints("s2", [4, 6]),
              helper.make_node("Reshape", ["m", "s2"], ["y"], domain="custom.test")]
     model = make_model(nodes, [("x", F, [2, 3, 4])], [("y", F, None)], domains={"custom.test": 1}, **AS_DECLARED)
     assert_default_domain_only(fuse_consecutive_reshapes, model, keep, {"x": rnd(2, 3, 4)}, 0)
+    negate = custom_op("Reshape", lambda data, shape: -data)
+    nodes = [ints("s1", [6, 4]), helper.make_node("Reshape", ["x", "s1"], ["m"], domain="custom.test"), ints("s2", [4, 6]),
+             helper.make_node("Reshape", ["m", "s2"], ["y"])]
+    model = make_model(nodes, [("x", F, [2, 3, 4])], [("y", F, None)], domains={"custom.test": 1}, **AS_DECLARED)
+    assert_default_domain_only(fuse_consecutive_reshapes, model, negate, {"x": rnd(2, 3, 4)}, 0)
 
 
 @pytest.mark.task("lab01.gather", points=1)
