@@ -284,19 +284,29 @@ def test_an_output_shape_inference_cannot_make_static_stays_as_declared():
     """The contract: an output still symbolic gets the shape inference gives it *when that shape is fully static*,
     otherwise it stays as it was. ``NonZero``'s count is data: on the same graph built with the number, ONNX shape
     inference gives ``nz`` a second dim it cannot size, so ``nz`` keeps its declaration (none: rank unknown)
-    rather than a made-up name such as ``unk__0``; ``y`` becomes static."""
+    rather than a made-up name such as ``unk__0``; ``y`` becomes static. The same holds for ``nzn``, the same
+    NonZero declared with a name on each dim as an exporter writes them: inference sizes the first (x's rank, 2)
+    but not the count, so neither changes (not ``[2, 'NonZero_nzn_dim_1']``: that shape is not fully static;
+    ``onnxruntime.tools.onnx_model_utils.fix_output_shapes`` applies the same rule)."""
     def model(batch):
-        return make_model([helper.make_node("Relu", ["x"], ["y"]), helper.make_node("NonZero", ["x"], ["nz"])],
-                          [("x", F, [batch, 8])], [("y", F, [batch, 8]), ("nz", TensorProto.INT64, None)],
+        return make_model([helper.make_node("Relu", ["x"], ["y"]), helper.make_node("NonZero", ["x"], ["nz"]),
+                           helper.make_node("NonZero", ["x"], ["nzn"])],
+                          [("x", F, [batch, 8])], [("y", F, [batch, 8]), ("nz", TensorProto.INT64, None),
+                                                   ("nzn", TensorProto.INT64, ["NonZero_nzn_dim_0", "NonZero_nzn_dim_1"])],
                           **AS_DECLARED)
 
     inferred = {o.name: o for o in onnx.shape_inference.infer_shapes(model(3), strict_mode=True).graph.output}
-    nz = inferred["nz"].type.tensor_type.shape.dim
-    assert len(nz) == 2 and not nz[1].HasField("dim_value")  # the reference: not fully static
+    for name in ("nz", "nzn"):
+        dims = inferred[name].type.tensor_type.shape.dim
+        assert len(dims) == 2 and not dims[1].HasField("dim_value")  # the reference: not fully static
+    assert inferred["nzn"].type.tensor_type.shape.dim[0].dim_value == 2  # partly sized: still not static
     fixed = fix(model("batch"), {"batch": 3})
     assert dims_of(fixed.graph.output[0]) == [3, 8]
     assert fixed.graph.output[1] == model("batch").graph.output[1], (
         f"nz was declared with no shape and inference cannot size it; fix_dims made it {fixed.graph.output[1].type}")
+    assert fixed.graph.output[2] == model("batch").graph.output[2], (
+        f"nzn was declared {dims_of(model('batch').graph.output[2])} and inference cannot size it fully; fix_dims made "
+        f"it {dims_of(fixed.graph.output[2])}: an output that is not fully static afterwards stays as it was")
 
 
 @pytest.mark.task("lab04.static", points=1)
