@@ -78,6 +78,8 @@ def numpy_single_thread():
 
 
 def step_build(args):
+    """Step 1: ``relu(A @ B + bias)`` as linalg on tensors (``builder.build_matmul_bias_relu``, Task 3.1) at
+    ``--m/--n/--k``, verified; returns the ``ir.Module``."""
     module = builder.build_matmul_bias_relu(args.m, args.n, args.k)
     counts = lowering.op_counts(module)
     step(1, "build", f"linalg on tensors for relu(A[{args.m}x{args.k}] @ B[{args.k}x{args.n}] + bias): "
@@ -86,6 +88,7 @@ def step_build(args):
 
 
 def step_save(module, out: Path, args) -> Path:
+    """Step 2: the linalg IR written to ``out/00_linalg.mlir`` (atomically); gate: it holds a ``linalg.matmul``."""
     path = out / "00_linalg.mlir"
     atomic_write(path, str(module))
     step(2, "save", f"{path} ({path.stat().st_size} bytes)")
@@ -97,6 +100,9 @@ def step_save(module, out: Path, args) -> Path:
 
 
 def step_lower(module, out: Path, args):
+    """Step 3: the named stages (bufferize, affine: Task 3.4; scf, cf, llvm: given) with the IR after each in
+    ``out``; gates: the affine loop nests have the expected bounds and steps, and only ``llvm`` ops are left.
+    Returns :class:`lab03_mlir.lowering.LoweringResult`."""
     res = lowering.lower(module, save_dir=out, input_name="linalg", verbose=want_ir(args))
     for i, s in enumerate(res.stages[1:], start=1):
         top = ", ".join(f"{d} {c}" for d, c in sorted(s.op_counts.items(), key=lambda x: -x[1])[:3])
@@ -202,6 +208,9 @@ def _time_size(size: int, args) -> list[dict]:
 
 
 def step_fast(args, out: Path, blas_ctx, blas: str):
+    """Step 6: the transform-dialect schedule (:mod:`lab03_mlir.fast`) with the IR after each schedule step in
+    ``out/fast``, then (unless ``--skip-timing``) each ``--sizes`` cube timed against NumPy's BLAS at 1 thread
+    (``blas_ctx`` limits it); returns the timing rows (GFLOP/s, time vs NumPy)."""
     base = builder.build_matmul_bias_relu(args.m, args.n, args.k)
     tiled = fast.tile_and_vectorize(base, save_dir=out / "fast", verbose=want_ir(args))
     lowering.lower(tiled, stages=fast.FAST_STAGES, save_dir=out / "fast", input_name="tiled_vectorized",
@@ -224,6 +233,8 @@ def step_fast(args, out: Path, blas_ctx, blas: str):
 
 
 def step_tosa(args, out: Path, chain: GateChain, inputs):
+    """Step 7: the same function built in TOSA, through ``tosa-to-linalg-pipeline`` and the same stages, run
+    by ExecutionEngine and gated against NumPy in ``chain``."""
     module = tosa.build_tosa_matmul_bias_relu(args.m, args.n, args.k)
     res = lowering.lower(module, stages=tosa.TOSA_STAGES, save_dir=out / "tosa", input_name="tosa_input",
                          verbose=want_ir(args))
@@ -236,6 +247,8 @@ def step_tosa(args, out: Path, chain: GateChain, inputs):
 
 
 def step_tables(args, lowered, unroll_row, chain, timing_rows, blas):
+    """Step 8: the tables (op counts per stage, the unroll row, outputs vs NumPy, timing) under
+    ``results/lab03/`` as Markdown, CSV and JSON with the environment (:func:`common.results.write_table`)."""
     env = environment(threads=1, numpy_blas=blas)
     meta = {"m": args.m, "n": args.n, "k": args.k, "seed": SEED, "sizes": args.sizes,
             "unroll_factor": args.unroll_factor, "atol": f"{ATOL} x max|ref|", "ci": ci(),

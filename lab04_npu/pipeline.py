@@ -103,6 +103,8 @@ def gate_row(stage: str, reference: dict, outputs: dict) -> dict:
 
 
 def step_qnn(ctx: Ctx) -> None:
+    """Step 1: static LLaMA-tiny (1 x 32, folded) in a QNN HTP session at ``--precision``; gated against
+    PyTorch at :data:`FP16_ATOL` of the output scale; fills ``ctx.tables["qnn_gate"]``."""
     from lab04_npu.qnn import qnn_session
 
     static, folded, path = prepared(ctx, "llama_tiny")
@@ -119,6 +121,8 @@ def step_qnn(ctx: Ctx) -> None:
 
 
 def step_coverage(ctx: Ctx) -> None:
+    """Step 2: per-node QNN verdicts of each of :data:`COVERAGE_MODELS` (and LLaMA-tiny unfolded), each gated
+    against PyTorch; fills the ``coverage``, ``coverage_nodes`` and ``boundaries`` tables."""
     from lab04_npu.coverage import coverage
 
     rows, nodes, bounds = [], [], []
@@ -149,6 +153,12 @@ def step_coverage(ctx: Ctx) -> None:
 
 
 def step_gelu(ctx: Ctx) -> None:
+    """Step 3: BERT-base with JAX's Erf GELU before and after ``fuse_erf_gelu`` (proved under Lab 01's pass
+    contract); gate: one QNN partition after it; fills ``gelu_pass``.
+
+    Raises:
+        GateFailed: the pass broke its contract, or more than one partition is left.
+    """
     from lab04_npu.coverage import coverage
     from lab04_npu.gelu_pass import ATOL, fuse_erf_gelu, prove
     from lab04_npu.graphfacts import name_nodes
@@ -186,6 +196,17 @@ MASK_FLOOR_SWEEP = (-1e4, -1e3, -150.0)
 
 
 def step_quantize(ctx: Ctx) -> None:
+    """Step 4: QDQ models for the HTP (QNN's config; A8W8, A16W8, A16W16), MinMax-calibrated on
+    ``--calibration`` text sequences and evaluated on the next one, held out: per-layer error on the HTP
+    against fp32, the first tensor beyond :data:`lab04_npu.quant.LAYER_TOL`, with the attention-mask fill
+    clamped to ``--mask-floor`` and without, the A8W8 arm with 16-bit Softmax inputs, and both 8- and 16-bit
+    activations at the floors of :data:`MASK_FLOOR_SWEEP`; fills ``quantization``, ``quant_layers`` and
+    ``mask_floor``.
+
+    Raises:
+        GateFailed: clamping the mask changed fp32 outputs, or A16W8's logits are off by more than ``--max-rel``
+            of their scale.
+    """
     import onnx
 
     from common.onnx_utils import ort_run, save_model
@@ -299,6 +320,12 @@ def text_feeds(static, n: int) -> tuple[list[dict], str]:
 
 
 def step_context(ctx: Ctx) -> None:
+    """Step 5: the EP-context model and QNN context binary written under ``results/lab04/``, reloaded alone;
+    gates: bitwise equal to a freshly compiled session, and within the fp16 gate against PyTorch.
+
+    Raises:
+        GateFailed: the reloaded binary's outputs differ from the compiled session's.
+    """
     from lab04_npu.context import load_context, write_context
     from lab04_npu.qnn import qnn_session
 
@@ -327,6 +354,8 @@ def step_context(ctx: Ctx) -> None:
 
 
 def write_tables(ctx: Ctx) -> None:
+    """Step 6: every table of ``ctx.tables`` (Markdown, CSV, JSON with the environment) and ``partitions.png``
+    under ``results/lab04/``."""
     from lab04_npu.plot import partitions_figure
 
     import importlib.metadata
