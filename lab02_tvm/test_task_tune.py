@@ -5,7 +5,8 @@ Through the public contract only (``plan_budget`` and its docstring in ``lab02_t
 the docstring, in the comment next to it), then properties over random task lists and budgets, each
 checked against expectations computed here another way (the shallow phase dealt one trial at a time
 to the covered tasks, hottest first; the deep phase likewise). The tasks are :class:`TaskInfo` rows with
-no TVM task (``plan_budget`` reads their names only), sorted by share, hottest first; nothing is tuned.
+no TVM task (``plan_budget`` reads their names only), sorted by share, hottest first, their ``index`` (the
+extraction order) not their rank, as ``extract_tasks`` gives them; nothing is tuned.
 
 Every plan is checked for its type before it is compared (:func:`as_list`, :func:`pair`): a ``dict`` (read
 through a plain ``dict`` copy) of ``str`` keys and ``int`` counts, and with ``phases=True`` a ``tuple`` of two. An object of
@@ -27,11 +28,17 @@ M = 4  # SHALLOW_MIN_TRIALS, as the docstring's step 3 uses it (checked by the f
 
 
 def tasks(n: int) -> list:
-    """``n`` TaskInfo rows ``t0..t{n-1}``, hottest first (decreasing share, summing to 1)."""
+    """``n`` TaskInfo rows ``t0..t{n-1}``, hottest first (decreasing share, summing to 1).
+
+    ``index`` is the task's position in MetaSchedule's extraction order, which ``extract_tasks`` then sorts by
+    share: it is not the rank. Here the coldest task was extracted first (``t{n-1}`` has index 0), so a plan that
+    ranks by ``index`` (the remainders or the deep phase on the first-extracted tasks) differs from one that
+    follows the order of ``infos``, as the docstring asks."""
     from lab02_tvm.tuning.tasks import TaskInfo
     weights = [2.0 ** -i for i in range(n)]
     total = sum(weights)
-    return [TaskInfo(index=i, name=f"t{i}", weight=1, flops=w * 1e6, share=w / total) for i, w in enumerate(weights)]
+    return [TaskInfo(index=n - 1 - i, name=f"t{i}", weight=1, flops=w * 1e6, share=w / total)
+            for i, w in enumerate(weights)]
 
 
 def as_list(plan: dict, n: int) -> list[int]:
@@ -194,13 +201,14 @@ def test_a_budget_below_one_is_a_user_error():
 def test_the_plan_follows_the_given_order_not_the_flops():
     """``infos`` is ranked by weighted share (a conv called 12 times per inference first); its per-call FLOPs
     rank otherwise (the matmul called once has the most): the plan reads the order it is given and never
-    re-sorts (the docstring), so the deep phase goes to ``t0``."""
+    re-sorts (the docstring), so the deep phase goes to ``t0``; nor is ``index`` (MetaSchedule's extraction order) the
+    rank: ``t1`` was extracted first."""
     from lab02_tvm.tuning.budget import plan_budget
     from lab02_tvm.tuning.tasks import TaskInfo
-    infos = [TaskInfo(index=0, name="t0", weight=12, flops=2.0e6, share=0.6),
-             TaskInfo(index=1, name="t1", weight=1, flops=8.0e6, share=0.2),
-             TaskInfo(index=2, name="t2", weight=4, flops=1.0e6, share=0.1),
-             TaskInfo(index=3, name="t3", weight=16, flops=0.5e6, share=0.1)]
+    infos = [TaskInfo(index=2, name="t0", weight=12, flops=2.0e6, share=0.6),  # index: the extraction order
+             TaskInfo(index=0, name="t1", weight=1, flops=8.0e6, share=0.2),
+             TaskInfo(index=3, name="t2", weight=4, flops=1.0e6, share=0.1),
+             TaskInfo(index=1, name="t3", weight=16, flops=0.5e6, share=0.1)]
     # T = 30, k = 1, D = 10, S = 20, c = 4: 5 each, the deep 10 on t0
     assert as_list(plan_budget(infos, 30, deep_top_k=1, deep_trials=10), 4) == [15, 5, 5, 5]
     # T = 11, no deep phase: c = 11 // 4 = 2 hottest in the given order, 6 + 5
@@ -215,7 +223,7 @@ def test_the_plan_reads_the_order_not_the_shares_and_leaves_the_list_alone():
     order, and the caller's list comes back as it was given (same rows, same order)."""
     from lab02_tvm.tuning.budget import plan_budget
     from lab02_tvm.tuning.tasks import TaskInfo
-    infos = [TaskInfo(index=i, name=f"t{i}", weight=1, flops=f, share=sh)
+    infos = [TaskInfo(index=3 - i, name=f"t{i}", weight=1, flops=f, share=sh)  # index: the extraction order
              for i, (f, sh) in enumerate([(1.0e6, 0.1), (2.0e6, 0.2), (3.0e6, 0.3), (4.0e6, 0.4)])]
     given = list(infos)
     # T = 30, k = 1, D = 10, S = 20, c = 4: 5 each, the deep 10 on t0 (the first given, the smallest share)
