@@ -156,14 +156,23 @@ def test_bad_input_is_a_one_line_user_error():
     ref = logits((2, 3, 4), seed=9)
     nan_ref = ref.copy()
     nan_ref[0, 0, 0] = np.nan
+    inf_ref, ninf_ref, padded_nan_ref = ref.copy(), ref.copy(), ref.copy()
+    inf_ref[1, 2, 3], ninf_ref[0, 1, 2] = np.inf, -np.inf   # not finite either: NaN is not the only bad value
+    padded_nan_ref[1, 2, 0] = np.nan                         # in a position the mask below drops
+    padding = np.ones((2, 3))
+    padding[1, 2] = 0
     cases = [
         (ref, ref[:, :2], {}),                               # shapes differ
+        (ref, ref[:1], {}), (ref[:1], ref, {}),              # broadcastable is not the same shape either
         (ref, ref, {"mask": np.ones((2, 4))}),               # mask is not the leading shape (2, 3)
         (ref, ref, {"mask": np.zeros((2, 3))}),              # nothing to count
         (ref, ref, {"mask": np.ones(3)}), (ref, ref, {"mask": np.ones((1, 3))}),  # broadcastable is not the shape
         (ref, ref, {"min_top1": 1.5}), (ref, ref, {"min_top1": -0.1}),
         (ref, ref, {"min_top1": float("nan")}),             # not in [0, 1] either: every verdict would fail
         (nan_ref, ref, {}),                                  # a reference that is not finite
+        (inf_ref, ref, {}), (ninf_ref, ref, {}),             # inf and -inf are not finite
+        (padded_nan_ref, ref, {"mask": padding}),            # any reference logit, padding included (the docstring)
+        (np.zeros((0, 4), np.float32), np.zeros((0, 4), np.float32), {}),  # no position at all, and no mask
         (np.zeros((3, 0), np.float32), np.zeros((3, 0), np.float32), {}),  # no vocabulary
         (np.float32(1), np.float32(1), {}),                  # a 0-d array: no vocabulary axis at all
     ]
@@ -176,7 +185,8 @@ def test_bad_input_is_a_one_line_user_error():
 @pytest.mark.task("lab01.gate", points=1)
 def test_a_tie_at_the_top_takes_the_first_maximal_index():
     """The docstring: top-1 is the first maximal index on ties (NumPy's ``argmax``); int8 logits tie often. A
-    candidate whose token 0 ties with the reference's top token answers token 0: a disagreement."""
+    candidate whose token 0 ties with the reference's top token answers token 0: a disagreement; a reference whose
+    token 0 ties with its top token answers token 0, and a candidate answering the other tied token disagrees."""
     ref = logits((4, 6), seed=21)
     cand = close(ref, 22)
     tops = ref.argmax(-1)
@@ -185,6 +195,14 @@ def test_a_tie_at_the_top_takes_the_first_maximal_index():
         cand[p, 0] = cand[p, tops[p]]
     assert tied and (cand.argmax(-1) != tops).sum() == len(tied)  # the oracle: NumPy's first maximal index
     g = gate(ref, cand, min_top1=0.5)
+    assert (g.disagreements, g.first_disagreement) == (len(tied), (tied[0],))
+    # and a tie in the reference: its top-1 is its first maximal index too, so a candidate that answers the later of
+    # two tied reference tokens disagrees (it picked a token the reference's argmax did not)
+    ref_tied, cand = ref.copy(), close(ref, 22)
+    for p in tied:
+        ref_tied[p, 0] = ref_tied[p, tops[p]]                # token 0 ties with the top token: argmax says 0
+    assert (ref_tied.argmax(-1) != cand.argmax(-1)).sum() == len(tied)  # the oracle: NumPy's argmax on both sides
+    g = gate(ref_tied, cand, min_top1=0.5)
     assert (g.disagreements, g.first_disagreement) == (len(tied), (tied[0],))
 
 
