@@ -141,6 +141,28 @@ def test_a_module_in_train_mode_exports_in_eval_mode_and_stays_in_train_mode(tmp
     export_dynamic(mixed, {"x": torch.randn(3, 8)}, ["y"], {"x": {0: "batch"}, "y": {0: "batch"}}, tmp_path / "mixed.onnx")
     after = [(name, m.training) for name, m in mixed.named_modules()]
     assert after == before, f"export_dynamic changed the training flags of submodules: {before} -> {after}"
+    # and when the exporter fails midway (ONNX's GridSample exists from opset 16 on: torch's exporter raises its
+    # UnsupportedOperatorError at opset 13), the flags are put back all the same: torch.onnx.export restores only
+    # model.train(True), which would leave the frozen BatchNorm in train mode
+    warp = _Warp().train()
+    warp.bn.eval()
+    before = [(name, m.training) for name, m in warp.named_modules()]
+    with pytest.raises(Exception, match="grid_sampler"):  # the exporter's own error, whatever its class
+        export_dynamic(warp, {"x": torch.randn(2, 2, 4, 4), "grid": torch.rand(2, 3, 3, 2) * 2 - 1}, ["y"],
+                       {"x": {0: "batch"}, "grid": {0: "batch"}, "y": {0: "batch"}}, tmp_path / "warp.onnx", opset=13)
+    after = [(name, m.training) for name, m in warp.named_modules()]
+    assert after == before, f"a failed export changed the training flags of submodules: {before} -> {after}"
+
+
+class _Warp(torch.nn.Module):
+    """BatchNorm then ``grid_sample``: an op the TorchScript exporter converts only from opset 16 on."""
+
+    def __init__(self):
+        super().__init__()
+        self.bn = torch.nn.BatchNorm2d(2)
+
+    def forward(self, x, grid):
+        return torch.nn.functional.grid_sample(self.bn(x), grid, align_corners=False)
 
 
 @pytest.mark.task("lab01.export", points=2)
