@@ -236,6 +236,17 @@ def test_gather_of_the_shape_of_a_value_folded_in_the_same_call():
     result = fold_constant_gather(model)
     assert result.rewrites == 2
     np.testing.assert_array_equal(ReferenceEvaluator(result.model).run(None, {})[0], [-4])
+    # the Shape's start/end slice a constant's dims as they slice inferred ones: Shape(g1, start=1) is [4] (g1 is
+    # [1, 4]), so index 0 is 4, not g1's first dim 1; the same for an initializer read directly
+    for source, start, want in (("g1", 1, -4), ("data", -1, -4), ("data", 0, -3)):
+        nodes = [helper.make_node("Gather", ["data", "i0"], ["g1"]), helper.make_node("Shape", [source], ["s"], start=start),
+                 ints("k", [0]), helper.make_node("Gather", ["s", "k"], ["g2"]), helper.make_node("Neg", ["g2"], ["y"]),
+                 helper.make_node("ReduceSum", ["g1"], ["total"], keepdims=0)]
+        model = make_model(nodes, [], [("y", I64, None), ("total", F, None)],
+                           inits={"data": data, "i0": np.array([0], np.int64)})
+        assert ReferenceEvaluator(model).run(None, {})[0].tolist() == [want]  # the oracle, on the unfolded model
+        out = apply(fold_constant_gather, model, {}, 2)
+        assert ReferenceEvaluator(out).run(None, {})[0].tolist() == [want], (source, start)
 
 
 # ---- fuse_consecutive_reshapes: zeros resolved from dims, twice in one shape ---------------------------
