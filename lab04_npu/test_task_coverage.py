@@ -256,7 +256,8 @@ def test_report_of_a_log_without_qnn_lines():
 @pytest.mark.task("lab04.coverage", points=1)
 def test_summary_of_hand_made_rows_in_the_gflop_range():
     """``Coverage.summary``'s formulas (its docstring) on rows whose FLOPs do not all round to 0: GFLOP/s counts every
-    row, CPU ones included; the FLOP coverage is the QNN rows' share; a boundary of unknown bytes counts 0."""
+    row, CPU ones included; the FLOP coverage is the QNN rows' share; a boundary of unknown bytes counts 0; the first
+    reason is the first non-empty one of a CPU row."""
     rows = [{"op": "MatMul", "placement": "QNN", "flops": 3e9, "partition": 0, "reason": ""},
             {"op": "Erf", "placement": "CPU", "flops": 1e9, "partition": None, "reason": "Erf is not supported"},
             {"op": "Mod", "placement": "CPU", "flops": 0, "partition": None, "reason": ""},
@@ -269,6 +270,14 @@ def test_summary_of_hand_made_rows_in_the_gflop_range():
     wrong = {k: f"{got.get(k, '(missing)')!r}, expected {want[k]!r}" for k in want if got.get(k) != want[k]}
     extra = sorted(set(got) - set(want))
     assert not wrong and not extra, f"summary keys wrong: {wrong}" + (f"; keys not in the contract: {extra}" if extra else "")
+    # first_reason is the first non-empty reason *of a CPU row*: past a CPU row without one (a node QNN never logged,
+    # as in an empty log), and never a QNN row's (hand-made rows may carry any text)
+    rows = [{"op": "Add", "placement": "QNN", "flops": 0, "partition": 0, "reason": "a QNN row's note"},
+            {"op": "Mod", "placement": "CPU", "flops": 0, "partition": None, "reason": ""},
+            {"op": "Erf", "placement": "CPU", "flops": 0, "partition": None, "reason": "Erf is not supported"},
+            {"op": "Erf", "placement": "CPU", "flops": 0, "partition": None, "reason": "again"}]
+    got = summary(Coverage(onnx.ModelProto(), nodes=rows, boundaries=[]), "m")
+    assert got["first_reason"] == "Erf is not supported", got["first_reason"]
 
 
 def placed_on_cpu(log: str, *entries: str) -> str:
