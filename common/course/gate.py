@@ -58,10 +58,19 @@ class Wrong:
     why: str
     edits: tuple[tuple[str, str, str], ...]
 
+    def texts(self, root: Path) -> dict[str, str]:
+        """``{file: the reference's text with this submission's edits applied, in order}``."""
+        out: dict[str, str] = {}
+        for f, old, new in self.edits:
+            out[f] = out.get(f, (root / f).read_text()).replace(old, new, 1)
+        return out
+
 
 def load_wrong(ref: grading.Reference, folder: Path = WRONG_DIR) -> list[Wrong]:
     """Every ``*.toml`` of ``folder``, checked: a known task, files of that task, each ``old`` found exactly
-    once and inside a solution block of the task. Raises UserError (one line) otherwise."""
+    once and inside a solution block of the task, and every edited Python file still compiles (a submission
+    must lose its points by what it computes, not by a SyntaxError that fails the whole file). Raises UserError
+    (one line) otherwise."""
     course = ref.course
     out = []
     for path in sorted(folder.glob("*.toml")):
@@ -91,7 +100,14 @@ def load_wrong(ref: grading.Reference, folder: Path = WRONG_DIR) -> list[Wrong]:
             edits.append((f, old, new))
         if not edits:
             raise UserError(f"wrong/{rel}: no [[edit]]")
-        out.append(Wrong(path.stem, task, str(data.get("why", "")), tuple(edits)))
+        wrong = Wrong(path.stem, task, str(data.get("why", "")), tuple(edits))
+        for f, text in wrong.texts(course.root).items():
+            try:
+                compile(text, f, "exec") if f.endswith(".py") else None
+            except SyntaxError as exc:
+                raise UserError(f"wrong/{rel}: the edited {f} does not compile ({exc.msg}, line {exc.lineno}): "
+                                "fix the edit so the file imports and only its rule is wrong") from None
+        out.append(wrong)
     return out
 
 
@@ -197,10 +213,7 @@ class _Gate:
             if not any(w.task == tid for w in wrongs):
                 self.problem(f"wrong: task {tid} has no known-wrong submission in common/course/wrong/")
         for w in wrongs:
-            texts: dict[str, str] = {}
-            for f, old, new in w.edits:
-                texts[f] = texts.get(f, (self.course.root / f).read_text()).replace(old, new, 1)
-            sub = _submission(self.course, tmp / f"wrong-{w.name}", texts)
+            sub = _submission(self.course, tmp / f"wrong-{w.name}", w.texts(self.course.root))
             lab = self.course.tasks[w.task].lab
             (g,) = self.grade(f"wrong: {w.name}", sub, labs=[lab], tasks=None if whole_lab else [w.task])
             self._only(f"wrong {w.name}", g, w.task, lambda score, task: score < task.points, "less than full")

@@ -94,3 +94,19 @@ def test_a_wrong_edit_outside_its_task_is_refused(tmp_path):
                                      'old = "MAX_FOLD_ELEMENTS = 1 << 20"\nnew = "MAX_FOLD_ELEMENTS = 1"\n')
     with pytest.raises(UserError, match=r"is not inside a solution block of lab01.gather"):
         gate.load_wrong(ref, tmp_path)
+
+
+def test_a_wrong_edit_that_does_not_compile_is_refused(tmp_path):
+    """A known-wrong submission that is a SyntaxError would lose its points for failing to import, whatever its
+    rule: the gate refuses it (an edit once put a statement inside the reference's ``try:``)."""
+    import tomllib
+    ref = Reference.load(PROJECT)
+    src = sorted((PROJECT / "common/course/wrong").glob("lab01.gather--*.toml"))[0]
+    (edit,) = tomllib.loads(src.read_text())["edit"][:1]
+    broken = {**edit, "new": edit["new"] + "\n(\n"}  # an unclosed parenthesis after the edited lines
+    lines = ['task = "lab01.gather"', 'why = "x"', "[[edit]]"] + [f"{k} = {json.dumps(v)}" for k, v in broken.items()]
+    (tmp_path / "x.toml").write_text("\n".join(lines) + "\n")
+    with pytest.raises(UserError, match=r"wrong/x.toml: the edited lab01_onnx/passes/gather.py does not compile"):
+        gate.load_wrong(ref, tmp_path)
+    (tmp_path / "x.toml").write_text("\n".join(lines[:3] + [f"{k} = {json.dumps(v)}" for k, v in edit.items()]) + "\n")
+    assert [w.name for w in gate.load_wrong(ref, tmp_path)] == ["x"]  # the same edit, compiling, is taken
