@@ -147,8 +147,9 @@ def fix_dims(model: onnx.ModelProto, dims: Mapping[str, int]) -> onnx.ModelProto
 
     Raises:
         UserError: a name that is not a ``dim_param`` of the model's graph inputs or outputs (the
-            message lists the ones it has), a value that is not > 0, or a graph input left with a
-            dynamic dim (:func:`check_static`'s message: the input and the ``--dims`` fix).
+            message names it and lists the ones it has), a value that is not > 0, or a graph input left
+            with a dynamic dim (:func:`check_static`'s message: the input and the ``--dims`` fix). The
+            message is one line; which error a call with several faults reports is left open.
     """
     ### BEGIN SOLUTION lab04.static
     from onnxruntime.tools.onnx_model_utils import fix_output_shapes, make_dim_param_fixed

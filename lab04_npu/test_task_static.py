@@ -20,6 +20,8 @@ Run: ``.venv/bin/python -m pytest --task lab04.static``.
 """
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import onnx
 import onnxruntime as ort
@@ -208,13 +210,19 @@ def test_a_torchscript_export_with_exporter_named_output_dims(tmp_path):
 
 @pytest.mark.task("lab04.static", points=2)
 def test_bad_names_values_and_leftover_dims_are_one_line_user_errors():
+    """Which error a call with two faults reports is not part of the contract, so each call here has one: an
+    unknown name (every input fixed otherwise), a bad size, an input left dynamic. The messages are read only for
+    what the contract says they hold: the unknown name and the dim_params the model has (quoted or not), the
+    input and the ``--dims`` fix (``check_static``'s), all on one line."""
     dynamic = token_model()
     with pytest.raises(UserError) as err:
-        qnn.fix_dims(dynamic, {"batch": 1, "seq": 8})
-    assert "'seq'" in str(err.value) and "sequence" in str(err.value) and "\n" not in str(err.value)
+        qnn.fix_dims(dynamic, {"batch": 1, "sequence": 8, "seq": 8})
+    msg = str(err.value)
+    assert re.search(r"\bseq\b", msg) and "sequence" in msg and "\n" not in msg, msg
     for bad in (0, -2):
-        with pytest.raises(UserError, match=f"{bad}"):
+        with pytest.raises(UserError) as err:
             qnn.fix_dims(dynamic, {"batch": bad, "sequence": 8})
+        assert "\n" not in str(err.value), str(err.value)
     with pytest.raises(UserError) as err:  # sequence left symbolic: the input is named with the fix
         qnn.fix_dims(dynamic, {"batch": 1})
     msg = str(err.value)
@@ -267,7 +275,8 @@ def test_a_dim_named_only_in_value_info_is_refused():
     m.graph.value_info.append(helper.make_tensor_value_info("h", TensorProto.FLOAT, ["batch", "sequence", "hidden"]))
     with pytest.raises(UserError) as err:
         qnn.fix_dims(m, {"batch": 1, "sequence": 4, "hidden": 8})
-    assert "'hidden'" in str(err.value) and "cat_len" in str(err.value) and "\n" not in str(err.value)
+    msg = str(err.value)
+    assert re.search(r"\bhidden\b", msg) and "cat_len" in msg and "\n" not in msg, msg
 
 
 @pytest.mark.task("lab04.static", points=1)
@@ -275,8 +284,9 @@ def test_a_bad_value_of_an_output_only_dim_is_refused():
     """A value that is not > 0 is a UserError for every dim, also one only an output names (on an input,
     ``check_static`` would refuse what is left anyway)."""
     for bad in (-8, 0):
-        with pytest.raises(UserError, match=str(bad)):
+        with pytest.raises(UserError) as err:
             qnn.fix_dims(token_model(), {"batch": 2, "sequence": 4, "cat_len": bad})
+        assert "\n" not in str(err.value), str(err.value)
 
 
 @pytest.mark.task("lab04.static", points=1)
@@ -320,9 +330,15 @@ def test_an_input_dim_with_no_name_left_dynamic_is_refused():
     with pytest.raises(UserError) as err:
         qnn.fix_dims(m, {"batch": 1, "sequence": 4})
     assert "'mask'" in str(err.value) and "\n" not in str(err.value)
-    with pytest.raises(UserError) as err:  # "?" is how an unset dim reads, not a name the model gives it
+    with pytest.raises(UserError) as err:  # two faults here ('?' and mask's axis): either error may be the one
+        qnn.fix_dims(m, {"batch": 1, "sequence": 4, "?": 3})
+    assert "\n" not in str(err.value), str(err.value)
+    # "?" is how an unset dim reads, not a name the model gives it: on an *output* axis left unset (every input
+    # fixable, so the name is the one fault) it is refused all the same, naming it and the dim_params the model has
+    m = token_model()
+    m.graph.output[1].type.tensor_type.shape.dim[1].Clear()  # z: ['batch', ?, 8]
+    with pytest.raises(UserError) as err:
         qnn.fix_dims(m, {"batch": 1, "sequence": 4, "?": 3})
     msg = str(err.value)
-    assert ("'?'" in msg and "?" not in msg.replace("'?'", "", 1) and "batch" in msg and "sequence" in msg
-            and "\n" not in msg), ("a name the model lacks is quoted once ('?') and the one line lists the dim_params"
-                                   f" the model has (batch, sequence), not '?': {msg!r}")
+    assert "?" in msg and "batch" in msg and "sequence" in msg and "\n" not in msg, (
+        f"'?' is not a dim_param of the model: a one-line UserError naming it and listing batch, sequence: {msg!r}")
