@@ -258,11 +258,11 @@ def test_summary_of_hand_made_rows_in_the_gflop_range():
     """``Coverage.summary``'s formulas (its docstring) on rows whose FLOPs do not all round to 0: GFLOP/s counts every
     row, CPU ones included; the FLOP coverage is the QNN rows' share; a boundary of unknown bytes counts 0; the first
     reason is the first non-empty one of a CPU row."""
-    rows = [{"op": "MatMul", "placement": "QNN", "flops": 3e9, "partition": 0, "reason": ""},
-            {"op": "Erf", "placement": "CPU", "flops": 1e9, "partition": None, "reason": "Erf is not supported"},
-            {"op": "Mod", "placement": "CPU", "flops": 0, "partition": None, "reason": ""},
-            {"op": "Erf", "placement": "CPU", "flops": 0, "partition": None, "reason": "again"}]
-    cov = Coverage(onnx.ModelProto(), nodes=rows, boundaries=[{"bytes": 3 * 2**19}, {"bytes": None}])
+    rows = full_rows([{"op": "MatMul", "placement": "QNN", "flops": 3e9, "partition": 0, "reason": ""},
+                      {"op": "Erf", "placement": "CPU", "flops": 1e9, "partition": None, "reason": "Erf is not supported"},
+                      {"op": "Mod", "placement": "CPU", "flops": 0, "partition": None, "reason": ""},
+                      {"op": "Erf", "placement": "CPU", "flops": 0, "partition": None, "reason": "again"}])
+    cov = Coverage(onnx.ModelProto(), nodes=rows, boundaries=[_boundary(0, 3 * 2**19), _boundary(0, None)])
     got = cov.summary("m")
     want = {"model": "m", "nodes": 4, "nodes_on_qnn": 1, "coverage_nodes_pct": 25.0, "gflops": 4.0,
             "coverage_flops_pct": 75.0, "partitions": 1, "boundary_tensors": 2, "boundary_mib": 1.5,
@@ -272,10 +272,10 @@ def test_summary_of_hand_made_rows_in_the_gflop_range():
     assert not wrong and not extra, f"summary keys wrong: {wrong}" + (f"; keys not in the contract: {extra}" if extra else "")
     # first_reason is the first non-empty reason *of a CPU row*: past a CPU row without one (a node QNN never logged,
     # as in an empty log), and never a QNN row's (hand-made rows may carry any text)
-    rows = [{"op": "Add", "placement": "QNN", "flops": 0, "partition": 0, "reason": "a QNN row's note"},
-            {"op": "Mod", "placement": "CPU", "flops": 0, "partition": None, "reason": ""},
-            {"op": "Erf", "placement": "CPU", "flops": 0, "partition": None, "reason": "Erf is not supported"},
-            {"op": "Erf", "placement": "CPU", "flops": 0, "partition": None, "reason": "again"}]
+    rows = full_rows([{"op": "Add", "placement": "QNN", "flops": 0, "partition": 0, "reason": "a QNN row's note"},
+                      {"op": "Mod", "placement": "CPU", "flops": 0, "partition": None, "reason": ""},
+                      {"op": "Erf", "placement": "CPU", "flops": 0, "partition": None, "reason": "Erf is not supported"},
+                      {"op": "Erf", "placement": "CPU", "flops": 0, "partition": None, "reason": "again"}])
     got = summary(Coverage(onnx.ModelProto(), nodes=rows, boundaries=[]), "m")
     assert got["first_reason"] == "Erf is not supported", got["first_reason"]
 
@@ -317,16 +317,29 @@ def _row(op: str, placement: str, flops: int) -> dict:
             "reason": ""}
 
 
+def full_rows(rows: list[dict]) -> list[dict]:
+    """Hand-made node rows with every key ``Coverage.nodes`` promises (index, name, op, placement, partition,
+    validation, unit, reason, flops): a summary may read any of them (the graph order from ``index``, say)."""
+    return [{"index": i, "name": f"{r['op'].lower()}_{i}", "validation": "not logged", "unit": "-", **r}
+            for i, r in enumerate(rows)]
+
+
+def _boundary(partition: int, nbytes: int | None) -> dict:
+    """A hand-made boundary row with every key ``Coverage.boundaries`` promises."""
+    return {"partition": partition, "direction": "in", "tensor": f"t{partition}_{nbytes}", "shape": "?", "dtype": "?",
+            "bytes": nbytes, "other_side": "graph input"}
+
+
 @pytest.mark.task("lab04.coverage", points=1)
 def test_summary_of_no_rows_of_no_flops_and_gflops_to_four_decimals():
     """The docstring's edge cases: no node (a graph folded away) and no FLOPs (only Reshapes and Transposes) give
     0 % coverage, not a division by zero; ``gflops`` keeps 4 decimals (1,234,567,890 FLOPs: 1.2346)."""
     empty = summary(Coverage(onnx.ModelProto(), nodes=[], boundaries=[]), "empty")
     assert (empty["nodes"], empty["coverage_nodes_pct"], empty["coverage_flops_pct"], empty["cpu_ops"]) == (0, 0, 0, "-")
-    s = summary(Coverage(onnx.ModelProto(), nodes=[_row("Reshape", "QNN", 0), _row("Transpose", "CPU", 0)],
+    s = summary(Coverage(onnx.ModelProto(), nodes=full_rows([_row("Reshape", "QNN", 0), _row("Transpose", "CPU", 0)]),
                          boundaries=[]), "no flops")
     assert (s["coverage_nodes_pct"], s["coverage_flops_pct"], s["gflops"]) == (50.0, 0, 0.0)
-    s = summary(Coverage(onnx.ModelProto(), nodes=[_row("MatMul", "QNN", 1_234_567_890)], boundaries=[]), "m")
+    s = summary(Coverage(onnx.ModelProto(), nodes=full_rows([_row("MatMul", "QNN", 1_234_567_890)]), boundaries=[]), "m")
     assert s["gflops"] == 1.2346
 
 
