@@ -38,8 +38,9 @@ def plan_budget(infos: Sequence[TaskInfo], max_trials_global: int, *, deep_top_k
        names ``--trials``, the flag the number comes from), when ``deep_top_k < 0`` or
        ``deep_trials < 0``, or when ``infos`` is empty.
     2. *The split*: the deep phase gets ``D = min(deep_trials, T)`` trials (``deep_trials``
-       defaults to ``T // 3``), or ``D = 0`` when ``k == 0`` (then ``deep_trials`` is ignored); the
-       shallow phase gets the rest, ``S = T - D``.
+       defaults to ``T // 3``), or ``D = 0`` when ``k == 0`` (then ``deep_trials`` is not used for
+       the split, though step 1 still refuses a negative one); the shallow phase gets the rest,
+       ``S = T - D``.
     3. *Shallow*: the ``c = min(n, max(1, S // M))`` hottest tasks (none when ``S == 0``) share
        ``S`` as evenly as possible: each gets ``S // c``, and the ``S % c`` hottest of them one more
        (the remainder, one each, hottest first); the other ``n - c`` (the coldest) get 0. So when
