@@ -15,6 +15,9 @@ Every result is checked for its type before any field of it is compared (:func:`
 ``AccuracyGate`` (exactly) whose fields are plain numbers (``float``/``int``/``bool``, or NumPy's scalars
 of those kinds), ``first_disagreement`` a tuple of them or None. An object of another type may define
 its own ``==`` (equal to anything) and would pass every comparison below without computing a thing.
+The check is on the kind, not the precision: a ``float`` field may be an ``int`` (PEP 484's numeric tower:
+``min_top1`` passed through as the caller's ``1``) or NumPy's ``float32`` (``max_abs`` as
+``np.abs(candidate - reference).max()`` of float32 logits, which ``MAX_ABS_REL`` allows for).
 
 Run: ``.venv/bin/python -m pytest --task lab01.gate``.
 """
@@ -31,9 +34,12 @@ from lab01_onnx.quantize import AccuracyGate, accuracy_gate
 pytestmark = pytest.mark.lab01
 
 # Exact types whose ``==`` is the number's own (a subclass could redefine it): the docstring's float,
-# int and bool, and NumPy's scalars of the same kind (what ``mean``/``sum``/``>=`` on arrays give).
-FIELD_TYPES = {"agreement": (float, np.float64), "positions": (int, np.int64), "disagreements": (int, np.int64),
-               "max_abs": (float, np.float64), "min_top1": (float, np.float64), "passed": (bool, np.bool_)}
+# int and bool, and NumPy's scalars of the same kind (what ``mean``/``sum``/``max``/``>=`` on arrays give,
+# float32 logits included). An int is a valid float (PEP 484's numeric tower), a bool is not a count.
+INTS = (int, np.int32, np.int64)
+FLOATS = (float, np.float32, np.float64) + INTS
+FIELD_TYPES = {"agreement": FLOATS, "positions": INTS, "disagreements": INTS,
+               "max_abs": FLOATS, "min_top1": FLOATS, "passed": (bool, np.bool_)}
 
 
 #: ``max_abs`` in float32 or float64: one rounding of the float32 difference, 2^-24 relative, with a factor 2 margin
@@ -47,7 +53,7 @@ def gate(reference: np.ndarray, candidate: np.ndarray, **kw) -> AccuracyGate:
     wrong = {name: type(getattr(g, name)).__qualname__ for name, types in FIELD_TYPES.items()
              if type(getattr(g, name)) not in types}
     first = g.first_disagreement
-    if first is not None and not (type(first) is tuple and all(type(i) in (int, np.int64) for i in first)):
+    if first is not None and not (type(first) is tuple and all(type(i) in INTS for i in first)):
         wrong["first_disagreement"] = f"{type(first).__qualname__} {first!r}"
     assert not wrong, (f"AccuracyGate fields of the wrong type: {wrong} (agreement, max_abs, min_top1: float; "
                        "positions, disagreements: int; passed: bool; first_disagreement: a tuple of int or None)")
@@ -220,10 +226,10 @@ def test_a_negative_mask_value_counts():
 @pytest.mark.task("lab01.gate", points=1)
 def test_one_dimensional_logits_are_one_position():
     """Logits of shape ``[V]``: the leading shape is ``()``, one position whose index is ``()``; only an array with
-    no axis is refused. ``min_top1`` comes back a float even when given as the int 1 (the field's type)."""
+    no axis is refused. ``min_top1`` may be given as the int 1 (an int is a valid float) and comes back equal to it."""
     ref = logits((1, 7), seed=25)[0]
     g = gate(ref, close(ref, 26), min_top1=1)
-    assert (g.positions, g.disagreements, g.first_disagreement, g.passed) == (1, 0, None, True)
+    assert (g.positions, g.disagreements, g.first_disagreement, g.passed, g.min_top1) == (1, 0, None, True, 1)
     g = gate(ref, flip(close(ref, 26)[None], ref[None], [(0,)])[0], min_top1=0)
     assert (g.positions, g.disagreements, g.first_disagreement, g.passed) == (1, 1, (), True)
 
