@@ -143,13 +143,18 @@ def test_a_module_in_train_mode_exports_in_eval_mode_and_stays_in_train_mode(tmp
     assert after == before, f"export_dynamic changed the training flags of submodules: {before} -> {after}"
     # and when the exporter fails midway (ONNX's GridSample exists from opset 16 on: torch's exporter raises its
     # UnsupportedOperatorError at opset 13), the flags are put back all the same: torch.onnx.export restores only
-    # model.train(True), which would leave the frozen BatchNorm in train mode
+    # model.train(True), which would leave the frozen BatchNorm in train mode. How the failure is reported is not
+    # the contract's: the exporter's own error passed on, or a one-line UserError in its place (with or without its
+    # text); that the export got as far as tracing the module is what a forward hook on the BatchNorm tells
     warp = _Warp().train()
     warp.bn.eval()
     before = [(name, m.training) for name, m in warp.named_modules()]
-    with pytest.raises(Exception, match="grid_sampler"):  # the exporter's own error, whatever its class
+    traced = []
+    warp.bn.register_forward_hook(lambda module, args, output: traced.append(module.training))
+    with pytest.raises(Exception):  # noqa: B017 (any class: the exporter's error or one raised in its place)
         export_dynamic(warp, {"x": torch.randn(2, 2, 4, 4), "grid": torch.rand(2, 3, 3, 2) * 2 - 1}, ["y"],
                        {"x": {0: "batch"}, "grid": {0: "batch"}, "y": {0: "batch"}}, tmp_path / "warp.onnx", opset=13)
+    assert traced, "export_dynamic raised before the exporter traced the module (opset 13 is a supported opset)"
     after = [(name, m.training) for name, m in warp.named_modules()]
     assert after == before, f"a failed export changed the training flags of submodules: {before} -> {after}"
 
