@@ -26,6 +26,8 @@ def fuse_consecutive_reshapes(model: onnx.ModelProto) -> PassResult:
         reference from an If/Loop/Scan body;
       * ``s2`` is a constant (initializer or Constant node), or the second node has
         ``allowzero=1`` (then no entry of ``s2`` reads the input's dims and any ``s2`` works);
+        a constant ``s2`` must be a shape as the spec types it, a 1-D int64 tensor: an int32 or
+        2-D one makes the node malformed and the pair is left alone;
       * every ``0`` in a constant ``s2`` with ``allowzero=0`` is resolved: from a constant ``s1``
         (``s1[i] > 0`` gives that dim; ``s1[i] == 0`` with the first node's ``allowzero=0``
         copies ``x``'s dim ``i``, so the ``0`` stays valid in ``s2'``), else from a static dim of
