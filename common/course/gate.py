@@ -102,8 +102,10 @@ def load_wrong(ref: grading.Reference, folder: Path = WRONG_DIR) -> list[Wrong]:
             raise UserError(f"wrong/{rel}: no [[edit]]")
         wrong = Wrong(path.stem, task, str(data.get("why", "")), tuple(edits))
         for f, text in wrong.texts(course.root).items():
+            if not f.endswith(".py"):
+                continue
             try:
-                compile(text, f, "exec") if f.endswith(".py") else None
+                compile(text, f, "exec")
             except SyntaxError as exc:
                 raise UserError(f"wrong/{rel}: the edited {f} does not compile ({exc.msg}, line {exc.lineno}): "
                                 "fix the edit so the file imports and only its rule is wrong") from None
