@@ -408,14 +408,19 @@ def test_serve_prints_the_url_that_loads_the_graphs(chain_stages, results_dir, c
     ({}, "no node selected in after.onnx: ov.json has no values; the page opens on the whole graph"),
     ({"nope": {"value": 3}}, "no node selected in after.onnx: the largest value in ov.json (3) names 'nope', not a "
                              "node of graph 'g'; the page opens on the whole graph")])
-def test_an_overlay_without_a_node_to_open_on_says_so(results, line, chain_stages, results_dir, capsys, monkeypatch):
+@pytest.mark.parametrize("serve_only", [False, True], ids=["computed", "serve-only"])
+def test_an_overlay_without_a_node_to_open_on_says_so(results, line, serve_only, chain_stages, results_dir, capsys,
+                                                      monkeypatch):
+    """A hand-made overlay with no value, or whose largest value names a node the adapter does not make, selects
+    nothing, with the reason; --serve-only (what --check's child runs) checks the node against the adapter too."""
     import model_explorer
 
     served = {}
     monkeypatch.setattr(model_explorer, "visualize_from_config", lambda cfg, **kw: served.update(kw, cfg=cfg))
     (chain_stages["dir"] / "ov.json").write_text(json.dumps({"results": results}))
+    mode = ["--serve-only"] if serve_only else ["--out", str(results_dir / "out")]
     assert run_cli(viewer.main, [str(chain_stages["b_path"]), "--overlay", str(chain_stages["dir"] / "ov.json"),
-                                 "--out", str(results_dir / "out")]) == 0
+                                 *mode]) == 0
     out = capsys.readouterr()
     assert f"[4 select] {line}" in out.out.splitlines() and not out.err
     url = next(ln for ln in out.out.splitlines() if ln.startswith("[5 serve]")).split()[5]

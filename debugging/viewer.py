@@ -269,8 +269,8 @@ def pick_focus(overlays: Sequence[tuple[Path, str]], model: str,
 
     Args:
         known: ``(graph id, {node id: label})`` of the model as the adapter names them; a ranked node outside
-            them selects none (a hand-made overlay's ids). None: not checked, no label (``--serve-only`` runs no
-            adapter).
+            them selects none (a hand-made overlay's ids); :func:`adapter_nodes` gives them. None: not checked,
+            no label.
 
     Returns:
         the :class:`debugging.overlays.Focus`; its ``node`` None when there is no overlay, no value, no node
@@ -287,6 +287,25 @@ def pick_focus(overlays: Sequence[tuple[Path, str]], model: str,
                                                      f"{graph!r}")
         focus = dataclasses.replace(focus, label=ids[focus.node])
     return focus
+
+
+def adapter_nodes(model: Path) -> tuple[str, dict[str, str]]:
+    """``(graph id, {node id: label})`` of the first graph Model Explorer's adapter makes of ``model`` (ONNX:
+    :func:`debugging.overlays.onnx_node_ids`; MLIR: :func:`debugging.overlays.mlir_graphs`, ``("", {})`` for a
+    module without a function): the ids :func:`pick_focus` checks an overlay's node against.
+
+    Raises:
+        UserError: the MLIR adapter cannot read the file (its first diagnostic, ``FILE:LINE:COL``).
+    """
+    if model.suffix in MLIR_EXTS:
+        graphs = ov.mlir_graphs(model)
+        return _graph_nodes(graphs[0]) if graphs else ("", {})
+    ids = ov.onnx_node_ids(model)
+    return ids.graph, ids.labels
+
+
+def _graph_nodes(graph: Mapping) -> tuple[str, dict[str, str]]:
+    return graph["id"], {n["id"]: n["label"] for n in graph["nodes"]}
 
 
 def model_explorer_config(models: Sequence[Path], overlays: Sequence[tuple[Path, str]], state: dict | None = None):
@@ -465,7 +484,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.serve_only:
         models = [model, *added]
         over = resolve_targets(extra, _names(list(zip(models, models))))
-        focus = pick_focus(over, model.name)
+        focus = pick_focus(over, model.name, adapter_nodes(model) if first_overlay(over, model.name) else None)
         step(4, "select", focus.line(model.name))
         serve(models, over, port, focus=focus)
         return 0
@@ -484,7 +503,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             served, files, graphs = mlir_overlays(model, out_dir)
             over = [(f, "") for f in files]
             labels = ov.mlir_op_labels(graphs[0])
-            known = (graphs[0]["id"], {n["id"]: n["label"] for n in graphs[0]["nodes"]})
+            known = _graph_nodes(graphs[0])
         else:
             served = model
             over, summary = onnx_overlays(model, out_dir, reference=ref, memory=args.memory, dims=dims,
