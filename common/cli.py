@@ -57,6 +57,12 @@ class Parser(argparse.ArgumentParser):
     """argparse, but a usage error raises :class:`UserError` (one ``error:`` line, exit 2)."""
 
     def error(self, message: str):  # noqa: D401 - argparse API
+        """Raise the usage error instead of printing usage and exiting (argparse's ``error`` API).
+
+        Raises:
+            UserError: always, ``"<message> (see --help)"``; :func:`common.errors.run_cli` prints it as one
+                ``error:`` line and exits 2.
+        """
         raise UserError(f"{message} (see --help)")
 
 

@@ -160,6 +160,7 @@ class GateReport:
 
     @property
     def passed(self) -> bool:
+        """Whether every check passed (no ``first_failure``)."""
         return self.first_failure is None
 
     def raise_if_failed(self) -> GateReport:
@@ -301,10 +302,12 @@ class GateChain:
 
     @property
     def passed(self) -> bool:
+        """Whether every stage checked so far passed (True before any :meth:`check`)."""
         return all(r.passed for r in self.reports)
 
     @property
     def rows(self) -> list[dict]:
+        """Every stage's rows in check order, each with ``reference`` (the reference's name) first."""
         return [{"reference": self.reference_name, **row} for rep in self.reports for row in rep.rows]
 
     def to_markdown(self) -> str:

@@ -65,6 +65,8 @@ class Clock:
 
     @classmethod
     def now(cls) -> "Clock":
+        """The clock now: ``time.monotonic()`` seconds, CPU seconds of waited-for children, machine-wide busy CPU
+        seconds (None without ``/proc/stat``)."""
         return cls(time.monotonic(), _children_cpu_s(), system_busy_s())
 
 

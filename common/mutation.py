@@ -320,6 +320,10 @@ def report(names: Sequence[str], root: Path = ROOT) -> dict[str, list[dict]]:
 
     A target without one (never run on this machine: ``mutants/`` is not committed) is left out of the tables,
     and a line names it: the committed table's rows of another run are not mixed with this run's environment.
+
+    Raises:
+        UserError: no target of ``names`` has results under ``mutants/`` (nothing to write).
+        MissingDependency: ``mutmut`` is not installed (needed to read the results).
     """
     from .timing import environment
 

@@ -157,7 +157,11 @@ def pip_index_args(root: Path) -> str:
 
 
 def bundle_files(course: Course, out: Path | None = None) -> list[str]:
-    """The reference files that go into the bundle (sorted): see the module docstring."""
+    """The reference files that go into the bundle (sorted): see the module docstring.
+
+    Raises:
+        UserError: the reference holds its own ``setup.sh`` or ``run_autograder`` (the bundle writes its own).
+    """
     out = out.resolve() if out is not None else None
     keep = []
     for rel in sources.source_files(course.root):

@@ -72,7 +72,11 @@ def command(task: Task, timeout_s: int = DEFAULT_TIMEOUT_S) -> str:
 
 
 def workflow(course: Course, *, timeout_s: int = DEFAULT_TIMEOUT_S, step_minutes: int = DEFAULT_STEP_MINUTES) -> str:
-    """The text of ``classroom.yml`` for ``course`` (see the module docstring)."""
+    """The text of ``classroom.yml`` for ``course`` (see the module docstring).
+
+    Raises:
+        UserError: two task ids differ only in ``.``, ``_`` or ``-`` (:func:`step_id` would give both one step id).
+    """
     tasks = list(course.tasks.values())
     ids = [step_id(t) for t in tasks]
     if len(set(ids)) != len(ids):

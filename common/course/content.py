@@ -34,7 +34,11 @@ def _is_task_mark(node: ast.AST) -> bool:
 
 
 def graded_marks(text: str, path: str) -> list[tuple[str | None, object, int]]:
-    """``(task id or None, points, line)`` of every ``pytest.mark.task(...)`` call in a test file."""
+    """``(task id or None, points, line)`` of every ``pytest.mark.task(...)`` call in a test file.
+
+    Raises:
+        UserError: ``text`` is not valid Python (``<path>:<line>: not valid Python (...)``).
+    """
     try:
         tree = ast.parse(text)
     except SyntaxError as exc:
@@ -136,7 +140,12 @@ def handout_text(course: Course, rel: str, scan: Scan, text: str | None = None, 
 
 
 def plan(course: Course, scan: Scan | None = None, files: Iterable[str] | None = None) -> dict[str, bytes]:
-    """``{relative path: bytes}`` of the handout (before the linter's noqa comments, :func:`common.course.lint.add_noqa`)."""
+    """``{relative path: bytes}`` of the handout (before the linter's noqa comments, :func:`common.course.lint.add_noqa`).
+
+    Raises:
+        UserError: :func:`check` finds a problem (run only when ``scan`` is None), or the handout of a Python file
+            does not compile (its markers cut it wrong).
+    """
     files = source_files(course.root) if files is None else list(files)
     scan = check(course, files) if scan is None else scan
     out: dict[str, bytes] = {}

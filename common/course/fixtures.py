@@ -133,6 +133,8 @@ def make_demo(root: Path, *, git: bool = False, **course) -> tuple[Path, Path]:
 
 
 def env() -> dict[str, str]:
+    """The environment for an inner run: this one with the project first on ``PYTHONPATH``, no bytecode written,
+    ``MLC_GRADE_VIA`` dropped and ``COLUMNS=250``."""
     out = dict(os.environ)
     out["PYTHONPATH"] = os.pathsep.join([str(PROJECT)] + [p for p in out.get("PYTHONPATH", "").split(os.pathsep) if p])
     out["PYTHONDONTWRITEBYTECODE"] = "1"
@@ -156,4 +158,5 @@ def run_course(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
 
 
 def dedent(text: str) -> str:
+    """``textwrap.dedent(text)`` without its leading newlines."""
     return textwrap.dedent(text).lstrip("\n")

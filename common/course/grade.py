@@ -107,6 +107,9 @@ MAX_NOTES_LINES = 8
 
 @dataclass
 class TaskGrade:
+    """The grade of one task: ``score`` (points of its passed graded tests), ``items`` (one pytest record per
+    graded test: ``nodeid``, ``points``, ``outcome``, ``message``, ...) and ``notes`` (lines shown under the score)."""
+
     task: Task
     score: int = 0
     items: list[dict] = field(default_factory=list)
@@ -127,6 +130,7 @@ class TaskGrade:
         return "\n\n".join([self.summary(), *self.feedback_blocks()])
 
     def failed(self) -> list[dict]:
+        """The records of ``items`` whose outcome is ``failed``."""
         return [r for r in self.items if r["outcome"] == "failed"]
 
     def feedback_blocks(self) -> list[str]:
@@ -193,6 +197,9 @@ class TaskGrade:
 
 @dataclass
 class LabGrade:
+    """The grade of one lab: its task grades, the first pytest run, and the files of the submission the grade
+    ignored (one line each, as the report lists them); ``seconds`` is the time of all its runs together."""
+
     lab: Lab
     tasks: list[TaskGrade]
     run: Run | None
@@ -208,13 +215,16 @@ class LabGrade:
 
     @property
     def score(self) -> int:
+        """Points scored, summed over the lab's graded tasks."""
         return sum(t.score for t in self.tasks)
 
     @property
     def max_score(self) -> int:
+        """Points the lab's graded tasks are worth."""
         return sum(t.task.points for t in self.tasks)
 
     def scores(self) -> dict[str, int]:
+        """Task id -> points scored."""
         return {t.task.id: t.score for t in self.tasks}
 
 

@@ -93,6 +93,8 @@ _EXAMPLE = pytest.StashKey[str]()     # a failed graded property's failing examp
 
 
 def pytest_addoption(parser):
+    """Add the ``course`` option group: ``--task``, ``--graded``, ``--task-report``, ``--task-exclude``,
+    ``--task-key-fd``."""
     group = parser.getgroup("course", "student tasks (common.course)")
     group.addoption("--task", action="append", default=[], metavar="ID",
                     help="run only the graded tests of this task (id like lab01.reshape, or number like 1.1); repeatable")
@@ -112,6 +114,8 @@ def pytest_load_initial_conftests(early_config, parser, args):
 
 
 def pytest_configure(config):
+    """Register the ``task`` marker and this run's state; open the report under ``--task-report``; bound Hypothesis's
+    shrinking to :data:`GRADE_SHRINK_SECONDS` under the grade profile."""
     config.addinivalue_line("markers", "task(id, points=N): a graded test of a student task (common.course); "
                                        "N points per collected test")
     config.stash[_STATE] = {"course": None, "results": [], "report": config.getoption("--task-report"),
@@ -130,6 +134,7 @@ def pytest_configure(config):
 
 
 def pytest_unconfigure(config):
+    """Restore Hypothesis's shrinking limit that :func:`pytest_configure` replaced."""
     state = config.stash.get(_STATE, None)
     if state is not None and state["shrink_limit"] is not None:
         from hypothesis.internal.conjecture import engine
@@ -262,6 +267,13 @@ def _excluded(config) -> set[str]:
 
 @pytest.hookimpl(tryfirst=True)  # before -k, -m and --deselect: the summary knows what the task's tests were
 def pytest_collection_modifyitems(session, config, items):
+    """Read the graded tests' markers, then deselect the tests of ``--task-exclude`` and, under ``--task`` or
+    ``--graded``, every test that is not a graded test of the chosen tasks.
+
+    Raises:
+        pytest.UsageError: a bad ``task`` marker, a marker or ``--task`` naming an unknown task, the course's
+            ``tasks.toml`` files do not load, or the ``--task-exclude`` file cannot be read.
+    """
     state = config.stash[_STATE]
     state["narrowed"] = any("::" in str(a) for a in config.args)
     root = config.rootpath
@@ -365,6 +377,8 @@ def failing_example(exc: BaseException | None, limit: int = MAX_EXAMPLE_CHARS) -
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item, call):
+    """Record each phase's outcome of a test for the summary and report; a stub's ``NotImplementedTask`` makes
+    a graded test "not implemented (0/N points)" and skips an ungraded one."""
     rep = yield
     if rep.when not in ("setup", "call", "teardown"):
         return rep
@@ -417,6 +431,7 @@ def _outcome(phases: dict) -> tuple[str, str]:
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item, nextitem):
+    """Write a ``start`` record before the test runs and its outcome record after (graded: to the summary too)."""
     # written before the test runs: a run killed by a signal in it (a segfault in native code, an MLIR
     # assertion) still says which test it was (common.course.grade names it)
     info = item.stash.get(_INFO, None)
@@ -525,6 +540,8 @@ def summary_lines(results: list[dict], course=None, collected: dict | None = Non
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    """Print the ``course tasks`` section (points per task of the graded tests that ran), then, outside the grader,
+    the files its intake would refuse."""
     results = config.stash[_STATE]["results"]
     if not results:
         return

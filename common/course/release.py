@@ -107,6 +107,8 @@ class Handout:
 
 
 def write_tree(course: Course, files: dict[str, bytes], dest: Path) -> None:
+    """Write ``files`` (``{path relative to the course root: bytes}``) under ``dest``, making folders as needed;
+    a file executable in the course (``course.root / path``) is made ``0o755``."""
     for rel, data in files.items():
         p = dest / rel
         p.parent.mkdir(parents=True, exist_ok=True)

@@ -51,6 +51,7 @@ class Run:
 
     @property
     def timed_out(self) -> bool:
+        """Whether the run was stopped at its time limit (``rc == 124``)."""
         return self.rc == 124
 
 

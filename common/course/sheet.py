@@ -32,6 +32,8 @@ def _code(items) -> str:
 
 
 def task_section(task: Task) -> str:
+    """The ``TASKS.md`` section of ``task``: heading (number, title, id, points), description, what to write,
+    what to read first, the local check and the hints (Markdown, no trailing newline)."""
     lines = [f"## Task {task.number}: {task.title} (`{task.id}`, {task.points} points)", "", task.description, "",
              f"**Write:** {_code(task.functions)} in {_code(task.files)}. The rest of the kit is given: keep "
              "the names and signatures the tests call.", ""]

@@ -101,4 +101,6 @@ def untracked_warning(names: list[str], shown: int = 5) -> str | None:
 
 
 def is_binary_result(rel: str) -> bool:
+    """Whether ``rel`` (a repo-relative path) is a binary under ``results/`` (suffix in :data:`BINARY_SUFFIXES`,
+    any case): never shipped in a handout."""
     return rel.startswith("results/") and Path(rel).suffix.lower() in BINARY_SUFFIXES

@@ -76,6 +76,8 @@ class Column:
 
     @property
     def sort_key(self) -> tuple:
+        """Table order: columns numbered like ``"1.3"`` first, by their integer parts, then id; the others after,
+        by ``key``."""
         parts = self.number.split(".")
         return (0, tuple(int(p) for p in parts), self.id) if all(p.isdigit() for p in parts) else (1, (), self.key)
 
@@ -95,6 +97,7 @@ class Row:
 
     @property
     def total(self) -> float:
+        """The row's points, summed over the columns it has a score for."""
         return sum(self.scores.values())
 
 
@@ -152,6 +155,7 @@ class Summary:
 
     @property
     def max_total(self) -> float:
+        """The points of every column of the table, summed."""
         return sum(c.max_score for c in self.columns)
 
 

@@ -79,6 +79,11 @@ class Task:
 
     @property
     def sort_key(self) -> tuple[int, ...]:
+        """``number`` as integers (``"1.10"`` -> ``(1, 10)``), so 1.10 sorts after 1.9.
+
+        Raises:
+            ValueError: a part of ``number`` is not an integer (:func:`load_lab` refuses such numbers).
+        """
         return tuple(int(p) for p in self.number.split("."))
 
 
@@ -143,6 +148,7 @@ class Course:
 
     @property
     def hidden_files(self) -> tuple[str, ...]:
+        """Every lab's hidden test files (``hidden_tests`` of its ``tasks.toml``), lab by lab."""
         return tuple(f for lab in self.labs for f in lab.hidden_tests)
 
 

@@ -127,7 +127,12 @@ def figure(spec: str, results: Path = RESULTS_ROOT) -> str:
 
 
 def table_block(spec: str, results: Path = RESULTS_ROOT) -> str:
-    """The Markdown table of ``TABLE[SEL] cols=a,b,c`` (between blank lines)."""
+    """The Markdown table of ``TABLE[SEL] cols=a,b,c`` (between blank lines).
+
+    Raises:
+        UserError: ``spec`` is not ``TABLE[SEL] cols=...``, the table is not a readable results table
+            (:func:`common.results.read_table`), the selector is bad or matches no row, or a column is in no row.
+    """
     m = _TABLE_SPEC_RE.match(spec.strip())
     if not m:
         raise UserError(f"table spec {spec!r} is not TABLE[SELECTOR] cols=a,b,c")
@@ -170,6 +175,9 @@ def bars_in_table_rows(path: Path) -> list[str]:
 
 @dataclass
 class Stale:
+    """A figure or table span of a doc (``kind``: ``"fig"`` or ``"table"``) whose text ``shown`` differs from
+    ``table_says``, what the results table gives for ``spec``."""
+
     path: Path
     kind: str
     spec: str
@@ -177,6 +185,8 @@ class Stale:
     table_says: str
 
     def line(self, root: Path = REPO) -> str:
+        """One line naming the span, its file relative to ``root`` (as given when outside it) and, for a figure,
+        both values."""
         rel = self.path.relative_to(root) if self.path.is_relative_to(root) else self.path
         if self.kind == "table":
             return f"{rel}: table {self.spec!r} differs from the results table"
