@@ -53,6 +53,7 @@ class Divergence:
     detail: dict = field(default_factory=dict)
 
     def line(self) -> str:
+        """The one-line report: node, op type, output, max abs difference, both shapes, tensors compared."""
         return (f"first divergence at node {self.node!r} ({self.op_type}) output {self.output!r}: "
                 f"max abs {self.max_abs:.3g}, shapes {self.shape_a} vs {self.shape_b} "
                 f"({self.compared} tensors compared before it)")

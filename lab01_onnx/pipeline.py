@@ -486,7 +486,18 @@ def tables(ctx: Ctx) -> None:
 # ------------------------------------------------------------------------------------------------
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    """Options; budgets under ``CI=true`` come from :mod:`common.budget` (``--quick`` is never implied)."""
+    """Options; budgets under ``CI=true`` come from :mod:`common.budget` (``--quick`` is never implied).
+
+    Returns:
+        the parsed namespace (``skip``: the ``--skip-<step>`` names); ``--quick``, ``--skip-dynamo`` or
+        ``--skip-bert`` also point the tables at :data:`common.cli.QUICK_RESULTS` (:func:`common.cli.quick_results`).
+
+    Raises:
+        UserError: an unknown flag or bad value (:class:`common.cli.Parser`; :func:`common.errors.run_cli` exits 2),
+            a count that is not > 0 (``--warmup``: >= 0), ``--seq`` < 2, ``--min-top1`` outside [0, 1],
+            ``--scale-nodes`` below one generated block, or an opset its exporter refuses (``--opset``;
+            ``--dynamo-opset`` unless ``--skip-dynamo``). All before any work.
+    """
     p = cli.parser("python -m lab01_onnx.pipeline", __doc__, steps=SKIPPABLE,
                    quick="fewer latency shapes and a 2-layer BERT for the second-model passes rows",
                    epilog="steps:\n" + __doc__.split("\n\n")[2])

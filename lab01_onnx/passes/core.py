@@ -54,6 +54,7 @@ def is_op(node: onnx.NodeProto, op_type: str) -> bool:
 
 
 def attr_int(node: onnx.NodeProto, name: str, default: int) -> int:
+    """The INT attribute ``name`` of ``node`` (its ``i`` field), or ``default`` when the node has none of that name."""
     return next((int(a.i) for a in node.attribute if a.name == name), default)
 
 
@@ -121,6 +122,7 @@ class DefUseIndex:
 
     # -- reading ----------------------------------------------------------------------------
     def alive(self, pos: int | None) -> bool:
+        """Whether node position ``pos`` exists (not None) and has not been removed."""
         return pos is not None and pos not in self.removed
 
     def producer_node(self, name: str, op_type: str) -> onnx.NodeProto | None:
@@ -162,6 +164,10 @@ class DefUseIndex:
         return name
 
     def add_initializer(self, name: str, value: np.ndarray) -> None:
+        """Add an initializer ``name`` holding ``value`` (written by :meth:`finish`) and record it as a known constant.
+
+        ``name`` is taken as given: get it from :meth:`unique_name`, which never returns a name already in the graph.
+        """
         self.new_inits.append(numpy_helper.from_array(value, name))
         self.initializers[name] = self.new_inits[-1]
         self.set_constant(name, value)

@@ -108,6 +108,7 @@ class Shapes:
         self._generation = 0
 
     def dims(self, name: str) -> Dims | None:
+        """Dims of ``name`` from shape inference of the pass's input (int, None where symbolic); None where unknown."""
         if self._shapes is None:
             self._shapes = static_shapes(self._model)
         return self._shapes.get(name)

@@ -43,6 +43,7 @@ class Case:
     skip: str | None = None  # reason this case cannot be run at all
 
     def op_types(self) -> set[str]:
+        """Op types of the model and its subgraphs (:func:`all_op_types`); empty when there is no model."""
         return set() if self.model is None else all_op_types(self.model.graph)
 
 
@@ -164,7 +165,16 @@ ALL_KINDS = ("node", "simple", "pytorch-converted", "pytorch-operator", "light",
 
 def load_cases(kinds: Sequence[str] = ALL_KINDS, filter_re: str | None = None,
                limit: int | None = None) -> list[Case]:
-    """All cases of the given kinds, optionally filtered by a regex on the name and truncated."""
+    """All cases of the given kinds, optionally filtered by a regex on the name and truncated.
+
+    Args:
+        kinds: case kinds, a subset of :data:`ALL_KINDS`.
+        filter_re: regex searched in each case's name (``re.search``); None keeps all.
+        limit: keep the first ``limit`` cases; None or 0 keeps all.
+
+    Raises:
+        UserError: an unknown kind, or ``filter_re`` is not a valid regex.
+    """
     unknown = set(kinds) - set(ALL_KINDS)
     if unknown:
         raise UserError(f"unknown case kind(s) {sorted(unknown)}; choose from {list(ALL_KINDS)}")

@@ -94,6 +94,9 @@ def run_reference_side(model: onnx.ModelProto, feeds_list: Sequence[Mapping[str,
 
 @dataclasses.dataclass
 class CaseResult:
+    """One case checked: the ``runtime`` that ran the reference, ``skip`` (why the case was not run, None if it
+    was) and ``outcomes`` (variant name -> :class:`Outcome`)."""
+
     case: Case
     runtime: str = ""
     skip: str | None = None
@@ -235,6 +238,8 @@ def run_conformance(cases: Sequence[Case], variants: Mapping[str, PassFn], *,
 
 
 def print_summary(summary: Mapping[str, Any], results: Sequence[CaseResult]) -> None:
+    """Print :func:`summarize`'s counts (cases, then one line per variant and per skip reason), then one ``FAIL``
+    line per failed (case, variant)."""
     print(f"cases: {summary['cases_total']} total, {summary['cases_run']} run "
           f"{summary['runtimes']}, {summary['cases_rewritten']} rewritten, "
           f"{summary['cases_failed']} failed")

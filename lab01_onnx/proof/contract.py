@@ -186,6 +186,7 @@ class Outcome:
 
     @property
     def failed(self) -> bool:
+        """Whether ``status`` is one of :data:`FAILURES`."""
         return self.status in FAILURES
 
 

@@ -84,6 +84,7 @@ class FuzzStats:
     counterexamples: list[dict] = dataclasses.field(default_factory=list)
 
     def add(self, fc: FuzzCase, outcomes: Mapping[str, conf.Outcome]) -> None:
+        """Count one generated example: its features and each variant's status, rewrites and whether it rewrote."""
         self.examples += 1
         self.features.update({k: 1 for k in fc.features})
         for v, o in outcomes.items():
@@ -94,6 +95,8 @@ class FuzzStats:
             c["rewrites"] += o.rewrites or 0
 
     def rows(self) -> list[dict[str, Any]]:
+        """One table row per variant: examples, rewritten, rewrites, equal (``equal`` + ``unchanged``) and one count per
+        failure status of :data:`contract.FAILURES`."""
         rows = []
         for v, c in self.per_variant.items():
             rows.append({"variant": v, "examples": c["examples"], "rewritten": c["rewritten"],
@@ -114,6 +117,12 @@ def run_fuzz(n: int, variants: Mapping[str, conf.PassFn], *, seed: int = 0,
     minimal counterexample, recorded in ``stats.counterexamples`` (and saved under ``save_dir``
     when given), then tolerated in the following rounds, so one bug does not hide the others.
     ``shrink=False`` keeps the first failing graph as found (faster, not minimal).
+
+    Raises:
+        GeneratorBug: a generated model fails the checker or ORT cannot run it (a bug of the generator, not of
+            a pass; raised by :func:`check_fuzz_case`, it ends the run).
+        FlakyFailure: re-raised unchanged (as is a :class:`PropertyFailure`) when Hypothesis raises it without a
+            failure this run recorded.
     """
     from hypothesis import HealthCheck, Phase, Verbosity, given, settings
     from hypothesis.errors import FlakyFailure
@@ -216,6 +225,13 @@ def replay(path: str, variants: Mapping[str, conf.PassFn]) -> int:
 
 
 def write_tables(stats: FuzzStats, *, meta: Mapping[str, Any]) -> dict:
+    """Write the table ``fuzz`` of lab01 (:func:`common.results.write_table`: ``results/lab01/fuzz.{md,csv,json}``
+    unless ``MLC_RESULTS_DIR`` is set): :meth:`FuzzStats.rows`, the features and every counterexample in the notes;
+    ``meta`` (with the counts added) is its setup.
+
+    Returns:
+        ``{"md": path, "csv": path, "json": path}``.
+    """
     import hypothesis
 
     from common.results import write_table

@@ -70,6 +70,7 @@ class Builder:
 
     # -- naming and registration --------------------------------------------------------------
     def fresh(self, prefix: str) -> str:
+        """A new tensor name, ``prefix`` then a counter shared by all prefixes (``x1``, ``c2``, ...)."""
         self.count += 1
         return f"{prefix}{self.count}"
 
@@ -87,6 +88,8 @@ class Builder:
         return self._define(out, result)
 
     def graph_input(self, value: np.ndarray, prefix: str = "x", symbolic: Sequence[bool] = ()) -> str:
+        """A new graph input fed with ``value``; each axis ``i`` with ``symbolic[i]`` true gets a named dim
+        (``<name>_d<i>``) instead of its size. Returns the input's name."""
         value = np.asarray(value)
         name = self.fresh(prefix)
         dims = [f"{name}_d{i}" if (i < len(symbolic) and symbolic[i]) else d
@@ -135,11 +138,14 @@ class Builder:
         return names[self.draw(st.integers(0, len(names) - 1))]
 
     def mark_output(self, name: str) -> None:
+        """Make ``name`` a graph output (once; outputs keep the order of their first mark)."""
         if name not in self.outputs:
             self.outputs.append(name)
 
     # -- finishing --------------------------------------------------------------------------------
     def output_info(self, name: str) -> onnx.ValueInfoProto:
+        """The ``ValueInfoProto`` of output ``name``: its element type, and either its static shape or, drawn, a
+        shape of the same rank with every dim unknown."""
         v = self.vals[name]
         elem = helper.np_dtype_to_tensor_dtype(v.dtype)
         how = self.draw(st.sampled_from(["static", "unknown"]))
@@ -147,6 +153,8 @@ class Builder:
         return helper.make_tensor_value_info(name, elem, dims)
 
     def model(self) -> onnx.ModelProto:
+        """The ``ModelProto`` of everything added: graph ``fuzz``, default-domain opset ``opset`` and the IR version
+        of :data:`IR_FOR_OPSET` for it."""
         graph = helper.make_graph(self.nodes, "fuzz", self.inputs,
                                   [self.output_info(o) for o in self.outputs], self.inits)
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", self.opset)],
@@ -342,6 +350,7 @@ def add_gather(b: Builder) -> None:
 
 
 def add_shape(b: Builder) -> None:
+    """``Shape`` of an existing tensor of rank >= 1 (int64 [rank]); adds nothing when there is none."""
     src = b.pick(lambda v: v.ndim >= 1)
     if src is not None:
         b.node("Shape", [src], np.array(b.vals[src].shape, np.int64), "s")

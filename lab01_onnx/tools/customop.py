@@ -78,6 +78,9 @@ def custom_rmsnorm_model(batch: int = 2, seq: int = 16):
     Returns:
         ``(bundle, reference_outputs, n_replaced)``; the reference is the *original* model's
         logits, so the swap itself is checked too.
+
+    Raises:
+        UserError: the model holds no ``LlamaRMSNorm`` module to swap (transformers renamed it).
     """
     from common.models import build_llama_tiny
 
@@ -136,7 +139,13 @@ def _translation_table() -> dict:
 
 
 def export_custom(bundle, path: Path) -> onnx.ModelProto:
-    """Step 2: dynamo export with ``custom_translation_table``; the model holds RMSNorm nodes of :data:`DOMAIN`."""
+    """Step 2: dynamo export with ``custom_translation_table``; the model holds RMSNorm nodes of :data:`DOMAIN`.
+
+    Raises:
+        UserError: the export holds no :data:`DOMAIN` ``::RMSNorm`` node (the translation was not applied), or
+            the exporter fails (:func:`common.onnx_utils.export_dynamo`).
+        MissingDependency: ``onnxscript`` is not installed.
+    """
     t = time.perf_counter()
     export_dynamo(bundle, path, opset=18, custom_translation_table=_translation_table())
     model = load_model(path)

@@ -72,9 +72,11 @@ class Fingerprint:
     op_delta: dict[str, int]
 
     def kinds(self) -> set[str]:
+        """The kinds of optimization found (a subset of :data:`KINDS`)."""
         return {f.kind for f in self.findings}
 
     def get(self, kind: str) -> Finding | None:
+        """The finding of ``kind``, or None when that kind was not detected."""
         return next((f for f in self.findings if f.kind == kind), None)
 
 

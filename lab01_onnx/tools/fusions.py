@@ -48,7 +48,11 @@ GELU_OPS = ("Div", "Erf", "Add", "Mul", "Mul")
 
 
 def build(name: str, small: bool):
-    """The :class:`common.models.ModelBundle` for ``resnet50`` or ``bert`` (batch 2 keeps axes dynamic)."""
+    """The :class:`common.models.ModelBundle` for ``resnet50`` or ``bert`` (batch 2 keeps axes dynamic).
+
+    Raises:
+        UserError: ``name`` is neither ``resnet50`` nor ``bert``.
+    """
     from common.models import build_bert, build_resnet50
 
     if name == "resnet50":
@@ -68,7 +72,12 @@ def export_raw(bundle, workdir: Path) -> Path:
 
 
 def simplify(raw: Path) -> Path:
-    """Step 2: onnxsim on the raw export; returns the simplified model's path."""
+    """Step 2: onnxsim on the raw export; returns the simplified model's path.
+
+    Raises:
+        UserError: onnxsim reports that it could not validate its result.
+        MissingDependency: ``onnxsim`` is not installed.
+    """
     onnxsim = require("onnxsim", "onnxsim", "the fusions tool")
     t = time.perf_counter()
     model, ok = onnxsim.simplify(str(raw))

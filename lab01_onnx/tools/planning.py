@@ -86,6 +86,8 @@ class MemoryPlan:
     lives: list[Lifetime] = field(repr=False)
 
     def summary(self) -> dict:
+        """The plan as one flat table row: tensor and buffer counts, the four sizes (bytes), ``peak_step`` and the
+        ratios ``planned_over_bound`` and ``naive_over_planned`` (NaN where the denominator is 0)."""
         return {"tensors": len(self.lives), "buffers": len(self.buffers), "naive_bytes": self.naive_bytes,
                 "planned_bytes": self.planned_bytes, "offset_plan_bytes": self.offset_plan_bytes,
                 "lower_bound_bytes": self.lower_bound_bytes,

@@ -27,6 +27,9 @@ LAB = "lab01"
 
 
 def print_fingerprint(fp: Fingerprint, verbose: bool = False, prefix: str = " ") -> None:
+    """Print ``fp``: node and initializer counts before -> after, the op-type delta, each finding with its
+    evidence (its first 3 details, all with ``verbose``), and the kinds not detected; each line starts with ``prefix``.
+    """
     print(f"{prefix} nodes {fp.nodes_before} -> {fp.nodes_after}, initializers {fp.initializers_before} -> "
           f"{fp.initializers_after}; op-type delta: " + (", ".join(f"{k} {v:+d}" for k, v in fp.op_delta.items()) or "none"))
     for f in fp.findings:
