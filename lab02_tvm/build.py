@@ -110,7 +110,11 @@ class VMRunner:
         return self.last
 
     def outputs(self) -> dict[str, np.ndarray]:
-        """Named NumPy outputs of the last call (runs once if never run)."""
+        """Named NumPy outputs of the last call (runs once if never run).
+
+        Raises:
+            AssertionError: the VM returned another number of outputs than the model has names for.
+        """
         if self.last is None:
             self()
         arrays = _to_numpy_list(self.last)

@@ -102,7 +102,11 @@ def make_desc(mr: int, nr: int, kt: int = K_TILE):
 
 
 def make_impl(mr: int, nr: int, kt: int = K_TILE, width: int = 16):
-    """The impl PrimFunc: per ``k`` and row, ``NR / W`` broadcast-FMAs on ``float32xW`` (``llvm.fmuladd``)."""
+    """The impl PrimFunc: per ``k`` and row, ``NR / W`` broadcast-FMAs on ``float32xW`` (``llvm.fmuladd``).
+
+    Raises:
+        ValueError: ``nr`` is not a multiple of ``width``.
+    """
     if nr % width:
         raise ValueError(f"NR = {nr} is not a multiple of the vector width {width}")
     vt = f"float32x{width}"

@@ -75,6 +75,11 @@ class Settings:
         return name in self.steps
 
     def budget(self, model: str) -> Budget:
+        """The budgets of ``model`` (a name of :attr:`models`).
+
+        Raises:
+            KeyError: ``model`` has no budget in this run.
+        """
         return self.budgets[model]
 
 

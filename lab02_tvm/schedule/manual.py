@@ -279,11 +279,15 @@ def manual_schedule(prim_mod: tvm.IRModule, target: Any, *, reg_block: int = 8,
 # Building and timing one kernel
 # --------------------------------------------------------------------------------------------
 def kernel_args(prim_mod: tvm.IRModule, seed: int = 0) -> tuple[list[np.ndarray], list[int]]:
-    """Random inputs (N(0,1), fp32) and zeroed outputs for a PrimFunc's parameters.
+    """Random inputs (N(0,1) for a float parameter, integers in [0, 4) otherwise, each in its parameter's
+    dtype) and zeroed outputs for a PrimFunc's parameters.
 
     Returns:
         ``(arrays in parameter order, indices of the output parameters)``; outputs are the
         parameter buffers some block writes.
+
+    Raises:
+        UserError: no parameter is written by a block (no output to check).
     """
     func = prim_mod["main"]
     written = {str(w.source) for b in _blocks(func) for w in b.writes}  # region source = buffer

@@ -223,7 +223,17 @@ def _register_nvcc(arch: str) -> None:
 
 
 def run_one(d: Path, *, repeats: int = 50) -> dict:
-    """Load ``d/lib.so`` with TVM's runtime on ``cuda(0)``, gate it, time it (and PyTorch eager on CUDA)."""
+    """Load ``d/lib.so`` with TVM's runtime on ``cuda(0)``, gate it, time it (and PyTorch eager on CUDA).
+
+    Returns:
+        one table row; times in ms (median and p90 of ``repeats`` runs), load in s. A failed gate does not
+        raise: the row's ``gate`` says ``FAIL: ...``.
+
+    Raises:
+        MissingDependency: TVM's CUDA runtime does not load, no CUDA device is visible, or no ``nvcc`` (it
+            compiles the kernels at load).
+        UserError: the weights regenerated here differ from the build host's (``manifest.json`` checksums).
+    """
     import tvm
     from tvm.runtime.vm import VirtualMachine
 

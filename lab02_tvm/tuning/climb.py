@@ -184,6 +184,8 @@ class Climb:
                 + (" written" if self.record is not None else ""))
 
     def row(self, weight: int | None) -> dict:
+        """One row of the climb table; ``weight``: calls per inference (None: unknown, counted as 1 in
+        ``saved_ms_per_inference``, which is 0 when no record was written). Times in ms, ``seconds`` in s."""
         return {"kernel": self.kernel, "calls": weight, "stored_ms": _ms(self.stored_ms) if self.stored_ms else None,
                 "climbed_ms": _ms(self.climbed_ms) if self.climbed_ms else None,
                 "gain_pct": round(100 * self.gain, 1), "saved_ms_per_inference":

@@ -98,6 +98,8 @@ class PooledBuilder(PyBuilder):
         return self._pool
 
     def build(self, build_inputs: list) -> list:
+        """Build each input in the worker pool (a new pool once ``restart_every`` were built), one ``BuilderResult`` per
+        input in order: the artifact, or an error message on a timeout (``timeout_sec``) or an exception."""
         pool = self._get_pool()
         args = [(fast_build, None, b.mod, b.target, _serialize_params(b.params))
                 for b in build_inputs]
@@ -168,6 +170,8 @@ class ProgressCallback(PyMeasureCallback):
         self.stats = stats
 
     def apply(self, task_scheduler, task_id, measure_candidates, builder_results, runner_results):
+        """After each measured batch: add to ``stats`` the trials, build and run errors, the best mean run time (ms)
+        and the first build error's last line, then advance the bar."""
         n = len(measure_candidates)
         build_err = sum(1 for b in builder_results if b.error_msg is not None)
         run_err = sum(1 for b, r in zip(builder_results, runner_results)

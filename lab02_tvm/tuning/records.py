@@ -176,6 +176,7 @@ class Choice:
 
     @property
     def shipped(self) -> bool:
+        """Whether the model is built from shipped records (``exact`` or ``compatible``), not tuned here."""
         return self.status in ("exact", "compatible")
 
     @property
