@@ -59,6 +59,7 @@ class ArgSpec:
     dtype: np.dtype
 
     def matches(self, a: np.ndarray) -> bool:
+        """Whether ``a`` has this rank and dtype and every static dim's size (a ``None`` dim matches any size)."""
         return (a.ndim == len(self.shape) and a.dtype == self.dtype
                 and all(s is None or s == d for s, d in zip(self.shape, a.shape)))
 

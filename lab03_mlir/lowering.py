@@ -369,7 +369,11 @@ def describe(passes: Passes) -> str:
 
 
 def check_stages(stages: Sequence[tuple[str, Passes]]) -> list[tuple[str, Passes]]:
-    """Validate a stage list's shape: non-empty ``(name, pipeline string or callable)`` pairs."""
+    """Validate a stage list's shape: non-empty ``(name, pipeline string or callable)`` pairs.
+
+    Raises:
+        UserError: an item is not a ``(str, str or callable)`` pair, or ``stages`` is empty.
+    """
     out = []
     for item in stages:
         if not (isinstance(item, (tuple, list)) and len(item) == 2 and isinstance(item[0], str)

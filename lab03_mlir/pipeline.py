@@ -88,7 +88,12 @@ def step_build(args):
 
 
 def step_save(module, out: Path, args) -> Path:
-    """Step 2: the linalg IR written to ``out/00_linalg.mlir`` (atomically); gate: it holds a ``linalg.matmul``."""
+    """Step 2: the linalg IR written to ``out/00_linalg.mlir`` (atomically); gate: it holds a ``linalg.matmul``.
+
+    Raises:
+        GateError: the saved IR holds no ``linalg.matmul``.
+        CannotWrite: the file cannot be written (:func:`common.results.atomic_write`).
+    """
     path = out / "00_linalg.mlir"
     atomic_write(path, str(module))
     step(2, "save", f"{path} ({path.stat().st_size} bytes)")
@@ -102,7 +107,12 @@ def step_save(module, out: Path, args) -> Path:
 def step_lower(module, out: Path, args):
     """Step 3: the named stages (bufferize, affine: Task 3.4; scf, cf, llvm: given) with the IR after each in
     ``out``; gates: the affine loop nests have the expected bounds and steps, and only ``llvm`` ops are left.
-    Returns :class:`lab03_mlir.lowering.LoweringResult`."""
+    Returns :class:`lab03_mlir.lowering.LoweringResult`.
+
+    Raises:
+        UserError: a stage fails or does not parse (:func:`lab03_mlir.lowering.lower`).
+        GateError: the affine loop nests differ from :func:`expected_nests`, or ops other than ``llvm`` are left.
+    """
     res = lowering.lower(module, save_dir=out, input_name="linalg", verbose=want_ir(args))
     for i, s in enumerate(res.stages[1:], start=1):
         top = ", ".join(f"{d} {c}" for d, c in sorted(s.op_counts.items(), key=lambda x: -x[1])[:3])
@@ -120,7 +130,14 @@ def step_lower(module, out: Path, args):
 
 
 def step_unroll(args, lowered, out: Path):
-    """Step 4: ``(the unrolled lowering, the unroll table's row)``, or ``(None, None)`` under ``--skip-unroll``."""
+    """Step 4: ``(the unrolled lowering, the unroll table's row)``, or ``(None, None)`` under ``--skip-unroll``.
+
+    Raises:
+        UserError: the custom unroll or a stage fails (:func:`lab03_mlir.unroll.compare_with_builtin`,
+            :func:`lab03_mlir.lowering.lower`).
+        mlir.ir.MLIRError: upstream ``affine-loop-unroll`` fails (passed through unchanged).
+        GateError: the custom unroll's canonical IR differs from the builtin's (both saved under ``out/unroll``).
+    """
     if "unroll" in args.skip:
         step(4, "unroll", "skipped (--skip-unroll): steps 5 and 6 leave out the unrolled kernel")
         return None, None
@@ -145,7 +162,13 @@ def step_unroll(args, lowered, out: Path):
 
 def step_jit(args, lowered, unrolled, chain: GateChain, inputs):
     """Step 5: the lowered module through ExecutionEngine and llvmlite, and ``unrolled`` (None: step 4 skipped)
-    through ExecutionEngine, each gated against NumPy; the unrolled kernel must equal the naive one bitwise."""
+    through ExecutionEngine, each gated against NumPy; the unrolled kernel must equal the naive one bitwise.
+
+    Raises:
+        UserError: a kernel does not compile or its arguments do not match (:mod:`lab03_mlir.jit`).
+        GateError: a result is off NumPy's by more than ``ATOL x max|ref|`` (``chain``), or the unrolled
+            kernel's numbers differ from the naive one's.
+    """
     ref = builder.reference(*inputs)
     eng = jit.run_with_engine(lowered, builder.FUNC_NAME, inputs)[0]
     lite = jit.run_with_llvmlite(lowered, builder.FUNC_NAME, inputs)[0]
@@ -322,6 +345,16 @@ def step_spirv(args) -> int:
 
 
 def parse_args(argv):
+    """The options of the pipeline, with the defaults filled in: ``m``, ``n``, ``k`` (ints), ``sizes``
+    (``list[int]``; empty adds ``timing`` to ``skip``), ``repeats`` (None: by size), ``unroll_factor``, ``quick``,
+    ``skip`` (set of step names), ``verbose``. ``--quick`` sends the tables to the folder of
+    :func:`common.cli.quick_results`.
+
+    Raises:
+        UserError: an unknown flag or bad value (:class:`common.cli.Parser`; :func:`common.errors.run_cli` exits 2),
+            ``--m``/``--n``/``--k``, ``--unroll-factor``, ``--repeats`` or a ``--sizes`` item that is not a
+            positive integer.
+    """
     p = parser("python -m lab03_mlir.pipeline", __doc__, steps=["unroll", "timing", "from-torch", "spirv"],
                quick="small shapes (64x48x40), timing sizes 64,128, and step 9's --quick; never implied "
                      "(CI=true only shrinks the budgets: timing sizes and repeats)",

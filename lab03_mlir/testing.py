@@ -36,6 +36,8 @@ func.func @k(%x: memref<{N}xf32>, %y: memref<{N}xf32>, %s: memref<1xf32>) {{
 
 
 def expected(lb: int, ub: int, step: int, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The NumPy reference of :func:`kernel`: ``(y, s)``, float32 [N] (0 where the loop does not reach) and [1],
+    summed in float32 in loop order like the kernel."""
     y = np.zeros(N, np.float32)
     acc = np.float32(0)
     for i in range(lb, ub, step):
@@ -45,6 +47,8 @@ def expected(lb: int, ub: int, step: int, x: np.ndarray) -> tuple[np.ndarray, np
 
 
 def module(text: str) -> ir.Module:
+    """``text`` parsed into a fresh ``ir.Context`` (:func:`lab03_mlir.lowering.as_module`: UserError if it does
+    not parse)."""
     return lowering.as_module(text, ir.Context())
 
 
@@ -82,6 +86,14 @@ def loops(mod: ir.Module) -> list[tuple[int, int, int, int]]:
 
 
 def run_kernel(text: str, factor: int | None, x: np.ndarray, func: str = "k") -> list[np.ndarray]:
+    """Lower the affine ``text`` through the ``scf``, ``cf`` and ``llvm`` stages (after ``AffineLoopUnroll(factor)``;
+    None: no unroll) and run ``func`` once with ExecutionEngine on ``x`` (None: no input argument); returns the
+    out-params, freshly zeroed (for :func:`kernel`: ``y`` float32 [N], ``s`` float32 [1]).
+
+    Raises:
+        UserError: the text does not parse, a stage or the unroll fails, or the arguments do not match
+            (:func:`lab03_mlir.jit.run_with_engine`).
+    """
     stages = list(lowering.STAGES[2:])  # the input is affine already
     if factor is not None:
         stages.insert(0, (unroll.UNROLL_STAGE, unroll.AffineLoopUnroll(factor).add_to))
@@ -92,6 +104,11 @@ X = (np.arange(N, dtype=np.float32) * 0.37 - 5) / 7
 
 
 def check_numbers(lb: int, ub: int, step: int, factor: int) -> None:
+    """Run :func:`kernel` unrolled by ``factor`` on :data:`X` and compare with :func:`expected` bitwise.
+
+    Raises:
+        AssertionError: ``y`` or ``s`` differs (``np.testing.assert_array_equal``).
+    """
     y, s = run_kernel(kernel(lb, ub, step), factor, X)
     ey, es = expected(lb, ub, step, X)
     np.testing.assert_array_equal(y, ey)

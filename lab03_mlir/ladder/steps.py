@@ -229,7 +229,15 @@ def nhwc_conv_alone(block: TorchBlock) -> tuple[Callable[[np.ndarray], np.ndarra
 
 def step_ladder(blocks: Sequence[TorchBlock], compiled: dict, iree_modules: dict, cfg: FromTorchConfig,
                 report: FromTorchReport) -> list[dict]:
-    """Step 5: PyTorch eager vs Lab 03 (naive, tiled + vectorized) vs IREE, one thread, interleaved."""
+    """Step 5: PyTorch eager vs Lab 03 (naive, tiled + vectorized) vs IREE, one thread, interleaved.
+
+    Returns:
+        the ladder rows (also in ``report.ladder_rows``), one per block and backend: ``median_ms`` (ms),
+        ``gflops`` (GFLOP/s), ``x_vs_iree``, ``pct_of_peak`` ("" where unknown), ``main_op_vectorized``.
+
+    Raises:
+        GateError: a ResNet-50 block's "NHWC conv alone" kernel differs from PyTorch by more than :data:`ATOL`.
+    """
     from common.roof import cached_roof, percent_of_peak
     roof = cached_roof()
     rows = []

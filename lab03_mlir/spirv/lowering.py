@@ -208,7 +208,11 @@ def attach_spirv_abi(module: ir.Module, target_env: str = TARGET_ENV) -> int:
 
 
 def stages(schedule: str = "fused", tile: int = 8) -> list[tuple[str, str | Callable[[ir.Module], None]]]:
-    """The ``(name, pass pipeline or Python function)`` stages of ``schedule`` (see the module doc)."""
+    """The ``(name, pass pipeline or Python function)`` stages of ``schedule`` (see the module doc).
+
+    Raises:
+        UserError: ``schedule`` is not one of :data:`SCHEDULES`.
+    """
     tail = [("abi", attach_spirv_abi), ("spirv", TO_SPIRV)]
     if schedule == "loops":
         return [("bufferize", lowering.BUFFERIZE),
