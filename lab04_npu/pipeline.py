@@ -50,6 +50,10 @@ COVERAGE_MODELS = ("llama_tiny", "bert", "resnet50")
 
 @dataclass
 class Ctx:
+    """One run's state, shared by the steps: the parsed ``args``, the ``work`` folder (temporary), ``tables``
+    (table name -> rows, written at the end), ``reports`` (model label -> QNN coverage report, drawn in
+    ``partitions.png``), ``models`` (name -> :func:`prepared`'s tuple) and ``meta`` (added to every table's environment)."""
+
     args: argparse.Namespace
     work: Path
     tables: dict = field(default_factory=dict)
@@ -58,6 +62,7 @@ class Ctx:
     meta: dict = field(default_factory=dict)
 
     def session_kw(self) -> dict:
+        """The ``--precision``, ``--soc-model`` and ``--htp-arch`` as keywords of :func:`lab04_npu.qnn.qnn_session`."""
         return {"precision": self.args.precision, "soc_model": self.args.soc_model, "htp_arch": self.args.htp_arch}
 
 
@@ -91,7 +96,16 @@ def prepared(ctx: Ctx, name: str):
 
 
 def gate_row(stage: str, reference: dict, outputs: dict) -> dict:
-    """Gate ``outputs`` against the PyTorch reference at :data:`FP16_ATOL` of each output's scale."""
+    """Gate ``outputs`` against the PyTorch reference at :data:`FP16_ATOL` of each output's scale.
+
+    Returns:
+        the table row of the worst output (largest ``max_abs``): stage, output, ``max_abs``, ``scale``
+        (max |reference|), effective ``atol`` (:data:`FP16_ATOL` x scale), status ``ok``.
+
+    Raises:
+        GateFailed: an output is missing, extra, of another shape or dtype, or off by more than the tolerance
+            (the message holds the gate's table).
+    """
     rep = compare(reference, outputs, atol=FP16_ATOL, scale_atol_by_ref=True, stage=stage)
     worst = max(rep.rows, key=lambda r: r.get("max_abs", 0.0))
     row = {"stage": stage, "output": worst["output"], "max_abs": worst.get("max_abs"),
@@ -380,6 +394,14 @@ def write_tables(ctx: Ctx) -> None:
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    """The options of the pipeline (``skip``: the ``--skip-<step>`` names of :data:`STEPS`; ``dims``: ``{name: size}``);
+    ``--quick`` sends the tables to the folder of :func:`common.cli.quick_results`.
+
+    Raises:
+        UserError: an unknown flag or bad value (:class:`common.cli.Parser`; :func:`common.errors.run_cli` exits 2),
+            ``--dims`` given twice or malformed, ``--calibration`` not > 0, or ``--mask-floor`` not finite or not
+            below ``EXP_UNDERFLOW`` (``lab04_npu.quant``).
+    """
     from common.onnx_dims import add_dims_argument
     from lab04_npu.qnn import FIX_DIMS_OPTION, PRECISIONS
     from lab04_npu.quant import EXP_UNDERFLOW, MASK_FLOOR
