@@ -647,3 +647,19 @@ def test_regression_ce8_result_independent_of_heap_layout(name, variants, monkey
         assert contract.checker_error(got, full_check=True) is None, k
         assert got.SerializeToString(deterministic=True) == want.SerializeToString(
             deterministic=True), f"{k}: result depends on heap layout"
+
+
+def test_attr_int_reads_an_int_attribute_and_refuses_another_type():
+    """``core.attr_int``: the INT attribute's value, the default without one, and a ValueError for an attribute
+    of that name of another type (its ``i`` field reads 0); onnx's checker refuses that node as well, the
+    independent reference for "not INT" being malformed (ONNX operator spec: Gather's ``axis`` is INT)."""
+    ok = h.make_node("Gather", ["d", "i"], ["o"], axis=1)
+    assert core.attr_int(ok, "axis", 0) == 1 and core.attr_int(h.make_node("Gather", ["d", "i"], ["o"]), "axis", 7) == 7
+    bad = h.make_node("Gather", ["d", "i"], ["o"], name="g", axis=[1])
+    with pytest.raises(ValueError, match="Gather 'g': attribute 'axis' is INTS, not INT"):
+        core.attr_int(bad, "axis", 0)
+    graph = h.make_graph([bad], "g", [h.make_tensor_value_info("d", T.FLOAT, [2, 3]),
+                                      h.make_tensor_value_info("i", T.INT64, [2])],
+                         [h.make_tensor_value_info("o", T.FLOAT, [2, 2])])
+    with pytest.raises(onnx.checker.ValidationError, match="(?i)attribute"):
+        onnx.checker.check_model(h.make_model(graph, opset_imports=[h.make_opsetid("", 17)]))

@@ -617,3 +617,20 @@ def test_whatran_onnxsim_zero_bias_add_is_noop_not_fusion():
     fp, kinds = _kinds(m, after)
     assert kinds == {"no-op elimination"}
     assert "now read 'mm'" in fp.get("no-op elimination").details[0]
+
+
+def test_fusions_simplify_never_writes_over_its_input(tmp_path):
+    """Step 2 names its output after the input with ``_raw`` dropped and ``_onnxsim`` added: a model whose name
+    holds no ``_raw`` (the old ``name.replace``) gets its own file too, and the input is left as it was."""
+    from lab01_onnx.tools import fusions
+
+    model = make_model([helper.make_node("Relu", ["x"], ["y"])], [value_info("x", TensorProto.FLOAT, [2, 3])],
+                       [value_info("y", TensorProto.FLOAT, [2, 3])])
+    for name, want in (("m.onnx", "m_onnxsim.onnx"), ("m_raw.onnx", "m_onnxsim.onnx"), ("a_raw_b.onnx",
+                                                                                        "a_raw_b_onnxsim.onnx")):
+        src = tmp_path / name
+        onnx.save(model, str(src))
+        before = src.read_bytes()
+        out = fusions.simplify(src)
+        assert out == tmp_path / want and src.read_bytes() == before
+        onnx.checker.check_model(onnx.load(str(out)))

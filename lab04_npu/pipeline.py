@@ -107,13 +107,11 @@ def gate_row(stage: str, reference: dict, outputs: dict) -> dict:
             (the message holds the gate's table).
     """
     rep = compare(reference, outputs, atol=FP16_ATOL, scale_atol_by_ref=True, stage=stage)
-    worst = max(rep.rows, key=lambda r: r.get("max_abs", 0.0))
-    row = {"stage": stage, "output": worst["output"], "max_abs": worst.get("max_abs"),
-           "scale": float(np.max(np.abs(reference[worst["output"]]))), "atol": worst.get("atol"),
-           "status": "ok" if rep.passed else "FAILED"}
     if not rep.passed:
         raise GateFailed(f"{stage}: {rep.first_failure}\n{rep.to_markdown()}")
-    return row
+    worst = max(rep.rows, key=lambda r: r.get("max_abs", 0.0))
+    return {"stage": stage, "output": worst["output"], "max_abs": worst.get("max_abs"),
+            "scale": float(np.max(np.abs(reference[worst["output"]]))), "atol": worst.get("atol"), "status": "ok"}
 
 
 def step_qnn(ctx: Ctx) -> None:
@@ -399,7 +397,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
     Raises:
         UserError: an unknown flag or bad value (:class:`common.cli.Parser`; :func:`common.errors.run_cli` exits 2),
-            ``--dims`` given twice or malformed, ``--calibration`` not > 0, or ``--mask-floor`` not finite or not
+            ``--dims`` given twice or malformed, ``--calibration`` or ``--max-rel`` not a finite number > 0, or ``--mask-floor`` not finite or not
             below ``EXP_UNDERFLOW`` (``lab04_npu.quant``).
     """
     from common.onnx_dims import add_dims_argument
@@ -422,6 +420,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                    help="int16 QDQ gate: logits max abs error / max |logit| on the HTP (default 0.1)")
     args = p.parse_args(argv)
     cli.positive("--calibration", args.calibration)
+    cli.positive("--max-rel", args.max_rel)
     if not (np.isfinite(args.mask_floor) and args.mask_floor < EXP_UNDERFLOW):
         p.error(f"--mask-floor {args.mask_floor:g}: must be finite and below {EXP_UNDERFLOW} (ln 2^-150), or "
                 f"Softmax gives masked positions a nonzero weight")

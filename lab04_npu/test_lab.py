@@ -451,3 +451,15 @@ def test_pipeline_mask_floor_that_cannot_mask_is_a_usage_error(value, capsys):
     assert run_cli(pipeline.main, [f"--mask-floor={value}"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "must be finite and below -103.97" in err[0]
+
+
+@pytest.mark.parametrize("value", ["0", "-0.1", "nan", "inf"])
+def test_pipeline_max_rel_that_cannot_gate_is_a_usage_error(value, capsys):
+    """--max-rel is step 4's tolerance, a fraction of the logits' scale: 0 or below fails every run, NaN passes
+    every one (a comparison with NaN is False), inf gates nothing; each is refused before any step runs."""
+    from common.errors import run_cli
+    from lab04_npu import pipeline
+
+    assert run_cli(pipeline.main, [f"--max-rel={value}"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--max-rel must be" in err[0]

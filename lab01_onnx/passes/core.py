@@ -54,8 +54,20 @@ def is_op(node: onnx.NodeProto, op_type: str) -> bool:
 
 
 def attr_int(node: onnx.NodeProto, name: str, default: int) -> int:
-    """The INT attribute ``name`` of ``node`` (its ``i`` field), or ``default`` when the node has none of that name."""
-    return next((int(a.i) for a in node.attribute if a.name == name), default)
+    """The INT attribute ``name`` of ``node`` (its ``i`` field), or ``default`` when the node has none of that name.
+
+    Raises:
+        ValueError: the node has an attribute ``name`` of another type (``INTS``, ``FLOAT``, ...): its ``i`` field
+            would read 0, which the operator's schema (``axis``, ``allowzero``, ``start``: INT in the ONNX
+            operator spec) does not allow; ``onnx.checker.check_model`` refuses such a node too.
+    """
+    attr = next((a for a in node.attribute if a.name == name), None)
+    if attr is None:
+        return default
+    if attr.type != onnx.AttributeProto.INT:
+        raise ValueError(f"{node.op_type} {node.name!r}: attribute {name!r} is "
+                         f"{onnx.AttributeProto.AttributeType.Name(attr.type)}, not INT")
+    return int(attr.i)
 
 
 _CONSTANT_ATTRS = {"value_float": np.float32, "value_floats": np.float32, "value_int": np.int64, "value_ints": np.int64}

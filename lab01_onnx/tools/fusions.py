@@ -83,7 +83,7 @@ def simplify(raw: Path) -> Path:
     model, ok = onnxsim.simplify(str(raw))
     if not ok:
         raise UserError(f"onnxsim could not validate its simplification of {raw}")
-    out = raw.with_name(raw.name.replace("_raw", "_onnxsim"))
+    out = raw.with_name(raw.stem.removesuffix("_raw") + "_onnxsim" + raw.suffix)  # never the input's own name
     save_model(model, out)
     step(2, "onnxsim", f"{len(model.graph.node)} nodes in {time.perf_counter() - t:.1f} s")
     return out
