@@ -211,16 +211,17 @@ class WarmRunner:
         t0 = time.perf_counter()
         sys.stdout.flush()
         sys.stderr.flush()
-        key_fd = _key_pipe(key)
-        forked = [*args, f"--task-key-fd={key_fd}"] if key_fd is not None else list(args)
-        try:
+        key_fd = None
+        try:  # the log goes whatever happens (an exception or a kill in the fork left empty ones in /tmp)
+            key_fd = _key_pipe(key)
+            forked = [*args, f"--task-key-fd={key_fd}"] if key_fd is not None else list(args)
             with _Reaper() as reaper:
                 rc = self._fork(reaper, fd, tree, forked, env, timeout_s)
+            output = Path(log).read_text(errors="replace")
         finally:
             if key_fd is not None:
                 os.close(key_fd)
-        output = Path(log).read_text(errors="replace")
-        Path(log).unlink(missing_ok=True)
+            Path(log).unlink(missing_ok=True)
         if rc < 0:  # killed by a signal in the fork: the fresh interpreter's verdict stands (module docstring)
             return run_pytest(tree, args, env=env, timeout_s=timeout_s, key=key)
         return Run(rc, output, time.perf_counter() - t0)
