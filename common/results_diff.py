@@ -50,7 +50,9 @@ median, ms, b1, s128):
 numbers); ``-v`` also prints the differences that were not flagged. Changes are printed signed
 (36.59 -> 32.11 is ``-12.2%``). Rows and tables present on one side only are flagged, and so is a
 table one folder cannot read (a ``.json`` beside its ``.csv``/``.md``, or at the path of the other
-side's table, that is not valid JSON or not a table): one line each, the rest is still compared.
+side's table, that is not valid JSON or not a table): one line each, the rest is still compared; a table only
+in A that never reaches a student (``results/mutation``, :data:`common.course.sources.INSTRUCTOR_ONLY`) is a
+note, not a difference. A cell a row lacks prints as ``(absent)``.
 Exit code: 0 nothing flagged, 1 something flagged, 2 bad input (one ``error:`` line: a path that does
 not exist, a path that is neither a folder nor a file (``/dev/null``), a file that is not a readable
 table, a folder against a file, a threshold or tolerance that is negative, NaN or infinite, no tables
@@ -412,9 +414,22 @@ def diff_paths(a: str | os.PathLike, b: str | os.PathLike, threshold: float = 0.
             cells += [{"table": name, **d} for d in diff_tables(da, db, threshold, all_columns=all_columns, tol=tol)]
         elif isinstance(da, str) or isinstance(db, str):
             problems += [f"table {name} in {side}: {d}" for side, d in (("A", da), ("B", db)) if isinstance(d, str)]
+        elif da is not None and _never_shipped(pa, name):
+            notes.append(f"note: table {name} only in A: instructor-only (common/course/sources.py INSTRUCTOR_ONLY), "
+                         "never in a student's handout or run")
         else:
             problems.append(f"table {name} only in {'B' if da is None else 'A'}")
     return PathsDiff(cells, problems, notes, compared)
+
+
+def _never_shipped(folder: Path, name: str) -> bool:
+    """Whether the table ``name`` of the results folder ``folder`` lies under a ``results/...`` prefix of
+    :data:`common.course.sources.INSTRUCTOR_ONLY` (``results/mutation``: the mutation-testing tables, which quote
+    solution lines): the reference has it, a student's results never do, so its absence there is no difference."""
+    from common.course.sources import INSTRUCTOR_ONLY
+
+    path = (folder / name).resolve().as_posix() + "/"
+    return any(f"/{prefix.rstrip('/')}/" in path for prefix in INSTRUCTOR_ONLY if prefix.startswith("results/"))
 
 
 def format_cell(c: dict) -> str:
@@ -436,7 +451,13 @@ def format_cell(c: dict) -> str:
     if c.get("compared") is False:
         note += ("  [machine-dependent: compared with --all]" if c["kind"] == "machine"
                  else f"  [{c.get('note', 'not compared')}: compared with --all]")
-    return f"{'!' if c['flagged'] else ' '} {c['table']} [{c['row']}] {c['column']}: {c['a']} -> {c['b']}{note}"
+    return (f"{'!' if c['flagged'] else ' '} {c['table']} [{c['row']}] {c['column']}: {_shown(c['a'])} -> "
+            f"{_shown(c['b'])}{note}")
+
+
+def _shown(v: Any) -> str:
+    """A cell as printed: ``(absent)`` for a column the row lacks or a null (``None``), ``""`` for an empty text."""
+    return "(absent)" if v is None else '""' if v == "" else str(v)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -93,3 +93,22 @@ def test_a_time_on_one_side_only_is_machine_dependent(tmp_path, monkeypatch, cap
     assert "fastest_other_ms" not in out and "1 machine-dependent cells not compared" in out
     assert {c["column"] for c in results_diff.diff_paths(a, b, all_columns=True).cells if c["flagged"]} == {
         "fastest_other_ms", "gain_pct"}
+
+
+def test_an_instructor_only_table_missing_from_a_students_results_is_a_note(tmp_path, monkeypatch, capsys):
+    """The README's diff, reference results/ against a student's: results/mutation never ships in a handout
+    (common.course.sources.INSTRUCTOR_ONLY), so its absence on B is a note and the run exits 0; any other table only
+    in A is still flagged, and a cell a row lacks prints as "(absent)", not Python's None."""
+    row = {"model": "bert", "vs_eager": 1.1}
+    for side in ("a", "b"):
+        monkeypatch.setenv("MLC_RESULTS_DIR", str(tmp_path / side / "results"))
+        results.write_table("lab02", "peers", [row if side == "a" else {**row, "method": "NHWC"}])
+    monkeypatch.setenv("MLC_RESULTS_DIR", str(tmp_path / "a" / "results"))
+    results.write_table("mutation", "survivors", [{"mutant": "m1", "status": "survived"}])
+    a, b = str(tmp_path / "a" / "results"), str(tmp_path / "b" / "results")
+    found = results_diff.diff_paths(a, b)
+    assert found.problems == [] and any("table mutation/survivors only in A: instructor-only" in n for n in found.notes)
+    assert run_cli(results_diff.main, [a, b]) == 1  # the method column B has and A lacks is still a difference
+    assert "lab02/peers [model=bert] method: (absent) -> NHWC" in capsys.readouterr().out
+    results.write_table("lab01", "extra", [row])  # a shipped table only in A: flagged as before
+    assert results_diff.diff_paths(a, b).problems == ["table lab01/extra only in A"]
