@@ -29,7 +29,8 @@ of a hidden test, an instructor-only file, a marker, ...) stops the command befo
 ``--out`` is replaced only when it is a handout this command wrote (its one commit says so) that holds
 nothing else: a file its commit does not hold (``mywork.txt``, a ``build/grade/`` report, ignored or not) or a
 file changed since stops the command, naming them (:func:`handout_changes`; caches and ``.venv`` do not count);
-otherwise the command refuses too. ``--out`` inside the reference's own files, a file, or under a file is
+otherwise the command refuses too. Its ``.venv`` (a folder or a link) is kept: moved aside while ``--out`` is
+replaced and back into the new handout (into the old one when the command fails). ``--out`` inside the reference's own files, a file, or under a file is
 refused before anything is read. Errors (one line, exit 2: :class:`~common.errors.UserError`): a bad
 ``tasks.toml``, a bad marker or Markdown span, a solution block of a task in a file the task does not list, a task
 without solution blocks or whose blocks sit in other functions than it lists, a graded test naming an
@@ -38,9 +39,11 @@ file the grader does not run, a handout file that does not compile.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -88,7 +91,7 @@ def handout_changes(path: Path) -> list[str]:
         dirnames[:] = [d for d in dirnames if d != ".git" and d not in CACHE_PARTS and not d.endswith(".egg-info")]
         for f in filenames:
             rel = Path(dirpath, f).relative_to(path).as_posix()
-            if (rel not in tracked or rel in changed) and not f.endswith((".pyc", ".pyo")):
+            if (rel not in tracked or rel in changed) and not f.endswith((".pyc", ".pyo")) and f not in CACHE_PARTS:
                 out.append(rel)
     return sorted(out)
 
@@ -119,6 +122,23 @@ def write_tree(course: Course, files: dict[str, bytes], dest: Path) -> None:
 
 def _stderr(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
+
+
+@contextlib.contextmanager
+def _venv_kept(out: Path) -> Iterator[None]:
+    """``out/.venv`` (a student's environment: gigabytes, or a link to one) moved beside ``out`` while the block
+    replaces ``out``, then back into whichever ``out`` stands: the new handout, or the old one when the block raised."""
+    venv = out / ".venv"
+    if not (venv.is_symlink() or venv.exists()):
+        yield
+        return
+    aside = out.parent / f".{out.name}.venv-kept"
+    os.rename(venv, aside)
+    try:
+        yield
+    finally:
+        out.mkdir(exist_ok=True)
+        os.rename(aside, out / ".venv")
 
 
 def build(root: str | Path, out: str | Path, *, git: bool = True, extra: dict[str, bytes] | None = None,
@@ -159,7 +179,7 @@ def build(root: str | Path, out: str | Path, *, git: bool = True, extra: dict[st
     except OSError as exc:
         raise UserError(f"cannot create --out {out}: {exc.strerror or exc}") from None
     try:
-        with new_folder(out) as tmp:
+        with _venv_kept(out), new_folder(out) as tmp:
             write_tree(course, tree, tmp)
             changed = [rel for rel in tree if rel in scan.blocks and rel.endswith(".py")]
             for rel, rows in noqa_rows(tmp, changed).items():

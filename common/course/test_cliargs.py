@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -14,6 +15,7 @@ import pytest
 
 from common.course import release
 from common.course.fixtures import PROJECT, TASKS, TESTS, env, make_course, make_demo, run_course
+from common.errors import UserError
 
 HINT = "give the folder holding the lab files"
 
@@ -93,6 +95,34 @@ def test_student_over_a_handout_refuses_to_lose_files_it_did_not_write(demo, tmp
     run = run_course("--root", str(ref), "student", "--out", str(out))
     assert run.returncode == 0, run.stderr
     assert release.is_handout(out) and not (out / "lab09_demo/__pycache__").exists()
+
+
+def test_student_over_a_handout_keeps_its_venv(demo, tmp_path, monkeypatch):
+    """Publishing again over a handout replaced the whole folder, and the student's .venv in it (gigabytes, or a
+    link to one) went with it, unnamed; it is kept: a folder moved into the new handout with its files, a link
+    still a link to the same place, and kept as well when the command fails (a leak: nothing replaced)."""
+    ref, _ = demo
+    out = tmp_path / "handout"
+    shutil.copytree(demo[1], out)
+    (out / ".venv/bin").mkdir(parents=True)
+    (out / ".venv/bin/python").write_text("#!/bin/sh\n")
+    before = (out / ".git").stat().st_ino
+    run = run_course("--root", str(ref), "student", "--out", str(out))
+    assert run.returncode == 0, run.stderr
+    assert (out / ".git").stat().st_ino != before and (out / ".venv/bin/python").read_text() == "#!/bin/sh\n"
+    shutil.rmtree(out / ".venv")
+    (out / ".venv").symlink_to(tmp_path / "elsewhere")
+    assert run_course("--root", str(ref), "student", "--out", str(out)).returncode == 0
+    assert os.readlink(out / ".venv") == str(tmp_path / "elsewhere")
+    assert not list(tmp_path.glob(".handout.venv-kept"))
+
+    def full_disk(*a):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(release, "write_tree", full_disk)
+    with pytest.raises(UserError, match="writing the handout failed"):
+        release.build(ref, out)
+    assert os.readlink(out / ".venv") == str(tmp_path / "elsewhere") and release.is_handout(out)
 
 
 def test_grade_of_a_zip_a_file_or_nothing_is_one_line_and_makes_no_out(demo, tmp_path):
