@@ -7,7 +7,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: roof optional-debs cross-toolchain setup run test lab01 lab01-tools lab02 lab03 lab04 debugging gpu-export gpu-run clean-venv student grade summary autograder classroom
+.PHONY: roof optional-debs cross-toolchain setup run test lab01 lab01-tools lab02 lab03 lab04 debugging gpu-export gpu-run clean-venv grade
 
 # Reinstalls when pyproject.toml or requirements.lock changed, or when a required package went missing
 # (the check the test suite runs at start-up: common.errors.missing_required).
@@ -110,17 +110,9 @@ gpu-run: setup
 test: setup optional-debs
 	$(PY) -m pytest --durations=15 --durations-min=15  # and the tests over 15 s, slowest first (budget: 15 min)
 
-# The course edition (common/course): `make student [OUT=build/student]` writes the student handout (a fresh
-# git repository, one commit: stubs for the tasks of each lab's tasks.toml, no solutions, no hidden tests; the
-# files git tracks only, with one warning line naming untracked ones left out) after its leak scan, which fails
-# the make (exit 1, one line per leak, OUT untouched) when it finds a solution line or an instructor file;
-# `make grade SUB=<folder>` grades a submission into build/grade/<folder name>/<lab>/results.json (Gradescope)
-# and results.md. The release gate is part of `make test`; `$(PY) -m common.course gate --all` stubs every task.
-student: setup
-	$(PY) -m common.course student --out $(or $(OUT),build/student) --classroom
-
-# `make grade SUB=<folder> [OUT=build/grade/<name>] [LAB=lab02] [TASK=lab02.tune]`: one submission's grade; give each
-# student their own OUT (default build/grade/<SUB's folder name>) so that `make summary` can read them all.
+# The course edition (common/course): `make grade SUB=<folder> [OUT=build/grade/<name>] [LAB=lab02]
+# [TASK=lab02.tune]` grades one submission into OUT/<lab>/results.json (Gradescope) and results.md; give each
+# student their own OUT (default build/grade/<SUB's folder name>) so that one class summary can read them all.
 # LAB and TASK take several, separated by spaces or commas (TASK="lab01.gate lab01.export"): one --lab/--task each.
 comma := ,
 grade: setup
@@ -128,20 +120,8 @@ grade: setup
 	MLC_GRADE_VIA=make $(PY) -m common.course grade "$(SUB)" --out $(or $(OUT),build/grade/$(notdir $(abspath $(SUB)))) \
 		$(foreach l,$(subst $(comma), ,$(LAB)),--lab $(l)) $(foreach t,$(subst $(comma), ,$(TASK)),--task $(t))
 
-# `make summary REPORTS="build/grade/alice build/grade/bob" [OUT=build/summary]`: one table of a class
-# (score per task across submissions, mean, median) and a histogram per task.
-summary: setup
-	@test -n "$(REPORTS)" || { echo "error: make summary needs REPORTS=<results.json files or grade folders>" >&2; exit 2; }
-	$(PY) -m common.grading summary $(REPORTS) --out $(or $(OUT),build/summary)
-
-# `make autograder [OUT=build/autograder] [LAB=lab01]`: Gradescope's autograder.zip (setup.sh, run_autograder, the reference).
-# LAB takes several, separated by spaces or commas (LAB="lab01 lab04").
-autograder: setup
-	$(PY) -m common.course autograder --out $(or $(OUT),build/autograder) $(foreach l,$(subst $(comma), ,$(LAB)),--lab $(l))
-
-# `make classroom [OUT=build/classroom]`: GitHub Classroom's .github/workflows/classroom.yml (also in the handout: make student).
-classroom: setup
-	$(PY) -m common.course classroom --out $(or $(OUT),build/classroom)
+# The targets that publish the course (student, summary, autograder, classroom): the instructor's edition only.
+-include course.mk
 
 clean-venv:
 	rm -rf $(VENV)

@@ -15,10 +15,11 @@ from pathlib import Path
 
 #: Path prefixes of the reference that never reach a student (``fixtures.py``: the tiny course of the course tests,
 #: and ``conftest.py``, which starts the release gate beside them and imports it; the mutation-testing data of the
-#: reference, whose survivors and equivalent mutants quote solution lines, and the test that reads it).
+#: reference, whose survivors and equivalent mutants quote solution lines, and the test that reads it; ``course.mk``,
+#: the make targets that publish the course, which the Makefile includes only where it exists).
 INSTRUCTOR_ONLY = ("common/course/wrong/", "common/course/test_", "common/course/fixtures.py",
                    "common/course/conftest.py", "common/mutation_equivalents.toml", "results/mutation",
-                   "common/test_mutation.py")
+                   "common/test_mutation.py", "course.mk")
 #: Files under results/ with these suffixes are binaries (plots, SPIR-V, libraries): not in the handout.
 BINARY_SUFFIXES = {".png", ".jpg", ".jpeg", ".gif", ".pdf", ".spv", ".so", ".o", ".a", ".tar", ".gz", ".bin",
                    ".onnx", ".data", ".pt", ".params", ".vmfb", ".npy", ".npz"}

@@ -8,6 +8,7 @@ import pytest
 
 from common.course import content, leaks, release, sheet, sources
 from common.course.tasks import check_command, load_course
+from common.docs import shown
 from common.course.fixtures import MOD, PROJECT, TASKS, TESTS, make_course, run_course
 from common.errors import UserError, run_cli
 
@@ -192,3 +193,10 @@ def test_real_handout_leaves_out_the_instructor_files(course, tmp_path):
     assert "common/course/wrong/" not in readme and "test_gate.py" not in readme and "mutation_survivors" not in readme
     assert "<!--" not in readme.split("## The course edition", 1)[1].split("\n## ", 1)[0]
     assert "needs a task you have not written yet" in readme and "--skip-" in readme
+    # the make targets that publish the course live in course.mk: the handout's Makefile grades, it does not publish
+    assert "course.mk" not in plan and "common.course gate" not in plan["Makefile"].decode()
+    mk = tmp_path / "Makefile"
+    mk.write_bytes(plan["Makefile"])
+    targets = shown.make_targets(mk)
+    assert "grade" in targets and not {"student", "summary", "autograder", "classroom"} & targets
+    assert {"student", "summary", "autograder", "classroom", "grade"} <= shown.make_targets()  # the reference's

@@ -150,14 +150,14 @@ def defined_in(constant: str, path: Path) -> bool:
 
 @cache
 def _code_text(root: Path) -> str:
-    """Every non-test Python file of the project, the Makefile and .ci/: where constants and
+    """Every non-test Python file of the project, the Makefile, course.mk and .ci/: where constants and
     environment variables are defined or read."""
     chunks = []
-    for pkg in (*PACKAGES, "conftest.py", "Makefile", ".ci"):
+    for pkg in (*PACKAGES, "conftest.py", "Makefile", "course.mk", ".ci"):
         p = root / pkg
         files = [p] if p.is_file() else sorted(p.rglob("*")) if p.is_dir() else []
         chunks += [f.read_text(encoding="utf-8", errors="replace") for f in files
-                   if f.is_file() and (f.suffix in ("", ".py") or f.name == "Makefile") and "__pycache__" not in f.parts
+                   if f.is_file() and (f.suffix in ("", ".py", ".mk") or f.name == "Makefile") and "__pycache__" not in f.parts
                    and not f.name.startswith("test_")]
     return "\n".join(chunks)
 

@@ -111,9 +111,15 @@ def _pytest(words: list[str], src: str) -> Command:
 
 
 def make_targets(makefile: Path = REPO / "Makefile") -> set[str]:
-    """Targets the Makefile defines (parsed, never run: ``make -n`` still runs ``$(MAKE)`` lines)."""
+    """Targets the Makefile defines (parsed, never run: ``make -n`` still runs ``$(MAKE)`` lines), with those of the
+    files it includes (``include F`` / ``-include F``, beside it; a missing ``-include`` adds none)."""
     targets = set()
     for line in makefile.read_text(encoding="utf-8").splitlines():
+        if inc := re.match(r"^-?include\s+(.+)$", line):
+            for name in inc.group(1).split():
+                if (makefile.parent / name).is_file():
+                    targets |= make_targets(makefile.parent / name)
+            continue
         m = re.match(r"^([\w./$()-][\w./$() -]*?)\s*::?(?!=)", line)
         if m and not line.startswith("\t"):
             targets.update(t for t in m.group(1).split() if not t.startswith("."))
