@@ -22,7 +22,7 @@ $(STAMP): pyproject.toml requirements.lock
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	@u=$$(sed -n 's|.*"url": *"file://\([^"]*\)".*|\1|p' $(VENV)/lib/python*/site-packages/ml_compiler_labs-*.dist-info/direct_url.json 2>/dev/null | head -1); \
 	  if [ -n "$$u" ] && [ "$$u" != "$(CURDIR)" ] && [ -f "$$u/pyproject.toml" ]; then \
-	  echo "error: $(VENV) holds the checkout at $$u (a linked or copied venv): give this checkout its own (rm $(VENV); make setup)"; exit 2; fi
+	  echo "error: $(VENV) holds the checkout at $$u (a linked or copied venv): give this checkout its own (rm $(VENV); make setup)" >&2; exit 2; fi
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -c requirements.lock -e .
 	@$(PY) -c "import torch, onnxruntime, tvm, mlir.ir, llvmlite; print('setup ok: torch', torch.__version__, '| tvm', tvm.__version__)"
