@@ -4,7 +4,9 @@ Through the pass's public contract only (``unroll.unroll``, ``AffineLoopUnroll``
 module docstring of ``lab03_mlir/unroll.py``): after a run every innermost constant-bound loop has the
 trip count and step the rewrite defines (read with the walker of ``lab03_mlir/testing.py``), loops left with one
 iteration are gone, and the kernel, lowered and JIT-compiled, computes what the loop computes in the
-loop's own order (float32 sums compared bitwise with a sequential NumPy loop).
+loop's own order (float32 sums compared bitwise with a sequential NumPy loop). Where upstream's
+``affine-loop-unroll`` (run through the PassManager) does the same rewrite, the loops it leaves are the
+reference too; the diagnostic's text and ``UnrollStats.errors`` are checked against the contract's string.
 
 Run: ``.venv/bin/python -m pytest --task lab03.unroll``.
 """
@@ -12,6 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from mlir import ir
+from mlir.passmanager import PassManager
 
 from common.errors import UserError
 from lab03_mlir import unroll
@@ -64,7 +68,7 @@ func.func @three(%a: memref<16xf32>, %b: memref<10xf32>, %c: memref<3xf32>) {
 """
 
 
-@pytest.mark.task("lab03.unroll", points=2)
+@pytest.mark.task("lab03.unroll", points=1)
 @pytest.mark.parametrize("lb, ub, step, factor", [(0, 16, 1, 4), (0, 12, 1, 3), (2, 18, 2, 2)])
 def test_divisible_trip_count_unrolls_by_the_factor(lb, ub, step, factor):
     mod = module(kernel(lb, ub, step))
@@ -90,7 +94,7 @@ def test_remainder_runs_the_last_iterations(lb, ub, step, factor, want):
     check_numbers(lb, ub, step, factor)
 
 
-@pytest.mark.task("lab03.unroll", points=2)
+@pytest.mark.task("lab03.unroll", points=1)
 def test_single_iteration_loops_are_promoted():
     mod = module(kernel(0, 5, 1))  # T = 5, factor 4: one main iteration + one remainder iteration
     unroll.unroll(mod, 4)
@@ -130,7 +134,7 @@ def test_only_innermost_loops_unroll():
     np.testing.assert_array_equal(m, np.ones((4, 8), np.float32))
 
 
-@pytest.mark.task("lab03.unroll", points=2)
+@pytest.mark.task("lab03.unroll", points=1)
 @pytest.mark.parametrize("factor", [3, 4])
 def test_iter_args_chain_through_the_copies(factor):
     # yield %b, %a + %b: copy j reads what copy j - 1 yielded, positions swapped
@@ -260,19 +264,23 @@ def test_values_used_inside_a_nested_region_of_the_body_are_remapped():
     """Step 3: copy ``j`` sees the induction variable as ``i + j*s`` and the iter_args as copy ``j - 1``'s values
     wherever the body uses them, inside the regions of its ops (an ``affine.if``) too. For i = 0..13, by 4 (a main
     loop of 3 iterations, a remainder of 2): ``y[i] = x[i]`` for i >= 5, else -1, and ``s = x[5] + ... + x[13]``
-    summed in the loop's order; compared bitwise with a sequential NumPy loop."""
-    mod = module(GUARDED)
-    unroll.unroll(mod, 4)
-    assert mod.operation.verify()
-    assert loops(mod) == [(0, 4, 3, 0), (12, 1, 2, 0)], loops_message("unrolling GUARDED (i < 14) by 4")
+    summed in the loop's order; compared bitwise with a sequential NumPy loop. Step 4 likewise: for i = 0..12 the
+    remainder of one iteration (i = 12) is promoted, its induction variable (used only inside the ``affine.if``)
+    replaced by the constant 12 there too."""
     x = (np.arange(16, dtype=np.float32) * 0.37 - 5) / 7
-    want_y, acc = np.zeros(16, np.float32), np.float32(0)
-    for i in range(14):
-        want_y[i] = x[i] if i >= 5 else np.float32(-1)
-        acc = np.float32(acc + x[i]) if i >= 5 else acc
-    y, s = run_kernel(GUARDED, 4, x, "guarded")
-    np.testing.assert_array_equal(y[:14], want_y[:14])
-    np.testing.assert_array_equal(s, [acc])
+    for ub, want_loops in ((14, [(0, 4, 3, 0), (12, 1, 2, 0)]), (13, [(0, 4, 3, 0)])):
+        text = GUARDED.replace("affine.for %i = 0 to 14", f"affine.for %i = 0 to {ub}")
+        mod = module(text)
+        unroll.unroll(mod, 4)
+        assert mod.operation.verify()
+        assert loops(mod) == want_loops, loops_message(f"unrolling GUARDED (i < {ub}) by 4")
+        want_y, acc = np.zeros(16, np.float32), np.float32(0)
+        for i in range(ub):
+            want_y[i] = x[i] if i >= 5 else np.float32(-1)
+            acc = np.float32(acc + x[i]) if i >= 5 else acc
+        y, s = run_kernel(text, 4, x, "guarded")
+        np.testing.assert_array_equal(y[:ub], want_y[:ub])
+        np.testing.assert_array_equal(s, [acc])
 
 
 @pytest.mark.task("lab03.unroll", points=1)
@@ -284,3 +292,165 @@ def test_a_loop_of_zero_iterations_is_left_alone():
         unroll.unroll(mod, factor)
         assert loops(mod) == [(5, 1, 0, 0)], loops_message(f"unrolling `for i = 5 to 5` by {factor}")
         check_numbers(5, 5, 1, factor)
+
+
+def upstream_loops(text: str, factor: int) -> list[tuple[int, int, int, int]]:
+    """:func:`loops` of ``text`` after upstream's ``affine-loop-unroll{unroll-factor=factor}`` (no cleanup after it)."""
+    mod = module(text)
+    PassManager.parse(f"builtin.module(func.func(affine-loop-unroll{{unroll-factor={factor}}}))",
+                      context=mod.context).run(mod.operation)
+    return loops(mod)
+
+
+@pytest.mark.task("lab03.unroll", points=1)
+def test_a_remainder_of_several_iterations_keeps_the_original_step():
+    """Step 2 with a step above 1 and a remainder of more than one iteration: ``for i = 2 to 31 step 3`` (T = 10) by
+    4 is a main loop from 2 of 2 iterations at step 12 and a remainder from ``2 + 8*3 = 26`` of ``T % F = 2``
+    iterations at the original step 3 (what upstream's pass leaves too); the numbers against the sequential
+    NumPy loop."""
+    mod = module(kernel(2, 31, 3))
+    unroll.unroll(mod, 4)
+    want = upstream_loops(kernel(2, 31, 3), 4)
+    assert want == [(2, 12, 2, 0), (26, 3, 2, 0)]
+    assert loops(mod) == want, loops_message("unrolling `for i = 2 to 31 step 3` (T = 10) by 4")
+    check_numbers(2, 31, 3, 4)
+
+
+@pytest.mark.task("lab03.unroll", points=1)
+def test_a_one_iteration_loop_below_the_factor_is_short_not_promoted():
+    """Step 1: T = 1 < F = 4 is a short loop, left as it is and counted in ``skipped_short`` (step 4 promotes a loop
+    *left* with one iteration by the rewrite, which a short loop never gets); upstream's pass leaves it too."""
+    text = kernel(3, 4, 1)
+    mod = module(text)
+    before = str(mod)
+    stats = unroll.unroll(mod, 4)
+    assert upstream_loops(text, 4) == [(3, 1, 1, 0)]
+    assert str(mod) == before, "unrolling `for i = 3 to 4` (T = 1) by 4 must leave the loop as it is"
+    assert (stats.unrolled, stats.remainder_loops, stats.promoted, stats.skipped_short) == (0, 0, 0, 1), (
+        f"(unrolled, remainder_loops, promoted, skipped_short) = "
+        f"{(stats.unrolled, stats.remainder_loops, stats.promoted, stats.skipped_short)}, want (0, 0, 0, 1)")
+    check_numbers(3, 4, 1, 4)
+
+
+#: Two one-iteration loops whose body is only the ``affine.yield`` (one passes an iter_arg through).
+EMPTY_ONE_ITERATION = """
+func.func @empty(%out: memref<1xf32>) {
+  %c = arith.constant 2.5 : f32
+  %r = affine.for %i = 3 to 4 iter_args(%a = %c) -> f32 {
+    affine.yield %a : f32
+  }
+  affine.for %i = 7 to 8 { }
+  affine.store %r, %out[0] : memref<1xf32>
+  return
+}
+"""
+
+
+@pytest.mark.task("lab03.unroll", points=1)
+def test_an_empty_one_iteration_loop_is_promoted_by_factor_one_only():
+    """Step 1: ``F = 1`` promotes a loop of exactly one iteration, "an empty body too" (upstream's
+    ``loopUnrollByFactor`` begins with that case); under ``F > 1`` a body of only the yield is left alone and counted
+    nowhere (not promoted, not short). Both as upstream's pass leaves the loops; the stored value against 2.5."""
+    for factor in (1, 4):
+        mod = module(EMPTY_ONE_ITERATION)
+        stats = unroll.unroll(mod, factor)
+        assert mod.operation.verify()
+        want = upstream_loops(EMPTY_ONE_ITERATION, factor)
+        assert want == ([] if factor == 1 else [(3, 1, 1, 0), (7, 1, 1, 0)])
+        assert loops(mod) == want, loops_message(f"unrolling two empty one-iteration loops by {factor}")
+        got = (stats.unrolled, stats.remainder_loops, stats.promoted, stats.skipped_short)
+        assert got == ((0, 0, 2, 0) if factor == 1 else (0, 0, 0, 0)), \
+            f"(unrolled, remainder_loops, promoted, skipped_short) = {got} by {factor}"
+        (out,) = run_kernel(EMPTY_ONE_ITERATION, factor, None, "empty")
+        np.testing.assert_array_equal(out, [2.5])
+
+
+#: A loop that yields its own induction variable (the last index it ran), used by nothing else, and counts its
+#: iterations in a second iter_arg.
+LAST_INDEX = """
+func.func @last(%out: memref<2xf32>) {
+  %one = arith.constant 1.0 : f32
+  %zero = arith.constant 0.0 : f32
+  %c100 = arith.constant 100 : index
+  %r:2 = affine.for %i = 1 to 13 iter_args(%last = %c100, %n = %zero) -> (index, f32) {
+    %n1 = arith.addf %n, %one : f32
+    affine.yield %i, %n1 : index, f32
+  }
+  %ri = arith.index_cast %r#0 : index to i32
+  %rf = arith.sitofp %ri : i32 to f32
+  affine.store %rf, %out[0] : memref<2xf32>
+  affine.store %r#1, %out[1] : memref<2xf32>
+  return
+}
+"""
+
+
+@pytest.mark.task("lab03.unroll", points=1)
+def test_a_yielded_induction_variable_is_the_last_copys():
+    """Step 3: "the yield returns the last copy's values", and copy ``j`` sees the induction variable as
+    ``%i + j*s`` (the yield is a use of it too): a loop that yields ``%i`` returns the last index it ran, 12 for
+    ``i = 1 .. 12`` (T = 12, no remainder by 3 or 4), not the first index of the last unrolled iteration; its
+    second iter_arg counts 12 iterations. The reference is the sequential loop (Python), not upstream's IR (this
+    MLIR's pass keeps copy 0's induction variable in the yield)."""
+    last, n = 100, 0.0
+    for i in range(1, 13):
+        last, n = i, n + 1.0
+    for factor in (3, 4):
+        (out,) = run_kernel(LAST_INDEX, factor, None, "last")
+        np.testing.assert_array_equal(out, np.array([last, n], np.float32),
+                                      err_msg=f"(last index, iteration count), unrolled by {factor}")
+
+
+#: Two loops with a dynamic trip count (``%n``): one with a body of only the yield, one that stores.
+TWO_DYNAMIC = """
+func.func @dyn2(%m: memref<?xf32>, %n: index) {
+  %z = arith.constant 1.0 : f32
+  affine.for %i = 0 to %n { }
+  affine.for %i = 0 to %n { affine.store %z, %m[%i] : memref<?xf32> }
+  return
+}
+"""
+
+
+def _run_pass(text: str, factor: int):
+    """Run ``AffineLoopUnroll(factor)`` through a PassManager: ``(the pass, the MLIRError or None)``."""
+    mod = module(text)
+    p = unroll.AffineLoopUnroll(factor)
+    pm = PassManager("builtin.module", context=mod.context)
+    p.add_to(pm)
+    try:
+        pm.run(mod.operation)
+    except ir.MLIRError as exc:
+        return p, exc
+    return p, None
+
+
+@pytest.mark.task("lab03.unroll", points=1)
+def test_the_diagnostic_names_the_pass_and_is_recorded_per_loop():
+    """The contract's diagnostic text, ``f"{PASS_NAME}: {NOT_CONSTANT_TRIP}"``, as the MLIR error of the loop at
+    line 4 of DYNAMIC, and the same text in ``stats.errors``, once per loop without a constant trip count."""
+    msg = f"{unroll.PASS_NAME}: {unroll.NOT_CONSTANT_TRIP}"
+    p, exc = _run_pass(DYNAMIC, 4)
+    assert exc is not None, "a loop `for i = 0 to %n` must fail the pass"
+    diags = [(d.message, str(d.location)) for d in exc.error_diagnostics]
+    assert len(diags) == 1 and diags[0][0] == msg and ":4:3" in diags[0][1], \
+        f"want one error diagnostic {msg!r} on line 4, column 3, got {diags}"
+    assert p.stats.errors == [msg], f"stats.errors = {p.stats.errors}, want [{msg!r}]"
+    with pytest.raises(UserError) as err:
+        unroll.unroll(module(DYNAMIC), 4)
+    assert str(err.value).startswith(msg), f"unroll(): want the diagnostic {msg!r} first, got {err.value}"
+
+
+@pytest.mark.task("lab03.unroll", points=1)
+def test_a_dynamic_trip_count_is_a_diagnostic_whatever_the_factor_or_body():
+    """The preconditions are checked first, on every innermost loop: a dynamic trip count is an error diagnostic
+    under factor 1 too (which unrolls nothing) and for a body of only the yield too (which step 1 leaves alone);
+    both loops of TWO_DYNAMIC (lines 4 and 5) get one, in ``stats.errors`` as well."""
+    msg = f"{unroll.PASS_NAME}: {unroll.NOT_CONSTANT_TRIP}"
+    for factor in (1, 4):
+        p, exc = _run_pass(TWO_DYNAMIC, factor)
+        assert exc is not None, f"two loops `for i = 0 to %n` must fail the pass (factor {factor})"
+        lines = sorted(str(d.location) for d in exc.error_diagnostics if d.message == msg)
+        assert len(lines) == 2 and ":4:3" in lines[0] and ":5:3" in lines[1], \
+            f"want the diagnostic {msg!r} on lines 4 and 5 (factor {factor}), got {lines}"
+        assert p.stats.errors == [msg, msg], f"stats.errors = {p.stats.errors} (factor {factor}), want two"

@@ -16,12 +16,16 @@ The rewrite (the same one as upstream ``affine-loop-unroll{unroll-factor=F}``, s
 3. The main loop's step becomes ``s * F`` and its body is cloned ``F - 1`` times before the
    ``affine.yield``; copy ``j`` sees the induction variable as ``affine.apply (d0 + j*s)(%i)``
    and its ``iter_args`` as the values yielded by copy ``j - 1`` (the chain), and the yield
-   returns the last copy's values.
+   returns the last copy's values: a yielded induction variable is the last copy's
+   ``%i + (F-1)*s``, a yielded ``iter_arg`` the value that argument holds in the last copy (what
+   copy ``F - 2`` yielded at its position): the program's semantics (the upstream pass of this
+   MLIR yields copy 0's block arguments there instead).
 4. A loop left with exactly one iteration is *promoted*: its body replaces it (induction variable
    = the lower bound constant, ``iter_args`` = the initial values, results = the yielded values).
 
-Preconditions (checked; a violation is an MLIR *error diagnostic* on the loop's location and a
-pass failure, never a crash): the loop's bounds are single constant affine maps (no ``min``/``max``
+Preconditions (checked first, on every innermost loop, whatever the factor, ``1`` included, and
+whatever the body, an empty one too; a violation is an MLIR *error diagnostic* on the loop's
+location and a pass failure, never a crash): the loop's bounds are single constant affine maps (no ``min``/``max``
 and no SSA bound operands, so ``T`` is known at compile time). The diagnostic's message is
 ``f"{PASS_NAME}: {NOT_CONSTANT_TRIP}"``, also appended to ``UnrollStats.errors``; the loop is left as it is. The factor is checked when the pass
 object is made: ``factor <= 0`` raises :class:`common.errors.UserError` before any IR is touched.
