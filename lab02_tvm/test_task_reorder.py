@@ -1,10 +1,11 @@
 """Graded tests of Task 2.1 (``lab02.reorder``): the plan of the reduction-loop interchange.
 
-Through the pass's public contract only (``reorder_prim_func``, ``ReorderStats``, ``register``; the
+Through the pass's public contract (``reorder_prim_func``, ``ReorderStats``, ``register``; the
 module docstring of ``lab02_tvm/schedule/tir_pass.py``): an eligible block's innermost spatial loop moves inside
-its reduction loops, every other block is left alone (the same PrimFunc object back), a second run
-changes nothing, and the built kernel computes what NumPy computes. The loop order is read from the
-TVMScript text here, not with the lab's own ``loop_nest``.
+its reduction loops, every other block is left alone (the same PrimFunc object back, or, beside a block that
+changes, the same loops), a second run changes nothing, and the built kernel computes what NumPy computes. One
+test calls ``_block_plan`` itself, for the one rule the pass cannot show: the plan only reads the schedule. The
+loop order is read from the TVMScript text here, not with the lab's own ``loop_nest``.
 
 Run: ``.venv/bin/python -m pytest --task lab02.reorder`` (or ``.venv/bin/python -m pytest lab02_tvm/test_task_reorder.py``).
 """
@@ -78,6 +79,9 @@ def _scheduled(how: str):
         sch.split(k, [None, 4])
     elif how == "spatial_inner":   # already interchanged by hand
         sch.reorder(i, k, j)
+    elif how == "split_then_fuse":  # loops (i0, i1*32 + j fused, k): three loops for three iterators, but the fused
+        _, i1 = sch.split(i, [None, 4])  # loop is bound to both spatial iterators and v_ax0 to two loops
+        sch.fuse(i1, j)          # (tvm.s_tir.Schedule.reorder would accept the interchange: the pass must not ask it)
     return sch.mod["main"]
 
 
@@ -172,6 +176,58 @@ def _strided_last_axis():
     return f
 
 
+def _constant_last_index():
+    """``C[i, j, 0]`` of a ``(16, 32, 1)`` buffer: the inner spatial loop ``j`` indexes C's second axis; the last
+    index is the constant 0, not a loop (precondition 3 names the **last** dimension: not eligible)."""
+    from tvm.script import tirx as T
+
+    @T.prim_func(s_tir=True)
+    def f(A: T.Buffer((16, 24), "float32"), B: T.Buffer((24, 32), "float32"), C: T.Buffer((16, 32, 1), "float32")):
+        for i, j, k in T.grid(16, 32, 24):
+            with T.sblock("C"):
+                vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+                with T.init():
+                    C[vi, vj, 0] = T.float32(0)
+                C[vi, vj, 0] = C[vi, vj, 0] + A[vi, vk] * B[vk, vj]
+    return f
+
+
+def matvec(m=16, k=24):
+    """``y[i] = sum over k of A[i, k] * x[k]``: one spatial loop ``i``, the output's only (so last) axis."""
+    from tvm import te
+    A = te.placeholder((m, k), name="A")
+    x = te.placeholder((k,), name="x")
+    rk = te.reduce_axis((0, k), name="k")
+    return te.create_prim_func([A, x, te.compute((m,), lambda i: te.sum(A[i, rk] * x[rk], axis=rk), name="y")])
+
+
+def _decomposed_matmul():
+    """The matmul after ``decompose_reduction`` at its outermost loop: a spatial nest ``T_matmul_init`` (the zeros),
+    then the perfect nest ``(ax0, ax1, k)`` of ``T_matmul_update``, a reduction block with no ``T.init``."""
+    from tvm import s_tir
+    sch = s_tir.Schedule(tvm.IRModule({"main": matmul(16, 24, 32)}))
+    block = sch.get_sblock("T_matmul")
+    sch.decompose_reduction(block, sch.get_loops(block)[0])
+    return sch.mod["main"]
+
+
+def _eligible_beside_transposed():
+    """Two matmuls in one PrimFunc, ``C = A @ B`` (eligible) then ``D = C @ E`` with its loops reordered by hand to
+    ``(ax1, ax0, k)`` around ``D[ax0, ax1]`` (ineligible: the inner spatial loop ``ax0`` is D's first axis)."""
+    from tvm import s_tir, te, topi
+    A = te.placeholder((16, 24), name="A")
+    B = te.placeholder((24, 32), name="B")
+    E = te.placeholder((32, 8), name="E")
+    C = topi.matmul(A, B)
+    D = topi.matmul(C, E)
+    sch = s_tir.Schedule(tvm.IRModule({"main": te.create_prim_func([A, B, E, D])}))
+    blocks = sch.get_child_blocks(sch.get_sblock("root"))
+    assert len(blocks) == 2
+    i, j, k = sch.get_loops(blocks[1])
+    sch.reorder(j, i, k)
+    return sch.mod["main"], sch.get(blocks[0]).name_hint, sch.get(blocks[1]).name_hint
+
+
 def _scalar_epilogue():
     """The mean of a vector (TE): a reduction block ``S`` with no spatial loop, then a block ``D`` with no loop at
     all (``D[()] = S[()] / 24``, as a full reduction's epilogue is written)."""
@@ -206,10 +262,12 @@ def _ineligible(how: str):
         return _strided_last_axis()
     if how == "no_loops":
         return _scalar_epilogue()
+    if how == "constant_last_index":
+        return _constant_last_index()
     return _scheduled(how)
 
 
-@pytest.mark.task("lab02.reorder", points=3)
+@pytest.mark.task("lab02.reorder", points=2)
 def test_matmul_inner_spatial_loop_moves_inside_the_reduction():
     from lab02_tvm.schedule.tir_pass import ReorderStats, reorder_prim_func
     f = matmul()
@@ -223,7 +281,7 @@ def test_matmul_inner_spatial_loop_moves_inside_the_reduction():
     assert block_loops(f)["T_matmul"] == ["ax0", "ax1", "k"]  # the input PrimFunc is untouched
 
 
-@pytest.mark.task("lab02.reorder", points=2)
+@pytest.mark.task("lab02.reorder", points=1)
 def test_batch_matmul_keeps_the_outer_loops_in_order():
     from lab02_tvm.schedule.tir_pass import ReorderStats, reorder_prim_func
     st = ReorderStats()
@@ -233,7 +291,7 @@ def test_batch_matmul_keeps_the_outer_loops_in_order():
     assert block_loops(g)["T_batch_matmul_NN_update"] == ["b", "i", "k", "j"]
 
 
-@pytest.mark.task("lab02.reorder", points=2)
+@pytest.mark.task("lab02.reorder", points=1)
 def test_two_reduction_loops_keep_their_order_outside_the_moved_loop():
     """The inner spatial loop moves inside *all* reduction loops, which keep their order (swapping the last two
     loops is the same rewrite only when there is one reduction loop)."""
@@ -265,7 +323,93 @@ def test_a_hand_reordered_nest_moves_only_the_inner_spatial_loop():
         f"block {got}, reordered {st.reordered}, skipped: {st.skipped}")
 
 
-@pytest.mark.task("lab02.reorder", points=2)
+@pytest.mark.task("lab02.reorder", points=1)
+def test_a_one_dimensional_output_is_eligible():
+    """A matrix-vector product: loops ``(i, k)`` around ``y[i]``; ``i`` is the innermost spatial loop and indexes
+    y's last (only) axis, ``k`` is innermost and a reduction loop, so preconditions 1-3 hold (nothing asks for a
+    second spatial loop or three loops) and the plan is ``(k, i)``, worked by hand."""
+    from lab02_tvm.schedule.tir_pass import ReorderStats, reorder_prim_func
+    st = ReorderStats()
+    g = reorder_prim_func(matvec(), "mv", st)
+    assert st.reordered == ["mv/y_update: (i, k) -> (k, i)"], (
+        f"expected y's loops (i, k) to become (k, i): i is the inner spatial loop and y's last axis; skipped: "
+        f"{st.skipped}")
+    assert block_loops(g)["y_update"] == ["k", "i"]
+
+
+@pytest.mark.task("lab02.reorder", points=1)
+def test_a_reduction_block_without_init_is_eligible():
+    """After ``decompose_reduction`` at the outermost loop the update block has no ``T.init`` but is still a
+    reduction block (iterators S, S, R) in a perfect nest ``(ax0, ax1, k)`` writing ``T_matmul[ax0, ax1]``:
+    precondition 1 counts a block with or without an init, so it is planned ``(ax0, k, ax1)`` (by hand); the init
+    block (spatial only) is left alone. The built kernel still computes ``A @ B`` (NumPy)."""
+    from lab02_tvm.schedule.tir_pass import ReorderStats, reorder_prim_func
+    st = ReorderStats()
+    g = reorder_prim_func(_decomposed_matmul(), "d", st)
+    assert st.reordered == ["d/T_matmul_update: (ax0, ax1, k) -> (ax0, k, ax1)"], (
+        f"expected the init-less update block reordered (an init is no precondition); skipped: {st.skipped}")
+    loops = block_loops(g)
+    assert loops["T_matmul_update"] == ["ax0", "k", "ax1"] and loops["T_matmul_init"] == ["ax0_init", "ax1_init"], loops
+    lib = tvm.tirx.build(tvm.IRModule({"main": g}), target="llvm")
+    rng = np.random.default_rng(1)
+    a, b = rng.standard_normal((16, 24), dtype=np.float32), rng.standard_normal((24, 32), dtype=np.float32)
+    args = [tvm.runtime.tensor(a), tvm.runtime.tensor(b), tvm.runtime.tensor(np.full((16, 32), 7, np.float32))]
+    lib["main"](*args)
+    np.testing.assert_allclose(args[2].numpy(), a.astype(np.float64) @ b, rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.task("lab02.reorder", points=1)
+def test_an_ineligible_block_beside_an_eligible_one_keeps_its_loops():
+    """One PrimFunc, two matmul blocks: the first is eligible and reordered ``(ax0, ax1, k) -> (ax0, k, ax1)``;
+    the second's loops ``(ax1, ax0, k)`` put its inner spatial loop on D's first axis (precondition 3 fails), so
+    it keeps that order and its init (no ``_update`` block of its name) although the PrimFunc does change —
+    the plan of a skipped block leaves nothing behind in the schedule (hand-worked loop orders)."""
+    from lab02_tvm.schedule.tir_pass import ReorderStats, reorder_prim_func
+    f, first, second = _eligible_beside_transposed()
+    st = ReorderStats()
+    g = reorder_prim_func(f, "two", st)
+    assert st.reordered == [f"two/{first}_update: (ax0, ax1, k) -> (ax0, k, ax1)"], (
+        f"expected only the first block reordered; reordered {st.reordered}, skipped: {st.skipped}")
+    loops = block_loops(g)
+    assert loops.get(second) == ["ax1", "ax0", "k"] and f"{second}_update" not in loops, (
+        f"the ineligible block {second} must keep its loops (ax1, ax0, k) and its init; loops per block {loops}")
+
+
+@pytest.mark.task("lab02.reorder", points=1)
+def test_the_plan_only_reads_the_schedule():
+    """``_block_plan`` plans, ``reorder_prim_func`` applies (the task's contract): after the plan of each block
+    of the matmul, the transposed matmul and ``shared_outer_loops``, the schedule's PrimFunc is structurally equal
+    to the one it was made from (``tvm_ffi.structural_equal``). A plan that is returned names the block's loops as
+    ``sch.get_loops`` gives them, outermost first; the matmul's new order is ``(ax0, k, ax1)`` (worked by hand);
+    the transposed block gets a reason (precondition 3); for the matmul ``C`` of ``shared_outer_loops`` a plan
+    (the schedule then refuses it) and a reason are both allowed."""
+    import tvm_ffi
+    from tvm import s_tir
+
+    from lab02_tvm.schedule.tir_pass import _block_plan
+    for how in ["eligible", "transposed", "shared_outer_loops"]:
+        f = matmul(16, 24, 32) if how == "eligible" else _ineligible(how)
+        sch = s_tir.Schedule(tvm.IRModule({"main": f}))
+        plans = {}
+        for block_rv in sch.get_child_blocks(sch.get_sblock("root")):
+            name = sch.get(block_rv).name_hint
+            plans[name] = plan = _block_plan(sch, block_rv)
+            assert tvm_ffi.structural_equal(sch.mod["main"], f), (
+                f"{how}: _block_plan changed the schedule while planning block {name}; reorder_prim_func applies a plan")
+            if isinstance(plan, str):
+                continue
+            loops, new_order = plan
+            expected = sch.get_loops(block_rv)
+            assert len(loops) == len(expected) and all(sch.get(a).same_as(sch.get(b)) for a, b in zip(loops, expected)), (
+                f"{how}: the plan's loops for {name} are not sch.get_loops(block), outermost first")
+            plans[name] = [sch.get(lv).loop_var.name for lv in new_order]
+        if how == "eligible":
+            assert plans == {"T_matmul": ["ax0", "k", "ax1"]}, plans
+        elif how == "transposed":
+            assert isinstance(plans["T_matmul"], str), f"the transposed block is not eligible: {plans}"
+
+
+@pytest.mark.task("lab02.reorder", points=1)
 def test_second_run_changes_nothing():
     from lab02_tvm.schedule.tir_pass import ReorderStats, reorder_prim_func
     g = reorder_prim_func(matmul(), "mm", ReorderStats())
@@ -278,7 +422,8 @@ def test_second_run_changes_nothing():
 @pytest.mark.task("lab02.reorder", points=1)
 @pytest.mark.parametrize("how", ["transposed", "fused", "split", "spatial_inner", "elementwise", "scalar_sum",
                                  "two_outputs", "extra_loop", "two_iterators_one_loop", "imperfect_nest",
-                                 "shared_outer_loops", "strided_last_axis", "no_loops"])
+                                 "shared_outer_loops", "strided_last_axis", "no_loops", "split_then_fuse",
+                                 "constant_last_index"])
 def test_ineligible_block_is_left_alone(how):
     from lab02_tvm.schedule.tir_pass import ReorderStats, reorder_prim_func
     f = _ineligible(how)
@@ -290,7 +435,7 @@ def test_ineligible_block_is_left_alone(how):
     assert all(type(r) is str and r.strip() for r in st.skipped), f"a skip reason that says nothing: {st.skipped}"
 
 
-@pytest.mark.task("lab02.reorder", points=2)
+@pytest.mark.task("lab02.reorder", points=1)
 @pytest.mark.parametrize("make, shapes", [(matmul, [(64, 96), (96, 128), (64, 128)]),
                                           (batch_matmul, [(2, 8, 12), (2, 12, 16), (2, 8, 16)])],
                          ids=["matmul", "batch_matmul"])

@@ -10,7 +10,8 @@ SIMD. ``decompose_reduction`` then hoists the ``C = 0`` init into its own loop n
 
 Per block, it fires only when (preconditions, each checked):
 
-1. the block has at least one reduction iterator (``T.axis.reduce``) and one spatial iterator;
+1. the block has at least one reduction iterator (``T.axis.reduce``) and one spatial iterator (with or
+   without a ``T.init``: an update block left by ``decompose_reduction`` has none);
 2. the loops around it are a perfect nest, one loop per block iterator, each loop bound to exactly
    one iterator (no fused/split loops), and the innermost loop is a reduction loop;
 3. the block writes one buffer (an argmax's index and value: two, not eligible), and the innermost spatial
@@ -51,7 +52,11 @@ class ReorderStats:
 
 
 def _block_plan(sch, block_rv) -> tuple[list, list] | str:
-    """``(loops, new_order)`` for an eligible block, else the reason it is not eligible."""
+    """``(loops, new_order)`` for an eligible block, else the reason it is not eligible.
+
+    Only reads ``sch`` (it never reorders or otherwise changes it, not even to try): :func:`reorder_prim_func`
+    applies the plan.
+    """
     ### BEGIN SOLUTION lab02.reorder
     from tvm import tirx
 
