@@ -48,6 +48,7 @@ class ReorderStats:
     skipped: dict[str, int] = field(default_factory=dict)
 
     def skip(self, reason: str) -> None:
+        """Count one block left unchanged for ``reason`` (the plan's string) in :attr:`skipped`."""
         self.skipped[reason] = self.skipped.get(reason, 0) + 1
 
 
