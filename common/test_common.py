@@ -519,10 +519,14 @@ def test_a_write_the_file_system_refuses_is_one_line_and_leaves_nothing(tmp_path
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a_file"]
 
 
-def test_run_cli_reports_a_ctrl_c_a_native_library_turned_into_another_error(capsys):
+def test_run_cli_reports_a_ctrl_c_a_native_library_turned_into_another_error(capsys, request):
     """TVM's FFI catches the KeyboardInterrupt of a Python callback and raises a bare RuntimeError (a top-up's search
-    stopped with Ctrl-C, 2026-12-05): the run still ends as interrupted, exit 130, one line."""
+    stopped with Ctrl-C, 2026-12-05): the run still ends as interrupted, exit 130, one line. (Python's own SIGINT
+    handler first, as a terminal's Ctrl-C finds it: pytest started in the background of a shell inherits SIGINT
+    ignored, and then no Ctrl-C reaches Python at all.)"""
     import signal
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    request.addfinalizer(lambda: signal.signal(signal.SIGINT, old))
 
     def wrapped(argv):
         try:

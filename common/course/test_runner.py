@@ -60,8 +60,12 @@ def test_sleeps():
     time.sleep(120)
 """
 GRADER = """
+import signal
 import sys
 from common.course.runner import WarmRunner, run_pytest
+# Ctrl-C as a terminal gives it, whatever this test's parent had: a shell starts a background command with SIGINT
+# ignored, and Python then installs no KeyboardInterrupt handler, so the SIGINT below would do nothing
+signal.signal(signal.SIGINT, signal.default_int_handler)
 runner = run_pytest if sys.argv[2] == "fresh" else WarmRunner(preload=())
 runner(sys.argv[1], ["-q", "-p", "no:cacheprovider"], timeout_s=120)
 """
