@@ -9,6 +9,10 @@
 
 ``--root DIR`` (before the command) names another reference tree than this checkout.
 
+``grade`` prints each lab's score, then one ``warning: <lab>: <reason>`` line on stderr per reason a human must
+review the lab's grade (results.json's ``extra_data.review``: not graded for tampering, a task file refused, no task
+file of the lab in the submission); the grade was made, so it exits 0 all the same.
+
 Exit codes (the project's convention, :func:`common.errors.run_cli`): 0 ok, 1 a gate failed or a sheet
 is stale, 2 bad input (one ``error:`` line).
 """
@@ -140,6 +144,10 @@ def main(argv=None) -> int:
         ignored = results[0].ignored if results else []
         if ignored:
             print("ignored (not part of the grade): " + "; ".join(ignored))
+        sys.stdout.flush()  # the scores first, then what needs a human (the grade was made: exit 0 all the same)
+        for g in results:
+            for reason in g.review:
+                print(f"warning: {g.lab.dir}: {reason}", file=sys.stderr)
         return 0
     from . import gate
     if args.json:

@@ -40,12 +40,19 @@ out again for the next lab.
 
     {"score": 43, "execution_time": 12.3, "output": "...", "output_format": "text",
      "visibility": "visible", "stdout_visibility": "hidden",
-     "extra_data": {"lab", "hypothesis_seed", "timeout_s", "ignored": [...], "run_exit_status",
+     "extra_data": {"lab", "hypothesis_seed", "timeout_s", "ignored": [...], "review": [...], "run_exit_status",
                     "run_exit_statuses": [first run, each resume]},
      "tests": [{"name": "1.1 Fuse consecutive Reshapes (lab01.reshape)", "number": "1.1", "score": 20,
                 "max_score": 20, "status": "passed", "output": "...", "tags": ["lab01", "lab01.reshape"],
                 "visibility": "visible", "extra_data": {"task", "hypothesis_seed", "replay",
                                                         "tests": [{"nodeid", "points", "outcome"}]}}]}
+
+``review`` (:attr:`LabGrade.review`): one line per reason a human must look at the lab's grade, ``[]`` when none:
+``not graded: <what was altered> (every task scores 0)`` when code under test altered its report or grading tree
+(:attr:`LabGrade.tampered`), ``<file>: <why>`` per task file of the lab the intake refused (:func:`tampering`,
+:data:`SYMLINK`), and :data:`NO_TASK_FILE` when the submission holds none of the lab's task files (an empty or
+misplaced upload, graded a silent 0). Files ``ignored`` are not by themselves a reason (the class summary,
+:mod:`common.course.summary`, counts them beside it).
 
 One entry per task (its score: the points of its graded tests that passed; its maximum: ``points`` of
 ``tasks.toml``); status ``passed`` only with full marks. Its ``output``: the score, one line per test that
@@ -61,8 +68,11 @@ that replays it. ``extra_data``: the run's
 Run inside a handout (``make grade SUB=.`` there), the tree graded against is the handout itself: the
 public graded tests only, a preview of the grade; a student file the submission lacks, or that does not
 compile, is the stub of the handout's first commit, as in the course's grade (:meth:`Reference.load`). ``results.md`` holds the same per task, sorted by
-number, then the counterexample reports, and no time or date. Exit code of the command: 0 (a grade was
-written; the score is in the files), 2 for bad input (no such ``SUB``, a bad course, an unknown task).
+number, then the counterexample reports, and no time or date. The command prints each lab's score and its tasks',
+then one ``warning: <lab>: <reason>`` line on stderr per reason of the lab's ``review``. Exit code of the command:
+0 (a grade was written; the score is in the files), also when a lab needs review (the grade was made: the
+``warning:`` lines and ``extra_data.review`` flag it), 2 for bad input (no such ``SUB``, a bad course, an unknown
+task).
 """
 from __future__ import annotations
 
@@ -103,6 +113,8 @@ SYMLINK = "is a symbolic link (not followed)"
 #: Characters and lines of a task's notes in its results.md row (the whole text is in results.json's output).
 MAX_NOTES_CHARS = 2000
 MAX_NOTES_LINES = 8
+#: The review reason of a lab whose graded task files the submission all lacks (:attr:`LabGrade.review`).
+NO_TASK_FILE = "no task file of this lab in the submission"
 
 
 @dataclass
@@ -212,6 +224,21 @@ class LabGrade:
     report: Path | None = None
     #: what code under test altered in its report or grading tree (None: nothing), see :func:`_run_lab`
     tampered: str | None = None
+    #: the task files of its graded tasks that the intake refused, ``"<file>: <why>"`` (:func:`prepare`'s ``flagged``)
+    refused: list[str] = field(default_factory=list)
+    #: whether the submission holds none of the task files of its graded tasks (an empty or misplaced upload)
+    no_task_file: bool = False
+
+    @property
+    def review(self) -> list[str]:
+        """One line per reason a human must look at this grade (``extra_data.review`` of results.json, the
+        ``warning:`` lines of the command; ``[]`` when none): the lab was not graded (:attr:`tampered`), a task
+        file was refused (:attr:`refused`), the submission holds no task file of the lab (:data:`NO_TASK_FILE`)."""
+        out = [f"not graded: {' '.join(self.tampered.split())} (every task scores 0)"] if self.tampered else []
+        out += [" ".join(r.split()) for r in self.refused]
+        if self.no_task_file:
+            out.append(NO_TASK_FILE)
+        return out
 
     @property
     def score(self) -> int:
@@ -464,8 +491,11 @@ def grade_lab(course: Course, lab: Lab, tree: Path, *, runner: Callable[..., Run
             g.notes.append(f"{unrun} of the {g.task.points} points are in graded tests that did not run here: hidden "
                            "tests, which a handout does not hold (the course's grade runs them)")
         g.score = min(g.score, g.task.points)
+    graded_files = list(dict.fromkeys(f for t in chosen for f in t.files))
     return LabGrade(lab, list(grades.values()), runs.runs[0], ignored, sum(r.seconds for r in runs.runs), timeout_s,
-                    runs=runs.runs, tampered=runs.tampered)
+                    runs=runs.runs, tampered=runs.tampered,
+                    refused=[f"{f}: {flagged[f]}" for f in graded_files if f in flagged],
+                    no_task_file=bool(graded_files) and all(f in missing for f in graded_files))
 
 
 def _died_in(records: list[dict]) -> str | None:
@@ -490,7 +520,7 @@ def results_json(g: LabGrade) -> dict:
     return {"score": g.score, "execution_time": round(g.seconds, 1), "output": "\n".join(summary),
             "output_format": "text", "visibility": "visible", "stdout_visibility": "hidden",
             "extra_data": {"lab": g.lab.dir, "hypothesis_seed": HYPOTHESIS_SEED, "timeout_s": g.timeout_s,
-                           "ignored": g.ignored,
+                           "ignored": g.ignored, "review": g.review,
                            "run_exit_status": g.run.rc if g.run else None,
                            "run_exit_statuses": [r.rc for r in g.runs]},
             "tests": tests}

@@ -37,6 +37,7 @@ def test_full_marks_and_gradescope_files(demo, tmp_path):
     assert g.scores() == {"lab09.double": 4, "lab09.inc": 4} and g.ignored == []
     data = json.loads((out / "lab09_demo/results.json").read_text())
     assert set(data) == TOP and data["score"] == 8 and data["extra_data"]["hypothesis_seed"] == 0
+    assert data["extra_data"]["review"] == [] and g.review == []  # nothing for a human to look at
     assert [set(t) for t in data["tests"]] == [TEST, TEST]
     assert [(t["number"], t["score"], t["max_score"], t["status"]) for t in data["tests"]] == [
         ("9.1", 4, 4, "passed"), ("9.2", 4, 4, "passed")]
@@ -117,6 +118,7 @@ def test_missing_student_file_scores_the_stub_not_the_solution(demo, tmp_path):
     (g,) = grade.grade(ref, sub)
     assert g.scores() == {"lab09.double": 0, "lab09.inc": 0}
     assert "lab09_demo/mod.py is not in the submission (graded as the handout's stub)" in g.tasks[0].output()
+    assert grade.results_json(g)["extra_data"]["review"] == [grade.NO_TASK_FILE]  # an empty upload: not a silent 0
 
 
 def test_cli_grades_and_bad_input_is_one_line(demo, tmp_path):
@@ -124,6 +126,7 @@ def test_cli_grades_and_bad_input_is_one_line(demo, tmp_path):
     sub = _submission(demo, tmp_path)
     run = run_course("--root", str(ref), "grade", str(sub), "--out", str(tmp_path / "out"), "--timeout", "30")
     assert run.returncode == 0 and "lab09_demo: 8/8 points" in run.stdout, run.stdout + run.stderr
+    assert "warning:" not in run.stderr, run.stderr  # nothing to review
     bad = run_course("--root", str(ref), "grade", str(tmp_path / "nope"))
     assert bad.returncode == 2 and bad.stderr.strip().splitlines() == [
         f"error: no submission folder {tmp_path / 'nope'}: give the folder holding the lab files"]
@@ -149,6 +152,9 @@ def test_cli_finds_a_nested_submission_warns_on_an_empty_one_and_keeps_the_full_
     run = run_course("--root", str(ref), "grade", str(tmp_path / "empty"), "--out", str(out / "e"), "--timeout", "30")
     assert run.returncode == 0 and "lab09_demo: 0/8 points" in run.stdout
     assert f"warning: {tmp_path / 'empty'} holds none of the task files graded here" in run.stderr
+    # after the scores, one line per review reason (results.json's extra_data.review); the grade was made: exit 0
+    assert run.stderr.splitlines()[-1] == "warning: lab09_demo: no task file of this lab in the submission", run.stderr
+    assert json.loads((out / "e/lab09_demo/results.json").read_text())["extra_data"]["review"] == [grade.NO_TASK_FILE]
     (tmp_path / "file").write_text("x")
     run = run_course("--root", str(ref), "grade", str(nested), "--out", str(tmp_path / "file"))
     assert run.returncode == 2 and run.stderr.strip().splitlines() == [

@@ -38,6 +38,8 @@ def test_a_task_file_that_is_a_symlink_is_named_as_one_and_never_followed(demo, 
                      "--timeout", "30")
     assert run.returncode == 0 and "lab09_demo: 0/8 points" in run.stdout, run.stdout + run.stderr
     data = json.loads((out / "lab09_demo/results.json").read_text())
+    assert data["extra_data"]["review"] == g.review == [f"lab09_demo/mod.py: {grade.SYMLINK}"]  # for a human to look
+    assert run.stderr.splitlines()[-1] == f"warning: lab09_demo: lab09_demo/mod.py: {grade.SYMLINK}", run.stderr
     text = data["tests"][0]["output"]
     assert "lab09_demo/mod.py is not graded: it is a symbolic link (not followed) (graded as the handout's stub)" \
         in text and "is not in the submission" not in text

@@ -52,6 +52,8 @@ def test_a_task_file_that_rewrites_the_grader_is_not_taken_and_is_listed(demo, t
     assert g.ignored[0] == ("lab09_demo/mod.py: imports common.course.plugin (the grader) at line 1 (and 1 more): "
                             "not graded, left as the handout's"), g.ignored
     assert all(r["outcome"] == "not_implemented" for t in g.tasks for r in t.items)
+    assert grade.results_json(g)["extra_data"]["review"] == [  # for a human to look at, not just a 0
+        "lab09_demo/mod.py: imports common.course.plugin (the grader) at line 1 (and 1 more)"]
     assert "lab09_demo/mod.py is not graded: it imports common.course.plugin (the grader) at line 1 (and 1 more)" \
         in g.tasks[0].output()
 
@@ -272,6 +274,9 @@ def test_code_that_edits_the_grading_tree_scores_its_lab_0_and_says_which_file(d
     # the lab's own line says it too, in Gradescope's top-level output and under results.md's table
     assert "Not graded: lab09_demo/test_mod.py was changed" in grade.results_json(g)["output"]
     assert "**Not graded**: lab09_demo/test_mod.py was changed" in grade.results_md(g)
+    assert grade.results_json(g)["extra_data"]["review"] == [  # and in a field a script can read
+        "not graded: lab09_demo/test_mod.py was changed in the grading tree while the lab's tests ran (every task "
+        "scores 0)"]
 
 
 def test_the_local_check_warns_of_a_file_the_grader_would_refuse_and_a_script_block_is_not_read(tmp_path):
