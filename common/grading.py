@@ -8,7 +8,10 @@ per-task mean and median, Markdown on stdout; ``--out DIR`` also writes ``summar
 ``summary.json`` and a histogram PNG per task (see :mod:`common.course.summary`). A submission whose
 reports lack a task others have shows it ``missing`` with a partial total, and one ``warning:`` line on
 stderr names its reports and the labs they lack; a lab of this checkout's course that no report grades is
-named in one more ``warning:`` line and under the table (it is in neither the table nor its total).
+named in one more ``warning:`` line and under the table (it is in neither the table nor its total). A submission
+whose reports flag something for a human (``extra_data.review``: a lab not graded for tampering, a refused task file,
+no task file of a lab; or files the grade ignored) has its reasons in a last ``review`` column and one
+``warning: <name>: review: ...`` line on stderr.
 
 Exit codes (:func:`common.errors.run_cli`): 0 ok, 2 bad input (one ``error:`` line: a missing report,
 a file that is not a Gradescope results.json, ...).

@@ -15,7 +15,8 @@ named after
   alice); any other ``results.json``: its folder; a file of another name: its stem (``alice.json``: alice);
 - ``NAME=REPORT`` (when no file or folder is named so): NAME.
 
-Two reports of one row that score the same task, or the same lab where one of them is the lab's full report, are
+One file given twice (the same path twice, the same folder twice, or one file under two names) is an error that
+names it. Two reports of one row that score the same task, or the same lab where one of them is the lab's full report, are
 an error that names both and how to tell two submissions apart (``NAME=REPORT``, or a folder each); two grades of
 one submission narrowed by ``--task`` to the same task: which one to delete. Reports of different labs join the
 row, and so do a lab's reports narrowed to different tasks (``make grade TASK=lab01.gate``, then
@@ -32,19 +33,31 @@ that no report grades (:func:`ungraded_labs`, when every report's lab is one of 
 table nor the total: one more ``warning:`` line and a line under the table name it with its points. Scores are points
 (ints or floats).
 
+Review: each row's ``review`` is the union of its reports' ``extra_data.review`` (the grader's reasons a human
+must look at a lab's grade: not graded for tampering, a task file the intake refused, no task file of the lab in
+the submission; :attr:`common.course.grade.LabGrade.review`; a Gradescope file merged by
+:func:`common.course.autograder.merge`: its ``extra_data.labs``' too), then ``"N file(s) ignored"`` when its
+reports' ``extra_data.ignored`` list files (edited tests, its own ``conftest.py``, an edited given file, a refused
+task file: the union, each counted once). A report without these fields (an older report, a plain Gradescope
+file) reads as nothing to review. A row with a review has a last ``review`` cell in the table (its reasons
+joined with ``"; "``; blank for the others) and one ``warning: <name>: review: <reasons>`` line from
+:meth:`Summary.warnings`.
+
 Output: the table in Markdown on stdout; with ``--out DIR`` also ``summary.md`` (the same),
-``summary.csv`` (one line per submission: ``submission``, one column per task key, ``total``, ``missing``;
-a missing task's cell is blank and ``missing`` lists the missing labs and tasks, empty for a complete
-row), ``summary.json`` (``{"tasks": [{"key", "number", "id", "lab", "max_score", "n", "mean", "median",
-"histogram"}], "total": {..., "partial"}, "submissions": [{"name", "scores": {key: points}, "total",
-"partial", "missing", "sources"}], "ungraded": [{"lab", "max_score"}]}``) and one histogram per task plus the total (``hist_<number>_<id>.png``,
+``summary.csv`` (one line per submission: ``submission``, one column per task key, ``total``, ``missing``,
+``review``; a missing task's cell is blank and ``missing`` lists the missing labs and tasks, empty for a complete
+row; ``review`` the row's reasons joined with ``"; "``, empty when none), ``summary.json`` (``{"tasks": [{"key",
+"number", "id", "lab", "max_score", "n", "mean", "median", "histogram"}], "total": {..., "partial"},
+"submissions": [{"name", "scores": {key: points}, "total", "partial", "missing", "sources", "review": [...]}],
+"ungraded": [{"lab", "max_score"}]}``) and one histogram per task plus the total (``hist_<number>_<id>.png``,
 ``hist_total.png``: submissions per score, matplotlib's Agg canvas), every file written atomically
 (:func:`common.results.atomic_write`).
 
 Errors (:class:`~common.errors.UserError`: one ``error:`` line, exit 2): a REPORT that does not exist,
 a folder without ``<lab>/results.json``, a file that is not JSON or not a Gradescope results.json (an
 object whose ``tests`` is a list of objects with numeric ``score`` and ``max_score``), two reports of
-the same submission and lab or task, one task with two different ``max_score``, a ``NAME=`` without a name.
+the same submission and lab or task, one report given twice, one task with two different ``max_score``, a
+``NAME=`` without a name.
 """
 from __future__ import annotations
 
@@ -56,6 +69,7 @@ import re
 import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from common.errors import UserError
 from common.results import atomic_write
@@ -94,6 +108,15 @@ class Row:
     full_labs: set[str] = field(default_factory=set)
     #: column key -> the report its score came from
     origin: dict[str, str] = field(default_factory=dict)
+    #: its reports' ``extra_data.review`` lines, each once, in order
+    flagged: list[str] = field(default_factory=list)
+    #: its reports' ``extra_data.ignored`` files, each once, in order
+    ignored: list[str] = field(default_factory=list)
+
+    @property
+    def review(self) -> list[str]:
+        """Why a human must look at this submission (see the module docstring; ``[]``: nothing)."""
+        return self.flagged + ([f"{len(self.ignored)} file(s) ignored"] if self.ignored else [])
 
     @property
     def total(self) -> float:
@@ -136,10 +159,12 @@ class Summary:
         return ", ".join(f"{lab} ({_fmt(points)} points)" for lab, points in self.ungraded)
 
     def warnings(self) -> list[str]:
-        """One line per submission with a partial total: its name, its reports, what they lack; then one line
-        naming the course's labs that no report grades (not in the table, nor in its total)."""
+        """One line per submission with a partial total: its name, its reports, what they lack; one line per
+        submission to review (:attr:`Row.review`); then one line naming the course's labs that no report grades (not
+        in the table, nor in its total)."""
         out = [f"warning: {r.name} ({', '.join(r.sources)}): no grade for {self.lacks(r)}; its total is partial "
                "(not in the total's mean, median and histogram)" for r in self.rows if self.partial(r)]
+        out += [f"warning: {r.name}: review: {'; '.join(r.review)}" for r in self.rows if r.review]
         if self.ungraded:
             out.append(f"warning: no report grades {self.ungraded_text()}: the table and its total "
                        f"(/{_fmt(self.max_total)}) leave them out")
@@ -163,8 +188,24 @@ def _is_number(v) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 
-def read_report(path: Path) -> tuple[str, list[tuple[Column, float]]]:
-    """``(lab, [(column, score)])`` of one results.json; UserError (one line) when it is not one."""
+class Report(NamedTuple):
+    """What :func:`read_report` reads of one results.json."""
+
+    lab: str
+    entries: list[tuple[Column, float]]
+    #: its ``extra_data.review`` lines (and its merged labs', see the module docstring); [] when it has none
+    review: list[str]
+    #: its ``extra_data.ignored`` files (likewise)
+    ignored: list[str]
+
+
+def _lines(value) -> list[str]:
+    """The strings of a list field of ``extra_data``, each on one line (anything else: nothing)."""
+    return [" ".join(v.split()) for v in value if isinstance(v, str) and v.strip()] if isinstance(value, list) else []
+
+
+def read_report(path: Path) -> Report:
+    """``(lab, [(column, score)], review, ignored)`` of one results.json; UserError (one line) when it is not one."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
@@ -183,7 +224,11 @@ def read_report(path: Path) -> tuple[str, list[tuple[Column, float]]]:
         number, tid = str(t.get("number", "") or ""), str(t_extra.get("task") or t.get("name") or f"test {i}")
         lab = str(extra.get("lab") or "")
         out.append((Column(f"{number} {tid}".strip(), number, tid, float(t["max_score"]), lab), float(t["score"])))
-    return str(extra.get("lab") or ""), out
+    labs = extra.get("labs") if isinstance(extra.get("labs"), dict) else {}  # autograder.merge: one per lab
+    parts = [extra, *(v for v in labs.values() if isinstance(v, dict))]
+    review = list(dict.fromkeys(r for part in parts for r in _lines(part.get("review"))))
+    ignored = list(dict.fromkeys(i for part in parts for i in _lines(part.get("ignored"))))
+    return Report(str(extra.get("lab") or ""), out, review, ignored)
 
 
 def _reports(arg: str) -> list[tuple[str | None, Path]]:
@@ -235,10 +280,15 @@ def collect(reports: list[str]) -> Summary:
     rows: dict[str, Row] = {}
     columns: dict[str, tuple[Column, str]] = {}
     unread: list[tuple[str, str]] = []
+    given: dict[Path, str] = {}  # a report's real path -> the REPORT argument it was first read from
     for arg in reports:
         unread += _newer_unread(arg)
         for name, path in _reports(arg):
-            lab, entries = read_report(path)
+            if (first := given.get(path.resolve())) is not None:  # one file twice: not two submissions
+                raise UserError(f"{arg}: the same report given twice: give it once" if first == arg else
+                                f"{path}: the same report given twice (as {first} and as {arg}): give it once")
+            given[path.resolve()] = arg
+            lab, entries, review, ignored = read_report(path)
             name = name or _name(path, lab)
             row = rows.setdefault(name, Row(name))
             lab_key = lab or str(path)
@@ -258,6 +308,8 @@ def collect(reports: list[str]) -> Summary:
             if not narrowed:
                 row.full_labs.add(lab_key)
             row.sources.append(str(path))
+            row.flagged += [r for r in review if r not in row.flagged]
+            row.ignored += [i for i in ignored if i not in row.ignored]
             for col, score in entries:
                 seen = columns.setdefault(col.key, (col, str(path)))
                 if seen[0].max_score != col.max_score:
@@ -319,17 +371,20 @@ def _total(s: Summary, r: Row) -> str:
 
 
 def markdown(s: Summary) -> str:
-    """The table of the module docstring in Markdown (rows, then mean and median), with a count line."""
-    head = ["submission", *[f"{c.key} (/{_fmt(c.max_score)})" for c in s.columns], f"total (/{_fmt(s.max_total)})"]
+    """The table of the module docstring in Markdown (rows, then mean and median; a last ``review`` column), with a
+    count line."""
+    head = ["submission", *[f"{c.key} (/{_fmt(c.max_score)})" for c in s.columns], f"total (/{_fmt(s.max_total)})",
+            "review"]
     partial = [r for r in s.rows if s.partial(r)]
     lines = [f"# Class summary: {len(s.rows)} submission(s), {len(s.columns)} task(s)", "",
-             "| " + " | ".join(_cell(h) for h in head) + " |", "| --- |" + " ---: |" * (len(head) - 1)]
+             "| " + " | ".join(_cell(h) for h in head) + " |", "| --- |" + " ---: |" * (len(head) - 2) + " --- |"]
     for r in s.rows:
         cells = [_cell(r.name), *[_fmt(r.scores[c.key]) if c.key in r.scores else "missing" for c in s.columns],
-                 _total(s, r)]
+                 _total(s, r), _cell("; ".join(r.review))]
         lines.append("| " + " | ".join(cells) + " |")
     for what in ("mean", "median"):
-        cells = [f"**{what}**", *[_fmt(stats(s.values(c.key))[what]) for c in s.columns], _fmt(stats(s.values(None))[what])]
+        cells = [f"**{what}**", *[_fmt(stats(s.values(c.key))[what]) for c in s.columns], _fmt(stats(s.values(None))[what]),
+                 ""]
         lines.append("| " + " | ".join(cells) + " |")
     if partial:
         lines += ["", f"{len(partial)} submission(s) lack a task (\"missing\", not 0): their totals are partial, and "
@@ -345,12 +400,14 @@ def markdown(s: Summary) -> str:
 
 def csv_text(s: Summary) -> str:
     """One line per submission: ``submission``, one column per task key (blank: missing), ``total``,
-    ``missing`` (what a partial row lacks, see :meth:`Summary.lacks`; empty when complete)."""
+    ``missing`` (what a partial row lacks, see :meth:`Summary.lacks`; empty when complete), ``review`` (its reasons,
+    :attr:`Row.review`, joined with ``"; "``; empty when none)."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["submission", *[c.key for c in s.columns], "total", "missing"])
+    w.writerow(["submission", *[c.key for c in s.columns], "total", "missing", "review"])
     for r in s.rows:
-        w.writerow([r.name, *[_fmt(r.scores.get(c.key)) for c in s.columns], _fmt(r.total), s.lacks(r)])
+        w.writerow([r.name, *[_fmt(r.scores.get(c.key)) for c in s.columns], _fmt(r.total), s.lacks(r),
+                    "; ".join(r.review)])
     return buf.getvalue()
 
 
@@ -393,7 +450,8 @@ def to_json(s: Summary) -> dict:
     return {"tasks": tasks, "total": {"max_score": s.max_total, **stats(s.values(None)),
                                       "partial": sum(s.partial(r) for r in s.rows), "histogram": histogram_name(None)},
             "submissions": [{"name": r.name, "scores": r.scores, "total": r.total, "partial": s.partial(r),
-                             "missing": [c.key for c in s.missing(r)], "sources": r.sources} for r in s.rows],
+                             "missing": [c.key for c in s.missing(r)], "sources": r.sources, "review": r.review}
+                            for r in s.rows],
             "ungraded": [{"lab": lab, "max_score": points} for lab, points in s.ungraded]}
 
 

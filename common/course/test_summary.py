@@ -65,28 +65,29 @@ def test_table_numbers_match_an_independent_count(reports, capsys):
         if line.startswith("| ") and not line.startswith("| submission") and "---" not in line:
             cells = [c.strip() for c in line.strip("|").split("|")]
             rows[cells[0]] = cells[1:]
-    assert md.splitlines()[2] == "| submission | 9.1 lab09.double (/4) | 9.2 lab09.inc (/4) | total (/8) |"
+    assert md.splitlines()[2] == "| submission | 9.1 lab09.double (/4) | 9.2 lab09.inc (/4) | total (/8) | review |"
     double = [s["lab09.double"] for s in SCORES.values()]
     inc = [s["lab09.inc"] for s in SCORES.values() if "lab09.inc" in s]
     totals = [sum(s.values()) for s in SCORES.values() if len(s) == 2]  # carol's total is partial: left out
     for name, s in SCORES.items():
         assert rows[name] == [str(s["lab09.double"]), str(s["lab09.inc"]) if "lab09.inc" in s else "missing",
-                              str(sum(s.values())) + ("" if len(s) == 2 else " (partial)")]
+                              str(sum(s.values())) + ("" if len(s) == 2 else " (partial)"), ""]  # nothing to review
     for what, fn in (("**mean**", _mean), ("**median**", _median)):
-        assert [float(c) for c in rows[what]] == pytest.approx([fn(double), fn(inc), fn(totals)], abs=0.005)
+        assert rows[what][-1] == ""
+        assert [float(c) for c in rows[what][:-1]] == pytest.approx([fn(double), fn(inc), fn(totals)], abs=0.005)
     data = json.loads((out / "summary.json").read_text())
     by_key = {t["key"]: t for t in data["tasks"]}
     assert by_key["9.2 lab09.inc"]["n"] == 2 and by_key["9.2 lab09.inc"]["mean"] == _mean(inc)
     assert by_key["9.1 lab09.double"]["median"] == _median(double) and data["total"]["mean"] == _mean(totals)
     assert data["total"]["n"] == 2 and data["total"]["partial"] == 1
     assert [s["name"] for s in data["submissions"]] == list(SCORES)
-    assert [(s["partial"], s["missing"]) for s in data["submissions"]] == [(False, []), (False, []),
-                                                                          (True, ["9.2 lab09.inc"])]
+    assert [(s["partial"], s["missing"], s["review"]) for s in data["submissions"]] == [
+        (False, [], []), (False, [], []), (True, ["9.2 lab09.inc"], [])]
     with open(out / "summary.csv", newline="") as fh:
         lines = list(csv.DictReader(fh))
-    assert [(r["submission"], r["9.1 lab09.double"], r["9.2 lab09.inc"], r["total"], r["missing"]) for r in lines] == [
-        (n, str(s["lab09.double"]), str(s.get("lab09.inc", "")), str(sum(s.values())),
-         "" if len(s) == 2 else "task 9.2 lab09.inc") for n, s in SCORES.items()]
+    assert [(r["submission"], r["9.1 lab09.double"], r["9.2 lab09.inc"], r["total"], r["missing"], r["review"])
+            for r in lines] == [(n, str(s["lab09.double"]), str(s.get("lab09.inc", "")), str(sum(s.values())),
+                                 "" if len(s) == 2 else "task 9.2 lab09.inc", "") for n, s in SCORES.items()]
     assert (out / "summary.md").read_text() == md.split("\nwrote ")[0]
 
 
@@ -126,8 +127,6 @@ def test_bad_input_is_one_line_and_exit_2(reports, tmp_path, capsys):
         assert run_cli(grading.main, ["summary", paths[0], bad]) == 2
         captured = capsys.readouterr()
         assert captured.err.strip().splitlines() == [line]
-    assert run_cli(grading.main, ["summary", paths[0], paths[0]]) == 2
-    assert "a second report of submission 'alice' for lab09_demo" in capsys.readouterr().err
     (tmp_path / "file").write_text("x")
     assert run_cli(grading.main, ["summary", paths[0], "--out", str(tmp_path / "file")]) == 2
     captured = capsys.readouterr()  # refused before the table is printed
@@ -167,8 +166,8 @@ def test_a_lab_missing_from_a_report_is_missing_not_zero_and_warned(reports, tmp
         "(not in the total's mean, median and histogram)"]
     rows = {ln.split("|")[1].strip(): [c.strip() for c in ln.strip("|").split("|")[1:]]
             for ln in captured.out.splitlines() if ln.startswith("| ")}
-    assert rows["alice"] == ["3", "4", "3", "10"] and rows["bob"] == ["missing", "2", "4", "6 (partial)"]
-    assert rows["**mean**"][-1] == "10"  # alice's alone: the one complete total
+    assert rows["alice"] == ["3", "4", "3", "10", ""] and rows["bob"] == ["missing", "2", "4", "6 (partial)", ""]
+    assert rows["**mean**"][-2] == "10"  # alice's alone: the one complete total
 
 
 def test_file_reports_are_named_by_their_submission_and_a_collision_says_how_to_fix_it(reports, tmp_path, capsys):
@@ -237,12 +236,12 @@ def test_a_grade_folder_narrowed_by_task_is_read_as_a_folder(reports, tmp_path, 
     assert run_cli(grading.main, ["summary", str(frank), paths[1]]) == 0
     rows = {ln.split("|")[1].strip(): [c.strip() for c in ln.strip("|").split("|")[1:]]
             for ln in capsys.readouterr().out.splitlines() if ln.startswith("| ")}
-    assert rows["frank"] == [str(SCORES["alice"]["lab09.double"]), "missing", "4 (partial)"]
+    assert rows["frank"] == [str(SCORES["alice"]["lab09.double"]), "missing", "4 (partial)", ""]
     (frank / "lab09_demo/results.json").write_text(json.dumps(alice))
     assert run_cli(grading.main, ["summary", str(frank)]) == 0
     rows = {ln.split("|")[1].strip(): [c.strip() for c in ln.strip("|").split("|")[1:]]
             for ln in capsys.readouterr().out.splitlines() if ln.startswith("| ")}
-    assert rows["frank"] == ["4", "3", "7"]
+    assert rows["frank"] == ["4", "3", "7", ""]
 
 
 def test_a_lab_graded_task_by_task_joins_one_row_and_a_task_graded_twice_is_named(reports, tmp_path, capsys):
@@ -261,7 +260,7 @@ def test_a_lab_graded_task_by_task_joins_one_row_and_a_task_graded_twice_is_name
     rows = {ln.split("|")[1].strip(): [c.strip() for c in ln.strip("|").split("|")[1:]]
             for ln in captured.out.splitlines() if ln.startswith("| ")}
     want = SCORES["alice"]  # independent of the summary: the scores the fixture wrote
-    assert rows["gina"] == [str(want["lab09.double"]), str(want["lab09.inc"]), str(sum(want.values()))]
+    assert rows["gina"] == [str(want["lab09.double"]), str(want["lab09.inc"]), str(sum(want.values())), ""]
     assert "partial" not in captured.out and "warning" not in captured.err
     both = lab / "results-lab09.double-lab09.inc.json"
     both.write_text(json.dumps(alice))
@@ -310,3 +309,76 @@ def test_a_regrade_narrowed_by_task_after_the_full_grade_is_named_not_silently_d
     assert run_cli(grading.main, ["summary", str(tmp_path / "ivy")]) == 0
     captured = capsys.readouterr()
     assert str(regrade) not in captured.err + captured.out
+
+
+def test_a_report_given_twice_is_named_once_not_as_two_submissions(reports, tmp_path, capsys):
+    """The same file or folder twice, or one file under two names: one line naming it (it was "a second report of
+    submission 'alice' ... (the first: <the same path>)", and NAME= to tell two submissions apart)."""
+    _, paths = reports
+    alice = Path(paths[0])
+    report = alice / "lab09_demo/results.json"
+    (tmp_path / "link").symlink_to(alice)
+    cases = {(str(report), str(report)): f"error: {report}: the same report given twice: give it once",
+             (str(alice), str(alice)): f"error: {alice}: the same report given twice: give it once",
+             (f"a={report}", f"a={report}"): f"error: a={report}: the same report given twice: give it once",
+             (str(alice), str(tmp_path / "link")):
+                 f"error: {tmp_path / 'link/lab09_demo/results.json'}: the same report given twice (as {alice} and as "
+                 f"{tmp_path / 'link'}): give it once"}
+    for args, line in cases.items():
+        assert run_cli(grading.main, ["summary", *args]) == 2
+        assert capsys.readouterr().err.strip().splitlines() == [line]
+
+
+def test_submissions_to_review_are_flagged_in_every_output_and_clean_ones_are_not(reports, tmp_path, capsys):
+    """The grader's ``extra_data.review`` (here written by :func:`grade.results_json` from a LabGrade that was not
+    graded, had a file refused, or held no task file) and its ``ignored`` files make a ``review`` for the row: in
+    the Markdown table's last column, the CSV, the JSON and one warning line each; they were plain 0 rows. A clean
+    row, an older report without these fields and a plain Gradescope file show nothing."""
+    _, paths = reports
+    (lab,) = load_course(make_course(tmp_path / "course")).labs
+    zero = [grade.TaskGrade(t) for t in lab.tasks]
+    tampered = "lab09_demo/test_mod.py was changed in the grading tree while the lab's tests ran"
+    refused = "lab09_demo/mod.py: imports pytest (the test framework) at line 3"
+    grades = {"carol": grade.LabGrade(lab, zero, run=None, ignored=["conftest.py (not a student file)",
+                                                                    "lab09_demo/test_mod.py (differs from the course's "
+                                                                    "copy, which is used)"]),
+              "carol2": grade.LabGrade(lab, zero, run=None, ignored=[], tampered=tampered),
+              "carol3": grade.LabGrade(lab, zero, run=None, ignored=[f"{refused}: not graded, left as the handout's"],
+                                       refused=[refused]),
+              "dave": grade.LabGrade(lab, zero, run=None, ignored=[], no_task_file=True)}
+    args = []
+    for name, g in grades.items():
+        p = tmp_path / "grades" / name / lab.dir / "results.json"
+        p.parent.mkdir(parents=True)
+        p.write_text(json.dumps(grade.results_json(g)))
+        args.append(str(p.parent.parent))
+    old = json.loads((Path(paths[1]) / "lab09_demo/results.json").read_text())  # bob's, as an older grader wrote it
+    del old["extra_data"]["review"], old["extra_data"]["ignored"]
+    (tmp_path / "old.json").write_text(json.dumps({**old, "extra_data": {**old["extra_data"], "review": "not a list"}}))
+    plain = {"tests": [{"name": t["name"], "score": t["score"], "max_score": t["max_score"]} for t in old["tests"]]}
+    (tmp_path / "plain.json").write_text(json.dumps(plain))
+    merged = tmp_path / "gradescope/erin/results/results.json"  # run_autograder's file: the labs under "labs"
+    merged.parent.mkdir(parents=True)
+    merged.write_text(json.dumps(autograder.merge([grade.results_json(grades["carol2"])])))
+    out = tmp_path / "out"
+    assert run_cli(grading.main, ["summary", paths[0], *args, str(tmp_path / "old.json"), str(merged), "--out",
+                                  str(out)]) == 0
+    captured = capsys.readouterr()
+    want = {"alice": [], "carol": ["2 file(s) ignored"], "carol2": [f"not graded: {tampered} (every task scores 0)"],
+            "carol3": [refused, "1 file(s) ignored"], "dave": [grade.NO_TASK_FILE], "old": [],
+            "erin": [f"not graded: {tampered} (every task scores 0)"]}
+    rows = {ln.split("|")[1].strip(): ln.strip("|").split("|")[-1].strip()
+            for ln in captured.out.splitlines() if ln.startswith("| ") and "**" not in ln and "---" not in ln}
+    assert rows == {"submission": "review", **{n: "; ".join(r) for n, r in want.items()}}
+    assert [ln for ln in captured.err.splitlines() if ": review: " in ln] == [
+        f"warning: {n}: review: {'; '.join(r)}" for n, r in want.items() if r]
+    assert {s["name"]: s["review"] for s in json.loads((out / "summary.json").read_text())["submissions"]} == want
+    with open(out / "summary.csv", newline="") as fh:
+        lines = list(csv.DictReader(fh))
+    assert list(lines[0])[-2:] == ["missing", "review"]
+    assert {r["submission"]: r["review"] for r in lines} == {n: "; ".join(r) for n, r in want.items()}
+    assert run_cli(grading.main, ["summary", str(tmp_path / "plain.json")]) == 0  # a plain Gradescope file
+    captured = capsys.readouterr()
+    bob = SCORES["bob"]
+    assert f"| plain | {bob['lab09.double']} | {bob['lab09.inc']} | {sum(bob.values())} |  |" in captured.out
+    assert "review" not in captured.err
