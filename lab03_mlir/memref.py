@@ -97,7 +97,9 @@ def memref_descriptor(a: np.ndarray):
 
     Raises:
         UserError: ``a`` is 0-d, or a stride is not a whole number of elements (a field of a
-            structured array, a byte-offset view).
+            structured array, a byte-offset view): each axis's own stride is checked, in ``itemsize``
+            bytes (not the dtype's alignment). Where no two elements are a stride apart (an axis of
+            size 1, an array with no element) refusing is allowed, not required.
     """
     a = np.asarray(a)
     cls = descriptor_type(a.ndim, a.dtype)

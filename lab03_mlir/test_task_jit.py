@@ -2,9 +2,10 @@
 
 Through the public contract only (``memref.memref_descriptor`` and its docstring; ``EngineKernel.call_views``
 of the given kit): the fields against what NumPy itself says of the array (its data pointer, shape and
-byte strides), on several shapes and dtypes, contiguous and not (transposed, stepped, reversed,
-broadcast, offset views); then native code reading and writing *through* the descriptor: small kernels
-whose memref arguments have a strided layout, lowered by the lab's stages and JIT-compiled, copy and add
+byte strides) and, for contiguous arrays, what ``mlir.runtime.get_ranked_memref_descriptor`` makes of
+them, on several shapes and dtypes, contiguous and not (transposed, stepped, reversed, broadcast, offset,
+rank-1 and stride-trick views); a stride that is no whole number of elements refused on any axis; then
+native code reading and writing *through* the descriptor: small kernels whose memref arguments have a strided layout, lowered by the lab's stages and JIT-compiled, copy and add
 views, compared with NumPy. A copy and one float32 addition per element round exactly as NumPy's do, so
 the comparison is bitwise (no tolerance). ``aligned`` may point at the first element (``offset`` 0) or
 below it (``offset`` > 0): both are correct descriptors and both pass.
@@ -51,14 +52,31 @@ VIEWS = {
     "broadcast": lambda: np.broadcast_to(BASE[0, 0], (3, 5)),
     "offset": lambda: BASE[1, 2:, 3:],
     "empty-reversed": lambda: BASE[2, ::-1, :][6:],  # no element: no axis moves the lowest address back
+    # rank 1: a reversed, stepped row (stride -2 elements, not 1)
+    "rank1-reversed-stepped": lambda: BASE[1, 3, ::-2],
+    # NumPy's stride tricks: windows of a reversed vector, the first one dropped. The view's ``.base`` is the
+    # window array, whose data pointer (the reversed vector's first element, BASE[0, 5, 4]) lies one element
+    # *above* this view's first element: an offset counted from ``a.base`` would be -1, below 0
+    "windows-of-reversed": lambda: np.lib.stride_tricks.sliding_window_view(BASE[0].ravel()[::-1], 4)[1:],
 }
 
 
+CONTIGUOUS_DTYPES = [np.float32, np.float64, np.int32, np.int64, np.float16, np.int8, np.bool_]
+
+
 @pytest.mark.task("lab03.jit", points=1)
-@pytest.mark.parametrize("shape, dtype", [((7,), np.float32), ((3, 5), np.float32), ((2, 3, 4), np.float32),
-                                          ((4, 6), np.float64), ((5,), np.int32)])
-def test_contiguous_array_fields(shape, dtype):
-    check_fields(np.arange(int(np.prod(shape)), dtype=dtype).reshape(shape))
+@pytest.mark.parametrize("shape", [(7,), (3, 5), (2, 3, 4)])
+def test_contiguous_array_fields(shape):
+    """A fresh C-contiguous array of each dtype (element sizes 1 to 8 bytes): the fields as NumPy gives them
+    (``check_fields``), and the element address and strides as ``mlir.runtime.get_ranked_memref_descriptor``,
+    MLIR's own helper for exactly this case, gives them (``aligned + offset`` at its ``aligned``, offset 0 there)."""
+    from mlir.runtime import get_ranked_memref_descriptor
+    for dtype in CONTIGUOUS_DTYPES:
+        a = (np.arange(int(np.prod(shape))) % 3).astype(dtype).reshape(shape)
+        check_fields(a)
+        f, ref = fields(memref.memref_descriptor(a)), fields(get_ranked_memref_descriptor(a))
+        assert (f["shape"], f["strides"]) == (ref["shape"], ref["strides"]), dtype
+        assert f["aligned"] + f["offset"] * a.itemsize == ref["aligned"] + ref["offset"] * a.itemsize, dtype
 
 
 @pytest.mark.task("lab03.jit", points=1)
@@ -167,12 +185,16 @@ def test_native_add_of_rank3_views():
 
 @pytest.mark.task("lab03.jit", points=1)
 def test_a_stride_that_is_no_whole_element_on_any_axis_is_refused():
-    """5-byte records, the float field transposed: byte strides (5, 20), NumPy's own; axis 0's 5 bytes are no whole
-    float32, though the last axis's 20 are."""
+    """Every axis's byte stride is checked, each on its own (the docstring: "a stride is not a whole number of
+    elements"). The float32 field of 5-byte records, transposed: byte strides (5, 20), NumPy's own; axis 0's 5 bytes
+    are no whole float32, though the last axis's 20 are. Not transposed: (20, 5), the bad stride on the last axis.
+    6-byte records, shape (2, 3): strides (18, 6), neither a whole number of 4-byte elements, though their sum (24) is."""
     rec = np.zeros((3, 4), dtype=[("x", "<f4"), ("tag", "u1")])
-    assert rec["x"].T.strides == (5, 20)
-    with pytest.raises(UserError):
-        memref.memref_descriptor(rec["x"].T)
+    rec6 = np.zeros((2, 3), dtype=[("x", "<f4"), ("tag", "<u2")])
+    assert rec["x"].T.strides == (5, 20) and rec["x"].strides == (20, 5) and rec6["x"].strides == (18, 6)
+    for view in (rec["x"].T, rec["x"], rec6["x"]):
+        with pytest.raises(UserError):
+            memref.memref_descriptor(view)
 
 
 @pytest.mark.task("lab03.jit", points=1)
@@ -190,10 +212,16 @@ def test_aligned_points_into_the_arrays_memory():
 
 @pytest.mark.task("lab03.jit", points=1)
 def test_complex_elements_are_counted_by_itemsize():
-    """complex64: itemsize 8 bytes, alignment 4; strides and offsets count elements of ``itemsize`` bytes."""
+    """complex64: itemsize 8 bytes, alignment 4; strides and offsets count elements of ``itemsize`` bytes. So the
+    complex64 field of 12-byte records (byte stride 12: three alignment units, a well-aligned array for NumPy's
+    ``flags.aligned``) has a stride of 1.5 elements: no whole number, refused (``12 // 8`` would read the wrong bytes)."""
     c = (np.arange(6) + 1j).astype(np.complex64).reshape(2, 3)
     check_fields(c)
     check_fields(c[:, ::-1])
+    z = np.zeros(5, dtype=[("z", "<c8"), ("w", "<f4")])["z"]
+    assert z.strides == (12,) and z.flags.aligned
+    with pytest.raises(UserError):
+        memref.memref_descriptor(z)
 
 
 @pytest.mark.task("lab03.jit", points=1)
