@@ -446,11 +446,12 @@ def test_exact_initializer_outputs_leaves_exact_and_overridable_outputs():
 
 # ---- fuse_consecutive_reshapes: resolving zeros of s2 ------------------------------------------------------
 
-def pair(s1, s2, x_shape=(2, 3, 4), attrs1=None, s2_dtype=np.int64):
-    """x -> Reshape(s1) -> m -> Reshape(s2) -> y; ``attrs1`` are the first node's attributes (default none)."""
+def pair(s1, s2, x_shape=(2, 3, 4), attrs1=None, s2_dtype=np.int64, attrs2=None):
+    """x -> Reshape(s1) -> m -> Reshape(s2) -> y; ``attrs1``, ``attrs2`` are the first and second node's attributes
+    (default none)."""
     nodes = [ints("s1", s1), helper.make_node("Reshape", ["x", "s1"], ["m"], **(attrs1 or {})),
              helper.make_node("Constant", [], ["s2"], value=numpy_helper.from_array(np.asarray(s2, s2_dtype))),
-             helper.make_node("Reshape", ["m", "s2"], ["y"])]
+             helper.make_node("Reshape", ["m", "s2"], ["y"], **(attrs2 or {}))]
     return nodes, [("x", F, list(x_shape))], [("y", F, None)]
 
 
@@ -472,10 +473,52 @@ def test_zero_copied_through_a_first_reshape_without_allowzero_attribute():
 
 
 @pytest.mark.task("lab01.reshape", points=1)
-@pytest.mark.parametrize("s2,dtype", [([2, 12], np.int32), ([[2, 12]], np.int64)])
+@pytest.mark.parametrize("s2,dtype", [([2, 12], np.int32), ([[2, 12]], np.int64), (24, np.int64)])
 def test_an_invalid_second_shape_is_not_fused(s2, dtype):
-    nodes, inputs, outputs = pair([6, 4], s2, s2_dtype=dtype)
-    assert fuse_consecutive_reshapes(make_model(nodes, inputs, outputs, check=False)).rewrites == 0
+    """ONNX Reshape types ``shape`` as a 1-D int64 tensor: an int32, a 2-D or a 0-D (scalar) constant ``s2`` makes
+    the second node malformed, and the docstring of ``fuse_consecutive_reshapes`` leaves such a pair alone, whatever
+    the second node's ``allowzero`` (with ``allowzero=1`` no entry of ``s2`` reads the input's dims, but a malformed
+    ``s2`` is still no shape: fusing would only move the malformed node)."""
+    for attrs2 in (None, {"allowzero": 0}, {"allowzero": 1}):
+        nodes, inputs, outputs = pair([6, 4], s2, s2_dtype=dtype, attrs2=attrs2)
+        assert fuse_consecutive_reshapes(make_model(nodes, inputs, outputs, check=False)).rewrites == 0, attrs2
+
+
+@pytest.mark.task("lab01.reshape", points=1)
+def test_a_zero_of_s2_is_resolved_from_any_positive_entry_of_s1():
+    """``s1[i] > 0`` gives m's dim ``i`` (the docstring of ``fuse_consecutive_reshapes``), so the pair fuses with
+    that entry written into ``s2'``: an entry ``1`` of ``s1`` too (left as ``0`` in ``s2'`` it would copy x's dim 2,
+    and onnx.reference then fails on the element count), and whatever the first node's ``allowzero``: with no ``0``
+    in ``s1`` it changes nothing (only a ``0`` of ``s1`` reads it). x float[2, 3, 4]; the outputs are compared with
+    the unfused model's under onnx.reference."""
+    feeds = {"x": rnd(2, 3, 4)}
+    for s1, s2, attrs1, want in (([1, 24], [0, 4, 6], None, [1, 4, 6]),
+                                 ([6, 4], [0, 2, 2], {"allowzero": 1}, [6, 2, 2]),
+                                 ([2, 12], [0, 0, 1], {"allowzero": 1}, [2, 12, 1])):
+        out = apply(fuse_consecutive_reshapes, make_model(*pair(s1, s2, attrs1=attrs1)), feeds, 1)
+        assert list(ReferenceEvaluator(out).run(None, feeds)[0].shape) == want, (s1, s2, attrs1)
+
+
+@pytest.mark.task("lab01.reshape", points=1)
+def test_shape_initializers_that_a_caller_may_feed_or_another_node_reads():
+    """Two initializer cases of the IR spec ("Graphs"). (1) An initializer that is also a graph input is only a default:
+    a caller may feed another ``s2`` (here ``[0, 4]``, whose ``0`` copies m's 6), so ``s2`` is no constant and, under
+    ``allowzero=0``, the pair is left alone (fused, the ``0`` would copy x's 2). (2) Shape initializers read by
+    another node stay: ``s1`` also shapes ``z = Reshape(w, s1)`` and ``s2`` also shapes ``u = Reshape(v, s2)``, so
+    fusing ``Reshape(Reshape(x, s1), s2)`` into ``Reshape(x, [6, 2, 2])`` keeps both (the first node goes, and only
+    what fed *only* its shape input goes with it). Checked under onnx.reference against the unfused model."""
+    nodes = [ints("s1", [6, 4]), helper.make_node("Reshape", ["x", "s1"], ["m"]), helper.make_node("Reshape", ["m", "s2"], ["y"])]
+    model = make_model(nodes, [("x", F, [2, 3, 4]), ("s2", I64, [2])], [("y", F, ["a", "b"])],
+                       inits={"s2": np.array([4, 6], np.int64)})
+    for s2 in ([0, 4], [4, 6]):
+        apply(fuse_consecutive_reshapes, model, {"x": rnd(2, 3, 4), "s2": np.array(s2, np.int64)}, 0)
+    nodes = [helper.make_node("Reshape", ["x", "s1"], ["m"]), helper.make_node("Reshape", ["m", "s2"], ["y"]),
+             helper.make_node("Reshape", ["w", "s1"], ["z"]), helper.make_node("Reshape", ["v", "s2"], ["u"])]
+    model = make_model(nodes, [("x", F, [2, 3, 4]), ("w", F, [4, 6]), ("v", F, [6, 4])],
+                       [("y", F, None), ("z", F, None), ("u", F, None)],
+                       inits={"s1": np.array([6, 4], np.int64), "s2": np.array([0, 2, 2], np.int64)})
+    out = apply(fuse_consecutive_reshapes, model, {"x": rnd(2, 3, 4), "w": rnd(4, 6), "v": rnd(6, 4)}, 1)
+    assert {"s1", "s2"} <= {t.name for t in out.graph.initializer}
 
 
 @pytest.mark.task("lab01.reshape", points=1)

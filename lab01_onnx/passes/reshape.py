@@ -24,12 +24,15 @@ def fuse_consecutive_reshapes(model: onnx.ModelProto) -> PassResult:
         reaches the second node through its **data** input (input 0), never its shape input;
       * ``m`` has exactly one use: no other consumer, not a graph output, no outer-scope
         reference from an If/Loop/Scan body;
-      * ``s2`` is a constant (initializer or Constant node), or the second node has
-        ``allowzero=1`` (then no entry of ``s2`` reads the input's dims and any ``s2`` works);
-        a constant ``s2`` must be a shape as the spec types it, a 1-D int64 tensor: an int32 or
-        2-D one makes the node malformed and the pair is left alone;
+      * ``s2`` is a constant (an initializer that is not also a graph input -- a caller may feed
+        another value for one that is, IR spec "Graphs" -- or a Constant node), or the second node
+        has ``allowzero=1`` (then no entry of ``s2`` reads the input's dims and any runtime ``s2``
+        works); a constant ``s2``, under either ``allowzero``, must be a shape as the spec types it,
+        a 1-D int64 tensor: an int32, 0-D or 2-D one makes the node malformed and the pair is left
+        alone;
       * every ``0`` in a constant ``s2`` with ``allowzero=0`` is resolved: from a constant ``s1``
-        (``s1[i] > 0`` gives that dim; ``s1[i] == 0`` with the first node's ``allowzero=0``
+        (``s1[i] > 0`` gives that dim, whatever the first node's ``allowzero``, which only acts
+        on a ``0`` of ``s1``; ``s1[i] == 0`` with the first node's ``allowzero=0``
         copies ``x``'s dim ``i``, so the ``0`` stays valid in ``s2'``), else from a static dim of
         ``m`` after shape inference, completed through the current chain of constant-shape
         Reshapes that produces ``m`` (:meth:`Shapes.through_reshapes`); an unresolvable or
@@ -37,10 +40,11 @@ def fuse_consecutive_reshapes(model: onnx.ModelProto) -> PassResult:
 
     The fused node is the second node with data input ``x`` and shape ``s2'`` (``s2`` itself when
     no ``0`` had to be resolved); its ``allowzero`` is kept. The first Reshape is removed, and so
-    is whatever only fed its shape input (e.g. a Shape->Gather->Concat chain). Chains of any
-    length fuse in one call, and a pair that a fusion's cleanup made fusable (it removed the
-    other reader of that pair's ``m``) is fused too (:func:`~lab01_onnx.passes.core.apply_rule`),
-    so the pass is idempotent.
+    is whatever only fed its shape input (e.g. a Shape->Gather->Concat chain); a shape initializer
+    or node that another node still reads stays, and so does a replaced ``s2`` with other readers.
+    Chains of any length fuse in one call, and a pair that a fusion's cleanup made fusable (it
+    removed the other reader of that pair's ``m``) is fused too
+    (:func:`~lab01_onnx.passes.core.apply_rule`), so the pass is idempotent.
 
     Returns:
         PassResult with ``rewrites`` = number of Reshape nodes removed.
