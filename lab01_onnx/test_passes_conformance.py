@@ -663,3 +663,28 @@ def test_attr_int_reads_an_int_attribute_and_refuses_another_type():
                          [h.make_tensor_value_info("o", T.FLOAT, [2, 2])])
     with pytest.raises(onnx.checker.ValidationError, match="(?i)attribute"):
         onnx.checker.check_model(h.make_model(graph, opset_imports=[h.make_opsetid("", 17)]))
+
+
+def test_static_shapes_does_not_read_an_overridable_initializer_as_a_constant():
+    """ONNX IR spec ("Graphs"): an initializer that is also a graph input is a default a caller may override. Shape
+    inference with data propagation read it as a constant: a Reshape whose shape input defaults to [6, 4] got dims
+    [6, 4], though feeding [4, 6] gives (4, 6) (onnx.reference, the oracle) and [24] another rank; with the same
+    shape as a plain initializer the dims are known, as before."""
+    from onnx.reference import ReferenceEvaluator
+
+    from lab01_onnx.passes.shapes import static_shapes
+
+    def model(overridable: bool) -> onnx.ModelProto:
+        inputs = [h.make_tensor_value_info("x", T.FLOAT, [4, 6])]
+        inputs += [h.make_tensor_value_info("s1", T.INT64, [2])] if overridable else []
+        graph = h.make_graph([h.make_node("Reshape", ["x", "s1"], ["m"]), h.make_node("Relu", ["m"], ["y"])], "g",
+                             inputs, [h.make_tensor_value_info("y", T.FLOAT, None)],
+                             initializer=[h.make_tensor("s1", T.INT64, [2], [6, 4])])
+        return h.make_model(graph, opset_imports=[h.make_opsetid("", 17)], ir_version=8)
+
+    x = np.arange(24, dtype=np.float32).reshape(4, 6)
+    fed = ReferenceEvaluator(model(True)).run(None, {"x": x, "s1": np.array([4, 6], np.int64)})[0]
+    assert fed.shape == (4, 6)  # not the default's (6, 4)
+    assert static_shapes(model(True))["m"] in (None, [None, None])
+    assert static_shapes(model(False))["m"] == [6, 4]
+    assert len(model(True).graph.initializer) == 1  # the caller's model is not modified

@@ -17,8 +17,14 @@ Dims = list[int | None]
 
 
 def static_shapes(model: onnx.ModelProto) -> dict[str, Dims | None]:
-    """Value name -> dims (int, or None where symbolic); None where even the rank is unknown."""
-    model = exact_initializer_outputs(model)
+    """Value name -> dims (int, or None where symbolic); None where even the rank is unknown.
+
+    An initializer that is also a graph input is a default a caller may replace (ONNX IR spec, "Graphs":
+    "an initializer ... MAY also be specified as an input ... the value may be overridden"): inference runs
+    without its value, so no dims computed from it (a Reshape's shape operand) are taken as known; its own dims
+    are the input's declared ones.
+    """
+    model = without_overridable_initializers(exact_initializer_outputs(model))
     try:
         inferred = onnx.shape_inference.infer_shapes(model, check_type=False, strict_mode=False, data_prop=True)
     except Exception:
@@ -33,6 +39,21 @@ def static_shapes(model: onnx.ModelProto) -> dict[str, Dims | None]:
         out[vi.name] = dims
     for t in g.initializer:
         out[t.name] = list(t.dims)
+    return out
+
+
+def without_overridable_initializers(model: onnx.ModelProto) -> onnx.ModelProto:
+    """``model``, or a copy without the initializers that are also graph inputs (their inputs stay): ONNX shape
+    inference with data propagation reads such a default as a constant (a Reshape fed ``[6, 4]`` by default gets
+    dims ``[6, 4]``, though a caller may feed ``[4, 6]``). The caller's model is never modified."""
+    inputs = {i.name for i in model.graph.input}
+    if not any(t.name in inputs for t in model.graph.initializer):
+        return model
+    out = onnx.ModelProto()
+    out.CopyFrom(model)
+    kept = [t for t in out.graph.initializer if t.name not in inputs]
+    del out.graph.initializer[:]
+    out.graph.initializer.extend(kept)
     return out
 
 
