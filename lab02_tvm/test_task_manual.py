@@ -61,7 +61,7 @@ def same_loops(sch, a, b) -> bool:
     return len(a) == len(b) and all(sch.get(x).same_as(sch.get(y)) for x, y in zip(a, b))
 
 
-@pytest.mark.task("lab02.manual", points=3)
+@pytest.mark.task("lab02.manual", points=2)
 @pytest.mark.parametrize("m, k, n, vec, rb", [(16, 32, 24, 8, 4), (12, 8, 32, 16, 3)])
 def test_matmul_tile_order_and_extents(m, k, n, vec, rb):
     from lab02_tvm.schedule.manual import tile_and_reorder
@@ -89,6 +89,28 @@ def test_without_a_register_block_only_the_vector_loop_splits(block_loop, rb):
         f"the vector loop splits off")
     assert same_loops(sch, loops, [*outer, *reduction, *inner]) and len(inner) == 1, (
         f"want the loops (*outer, *reduction, *inner) with one inner loop (the vector loop); inner has {len(inner)}")
+
+
+@pytest.mark.task("lab02.manual", points=1)
+@pytest.mark.parametrize("m, k, n, vec, rb", [(4, 16, 8, 8, 4), (6, 8, 8, 4, 2)], ids=["as-wide-as-the-loop", "block-of-2"])
+def test_a_vector_or_register_block_as_wide_as_its_loop_or_of_2_still_splits(m, k, n, vec, rb):
+    """The contract splits whenever ``reg_block > 1`` (and always for the vector loop), by exactly the given
+    factors: ``vec == E`` gives ``[1, E]`` and ``reg_block == B`` gives ``[1, B]`` (``manual_schedule`` picks the
+    largest divisor <= the lanes / ``reg_block``, which is the whole extent for a short loop), and a register block
+    of 2 is a register block. Hand-worked extents: M=4, N=8, vec=8, rb=4 gives (1, 1 | K | 4, 8); M=6, N=8, vec=4,
+    rb=2 gives (3, 2 | K | 2, 4). A solution that skips a split whose outer half would have extent 1, caps a factor
+    at half the extent, or only blocks from 3 up leaves other extents."""
+    from lab02_tvm.schedule.manual import tile_and_reorder
+    sch, block, spatial, reduction = block_loops(matmul(m, k, n))
+    outer, inner = tile_and_reorder(sch, spatial, reduction, vec=vec, block_loop=0, reg_block=rb)
+    loops = sch.get_loops(block)
+    want = [m // rb, n // vec, k, rb, vec]
+    assert extents(sch, loops) == want, (
+        f"loop extents {extents(sch, loops)}, want {want} = (M/{rb}, N/{vec} | K | {rb}, {vec}): split by exactly "
+        f"vec={vec} and reg_block={rb}, even where the outer half has extent 1")
+    assert same_loops(sch, loops, [*outer, *reduction, *inner]), "the loops you returned are not the block's loops "\
+        "in the order (*outer, *reduction, *inner)"
+    assert extents(sch, outer) == [m // rb, n // vec] and extents(sch, inner) == [rb, vec]
 
 
 @pytest.mark.task("lab02.manual", points=2)
@@ -129,9 +151,11 @@ def test_each_primitive_is_reported():
 
 
 @pytest.mark.task("lab02.manual", points=1)
-def test_without_a_register_block_the_vector_split_and_the_reorder_are_reported():
-    """With no register block there are two primitives, the vector split and the reorder: each is reported once,
-    after it has run (the loop count and order at each call, read with ``sch.get_loops``)."""
+@pytest.mark.parametrize("block_loop, rb", [(None, 4), (0, 1)], ids=["no-block-loop", "reg-block-1"])
+def test_without_a_register_block_the_vector_split_and_the_reorder_are_reported(block_loop, rb):
+    """With no register block (``block_loop`` None, or ``reg_block`` 1: nothing to split) there are two primitives,
+    the vector split and the reorder: each is reported once, after it has run (the loop count and order at each
+    call, read with ``sch.get_loops``); no ``split`` is reported for a split that did not happen."""
     from lab02_tvm.schedule.manual import tile_and_reorder
     sch, block, spatial, reduction = block_loops(matmul(16, 12, 16))
     names: list[str] = []
@@ -141,7 +165,7 @@ def test_without_a_register_block_the_vector_split_and_the_reorder_are_reported(
         names.append(name)
         at.append(extents(sch, sch.get_loops(block)))
 
-    tile_and_reorder(sch, spatial, reduction, vec=8, block_loop=None, reg_block=4, step=step)
+    tile_and_reorder(sch, spatial, reduction, vec=8, block_loop=block_loop, reg_block=rb, step=step)
     assert all(type(n) is str for n in names), f"step(...) called with non-str: {[type(n).__qualname__ for n in names]}"
     assert [primitive(n) for n in names] == ["split", "reorder"], names
     assert at == [[16, 2, 8, 12], [16, 2, 12, 8]], (
@@ -199,7 +223,7 @@ def test_reduction_loops_keep_their_order_whatever_their_extents_and_the_callers
         "tile_and_reorder changed the caller's reduction list"
 
 
-@pytest.mark.task("lab02.manual", points=4)
+@pytest.mark.task("lab02.manual", points=3)
 def test_manual_schedule_matches_numpy_and_is_vectorised_and_parallel():
     from lab02_tvm.schedule.manual import manual_schedule
     m, k, n = 32, 64, 48

@@ -153,12 +153,14 @@ def tile_and_reorder(sch: s_tir.Schedule, spatial: list, reduction: list, *, vec
         sch: the schedule; ``spatial`` / ``reduction``: the anchor block's loops (``sch.get_loops``), one
             per iterator, spatial ones and reduction ones each outermost first.
         vec: the vector width: split the innermost spatial loop ``spatial[-1]`` (extent ``E``) into
-            ``[E // vec, vec]`` (``vec`` divides ``E``).
+            ``[E // vec, vec]`` (``vec`` divides ``E``; ``vec == E`` still splits, into ``[1, E]``).
         block_loop: index into ``spatial`` of the register-block loop (never the last one), or ``None``;
             when not ``None`` and ``reg_block > 1``, split that loop (extent ``B``) into
-            ``[B // reg_block, reg_block]`` (``reg_block`` divides ``B``).
+            ``[B // reg_block, reg_block]`` (``reg_block`` divides ``B``; ``reg_block == B`` still splits, into
+            ``[1, B]``).
         step: when given, call ``step(name)`` after each primitive, ``name`` starting with the primitive
-            (``split(...)``, ``reorder(...)``): it records the loop nest (and the tests' checks run there).
+            (``split(...)``, ``reorder(...)``), once per primitive applied (no report for a split that is not
+            made): it records the loop nest (and the tests' checks run there).
 
     Returns:
         ``(outer, inner)``: ``outer`` the loops above the reduction after the reorder, outermost first:
