@@ -201,10 +201,12 @@ def report(model: onnx.ModelProto, log_text: str) -> Coverage:
 
         * ``nodes``: one dict per main-graph node, in graph order: ``index``, ``name``, ``op``;
           ``placement``: ``"CPU"`` when ORT lists the node under ``Node(s) placed on
-          [CPUExecutionProvider]`` (log names resolved with :func:`lab04_npu.qnnlog.base_name`: ORT's
-          layout pass adds ``_token_N``), and every node when ORT placed nothing on the QNN EP,
-          ``"QNN"`` otherwise; ``partition``: the node's QNN partition (an index into
-          ``log.partitions``, from the given ``_partitions``), None on the CPU; ``validation``:
+          [CPUExecutionProvider]`` (a log name is the node of that name, else of its
+          :func:`lab04_npu.qnnlog.base_name`, as the given ``_resolve`` does: ORT's layout pass adds
+          ``_token_N``, yet a file may itself name a node ``erf_token_9``), and every node when ORT placed
+          nothing on the QNN EP, ``"QNN"`` otherwise (a node the log never names included, such as a
+          ``Constant``, which ORT turns into an initializer); ``partition``: the node's QNN partition
+          (an index into ``log.partitions``, from the given ``_partitions``), None on the CPU; ``validation``:
           ``"PASSED"``/``"FAILED"`` (QNN's verdict on the node's unit) or ``"not logged"``; ``unit``:
           ``"<group> (<anchor op>)"`` such as ``"GeluFusion (Erf)"``, or ``"-"``; ``reason``: QNN's
           ``REASON`` line verbatim for a node it refused, ``"validated by QNN, left on the CPU by ORT's
