@@ -399,6 +399,109 @@ def test_malformed_identity_is_left_alone(inputs):
             "docstring: not exactly one input, an empty name, or an input nothing defines) stays")
 
 
+@pytest.mark.task("lab01.identity", points=1)
+def test_identity_with_other_than_one_output_is_left_alone():
+    """Clause 3: ONNX ``Identity`` has exactly one output, so a node with none or two is malformed and stays for
+    ``onnx.checker`` to report. Removing ``(t, u) = Identity(r)`` would rename ``t``'s readers and leave ``u``'s
+    reading a value nothing writes; a node without outputs must not crash the pass either."""
+    for outputs in (["t", "u"], ["y", "u"], []):
+        nodes = [helper.make_node("Relu", ["x"], ["r"]), helper.make_node("Identity", ["r"], outputs),
+                 helper.make_node("Abs", ["u" if outputs else "r"], ["z"])]
+        if outputs[:1] == ["t"]:
+            nodes.append(helper.make_node("Neg", ["t"], ["y"]))
+        elif not outputs:
+            nodes.append(helper.make_node("Neg", ["r"], ["y"]))
+        model = make_model(nodes, [("x", F, [2])], [("y", F, [2]), ("z", F, [2])], check=False)
+        assert eliminate_identity(model).rewrites == 0, (
+            f"Identity(r) -> {outputs} was removed: a node with other than one output is malformed (clause 3) and stays")
+
+
+@pytest.mark.task("lab01.identity", points=1)
+def test_identity_of_any_defined_source_goes_when_its_output_is_no_graph_output():
+    """Clause 1 has no exception for the source ``x``: it only requires that something defines ``x`` (clause 3). So
+    ``t = Identity(x)`` goes when ``x`` is an initializer (constant or overridable, i.e. also a graph input) or another
+    graph output (clause 2's exceptions concern renaming ``x``, which clause 1 never does), and also when nothing
+    reads ``t`` (no reader to rewire: the node simply goes). Each result runs under the pass contract
+    (``onnx.reference``, bitwise) and keeps no Identity."""
+    cases = [  # (nodes before the Identity, source, graph inputs, initializers, extra graph outputs, feeds)
+        ([], "w", [("x", F, [2])], {"w": rnd(2)}, [], {"x": rnd(2)}),
+        ([], "w", [("x", F, [2]), ("w", F, [2])], {"w": rnd(2)}, [], {"x": rnd(2), "w": rnd(2)}),
+        ([helper.make_node("Relu", ["x"], ["a"])], "a", [("x", F, [2])], {}, [("a", F, [2])], {"x": rnd(2)}),
+    ]
+    for before, src, inputs, inits, extra, feeds in cases:
+        nodes = before + [helper.make_node("Identity", [src], ["t"]), helper.make_node("Add", ["t", "x"], ["y"])]
+        out = apply(eliminate_identity, make_model(nodes, inputs, [("y", F, [2])] + extra, inits=inits), feeds, 1)
+        assert "Identity" not in [n.op_type for n in out.graph.node], src
+    # nothing reads t: the Identity is dead, but it is still an Identity of the main graph whose output is no graph output
+    nodes = [helper.make_node("Relu", ["x"], ["a"]), helper.make_node("Identity", ["a"], ["t"])]
+    out = apply(eliminate_identity, make_model(nodes, [("x", F, [2])], [("a", F, [2])]), {"x": rnd(2)}, 1)
+    assert [n.op_type for n in out.graph.node] == ["Relu"]
+
+
+def _if_node(out, cond="c", then_nodes=(), then_out=None, else_read="b"):
+    """``out = If(cond)``: the then-branch runs ``then_nodes`` and returns ``then_out``; the else-branch returns
+    ``Abs(else_read)``, ``else_read`` an outer-scope value."""
+    then_g = branch([then_out], then_nodes)
+    else_g = branch([f"{out}_e"], [helper.make_node("Abs", [else_read], [f"{out}_e"])])
+    return helper.make_node("If", [cond], [out], then_branch=then_g, else_branch=else_g)
+
+
+@pytest.mark.task("lab01.identity", points=1)
+def test_identity_stays_when_any_subgraph_reading_it_shadows_the_target_and_only_then():
+    """IR spec, Names Within a Graph: a subgraph defining ``a`` itself captures every read of ``a`` inside it. So
+    ``b = Identity(a)`` stays when *any* subgraph that reads ``b`` defines ``a`` (clause 1), whichever position its
+    holder has among the readers (here the middle one of three Ifs), and whether the read is a node input or a body
+    output naming ``b`` (the branch would return its own ``a``: the constant 7). A subgraph that defines ``a`` but
+    does not read ``b`` captures nothing: there (a valid model: its If runs before ``a`` is defined) the node goes.
+    The results are checked against the original under ``onnx.reference`` for both branches."""
+    seven = helper.make_node("Constant", [], ["a"], value=numpy_helper.from_array(np.full(2, 7, np.float32)))
+    clean = [_if_node(f"q{k}", then_nodes=[helper.make_node("Neg", ["b"], [f"q{k}_t"])], then_out=f"q{k}_t")
+             for k in (1, 3)]
+    shadow_by_input = _if_node("q2", then_nodes=[seven, helper.make_node("Add", ["a", "b"], ["q2_t"])], then_out="q2_t")
+    shadow_by_output = _if_node("q2", then_nodes=[seven], then_out="b", else_read="x")  # its only read of b: an output
+    head = [helper.make_node("Relu", ["x"], ["a"]), helper.make_node("Identity", ["a"], ["b"])]
+    for shadow in (shadow_by_input, shadow_by_output):
+        nodes = head + [clean[0], shadow, clean[1]]
+        model = make_model(nodes, [("x", F, [2]), ("c", B, [])], [(f"q{k}", F, [2]) for k in (1, 2, 3)], check=False)
+        result = eliminate_identity(model)
+        for c in (True, False):
+            feeds = {"x": rnd(2) - 0.5, "c": np.array(c)}
+            for got, want in zip(ReferenceEvaluator(result.model).run(None, feeds), ReferenceEvaluator(model).run(None, feeds)):
+                np.testing.assert_array_equal(got, want)
+        assert result.rewrites == 0, "b = Identity(a) was removed though a subgraph reading b defines its own a"
+    # an If before Relu defines its own a and reads x only: the rename b -> a reaches no subgraph of it
+    early = _if_node("q0", then_nodes=[helper.make_node("Neg", ["x"], ["a"])], then_out="a", else_read="x")
+    nodes = [early] + head + clean
+    model = make_model(nodes, [("x", F, [2]), ("c", B, [])], [(f"q{k}", F, [2]) for k in (0, 1, 3)])
+    for c in (True, False):
+        out = apply(eliminate_identity, model, {"x": rnd(2), "c": np.array(c)}, 1)
+    assert "Identity" not in [n.op_type for n in out.graph.node]
+
+
+@pytest.mark.task("lab01.identity", points=1)
+def test_a_node_reading_the_renamed_value_twice_is_rewired_in_both_slots():
+    """A node may read one value in several input slots (``Add(b, b)``; IR spec: inputs are a list of names), in the
+    main graph or inside a subgraph: a rename must rewrite every slot, else the other one reads a value nothing
+    defines. Clause 1 (``b = Identity(a)``: readers of ``b`` move to ``a``) and clause 2 (``y = Identity(a)``, a graph
+    output: readers of ``a`` move to ``y``), under the pass contract for both branches."""
+    def add_twice(name, out):
+        return helper.make_node("Add", [name, name], [out])
+
+    nodes = [helper.make_node("Relu", ["x"], ["a"]), helper.make_node("Identity", ["a"], ["b"]), add_twice("b", "s"),
+             _if_node("q", then_nodes=[add_twice("b", "q_t")], then_out="q_t")]
+    model = make_model(nodes, [("x", F, [2]), ("c", B, [])], [("s", F, [2]), ("q", F, [2])])
+    for c in (True, False):
+        out = apply(eliminate_identity, model, {"x": rnd(2), "c": np.array(c)}, 1)
+    assert [list(n.input) for n in out.graph.node if n.op_type == "Add"] == [["a", "a"]]
+    nodes = [helper.make_node("Relu", ["x"], ["a"]), add_twice("a", "s"),
+             _if_node("q", then_nodes=[add_twice("a", "q_t")], then_out="q_t", else_read="a"),
+             helper.make_node("Identity", ["a"], ["y"])]
+    model = make_model(nodes, [("x", F, [2]), ("c", B, [])], [("s", F, [2]), ("q", F, [2]), ("y", F, [2])])
+    for c in (True, False):
+        out = apply(eliminate_identity, model, {"x": rnd(2), "c": np.array(c)}, 1)
+    assert [list(n.input) for n in out.graph.node if n.op_type == "Add"] == [["y", "y"]]
+
+
 # ---- static_shapes / exact_initializer_outputs ----------------------------------------------------------
 
 def test_static_shapes_propagate_shape_values():

@@ -19,18 +19,20 @@ def eliminate_identity(model: onnx.ModelProto) -> PassResult:
     Contract (the clauses the tests check):
 
     1. ``y`` is not a graph output: every consumer of ``y`` is rewired to ``x``, including
-       outer-scope references to ``y`` inside If/Loop/Scan bodies (node inputs and body outputs).
-       If such a body itself defines a value named ``x`` (which would capture the renamed
-       reference), the node stays.
+       outer-scope references to ``y`` inside If/Loop/Scan bodies (node inputs and body outputs),
+       and the node goes, whatever defines ``x`` (a graph input, an initializer, another graph
+       output, a node output) and also when nothing reads ``y``. If a body that reads ``y`` itself
+       defines a value named ``x`` (which would capture the renamed reference), the node stays;
+       a body that defines ``x`` but does not read ``y`` is no obstacle.
     2. ``y`` is a graph output (its name is the model's interface and must not change): the
        producer's output ``x`` is renamed to ``y`` and every other reader of ``x`` (main graph and
        subgraph outer-scope references) follows, unless ``x`` is a graph input, an initializer or
        another graph output (then renaming would change the interface or a constant: the node
        stays), or a subgraph reading ``x`` defines ``y`` itself (the node stays).
 
-    3. A malformed node (not exactly one input, an empty input name, or an input that nothing
-       defines: no graph input, initializer or node output) stays, for ``onnx.checker`` or the
-       runtime to report.
+    3. A malformed node (not exactly one input, not exactly one output, an empty input name, or an
+       input that nothing defines: no graph input, initializer or node output) stays, for
+       ``onnx.checker`` or the runtime to report.
 
     value_info entries of names that disappear are dropped. Nodes are visited in topological
     order and renames apply at once, so chains ``Identity(Identity(x))`` vanish in one call.
