@@ -304,10 +304,24 @@ def test_identity_to_graph_output_renames_the_producer():
 
 @pytest.mark.task("lab01.identity", points=1)
 def test_identity_to_graph_output_stays_when_source_cannot_be_renamed():
-    """Clause 2's exceptions, one model each: the source is a graph input, an initializer or another graph output."""
-    for source in ("graph_input", "initializer", "other_output"):
-        inits, nodes, outputs = {}, [], [("y", F, None)]
-        if source == "graph_input":
+    """Clause 2's exceptions, one model each: the source is a graph input, an initializer or another graph output,
+    or a body of a node after the producer defines y itself without reading x (renaming Relu's a to y would define
+    y before that If, whose then-branch defines y again: onnx.checker refuses the result, ONNX Runtime will not
+    load it; the model as given passes both)."""
+    for source in ("graph_input", "initializer", "other_output", "body_defines_y"):
+        inits, nodes, outputs, inputs = {}, [], [("y", F, None)], [("x", F, [3])]
+        if source == "body_defines_y":
+            src = "a"
+            then_g = helper.make_graph([helper.make_node("Constant", [], ["y"], value_floats=[1.0, 2.0, 3.0]),
+                                        helper.make_node("Neg", ["y"], ["t"])], "then", [],
+                                       [helper.make_tensor_value_info("t", F, None)])
+            else_g = helper.make_graph([helper.make_node("Constant", [], ["e"], value_floats=[4.0, 5.0, 6.0])], "else", [],
+                                       [helper.make_tensor_value_info("e", F, None)])
+            nodes += [helper.make_node("Relu", ["x"], ["a"]),
+                      helper.make_node("If", ["c"], ["z"], then_branch=then_g, else_branch=else_g)]
+            inputs.append(("c", TensorProto.BOOL, []))
+            outputs.append(("z", F, None))
+        elif source == "graph_input":
             src = "x"
         elif source == "initializer":
             src, inits = "w", {"w": rnd(3)}
@@ -316,8 +330,9 @@ def test_identity_to_graph_output_stays_when_source_cannot_be_renamed():
             nodes.append(helper.make_node("Relu", ["x"], ["a"]))
             outputs.append(("a", F, None))
         nodes.append(helper.make_node("Identity", [src], ["y"]))
-        model = make_model(nodes, [("x", F, [3])], outputs, inits=inits)
-        out = apply(eliminate_identity, model, {"x": rnd(3)}, 0)
+        model = make_model(nodes, inputs, outputs, inits=inits)
+        feeds = {"x": rnd(3), **({"c": np.array(True)} if source == "body_defines_y" else {})}
+        out = apply(eliminate_identity, model, feeds, 0)
         assert op_counts(out)["Identity"] == 1, source
 
 

@@ -28,7 +28,10 @@ def eliminate_identity(model: onnx.ModelProto) -> PassResult:
        producer's output ``x`` is renamed to ``y`` and every other reader of ``x`` (main graph and
        subgraph outer-scope references) follows, unless ``x`` is a graph input, an initializer or
        another graph output (then renaming would change the interface or a constant: the node
-       stays), or a subgraph reading ``x`` defines ``y`` itself (the node stays).
+       stays), or a subgraph reading ``x`` defines ``y`` itself (the node stays), or a subgraph of a node
+       after ``x``'s producer defines ``y`` itself, reading ``x`` or not (once the producer writes ``y``,
+       that body would define an outer-scope name again, which the IR's single-assignment rule forbids:
+       the node stays).
 
     3. A malformed node (not exactly one input, not exactly one output, an empty input name, or an
        input that nothing defines: no graph input, initializer or node output) stays, for
@@ -67,6 +70,8 @@ def remove_at(idx: DefUseIndex, pos: int, shapes: Shapes) -> int:
     if x in idx.outputs or x in idx.inputs or x in idx.graph_initializers or producer is None \
             or not can_rename(idx, x, y):
         return 0
+    if any(y in defs for holder, defs in idx.local_defs.items() if holder > producer):
+        return 0  # a body after x's producer defines y: with x renamed y above it, that body would redefine y
     idx.removed.add(pos)
     out = idx.nodes[producer].output
     out[list(out).index(x)] = y
