@@ -64,14 +64,20 @@ def same_loops(sch, a, b) -> bool:
 @pytest.mark.task("lab02.manual", points=2)
 @pytest.mark.parametrize("m, k, n, vec, rb", [(16, 32, 24, 8, 4), (12, 8, 32, 16, 3)])
 def test_matmul_tile_order_and_extents(m, k, n, vec, rb):
+    _check_matmul_tile(m, k, n, vec, rb, "the block's loops in the order (*outer, *reduction, *inner), the register "
+                                         "tile innermost")
+
+
+def _check_matmul_tile(m: int, k: int, n: int, vec: int, rb: int, why: str) -> None:
+    """``tile_and_reorder`` on an M x K x N matmul, block_loop 0: the block's loops are (M/rb, N/vec | K | rb, vec),
+    in the order (*outer, *reduction, *inner) it returned; ``why`` ends the extents' message."""
     from lab02_tvm.schedule.manual import tile_and_reorder
     sch, block, spatial, reduction = block_loops(matmul(m, k, n))
     outer, inner = tile_and_reorder(sch, spatial, reduction, vec=vec, block_loop=0, reg_block=rb)
     loops = sch.get_loops(block)
     want = [m // rb, n // vec, k, rb, vec]
     assert extents(sch, loops) == want, (
-        f"loop extents {extents(sch, loops)}, want {want}: the block's loops in the order (*outer, *reduction, "
-        f"*inner) = (M/{rb}, N/{vec} | K | {rb}, {vec}), the register tile innermost")
+        f"loop extents {extents(sch, loops)}, want {want} = (M/{rb}, N/{vec} | K | {rb}, {vec}): {why}")
     assert same_loops(sch, loops, [*outer, *reduction, *inner]), "the loops you returned are not the block's loops "\
         "in the order (*outer, *reduction, *inner)"
     assert extents(sch, outer) == [m // rb, n // vec] and extents(sch, inner) == [rb, vec]
@@ -100,17 +106,8 @@ def test_a_vector_or_register_block_as_wide_as_its_loop_or_of_2_still_splits(m, 
     of 2 is a register block. Hand-worked extents: M=4, N=8, vec=8, rb=4 gives (1, 1 | K | 4, 8); M=6, N=8, vec=4,
     rb=2 gives (3, 2 | K | 2, 4). A solution that skips a split whose outer half would have extent 1, caps a factor
     at half the extent, or only blocks from 3 up leaves other extents."""
-    from lab02_tvm.schedule.manual import tile_and_reorder
-    sch, block, spatial, reduction = block_loops(matmul(m, k, n))
-    outer, inner = tile_and_reorder(sch, spatial, reduction, vec=vec, block_loop=0, reg_block=rb)
-    loops = sch.get_loops(block)
-    want = [m // rb, n // vec, k, rb, vec]
-    assert extents(sch, loops) == want, (
-        f"loop extents {extents(sch, loops)}, want {want} = (M/{rb}, N/{vec} | K | {rb}, {vec}): split by exactly "
-        f"vec={vec} and reg_block={rb}, even where the outer half has extent 1")
-    assert same_loops(sch, loops, [*outer, *reduction, *inner]), "the loops you returned are not the block's loops "\
-        "in the order (*outer, *reduction, *inner)"
-    assert extents(sch, outer) == [m // rb, n // vec] and extents(sch, inner) == [rb, vec]
+    _check_matmul_tile(m, k, n, vec, rb, f"split by exactly vec={vec} and reg_block={rb}, even where the outer half "
+                                         "has extent 1")
 
 
 @pytest.mark.task("lab02.manual", points=2)
