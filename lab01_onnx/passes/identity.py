@@ -67,11 +67,12 @@ def remove_at(idx: DefUseIndex, pos: int, shapes: Shapes) -> int:
         rename_readers(idx, y, x)
         return 1
     producer = idx.producer.get(x)
-    if x in idx.outputs or x in idx.inputs or x in idx.graph_initializers or producer is None \
-            or not can_rename(idx, x, y):
+    if x in idx.outputs or x in idx.inputs or x in idx.graph_initializers or producer is None:
         return 0
+    # a body after x's producer that defines y (whether it reads x or not: every reader of x comes after its
+    # producer, so this is can_rename too) would define y again once the producer writes it
     if any(y in defs for holder, defs in idx.local_defs.items() if holder > producer):
-        return 0  # a body after x's producer defines y: with x renamed y above it, that body would redefine y
+        return 0
     idx.removed.add(pos)
     out = idx.nodes[producer].output
     out[list(out).index(x)] = y
