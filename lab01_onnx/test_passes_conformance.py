@@ -688,3 +688,23 @@ def test_static_shapes_does_not_read_an_overridable_initializer_as_a_constant():
     assert static_shapes(model(True))["m"] in (None, [None, None])
     assert static_shapes(model(False))["m"] == [6, 4]
     assert len(model(True).graph.initializer) == 1  # the caller's model is not modified
+
+
+def test_the_index_counts_a_sparse_initializer_as_a_definition():
+    """ONNX IR spec ("Graphs"): a ``sparse_initializer`` defines its ``values.name`` as an initializer does. The pass
+    index takes it for a graph initializer, and the names it hands out for new values never reuse it (a new
+    initializer of that name would define the value twice, which onnx's checker refuses)."""
+    sparse = h.make_sparse_tensor(h.make_tensor("sp", T.FLOAT, [1], [1.0]), h.make_tensor("sp_i", T.INT64, [1], [0]),
+                                  [2])
+    graph = h.make_graph([h.make_node("Add", ["x", "sp"], ["y"])], "g", [h.make_tensor_value_info("x", T.FLOAT, [2])],
+                         [h.make_tensor_value_info("y", T.FLOAT, [2])], sparse_initializer=[sparse])
+    model = h.make_model(graph, opset_imports=[h.make_opsetid("", 17)], ir_version=8)
+    onnx.checker.check_model(model)
+    idx = core.DefUseIndex(model)
+    assert "sp" in idx.graph_initializers
+    assert idx.unique_name("sp") == "sp_1"
+    clash = onnx.ModelProto()
+    clash.CopyFrom(model)
+    clash.graph.initializer.append(h.make_tensor("sp", T.FLOAT, [2], [0.0, 0.0]))
+    with pytest.raises(onnx.checker.ValidationError):
+        onnx.checker.check_model(clash)

@@ -91,7 +91,8 @@ class DefUseIndex:
     protobuf wrapper, whose memory Python may reuse (counterexample CE-8).
 
     Attributes:
-        inputs, outputs, graph_initializers: names of the graph's inputs, outputs, initializers.
+        inputs, outputs, graph_initializers: names of the graph's inputs, outputs, initializers (dense and
+            sparse: a ``sparse_initializer`` defines its ``values.name``).
         initializers: name -> TensorProto of the initializers that are constants (not graph inputs).
         nodes: the main-graph nodes; ``removed`` holds the positions dropped so far.
         producer: value name -> position of the node that writes it.
@@ -113,10 +114,10 @@ class DefUseIndex:
         # An initializer that is also a graph input is only a default value (IR spec, "Graphs"):
         # a caller may feed another value, so it is not a constant.
         self.initializers = {t.name: t for t in g.initializer if t.name not in self.inputs}
-        self.graph_initializers = {t.name for t in g.initializer}
         # The common index finds the uses (node inputs, graph outputs, outer-scope reads at any
         # depth); this index takes its tables over and keeps them current as rules rewrite.
         index = GraphIndex(g)
+        self.graph_initializers: set[str] = index.initializers  # dense and sparse (IR spec, "Graphs")
         self.nodes: list[onnx.NodeProto] = index.nodes
         self.producer: dict[str, int] = index.producer
         self.consumers: dict[str, list[tuple[int, int]]] = index.consumers
