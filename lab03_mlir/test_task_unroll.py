@@ -286,11 +286,15 @@ def test_values_used_inside_a_nested_region_of_the_body_are_remapped():
 @pytest.mark.task("lab03.unroll", points=1)
 def test_a_loop_of_zero_iterations_is_left_alone():
     """``for i = 5 to 5``: T = 0 is a compile-time constant (not a diagnostic) and not one iteration (no promotion,
-    whose body would then run once), by factor 1 and by 4; the sequential NumPy loop runs no iteration."""
+    whose body would then run once), by factor 1 and by 4; the sequential NumPy loop runs no iteration. By 4 it is
+    short (``T < F``); by 1 nothing is unrolled, so nothing is short (the ``UnrollStats`` docstring)."""
     for factor in (1, 4):
         mod = module(kernel(5, 5, 1))
-        unroll.unroll(mod, factor)
+        stats = unroll.unroll(mod, factor)
         assert loops(mod) == [(5, 1, 0, 0)], loops_message(f"unrolling `for i = 5 to 5` by {factor}")
+        got = (stats.unrolled, stats.remainder_loops, stats.promoted, stats.skipped_short)
+        assert got == (0, 0, 0, int(factor > 1)), \
+            f"(unrolled, remainder_loops, promoted, skipped_short) = {got} unrolling `for i = 5 to 5` by {factor}"
         check_numbers(5, 5, 1, factor)
 
 

@@ -61,7 +61,8 @@ class UnrollStats:
         remainder_loops: remainder loops split off (step 2: ``T % F != 0``).
         promoted: loops replaced by their body (step 4): the main loop left with one iteration
             (``T == F``), a one-iteration remainder loop, and under ``F == 1`` a one-iteration loop.
-        skipped_short: loops left alone because ``T < F`` (step 1; an empty body is not counted).
+        skipped_short: loops left alone because ``T < F`` under ``F > 1`` (step 1; an empty body is not counted;
+            under ``F == 1`` nothing is unrolled, so no loop is short, ``T == 0`` included).
         errors: each error diagnostic emitted, ``f"{PASS_NAME}: {NOT_CONSTANT_TRIP}"`` per loop.
     """
 
