@@ -23,8 +23,9 @@ MAX_FOLD_ELEMENTS = 1 << 20
 def fold_constant_gather(model: onnx.ModelProto) -> PassResult:
     """Replace a ``Gather`` with constant inputs by an initializer holding its result.
 
-    Two folds (``indices`` constant and int32/int64 in both; out-of-range indices are never
-    folded, so the runtime error is kept; below opset 11 only non-negative indices fold):
+    Two folds (``indices`` constant and int32/int64 in both; out-of-range indices, an ``axis`` out
+    of range and a Gather without exactly two inputs are never folded, so the runtime error is
+    kept; below opset 11 of the default domain only non-negative indices fold):
       * ``data`` is a constant too (an initializer that is not a graph input, or a ``Constant``);
       * ``Gather(Shape(x), indices)`` (axis 0 of the 1-D shape): every gathered dim of ``x`` is
         static after shape inference -- other dims of ``x`` may stay symbolic (``batch``,
@@ -35,8 +36,8 @@ def fold_constant_gather(model: onnx.ModelProto) -> PassResult:
 
     The result becomes an initializer named like the Gather's output; when that output is a graph
     output the Gather becomes a ``Constant`` node instead. Producers left without readers (the
-    ``Shape``, a ``Constant``, an unused initializer) are removed. Results over
-    :data:`MAX_FOLD_ELEMENTS` elements are not folded.
+    ``Shape``, a ``Constant``, an unused initializer) are removed. Results (of either fold) over
+    :data:`MAX_FOLD_ELEMENTS` elements are not folded, whatever the sizes of ``data`` and ``indices``.
 
     Returns:
         PassResult with ``rewrites`` = number of Gather nodes folded.
