@@ -798,13 +798,22 @@ def test_a_non_reshape_reading_a_reshape_is_not_fused():
 
 
 @pytest.mark.task("lab01.gather", points=1)
-@pytest.mark.parametrize("size,rewrites", [(6, 1), (7, 0)])
+@pytest.mark.parametrize("size,rewrites", [(8, 1), (9, 0)])
 def test_fold_size_limit_is_inclusive(monkeypatch, size, rewrites):
+    """``MAX_FOLD_ELEMENTS`` (8 here) bounds the elements of the folded *result*, inclusive, in both folds: whatever
+    the data or the indices hold (a result of 3x3 elements from 3 indices is 9, over the limit; 8 of a 9-element
+    ``data`` is within it)."""
     from lab01_onnx.passes import gather
-    monkeypatch.setattr(gather, "MAX_FOLD_ELEMENTS", 6)
-    nodes = [helper.make_node("Gather", ["data", "i"], ["g"]), helper.make_node("Neg", ["g"], ["y"])]
-    model = make_model(nodes, [], [("y", F, None)], inits={"data": rnd(size, 1), "i": np.arange(size, dtype=np.int64)})
-    assert fold_constant_gather(model).rewrites == rewrites
+    monkeypatch.setattr(gather, "MAX_FOLD_ELEMENTS", 8)
+    rows = {8: 2, 9: 3}[size]
+    for what, data, indices in (("data[size, 1], indices arange(size)", rnd(size, 1), np.arange(size)),
+                                (f"data[{rows}, {size // rows}], indices arange({rows})", rnd(rows, size // rows),
+                                 np.arange(rows)),
+                                ("data[size + 1, 1], indices arange(size)", rnd(size + 1, 1), np.arange(size))):
+        got = fold_constant_gather(gather_model(data, indices, 0)).rewrites
+        assert got == rewrites, f"{what}: a result of {size} elements, limit 8: {got} rewrites, want {rewrites}"
+    got = fold_constant_gather(shape_gather_of([1] * size)).rewrites
+    assert got == rewrites, f"Gather(Shape(x), [1] * {size}): a result of {size} dims, limit 8: {got} rewrites, want {rewrites}"
 
 
 @pytest.mark.task("lab01.reshape", points=1)
@@ -988,15 +997,22 @@ def test_a_gather_of_another_domain_is_not_folded():
     model = make_model(nodes, [], [("y", F, None)], domains={"custom.test": 1}, **AS_DECLARED,
                        inits={"data": rnd(3, 4), "i": np.array([1], np.int64), "j": np.array([2, 0, 1], np.int64)})
     assert_default_domain_only(fold_constant_gather, model, whole, {}, 1)
+    # custom.test::Shape is not ONNX's Shape either (its kernel here returns [7, 7]): Gather(it, 1) is not x's dim 1
+    seven = custom_op("Shape", lambda x: np.array([7, 7], np.int64))
+    nodes = [helper.make_node("Shape", ["x"], ["s"], domain="custom.test"), helper.make_node("Gather", ["s", "k"], ["g"]),
+             helper.make_node("Neg", ["g"], ["y"])]
+    model = make_model(nodes, [("x", F, [2, 3])], [("y", I64, None)], domains={"custom.test": 1}, **AS_DECLARED,
+                       inits={"k": np.array(1, np.int64)})
+    assert_default_domain_only(fold_constant_gather, model, seven, {"x": rnd(2, 3)}, 0)
 
 
-def shape_gather_of(indices, opset=17, start=None):
+def shape_gather_of(indices, opset=17, start=None, dtype=np.int64):
     """``y = Neg(Gather(Shape(x), indices))`` (``Shape``'s ``start`` when given), x float[N, 3, S, 5]."""
     attrs = {} if start is None else {"start": start}
     nodes = [helper.make_node("Shape", ["x"], ["s"], **attrs), helper.make_node("Gather", ["s", "i"], ["g"]),
              helper.make_node("Neg", ["g"], ["y"])]
     return make_model(nodes, [("x", F, ["N", 3, "S", 5])], [("y", I64, None)], opset=opset,
-                      inits={"i": np.asarray(indices, np.int64)}, check=False)
+                      inits={"i": np.asarray(indices, dtype)}, check=False)
 
 
 @pytest.mark.task("lab01.gather", points=1)
@@ -1022,3 +1038,57 @@ def test_a_negative_index_into_a_shape_folds_from_opset_11_only():
     apply(fold_constant_gather, shape_gather_of([3], opset=10), feeds, 1)
     out = apply(fold_constant_gather, shape_gather_of([-1], opset=11), feeds, 1)
     np.testing.assert_array_equal(ReferenceEvaluator(out).run(None, feeds)[0], [-5])
+
+
+# ---- a fourth mutant hunt: int32 indices, the opset rule in full, a Gather without two inputs ------------------
+
+@pytest.mark.task("lab01.gather", points=1)
+def test_int32_indices_fold_and_unsigned_ones_do_not():
+    """ONNX Gather's ``Tind`` is int32 or int64: int32 indices fold like int64 ones, in both folds (under the pass
+    contract, ``onnx.reference``, bitwise). uint32 and uint64 indices are not Gather's (``onnx.checker`` refuses
+    them): the node is left alone."""
+    nodes, inits, _ = gather_of([2, -1], dtype=np.int32)
+    out = apply(fold_constant_gather, make_model(nodes, [], [("y", F, None)], inits=inits), {}, 1)
+    np.testing.assert_array_equal(ReferenceEvaluator(out).run(None, {})[0], -rnd(3, 4)[[2, -1]])
+    feeds = {"x": rnd(2, 3, 7, 5)}
+    out = apply(fold_constant_gather, shape_gather_of([1, -1], dtype=np.int32), feeds, 1)
+    np.testing.assert_array_equal(ReferenceEvaluator(out).run(None, feeds)[0], [-3, -5])
+    for dtype in (np.uint32, np.uint64):
+        nodes, inits, _ = gather_of([1], dtype=dtype)
+        model = make_model(nodes, [], [("y", F, None)], inits=inits, check=False)
+        assert fold_constant_gather(model).rewrites == 0, f"{np.dtype(dtype)} indices folded: Gather takes int32/int64"
+
+
+@pytest.mark.task("lab01.gather", points=1)
+def test_below_opset_11_any_negative_index_keeps_the_gather():
+    """Gather-1 (opset 1-10) defines no negative index: one negative index anywhere among the others keeps the node,
+    in both folds; empty indices hold none, so they fold. The opset is the default domain's, whatever other domains
+    the model imports and in whatever order (``ai.onnx.ml`` 3 listed first, ``custom.test`` 12 beside opset 10)."""
+    def model_of(indices, opset, domains=None):
+        nodes, inits, _ = gather_of(indices, opset)
+        return make_model(nodes, [], [("y", F, None)], inits=inits, opset=opset, domains=domains)
+
+    for indices in ([0, -1], [-1, 0], [[1, 2], [0, -3]]):
+        assert fold_constant_gather(model_of(indices, 10)).rewrites == 0, f"indices {indices} folded at opset 10"
+    assert fold_constant_gather(shape_gather_of([3, -1], opset=10)).rewrites == 0, "Gather(Shape(x), [3, -1]) folded at opset 10"
+    apply(fold_constant_gather, model_of(np.zeros((0,), np.int64), 10), {}, 1)  # empty indices at opset 10: fold
+    model = model_of([-1], 17, {"ai.onnx.ml": 3})
+    model.opset_import.reverse()  # ai.onnx.ml first: the default domain's 17 still rules
+    assert [o.domain for o in model.opset_import] == ["ai.onnx.ml", ""]
+    apply(fold_constant_gather, model, {}, 1)
+    assert fold_constant_gather(model_of([-1], 10, {"custom.test": 12})).rewrites == 0, (
+        "a negative index folded at default-domain opset 10 (another domain's version was read)")
+
+
+@pytest.mark.task("lab01.gather", points=1)
+def test_a_gather_without_exactly_two_inputs_is_left_alone():
+    """Gather takes exactly two inputs (data, indices): with one or three the model is invalid (``onnx.reference``
+    refuses to run it); that error is the runtime's to report, so the pass neither folds the node nor crashes."""
+    for inputs in (["data"], ["data", "i", "i"]):
+        nodes = [helper.make_node("Gather", inputs, ["g"]), helper.make_node("Neg", ["g"], ["y"])]
+        model = make_model(nodes, [], [("y", F, None)], inits={"data": rnd(3, 4), "i": np.array([1], np.int64)},
+                           **AS_DECLARED)
+        with pytest.raises(TypeError, match="operator 'Gather'"):
+            ReferenceEvaluator(model).run(None, {})
+        result = fold_constant_gather(model)
+        assert result.rewrites == 0 and [n.op_type for n in result.model.graph.node] == ["Gather", "Neg"], inputs
