@@ -1,7 +1,7 @@
 """The release gate runs beside the rest of the suite (its one run feeds ``test_gate.py``).
 
 ``python -m common.course gate --json`` grades the handout, the reference, each task of the first lab stubbed
-and every known-wrong submission (about 150 trees: one core busy for six to seven minutes), and
+and every known-wrong submission (about 170 runs: one core busy for about six minutes), and
 ``test_gate.py`` only reads its findings. When a run collects ``test_gate.py`` together with other tests, the
 gate starts as a subprocess as soon as collection ends and ``test_gate.py`` moves to the end of the run, so
 the gate uses the second core while the suite runs on the first (2 cores: the suite's 15-minute budget). Run
