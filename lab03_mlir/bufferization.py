@@ -14,14 +14,19 @@ the syntax ``mlir-opt --pass-pipeline=...`` and ``PassManager.parse`` take.
 3. every public function **returns nothing**: its ``R`` tensor results became its last ``R`` memref
    arguments, which the caller allocates (the C interface the JIT calls through cannot hand a
    callee-allocated buffer back to NumPy), and the function computes each result straight into its
-   argument: no ``memref.copy`` from a buffer of its own into an output;
+   argument: no ``memref.copy`` from a buffer of its own into an output. A result the function does
+   not compute (an argument returned as it is, or a view of one such as a reshape) is copied into its
+   output: every output holds its result when the function returns;
 4. every buffer the function allocates for a temporary (``memref.alloc``) is freed before it returns
-   (``memref.dealloc``): no leak per call.
+   (``memref.dealloc``): no leak per call. A temporary over 1 KiB stays a heap buffer: only smaller
+   ones may move to the stack (a thread's stack is small, and temporaries grow with the shapes).
 
 ``affine`` (:func:`affine_pipeline`): every linalg op becomes a loop nest of ``affine.for`` over
 ``affine.load``/``affine.store`` (one loop per iteration dimension of the op, in its order: 3 deep for
-a matmul, 2 for a fill): no ``linalg`` op is left. The Python pass of Task 3.2 unrolls these loops,
-and the given ``scf`` stage (``lower-affine``) takes them on to ``scf.for``.
+a matmul, 2 for a fill): no ``linalg`` op is left. One nest per op, in the order of the ops, each loop
+from 0 to its dimension's size with step 1: nothing fused, tiled, unrolled or vectorized (later
+stages do that). The Python pass of Task 3.2 unrolls these loops, and the given ``scf`` stage
+(``lower-affine``) takes them on to ``scf.for``.
 
 Sources: MLIR docs "Bufferization" (https://mlir.llvm.org/docs/Bufferization/: One-Shot Bufferize,
 function boundaries, memref layouts, buffer deallocation), "Passes" (https://mlir.llvm.org/docs/Passes/:

@@ -7,8 +7,10 @@ linalg on tensors (not built by Task 3.1, so this task is graded on its own):
 - after ``bufferize``: no tensor type anywhere, public arguments memrefs of the identity layout, the
   results turned into the last arguments and computed straight into them (no ``memref.copy``),
   every ``memref.alloc`` matched by a ``memref.dealloc``;
-- after ``affine``: no linalg op, ``affine.for`` nests over ``affine.load``/``affine.store`` with one
-  loop per iteration dimension;
+- after ``affine``: no linalg op, ``affine.for`` nests over ``affine.load``/``affine.store``: one nest per
+  linalg op, in order, one loop per iteration dimension, each from 0 to its size with step 1 (checked
+  against nests worked out by hand from the kernels' shapes);
+- a result that is a view of an argument (a reshape) reaches its output argument (copied there);
 - the whole pipeline (the given ``scf``, ``cf`` and ``llvm`` stages after them), JIT-compiled: each
   kernel computes what NumPy computes, bitwise. Every input is a multiple of 1/16 in [-8, 8], so every
   product and every sum of up to a few hundred of them is exact in float32 in any order: any loop order,
@@ -104,6 +106,24 @@ func.func @conv(%x: tensor<1x6x6x3xf32>, %w: tensor<3x3x3x4xf32>) -> tensor<1x4x
 """
 
 
+#: Results the function does not compute: its argument as it is, and flattened (a view); each is copied into
+#: its output. Then one it does compute: twice the argument, straight into its output.
+VIEW_RESULT = """
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @flatten_and_double(%a: tensor<4x6xf32>) -> (tensor<4x6xf32>, tensor<24xf32>, tensor<4x6xf32>) {
+  %flat = tensor.collapse_shape %a [[0, 1]] : tensor<4x6xf32> into tensor<24xf32>
+  %e = tensor.empty() : tensor<4x6xf32>
+  %d = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<4x6xf32>) outs(%e : tensor<4x6xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %y = arith.addf %x, %x : f32
+    linalg.yield %y : f32
+  } -> tensor<4x6xf32>
+  return %a, %flat, %d : tensor<4x6xf32>, tensor<24xf32>, tensor<4x6xf32>
+}
+"""
+
+
 def _conv(x, w):
     out = np.zeros((1, 4, 4, 4))
     for i in range(4):
@@ -125,6 +145,22 @@ KERNELS = {
                   ["memref<3x8xf32>", "memref<8x3xf32>"]),
     "conv": (CONV, "conv", [(1, 6, 6, 3), (3, 3, 3, 4)], lambda x, w: [_conv(x, w)],
              ["memref<1x6x6x3xf32>", "memref<3x3x3x4xf32>", "memref<1x4x4x4xf32>"]),
+}
+
+
+def nest(*sizes: int) -> tuple:
+    """The perfect nest ``lowering.Loop.nest()`` gives for loops over ``sizes``, outermost first: each from 0
+    to its size, step 1."""
+    return (0, sizes[0], 1, (nest(*sizes[1:]),) if sizes[1:] else ())
+
+
+#: name: the nest of each linalg op after ``affine``, in op order (worked out by hand from the shapes above).
+NESTS = {
+    "matmul_bias_relu": [nest(6, 5), nest(6, 5, 4), nest(6, 5)],  # fill (i, j), matmul (i, j, k), bias+ReLU (i, j)
+    "chain": [nest(3, 5), nest(3, 5, 4), nest(3, 2), nest(3, 2, 5)],  # fill, matmul, fill, matmul
+    "two_results": [nest(4, 7), nest(4), nest(4, 7)],  # twice (i, j), fill (i), row sum (i, j)
+    "transpose": [nest(8, 3)],  # the output's dimensions
+    "conv": [nest(1, 4, 4, 4), nest(1, 4, 4, 4, 3, 3, 3)],  # fill (n, oh, ow, f), conv (n, oh, ow, f, kh, kw, c)
 }
 
 
@@ -234,12 +270,19 @@ def test_every_temporary_is_freed():
 @pytest.mark.task("lab03.lower", points=2)
 def test_affine_stage_leaves_affine_loops_one_per_dimension():
     for name, (text, *_rest) in KERNELS.items():
-        names = [op.name for op in ops(stage_module(text, 2))]
-        assert not [n for n in names if n.startswith("linalg.")], name
-        assert "affine.for" in names and not {"memref.load", "memref.store", "scf.for"} & set(names), name
-    # fill (i, j), matmul (i, j, k), bias + ReLU (i, j)
-    assert lowering.loop_nest_depths(stage_module(MATMUL_BIAS_RELU, 2)) == [2, 3, 2]
-    assert max(lowering.loop_nest_depths(stage_module(CONV, 2))) == 7  # n, oh, ow, f, kh, kw, c
+        module = stage_module(text, 2)
+        names = [op.name for op in ops(module)]
+        linalg = sorted({n for n in names if n.startswith("linalg.")})
+        assert not linalg, f"{name}: linalg ops left after affine: {linalg}"
+        other = sorted({"memref.load", "memref.store", "scf.for"} & set(names))
+        assert "affine.for" in names and not other, \
+            f"{name}: after affine, want affine.for over affine.load/affine.store, found {other or 'no affine.for'}"
+        vector = sorted({n for n in names if n.startswith("vector.")})
+        assert not vector, f"{name}: vector ops after affine ({vector}): the loops are over affine.load/affine.store"
+        got = [loop.nest() for loop in lowering.loop_structure(module)]
+        assert got == NESTS[name], (
+            f"{name}: affine.for nests (lb, ub, step, inner) {got}, want {NESTS[name]}: one nest per linalg op in "
+            "op order, one loop per dimension from 0 to its size with step 1 (no fusion, tiling, unrolling)")
 
 
 @pytest.mark.task("lab03.lower", points=1)
@@ -255,7 +298,7 @@ def test_lowered_and_run_it_computes_what_numpy_computes(name):
         np.testing.assert_array_equal(got, want.astype(np.float32))
 
 
-@pytest.mark.task("lab03.lower", points=2)
+@pytest.mark.task("lab03.lower", points=1)
 def test_each_call_writes_its_own_output_buffer():
     """Out-parameters are the caller's: two calls with different inputs give two right answers."""
     text, func, shapes, reference, _types = KERNELS["chain"]
@@ -266,6 +309,28 @@ def test_each_call_writes_its_own_output_buffer():
     np.testing.assert_array_equal(out1, reference(*[x.astype(np.float64) for x in first])[0].astype(np.float32))
     np.testing.assert_array_equal(out2, reference(*[x.astype(np.float64) for x in second])[0].astype(np.float32))
 
+
+@pytest.mark.task("lab03.lower", points=1)
+def test_a_result_that_is_an_argument_or_a_view_of_one_reaches_its_output():
+    """Rule 3 for results the function does not compute: the argument and its flattened view are copied into
+    their output arguments (the JIT hands in zeroed outputs, so an output left unwritten reads 0)."""
+    f = public_function(stage_module(VIEW_RESULT, 1), "flatten_and_double")
+    ftype = ir.FunctionType(ir.TypeAttr(f.attributes["function_type"]).value)
+    want_types = ["memref<4x6xf32>", "memref<4x6xf32>", "memref<24xf32>", "memref<4x6xf32>"]
+    got_types = [str(t) for t in ftype.inputs]
+    assert (got_types, list(ftype.results)) == (want_types, []), (
+        f"flatten_and_double: after bufferize it takes ({', '.join(got_types)}) and returns {len(ftype.results)} "
+        f"result(s); want ({', '.join(want_types)}) and none: every result, an argument returned as it is too, "
+        "becomes an out-parameter")
+    (a,) = exact_inputs([(4, 6)], seed=3)
+    a[a == 0] = 0.5  # no zero input: an unwritten output cannot pass for the right one
+    outputs = jit.run_with_engine(lowering.lower(VIEW_RESULT), "flatten_and_double", [a])
+    for what, got, want in zip(["the argument", "the argument flattened", "2 * the argument"], outputs,
+                               [a, a.reshape(24), 2 * a]):
+        assert np.array_equal(got, want), (
+            f"flatten_and_double: the output that should hold {what} is "
+            f"{'all zeros (never written)' if not got.any() else 'wrong'}: every output must hold its result when "
+            "the function returns, a returned argument or view of one copied there (rule 3; check the order of your passes)")
 
 
 #: CHAINED_MATMULS with a temporary of 64 x 64 float32 (16 KiB): ``(A @ B) @ C`` for A 64x4, B 4x64, C 64x2. A
