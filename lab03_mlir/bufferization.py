@@ -16,7 +16,9 @@ the syntax ``mlir-opt --pass-pipeline=...`` and ``PassManager.parse`` take.
    callee-allocated buffer back to NumPy), and the function computes each result straight into its
    argument: no ``memref.copy`` from a buffer of its own into an output. A result the function does
    not compute (an argument returned as it is, or a view of one such as a reshape) is copied into its
-   output: every output holds its result when the function returns;
+   output: every output holds its result when the function returns. (The kernels of this lab call no
+   other function; a result handed back by a call would need that copy too, and the rule does not
+   cover such modules);
 4. every buffer the function allocates for a temporary (``memref.alloc``) is freed before it returns
    (``memref.dealloc``): no leak per call. A temporary over 1 KiB stays a heap buffer: only smaller
    ones may move to the stack (a thread's stack is small, and temporaries grow with the shapes).
