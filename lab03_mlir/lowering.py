@@ -10,8 +10,9 @@ bufferize      tensors -> memrefs (Task 3.4, :func:`lab03_mlir.bufferization.buf
                caller never reads, and the call "succeeds" with wrong numbers), every temporary
                freed. Its rules are in :mod:`lab03_mlir.bufferization`.
 affine         linalg -> ``affine.for`` loops (Task 3.4, :func:`lab03_mlir.bufferization.affine_pipeline`):
-               every linalg op becomes a perfect ``affine.for`` nest (3 deep for the matmul, 2 for
-               fill and the bias + ReLU).
+               every linalg op becomes one ``affine.for`` nest, one loop per iteration dimension
+               (3 deep for the matmul, 2 for fill and the bias + ReLU; the rules in
+               :mod:`lab03_mlir.bufferization`).
 unroll         (optional, ``unroll.with_unroll(F)``: :data:`STAGES` with it) the Python pass
                :class:`~lab03_mlir.unroll.AffineLoopUnroll`: a stage whose "pipeline" is a
                callable that adds passes to the ``PassManager`` instead of a string.
