@@ -113,8 +113,9 @@ def check_static(model: onnx.ModelProto, option: str = FIX_DIMS_OPTION) -> None:
         params = sorted({d for v in dyn.values() for d in v if isinstance(d, str)})
         example = ",".join(f"{p}=1" for p in params if p != "?")
         fixes = [f"fix them with {option} {example} (onnxruntime.tools.onnx_model_utils.make_dim_param_fixed)"] if example else []
-        if "?" in params:  # an unset dim has no name for --dims: fixed per input, or named at export
-            fixes.append("an axis with no name ('?') needs the input's shape fixed "
+        if "?" in params or any(isinstance(d, int) and d < 0 for v in dyn.values() for d in v):
+            # an unset dim (or a negative size, as some converters write a dynamic axis) has no name for --dims
+            fixes.append("an axis with no name ('?' or a negative size) needs the input's shape fixed "
                          "(onnxruntime.tools.onnx_model_utils.make_input_shape_fixed) or a name at export")
         raise UserError(f"input {name!r} has dynamic dims {dims}: QNN's HTP backend needs static shapes; "
                         + "; ".join(fixes))
@@ -128,13 +129,19 @@ def fix_dims(model: onnx.ModelProto, dims: Mapping[str, int]) -> onnx.ModelProto
 
     Contract:
 
-    * ``model`` is not modified; the copy has the same nodes, initializers, names and opsets.
+    * ``model`` is not modified; the copy is ``model`` with the dims below changed and nothing else: the
+      same nodes, initializers, ``value_info`` entries (none added or dropped), names, opsets, IR
+      version, local functions, metadata and doc strings;
     * every ``dim_param`` named in ``dims``, wherever it occurs (graph inputs, outputs, ``value_info``,
-      subgraphs), becomes ``dim_value = dims[name]``; every other dim stays as it was;
-    * a graph output still symbolic afterwards (a dim the exporter named itself, e.g. ``2*sequence``
-      of a Concat) gets the shape ONNX shape inference gives it from the fixed inputs, when that shape
-      is fully static (otherwise it stays as it was);
-    * afterwards no graph input has a dynamic dim (:func:`check_static`).
+      subgraphs at any depth, their inputs included), becomes ``dim_value = dims[name]``, also where
+      shape inference could not size it; every other dim stays as it was;
+    * a graph output with a dim still not a number afterwards (a name the exporter made itself, e.g.
+      ``2*sequence`` of a Concat, or an unset dim) gets the shape ONNX shape inference gives it from the
+      fixed inputs, when that shape is fully static (otherwise it stays as it was). Left open: whether
+      an output declaring no shape at all (rank unknown) takes a fully static inferred shape, whether
+      inference propagates data (``data_prop``), and whether a fixed dim keeps its ``denotation``;
+    * afterwards no graph input has a dynamic dim (:func:`check_static`: a name, an unset dim or a
+      negative size), also when ``dims`` is empty.
 
     What ``onnxruntime.tools.onnx_model_utils.make_dim_param_fixed`` (per name) and
     ``fix_output_shapes`` do (https://onnxruntime.ai/docs/tutorials/mobile/helpers/make-dynamic-shape-fixed.html);
@@ -146,8 +153,10 @@ def fix_dims(model: onnx.ModelProto, dims: Mapping[str, int]) -> onnx.ModelProto
         dims: ``{dim_param: value}``, each value an int > 0.
 
     Raises:
-        UserError: a name that is not a ``dim_param`` of the model's graph inputs or outputs (the
-            message names it and lists the ones it has), a value that is not > 0, or a graph input left
+        UserError: a name that is not a ``dim_param`` of the model's graph inputs or outputs (also one
+            only a ``value_info`` or a subgraph declares, ``""``, ``"?"``, an ``INPUT:AXIS`` name, or any
+            name for a model with no symbolic dims; the message names it and lists the ones the model
+            has), a value that is not > 0, or a graph input left
             with a dynamic dim (:func:`check_static`'s message: the input and the ``--dims`` fix). The
             message is one line; which error a call with several faults reports is left open.
     """
