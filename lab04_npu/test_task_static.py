@@ -4,7 +4,9 @@ Through the public contract only (the docstring of ``lab04_npu.qnn.fix_dims``), 
 do not go through it:
 
 * the expected shapes come from the *same graph built with numbers* instead of dim names, run through
-  ONNX shape inference (``onnx.shape_inference.infer_shapes``, strict mode);
+  ONNX shape inference (``onnx.shape_inference.infer_shapes``, strict mode); where the contract says nothing
+  else changes, the whole copy is compared with that model (``==`` on the protobuf messages: initializers,
+  value_info, functions, metadata, doc strings and IR version included, subgraphs at any depth);
 * ``onnx.checker.check_model(full_check=True)`` accepts the result (full_check re-runs strict shape
   inference, so a declared output shape that contradicts the graph fails it);
 * ONNX Runtime's CPU EP runs it at the fixed shape with outputs *bitwise* equal to the dynamic model's
@@ -26,6 +28,7 @@ import numpy as np
 import onnx
 import onnxruntime as ort
 import pytest
+from google.protobuf.message import Message
 from onnx import TensorProto, helper, numpy_helper
 
 from common.errors import UserError
@@ -131,27 +134,94 @@ def test_inputs_and_outputs_get_the_numbers_shape_inference_gives(batch, seq):
 @pytest.mark.task("lab04.static", points=1)
 def test_a_dim_only_an_output_names_can_be_fixed_too():
     """``cat_len`` appears on the output z alone: it is a symbolic dim of the model all the same (the inputs'
-    and outputs' names are what ``--dims`` may fix), and z takes the number given."""
+    and outputs' names are what ``--dims`` may fix), and z takes the number given. So does a name only the
+    *second* input declares, one only an initializer declared as a graph input (an overridable one) declares,
+    and an output's name that shape inference could never size (``NonZero``'s count: the number given is the
+    number declared, whatever inference says)."""
     fixed = fix(token_model(), {"batch": 2, "sequence": 4, "cat_len": 8})
     assert shapes(fixed)["z"] == [2, 8, 8], shape_mismatch(fixed, {**inferred_shapes(2, 4), "z": [2, 8, 8]})
 
+    def pair(batch, other, nb, count):
+        return make_model([helper.make_node("Relu", ["a"], ["ya"]),
+                           helper.make_node("ReduceMax", ["b"], ["yb"], axes=[0], keepdims=0),
+                           helper.make_node("NonZero", ["a"], ["nz"])],
+                          [("a", F, [batch, 8]), ("b", F, [other, 8]), ("bias", F, [nb])],
+                          [("ya", F, [batch, 8]), ("yb", F, [8]), ("nz", TensorProto.INT64, ["nz_rank", count])],
+                          {"bias": np.zeros(4, np.float32)}, **AS_DECLARED)
 
-@pytest.mark.task("lab04.static", points=1)
-def test_only_the_named_dims_change_and_the_graph_stays():
-    dynamic = token_model()
-    fixed = fix(dynamic, {"batch": 2, "sequence": 4})
-    assert [(n.op_type, list(n.input), list(n.output)) for n in fixed.graph.node] == \
-        [(n.op_type, list(n.input), list(n.output)) for n in dynamic.graph.node]
-    assert [numpy_helper.to_array(t).tobytes() for t in fixed.graph.initializer] == [W.tobytes()]
-    assert [(o.domain, o.version) for o in fixed.opset_import] == [(o.domain, o.version) for o in dynamic.opset_import]
-    # a dim fixed by name elsewhere: value_info entries follow too, the static 8 stays
-    vi = helper.make_tensor_value_info("h", TensorProto.FLOAT, ["batch", "sequence", 8])
-    dynamic.graph.value_info.append(vi)
-    fixed = fix(dynamic, {"batch": 2, "sequence": 4})
-    assert [dims_of(v) for v in fixed.graph.value_info if v.name == "h"] == [[2, 4, 8]]
+    fixed = fix(pair("batch", "other", "nb", "count"), {"batch": 3, "other": 5, "nb": 4, "count": 7})
+    # the reference: the same graph built with the numbers, through shape inference: nz's rank dim is a's rank, 2;
+    # its count is data, which only the 7 given sizes (without it, nz is not fully static and keeps its names)
+    want = shapes(onnx.shape_inference.infer_shapes(pair(3, 5, 4, 7), strict_mode=True))
+    assert want == {"a": [3, 8], "b": [5, 8], "bias": [4], "ya": [3, 8], "yb": [8], "nz": [2, 7]}
+    assert shapes(fixed) == want, shape_mismatch(fixed, want)
+
+
+WIDE = np.arange(128, dtype=np.float32).reshape(8, 16) / 128  # 128 elements: more than skeleton() keeps
+
+
+def full_model(batch="batch", seq="sequence", cat="cat_len") -> onnx.ModelProto:
+    """:func:`token_model` plus all a copy keeps: a second MatMul by a 128-element initializer (``w``
+    [batch, seq, 16]), a value_info entry (``h``: ``[batch, hidden, ?]``, of which only batch is named), a
+    local function, metadata, doc strings, producer, model version and IR version 9."""
+    m = token_model(batch, seq, cat)
+    g = m.graph
+    g.node.append(helper.make_node("MatMul", ["h", "W2"], ["w"], name="wide", doc_string="h @ W2"))
+    g.initializer.append(numpy_helper.from_array(WIDE, "W2"))
+    g.output.append(helper.make_tensor_value_info("w", F, [batch, seq, 16]))
+    g.value_info.append(helper.make_tensor_value_info("h", F, [batch, "hidden", None]))
+    g.doc_string = "tokens, for lab04.static"
+    m.functions.append(helper.make_function("local", "Twice", ["a"], ["b"], [helper.make_node("Add", ["a", "a"], ["b"])],
+                                            [helper.make_opsetid("", 17)]))
+    m.opset_import.append(helper.make_opsetid("local", 1))
+    helper.set_model_props(m, {"exported_by": "test_task_static", "dims": "batch,sequence"})
+    m.doc_string, m.producer_name, m.producer_version, m.domain, m.model_version = (
+        "a test model", "lab04-tests", "1.0", "ai.course.test", 7)
+    m.ir_version = 9
+    return m
+
+
+def differing_fields(got: Message, want: Message, prefix: str = "") -> list[str]:
+    """The fields (``graph.value_info``, ``metadata_props``, ...) in which two messages of one type differ."""
+    out = []
+    for fd in want.DESCRIPTOR.fields:
+        a, b = getattr(got, fd.name), getattr(want, fd.name)
+        if a != b:
+            out += differing_fields(a, b, f"{prefix}{fd.name}.") if isinstance(b, Message) else [prefix + fd.name]
+    return out
+
+
+def refused(model: onnx.ModelProto, dims: dict, why: str) -> str:
+    """The message of the UserError ``qnn.fix_dims(model, dims)`` must raise; ``why``: the contract's reason."""
+    try:
+        qnn.fix_dims(model, dims)
+    except UserError as err:
+        return str(err)
+    except Exception as err:  # the wrong error: named in one line
+        first = (str(err).splitlines() or [""])[0]
+        pytest.fail(f"fix_dims(model, {dims}) raised {type(err).__name__} ({first}), not a UserError: {why}")
+    pytest.fail(f"fix_dims(model, {dims}) returned a model; it must raise a one-line UserError: {why}")
 
 
 @pytest.mark.task("lab04.static", points=2)
+def test_only_the_named_dims_change_and_the_graph_stays():
+    """The copy is the model with numbers for the named dims and nothing else changed: compared field by field
+    with the same model built with the numbers (``h``'s ``hidden`` and unset dim stay; no value_info is
+    added or dropped; the 128-element initializer, the function, metadata, doc strings and IR version stay)."""
+    dynamic = full_model()
+    before = dynamic.SerializeToString()
+    fixed = fix(dynamic, {"batch": 2, "sequence": 4})
+    assert dynamic.SerializeToString() == before, "fix_dims modified its input"
+    want = full_model(2, 4, 8)
+    assert fixed == want, (f"fix_dims(model, {{'batch': 2, 'sequence': 4}}) changed more than the named dims (and "
+                           f"z's exporter-named one): the copy's {', '.join(differing_fields(fixed, want))} differ "
+                           "from the same model built with the numbers")
+    # nothing to fix: an equal copy all the same, not the model itself
+    again = fix(want, {})
+    assert again == want and again is not want, "fix_dims(static model, {}) must return an equal copy of it"
+
+
+@pytest.mark.task("lab04.static", points=1)
 def test_checker_accepts_it_and_ort_runs_it_only_at_the_fixed_shape():
     dynamic = token_model()
     fixed = fix(dynamic, {"batch": 2, "sequence": 6})
@@ -208,7 +278,7 @@ def test_a_torchscript_export_with_exporter_named_output_dims(tmp_path):
     assert compare({"y": want}, cpu_run(fixed, {"x": x.numpy()}), atol=1e-5).passed
 
 
-@pytest.mark.task("lab04.static", points=2)
+@pytest.mark.task("lab04.static", points=1)
 def test_bad_names_values_and_leftover_dims_are_one_line_user_errors():
     """Which error a call with two faults reports is not part of the contract, so each call here has one: an
     unknown name (every input fixed otherwise), a bad size, an input left dynamic. The messages are read only for
@@ -248,13 +318,47 @@ def subgraph_shapes(model: onnx.ModelProto) -> dict[str, list]:
             for vi in list(attr.g.output) + list(attr.g.value_info)}
 
 
+def loop_model(batch="batch") -> onnx.ModelProto:
+    """``y = Loop(3 trips, state x)``, each trip ``If(c, then: Relu(s), else: Neg(s))``: the Loop body declares
+    the state it takes (a subgraph *input*) and gives with ``batch``, and so do the If's branches inside it (a
+    subgraph in a subgraph)."""
+    def vi(name, elem, shape):
+        return helper.make_tensor_value_info(name, elem, shape)
+
+    then_g = helper.make_graph([helper.make_node("Relu", ["s_in"], ["t"])], "then", [], [vi("t", F, [batch, 8])])
+    else_g = helper.make_graph([helper.make_node("Neg", ["s_in"], ["e"])], "else", [], [vi("e", F, [batch, 8])])
+    body = helper.make_graph([helper.make_node("If", ["c"], ["s_out"], then_branch=then_g, else_branch=else_g),
+                              helper.make_node("Identity", ["go_in"], ["go_out"])], "body",
+                             [vi("i", TensorProto.INT64, []), vi("go_in", TensorProto.BOOL, []), vi("s_in", F, [batch, 8])],
+                             [vi("go_out", TensorProto.BOOL, []), vi("s_out", F, [batch, 8])])
+    node = helper.make_node("Loop", ["trips", "", "x"], ["y"], name="loop", body=body)
+    return make_model([node], [("x", F, [batch, 8]), ("c", TensorProto.BOOL, [])], [("y", F, [batch, 8])],
+                      {"trips": np.array(3, np.int64)}, name="loop", **AS_DECLARED)
+
+
+def nested_shapes(graph: onnx.GraphProto, where: str = "") -> dict[str, list]:
+    """Every value the subgraphs of ``graph`` declare (inputs, outputs, value_info), any depth, by path."""
+    out = {}
+    for node in graph.node:
+        for attr in node.attribute:
+            if attr.HasField("g"):
+                at = f"{where}{node.name or node.op_type}.{attr.name}/"
+                g = attr.g
+                out.update({at + vi.name: dims_of(vi) for vi in list(g.input) + list(g.output) + list(g.value_info)})
+                out.update(nested_shapes(g, at))
+    return out
+
+
 @pytest.mark.task("lab04.static", points=1)
 def test_dims_inside_subgraphs_are_fixed_too():
-    """The contract's "wherever it occurs (... subgraphs)": an If's branches declare ``batch`` on their
-    outputs and value_info; after the fix they read as the same graph built with the number (a fix of the
-    main graph's inputs, outputs and value_info alone leaves ``['batch', 8]`` there)."""
+    """The contract's "wherever it occurs (... subgraphs at any depth, their inputs included)": an If's branches
+    declare ``batch`` on their outputs and value_info, a Loop body on its inputs and outputs and an If inside it
+    on its branches' outputs; after the fix they read as the same graph built with the number (a fix of the main
+    graph's inputs, outputs and value_info alone leaves ``['batch', 8]`` there), and the input model is as it was."""
     dynamic = branch_model()
+    before = dynamic.SerializeToString()
     fixed = fix(dynamic, {"batch": 2})
+    assert dynamic.SerializeToString() == before, "fix_dims modified its input (inside the If's branches?)"
     want = subgraph_shapes(branch_model(2))
     assert want == {"t": [2, 8], "r": [2, 8], "e": [2, 8]}
     assert subgraph_shapes(fixed) == want, (
@@ -266,17 +370,47 @@ def test_dims_inside_subgraphs_are_fixed_too():
         feed = {"x": x, "c": np.array(c)}
         assert compare(cpu_run(dynamic, feed), cpu_run(fixed, feed), atol=0.0).passed  # same kernels: bitwise
 
+    dynamic = loop_model()
+    before = dynamic.SerializeToString()
+    fixed = fix(dynamic, {"batch": 2})
+    assert dynamic.SerializeToString() == before, "fix_dims modified its input (inside the Loop's body?)"
+    want = nested_shapes(loop_model(2).graph)
+    assert want["loop.body/s_in"] == [2, 8] and want["loop.body/If.then_branch/t"] == [2, 8]
+    got = nested_shapes(fixed.graph)
+    assert got == want, (f"after fix_dims(model, {{'batch': 2}}) the Loop's body and the If inside it declare "
+                         f"{ {k: v for k, v in got.items() if v != want.get(k)} }: a dim is fixed in subgraphs at any "
+                         "depth, their inputs included")
+    assert fixed == loop_model(2), (f"fix_dims(model, {{'batch': 2}}) changed more than the named dim: the copy's "
+                                    f"{', '.join(differing_fields(fixed, loop_model(2)))} differ from the same model "
+                                    "built with the number")
+    for c in (True, False):
+        feed = {"x": x, "c": np.array(c)}
+        assert compare(cpu_run(dynamic, feed), cpu_run(fixed, feed), atol=0.0).passed  # same kernels: bitwise
+
 
 @pytest.mark.task("lab04.static", points=1)
-def test_a_dim_named_only_in_value_info_is_refused():
+def test_a_name_no_graph_input_or_output_declares_is_refused():
     """The names ``--dims`` may fix are the dim_params of the graph's inputs and outputs: one only a value_info
-    declares is a one-line UserError listing the ones the model has."""
+    declares is a one-line UserError listing the ones the model has; so is one only a subgraph declares, the empty
+    name, an ``INPUT:AXIS`` name (which the lenient ``common.onnx_dims.fix_dims`` takes, this one does not), and any
+    name at all for a model that is already static. Each call has that one fault."""
     m = token_model()
     m.graph.value_info.append(helper.make_tensor_value_info("h", TensorProto.FLOAT, ["batch", "sequence", "hidden"]))
     with pytest.raises(UserError) as err:
         qnn.fix_dims(m, {"batch": 1, "sequence": 4, "hidden": 8})
     msg = str(err.value)
     assert re.search(r"\bhidden\b", msg) and "cat_len" in msg and "\n" not in msg, msg
+    m = branch_model()
+    then_g = next(a.g for a in m.graph.node[0].attribute if a.name == "then_branch")
+    then_g.output[0].type.tensor_type.shape.dim[0].dim_param = "inner"  # t: ['inner', 8], in the If's branch only
+    msg = refused(m, {"batch": 2, "inner": 2}, "'inner' is declared only inside an If's branch")
+    assert re.search(r"\binner\b", msg) and "batch" in msg and "\n" not in msg, msg
+    for name in ("", "x:1"):
+        msg = refused(token_model(), {"batch": 1, "sequence": 4, name: 4}, f"{name!r} is not a dim_param of the model")
+        assert name in msg and "\n" not in msg, msg
+    # no symbolic dim at all: nothing may be named
+    msg = refused(token_model(1, 4, 8), {"batch": 1}, "the model is static: it has no dim_param 'batch'")
+    assert re.search(r"\bbatch\b", msg) and "\n" not in msg, msg
 
 
 @pytest.mark.task("lab04.static", points=1)
@@ -320,6 +454,19 @@ def test_an_output_shape_inference_cannot_make_static_stays_as_declared():
 
 
 @pytest.mark.task("lab04.static", points=1)
+def test_an_output_with_an_unset_dim_gets_the_shape_inference_gives():
+    """An output axis left unset (neither a number nor a name, as some exporters write a computed axis) is as
+    dynamic as a named one: after the fix, y and z take the static shapes shape inference gives (the same graph
+    built with numbers is the reference)."""
+    dynamic = token_model()
+    dynamic.graph.output[0].type.tensor_type.shape.dim[2].Clear()  # y: ['batch', 'sequence', ?]
+    dynamic.graph.output[1].type.tensor_type.shape.dim[1].Clear()  # z: ['batch', ?, 8]
+    fixed = fix(dynamic, {"batch": 2, "sequence": 4})
+    want = inferred_shapes(2, 4)
+    assert shapes(fixed) == want, shape_mismatch(fixed, want)
+
+
+@pytest.mark.task("lab04.static", points=1)
 def test_an_input_dim_with_no_name_left_dynamic_is_refused():
     """The contract's "afterwards no graph input has a dynamic dim": an axis that is neither a number nor a name (unset, as some
     exporters write it) is dynamic too, and no ``--dims`` name can fix it (``"?"``, the way such a dim reads, is
@@ -342,3 +489,13 @@ def test_an_input_dim_with_no_name_left_dynamic_is_refused():
     msg = str(err.value)
     assert "?" in msg and "batch" in msg and "sequence" in msg and "\n" not in msg, (
         f"'?' is not a dim_param of the model: a one-line UserError naming it and listing batch, sequence: {msg!r}")
+    # a negative size (-1, as some converters write a dynamic axis) is dynamic too (qnn.dynamic_inputs)
+    m = token_model()
+    m.graph.input[0].type.tensor_type.shape.dim[2].dim_value = -1  # x: ['batch', 'sequence', -1]
+    msg = refused(m, {"batch": 1, "sequence": 4}, "x is declared [batch, sequence, -1]: a negative size is dynamic "
+                  "(qnn.dynamic_inputs), so x is still dynamic afterwards (check_static)")
+    assert "'x'" in msg and "\n" not in msg, msg
+    # no dims given at all: the model's inputs stay dynamic, which is the same error
+    msg = refused(token_model(), {}, "with no dims the inputs x and mask stay dynamic (check_static)")
+    assert "'x'" in msg and qnn.FIX_DIMS_OPTION in msg and "\n" not in msg, (
+        f"fix_dims(dynamic model, {{}}) must raise check_static's one-line UserError naming x and the fix: {msg!r}")
