@@ -187,14 +187,40 @@ def test_property_deep_phase(n, total, deep_top_k, deep_trials):
     assert deep == want
 
 
+def user_error(what: str, call, *args, **kwargs) -> str:
+    """The message of the ``UserError`` that ``call(*args, **kwargs)`` raises; a one-line failure naming ``what``
+    otherwise."""
+    try:
+        got = call(*args, **kwargs)
+    except UserError as exc:
+        return str(exc)
+    except Exception as exc:  # noqa: BLE001 - any other exception is the student's bug, reported in one line
+        pytest.fail(f"{what}: raised {type(exc).__name__}: {exc}, not UserError")
+    pytest.fail(f"{what}: no UserError raised (returned {got!r})"[:300])
+
+
 @pytest.mark.task("lab02.tune", points=1)
 def test_a_budget_below_one_is_a_user_error():
+    """``T < 1`` is refused with a message naming ``--trials`` (the flag the number comes from), checked first
+    (step 1: in this order), so even with no task or a negative deep setting the message is about ``--trials``;
+    ``T = 1`` is the smallest budget, planned (all on the hottest task)."""
     from lab02_tvm.tuning.budget import plan_budget
     for total in (0, -5):
         with pytest.raises(UserError, match="--trials"):  # the message names the flag the number comes from
             plan_budget(tasks(3), total)
         with pytest.raises(UserError):
             plan_budget(tasks(3), total, deep_top_k=0, phases=True)
+        for what, args, kw in ((f"plan_budget([], {total})", ([], total), {}),
+                               (f"plan_budget(tasks, {total}, deep_top_k=-1, deep_trials=-1)", (tasks(3), total),
+                                {"deep_top_k": -1, "deep_trials": -1})):
+            msg = user_error(what, plan_budget, *args, **kw)
+            assert "--trials" in msg, f"{what}: T < 1 is checked first (step 1), its message names --trials: {msg!r}"
+    # T = 1: D = 1 // 3 = 0, S = 1 < M: the one trial on the hottest task
+    try:
+        got = plan_budget(tasks(3), 1)
+    except UserError as exc:
+        pytest.fail(f"plan_budget(tasks, 1) refused T = 1, the smallest budget (T >= 1 is valid): {exc}")
+    assert as_list(got, 3) == [1, 0, 0], "plan_budget(tasks, 1): the one trial goes to the hottest task"
 
 
 @pytest.mark.task("lab02.tune", points=1)
@@ -220,7 +246,8 @@ def test_the_plan_reads_the_order_not_the_shares_and_leaves_the_list_alone():
     """The rank is the order of ``infos`` and nothing else (the docstring: only each task's name is read, never a
     re-sort by ``flops`` or ``share``): here the caller ranks by another measure than the share (as
     ``deep_plan_by_time`` ranks by measured time), so the shares rise along the list. The plan follows the given
-    order, and the caller's list comes back as it was given (same rows, same order)."""
+    order, and the caller's list comes back as it was given (same rows, same order); a tuple of the same rows (any
+    ``Sequence``) gets the same plan."""
     from lab02_tvm.tuning.budget import plan_budget
     from lab02_tvm.tuning.tasks import TaskInfo
     infos = [TaskInfo(index=3 - i, name=f"t{i}", weight=1, flops=f, share=sh)  # index: the extraction order
@@ -232,6 +259,14 @@ def test_the_plan_reads_the_order_not_the_shares_and_leaves_the_list_alone():
     assert as_list(plan_budget(infos, 11, deep_top_k=0), 4) == [6, 5, 0, 0]
     assert len(infos) == len(given) and all(a is b for a, b in zip(infos, given)), \
         f"plan_budget reordered the caller's list: {[ti.name for ti in infos]}"
+    # infos is any Sequence (the signature; the docstring: a list, a tuple): a tuple is planned the same
+    try:
+        got = pair(plan_budget(tuple(infos), 30, deep_top_k=1, deep_trials=10, phases=True))
+    except Exception as exc:  # noqa: BLE001 - reported in one line
+        pytest.fail(f"plan_budget on a tuple of tasks (infos is any Sequence, not only a list): "
+                    f"{type(exc).__name__}: {exc}")
+    assert (as_list(got[0], 4), as_list(got[1], 4)) == ([5, 5, 5, 5], [15, 5, 5, 5]), \
+        "plan_budget on a tuple of tasks: not the plan of the same tasks in a list"
 
 
 @pytest.mark.task("lab02.tune", points=1)

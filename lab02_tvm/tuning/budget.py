@@ -34,9 +34,10 @@ def plan_budget(infos: Sequence[TaskInfo], max_trials_global: int, *, deep_top_k
     ``flops`` or ``share``. With ``T = max_trials_global``, ``n = len(infos)``,
     ``M = SHALLOW_MIN_TRIALS`` and ``k = min(deep_top_k, n)``:
 
-    1. *Errors*, checked before anything is planned: ``UserError`` when ``T < 1`` (its message
-       names ``--trials``, the flag the number comes from), when ``deep_top_k < 0`` or
-       ``deep_trials < 0``, or when ``infos`` is empty.
+    1. *Errors*, checked before anything is planned, in this order: ``UserError`` when ``T < 1``
+       (its message names ``--trials``, the flag the number comes from, even when another
+       argument is wrong too), when ``deep_top_k < 0`` or ``deep_trials < 0``, or when ``infos``
+       is empty.
     2. *The split*: the deep phase gets ``D = min(deep_trials, T)`` trials (``deep_trials``
        defaults to ``T // 3``), or ``D = 0`` when ``k == 0`` (then ``deep_trials`` is not used for
        the split, though step 1 still refuses a negative one); the shallow phase gets the rest,
@@ -55,7 +56,8 @@ def plan_budget(infos: Sequence[TaskInfo], max_trials_global: int, *, deep_top_k
     ``c = 4``; shallow ``[6, 6, 6, 5]``, deep ``[3, 3, 2, 0]``, plan ``[9, 9, 8, 5]``.
 
     Args:
-        infos: the tasks, hottest first (as :func:`extract_tasks` gives).
+        infos: the tasks, hottest first (as :func:`extract_tasks` gives): any sequence (a list, a
+            tuple), only read.
         max_trials_global: total trials ``T`` (>= 1).
         deep_top_k: how many of the hottest tasks get the deep phase (0 disables it).
         deep_trials: trials of the deep phase in total (default ``T // 3``).
