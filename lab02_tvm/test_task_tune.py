@@ -129,6 +129,29 @@ def test_hand_worked_plans(n, total, kw, shallow, plan):
     assert as_list(plan_budget(infos, total, **kw), n) == plan, "phases=False: the same whole plan"
 
 
+# Small budgets under the defaults (deep_top_k = 6, D = T // 3), worked by hand from the docstring: (n, T, shallow, plan).
+SMALL = [
+    # D = 2 // 3 = 0 (the default deep phase can be empty), S = 2, c = max(1, 2 // 4) = 1
+    (2, 2, [2, 0], [2, 0]),
+    # k = 2, D = 1 < k: S = 2 on t0; the one deep trial to the hottest, none to t1
+    (2, 3, [2, 0], [3, 0]),
+    # k = 6, D = 10, S = 20: c = S // 4 = 5 (T // 4 would be 7), 4 each; deep 10 / 6 = 1 each + 4 to t0..t3, t5 in
+    # the deep phase though the shallow one left it out
+    (10, 30, [4, 4, 4, 4, 4, 0, 0, 0, 0, 0], [6, 6, 6, 6, 5, 1, 0, 0, 0, 0]),
+]
+
+
+@pytest.mark.task("lab02.tune", points=1)
+def test_hand_worked_small_budgets_under_the_defaults():
+    """Steps 2-4 where a budget is small against the defaults: a default deep phase of 0 or 1 trial, fewer deep trials
+    than deep tasks, the shallow phase's cover counted from S (not T), and deep tasks past that cover."""
+    from lab02_tvm.tuning.budget import plan_budget
+    for n, total, shallow, plan in SMALL:
+        got_shallow, got_plan = pair(plan_budget(tasks(n), total, phases=True))
+        got = (as_list(got_shallow, n), as_list(got_plan, n))
+        assert got == (shallow, plan), f"plan_budget({n} tasks, T={total}) under the defaults: (shallow, plan) = {got}, want {(shallow, plan)}"
+
+
 # Random task lists and budgets: n tasks, T trials, deep_top_k, deep_trials (None = the default).
 CASES = dict(n=st.integers(1, 30), total=st.integers(1, 400), deep_top_k=st.integers(0, 10),
              deep_trials=st.none() | st.integers(0, 500))
@@ -168,7 +191,7 @@ def test_property_shallow_phase(n, total, deep_top_k, deep_trials):
     assert got == want
 
 
-@pytest.mark.task("lab02.tune", points=2)
+@pytest.mark.task("lab02.tune", points=1)
 @given(**CASES)
 def test_property_deep_phase(n, total, deep_top_k, deep_trials):
     """The deep trials (plan - shallow): D of them, on the k hottest only, split evenly with the
