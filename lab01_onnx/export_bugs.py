@@ -37,7 +37,8 @@ def export_dynamic(model: torch.nn.Module, inputs: Mapping[str, torch.Tensor], o
 
     * has one graph input per entry of ``inputs``, in that order and under that name (the entries are
       the example: ``model(*inputs.values())`` is what gets traced), and the graph outputs
-      ``output_names``, in that order;
+      ``output_names``, in that order (below opset 9 the exporter lists the initializers as graph inputs
+      too, after these: the IR of those opsets requires it);
     * on every ``(name, {axis: label})`` of ``dynamic_axes`` has ``dim_param == label`` at that axis of
       that input or output; every other input axis is the example's size (a number);
     * computes what ``model`` computes in eval mode (``torch.onnx.TrainingMode.EVAL``: Dropout off,
@@ -56,11 +57,16 @@ def export_dynamic(model: torch.nn.Module, inputs: Mapping[str, torch.Tensor], o
     Args:
         model: a ``torch.nn.Module``.
         inputs: ``{input name: example tensor}``; each dynamic axis of an input must have size >= 2 in
-            the example (tracing specializes a size-1 axis: the ``static_batch`` bug of this module).
+            the example (tracing specializes a size-1 axis: the ``static_batch`` bug of this module). Size 1
+            is what gets refused, on every input and every dynamic axis; an axis not in ``dynamic_axes`` may
+            have any size, 1 included (it stays that number); an empty example (size 0) is left open.
         output_names: names of the model's outputs, in the order it returns them.
         dynamic_axes: ``{input or output name: {axis (int >= 0): dim name}}``.
         path: the ``.onnx`` file to write (its folder is created); returned as a ``Path``.
-        opset: ONNX opset of the default domain (:func:`common.onnx_utils.check_torchscript_opset`).
+        opset: ONNX opset of the default domain: every opset
+            :func:`common.onnx_utils.check_torchscript_opset` accepts (torch's ``ONNX_MIN_OPSET`` to
+            ``ONNX_TORCHSCRIPT_EXPORTER_MAX_OPSET``, both ends included), and no other (torch's exporter
+            itself writes a file one past either end).
 
     Raises:
         UserError (one line): an opset the TorchScript exporter does not support, a name of
