@@ -113,8 +113,11 @@ def test_pass_list_contract():
     assert not odd, f"entries that are not tuples (name: str, factory, what: str): {odd[:3]}"
     names = [s[0] for s in steps]
     assert all(isinstance(f(), tvm.ir.transform.Pass) for _, f, _ in steps)
-    assert set(GRAPH_LEVEL) <= set(names) and set(LOWERING) <= set(names), names
     assert len(names) == len(set(names)), f"a stage name is used twice: {names}"
+    assert sorted(names) == sorted(GRAPH_LEVEL + LOWERING), (
+        f"the stages are {names}; the list holds exactly the {len(GRAPH_LEVEL)} GRAPH_LEVEL passes and {LOWERING}")
+    blank = [s[0] for s in steps if not s[2].strip()]
+    assert not blank, f"stages with an empty description (say what each rewrites): {blank}"
     pos = [names.index(n) for n in LOWERING]
     assert pos == sorted(pos), f"lowering and fusion out of order: {names}"
     assert max(names.index(n) for n in GRAPH_LEVEL) < pos[0], f"a graph-level pass runs after LegalizeOps: {names}"
@@ -205,7 +208,35 @@ def test_eliminate_common_subexpr_merges_a_repeated_tuple_item():
         f"{got['main'].script()}")
 
 
-@pytest.mark.task("lab02.passes", points=3)
+def _tvm_pass(name: str):
+    """TVM's own pass of that stage name, with the arguments the contract gives it (DeadCodeElimination keeps main)."""
+    from tvm import relax
+    T = relax.transform
+    return T.DeadCodeElimination(["main"]) if name == "DeadCodeElimination" else getattr(T, name)()
+
+
+@pytest.mark.task("lab02.passes", points=1)
+def test_each_stage_leaves_what_tvms_pass_of_that_name_leaves(mlp, conv_bn):
+    """Each stage, in the list's own order, applied to what the stage before it left, gives the module TVM's pass
+    of that name gives on the same input (``tvm_ffi.structural_equal``, no tolerance: the same pass on the same
+    input is deterministic). Catches a stage that does more or less than its name: LegalizeOps leaving an operator
+    to ``tvm.compile``, FuseOps also running FuseTIR (the FuseOps row of the table must show the groups)."""
+    import tvm_ffi
+
+    from lab02_tvm.graph.passes import GRAPH_LEVEL, standard_passes
+    from lab02_tvm.graph.struct_info import module_counts
+    for im in (mlp, conv_bn):
+        mod = im.mod
+        for name, factory, _ in standard_passes():
+            assert name in GRAPH_LEVEL + LOWERING, f"a stage named {name!r}: the list holds only the contract's names"
+            got, want = factory()(mod), _tvm_pass(name)(mod)
+            assert tvm_ffi.structural_equal(got, want), (
+                f"{im.name}: the stage named {name} leaves {module_counts(got)}, TVM's {name} on the same module "
+                f"leaves {module_counts(want)}: does the stage run TVM's {name} and nothing else?")
+            mod = got
+
+
+@pytest.mark.task("lab02.passes", points=2)
 def test_every_stage_is_well_formed_and_the_module_ends_fused(mlp):
     from lab02_tvm.graph.passes import run_standard_passes
     from lab02_tvm.graph.struct_info import module_counts

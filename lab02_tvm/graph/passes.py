@@ -37,7 +37,9 @@ def standard_passes() -> list[tuple[str, Callable, str]]:
     by name; any order that keeps the module well formed and decomposes BatchNorm before
     FoldConstant is valid) and all run before ``LegalizeOps`` → ``AnnotateTIROpPattern`` →
     ``FuseOps`` → ``FuseTIR``, in that order and under those names (the rows of
-    :func:`run_standard_passes`).
+    :func:`run_standard_passes`): exactly these eight entries, each description non-empty, and each
+    factory's pass does what TVM's pass of that name does and nothing else (``DeadCodeElimination``
+    keeping ``["main"]``).
     """
     from tvm import relax
     T = relax.transform
