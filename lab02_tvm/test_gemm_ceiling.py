@@ -87,9 +87,14 @@ def test_time_gemm_row_is_consistent():
     assert row["max_rel_err"] <= gc.RTOL and row["inner"] >= 1
 
 
-def _sleepers(seconds: dict[str, float]):
-    """Stand-ins for the libraries that take a known time (``time.sleep``) and return the right product."""
+def _clocked(seconds: dict[str, float], monkeypatch):
+    """Stand-ins for the libraries that take a known time on a fake clock and return the right product: each call
+    moves ``time.perf_counter`` (the clock :mod:`common.timing` and the module read) on by its library's seconds, so
+    the timings are exact whatever the machine's load (a sleep overshoots by the scheduler's latency)."""
     import time
+    clock = {"now": 1000.0}
+    monkeypatch.setattr(time, "perf_counter", lambda: clock["now"])
+    real_calls = gc.library_calls
 
     def calls(g, seed=0):
         fns, ref = real_calls(g, seed)
@@ -97,24 +102,23 @@ def _sleepers(seconds: dict[str, float]):
 
         def make(lib):
             def fn():
-                time.sleep(seconds[lib])
+                clock["now"] += seconds[lib]
                 return out
             return fn
         return {lib: make(lib) for lib in gc.LIBRARIES}, ref
-    real_calls = gc.library_calls
     return calls
 
 
 def test_time_gemm_reports_ms_per_call(monkeypatch):
-    """Warm samples repeat the call ``inner`` times; the row's ms is per call (sleep-timed stand-ins: 2, 3, 4 ms).
-    Sleeps overshoot by scheduler latency (tens of microseconds; more on a loaded machine), hence the 50 %
-    allowance, still far from the ~8x a missing division by ``inner`` would read."""
-    monkeypatch.setattr(gc, "library_calls", _sleepers({"numpy": 2e-3, "torch": 3e-3, "onnxruntime": 4e-3}))
+    """Warm samples repeat the call ``inner`` times; the row's ms is per call (stand-ins of 2, 3, 4 ms on a fake
+    clock: exact, so a missing division by ``inner`` would read 10x)."""
+    monkeypatch.setattr(gc, "library_calls", _clocked({"numpy": 2e-3, "torch": 3e-3, "onnxruntime": 4e-3}, monkeypatch))
     monkeypatch.setattr(gc, "SAMPLE_S", 20e-3)
     row = gc.time_gemm(gc.Gemm("test", 4, 4, 4), repeats=3, peak_gflops=None, evict=lambda: None)
-    assert row["inner"] >= 5  # SAMPLE_S (20 ms) over the first call's ~2 ms
+    assert row["inner"] == 10  # SAMPLE_S (20 ms) over the first call's 2 ms
     for lib, ms in (("numpy", 2.0), ("torch", 3.0), ("onnxruntime", 4.0)):
-        assert ms <= row[f"{lib}_ms"] <= 1.5 * ms and ms <= row[f"{lib}_cold_ms"] <= 1.5 * ms, (lib, row)
+        # 4 significant digits kept (time_gemm's rounding): 1e-9 relative leaves only float summation error
+        assert row[f"{lib}_ms"] == pytest.approx(ms, rel=1e-9) and row[f"{lib}_cold_ms"] == pytest.approx(ms, rel=1e-9), (lib, row)
         assert row[f"{lib}_pct_peak"] is None
     assert row["best"] == row["best_cold"] == "numpy"
     assert gc.summary_line(row).endswith("ms (warm / cold)")  # no roof: ms, not "None %"
