@@ -65,6 +65,27 @@ def test_ship_replaces_the_folder_whole_and_says_why(tmp_path):
     database.read_database(shipped)  # still a database MetaSchedule reads
     topup.ship_folder(cand, tmp_path / "first" / "m", [], [])  # a host's first records: no A/B to quote
     assert "this host's first records" in records.read_provenance(tmp_path / "first" / "m")["note"]
+    topup.ship_folder(cand, tmp_path / "over" / "m", [1.2, 1.1], ["a", "b"], over="X, the records this host built from")
+    assert ("ahead of both builds of X, the records this host built from in both orders of records_ab (1.200x, 1.100x"
+            in records.read_provenance(tmp_path / "over" / "m")["note"])
+
+
+def test_the_incumbent_is_the_kinds_own_folder_else_the_one_its_builds_use_now(tmp_path, monkeypatch):
+    """What a candidate must run faster than (``records.choose`` is the reference for the borrowed one): a
+    simulated Haswell host (``mcpu`` names it, so the real CPU does not matter) with only the AVX2 EPYC's records
+    gets those; once it has its own folder, that one; with no usable records, nothing."""
+    monkeypatch.setattr(records, "SHIPPED_ROOT", tmp_path)
+    host = {"kind": "llvm", "mcpu": "haswell", "num-cores": 1}
+    assert topup.incumbent("llama_tiny_s32", host) == (None, "none: no records of llama_tiny_s32 run on this host")
+    src = records.REPO_ROOT / "results/lab02/tuning/llvm-znver1-1c/llama_tiny_s32"
+    shutil.copytree(src, tmp_path / "llvm-znver1-1c" / "llama_tiny_s32")
+    borrowed = tmp_path / "llvm-znver1-1c" / "llama_tiny_s32"
+    assert records.choose("llama_tiny_s32", host).work_dir == borrowed
+    folder, what = topup.incumbent("llama_tiny_s32", host)
+    assert folder == borrowed and what.endswith("llvm-znver1-1c's records, which this host builds from now")
+    own = records.shipped_dir("llama_tiny_s32", host)
+    shutil.copytree(src, own)
+    assert topup.incumbent("llama_tiny_s32", host) == (own, f"this kind's shipped folder {records.rel(own)}")
 
 
 def test_bad_input_stops_before_any_search_and_makes_no_root(tmp_path, monkeypatch):

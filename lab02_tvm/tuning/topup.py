@@ -14,8 +14,10 @@ RECORDS.md ("A top-up, from copy to ship") on this host, each step through its o
 3. **pick** (not with ``--fresh``): each new record kept only where it runs faster in the model (:mod:`.pick`);
 4. **A/B**: the whole model built from ``S`` (twice: an A/A pair) and from the candidate, timed interleaved with
    eager, then again with the candidate first (:mod:`lab02_tvm.measure.records_ab`);
-5. **ship**: only when the candidate's median is below both of ``S``'s in both runs (:func:`ahead_in_both`); on a host
-   with no records of its own (``--fresh``), only when the search reached every task before ``--minutes``. With
+5. **ship**: only when the candidate's median is below both of ``S``'s in both runs (:func:`ahead_in_both`). On a host
+   with no records of its own (``--fresh``) ``S`` in steps 4-5 is the folder it builds from now, another kind's
+   (:func:`incumbent`): the first records of a kind ship only when they run faster here than the records they
+   replace; with none usable, when the search reached every task before ``--minutes``. With
    ``--ship`` it replaces ``S`` (written beside it, then renamed in: a stopped run leaves ``S`` whole) with a
    ``"note"`` in its ``PROVENANCE.json`` giving both ratios; without, the command says what would ship.
 
@@ -81,18 +83,37 @@ def ahead_in_both(tables: Sequence[dict], shipped: str | Path, candidate: str | 
     return bool(ratios) and all(r > 1 for r in ratios), ratios
 
 
-def ship_folder(candidate: Path, shipped: Path, ratios: Sequence[float], tables: Sequence[str]) -> Path:
+def incumbent(model: str, target: dict) -> tuple[Path | None, str]:
+    """The folder a candidate of ``model`` for ``target`` (the host, one core) must run faster than, and one clause
+    saying what it is: this kind's shipped folder when it holds records, else the one the pipeline builds from now
+    (:func:`lab02_tvm.tuning.records.choose`: another kind's, ranks 2-3), else ``None`` (nothing to be ahead of).
+    A kind's first records replace what its builds used until then, so they are timed against that, not shipped
+    on the search's word (a Zen 5 builds ResNet-50 from the AVX-512 Intel kind's 8,875 trials)."""
+    from .database import RECORDS
+    from .records import choose, rel, shipped_dir
+    shipped = shipped_dir(model, target)
+    if (shipped / RECORDS).is_file():
+        return shipped, f"this kind's shipped folder {rel(shipped)}"
+    c = choose(model, target)
+    if c.status == "compatible":
+        return c.work_dir, f"{rel(c.work_dir)}, {c.source}'s records, which this host builds from now"
+    return None, f"none: no records of {model} run on this host"
+
+
+def ship_folder(candidate: Path, shipped: Path, ratios: Sequence[float], tables: Sequence[str], *,
+                over: str = "the folder it replaced") -> Path:
     """Replace ``shipped`` with a copy of ``candidate`` whose ``PROVENANCE.json`` gains a ``"note"``: when and why it
-    shipped (``ratios``: its speed over the replaced folder's in each A/B table of ``tables``; none: the host's first
-    records), the note it had kept after ``before:``. The copy is written beside ``shipped``, then renamed in
-    (:func:`common.results.new_folder`): a stopped run leaves ``shipped`` as it was."""
+    shipped (``ratios``: its speed over ``over``'s, the folder it was timed against, in each A/B table of ``tables``;
+    none: the host's first records, with nothing to time them against), the note it had kept after ``before:``.
+    The copy is written beside ``shipped``, then renamed in (:func:`common.results.new_folder`): a stopped run leaves
+    ``shipped`` as it was."""
     from .records import read_provenance, write_provenance
     with new_folder(shipped) as new:
         shutil.copytree(candidate, new, dirs_exist_ok=True)
         prov = read_provenance(new)
         write_provenance(new, {**prov, "note": (
             f"shipped by lab02_tvm.tuning.topup on {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC: "
-            + (f"ahead of both builds of the folder it replaced in both orders of records_ab ("
+            + (f"ahead of both builds of {over} in both orders of records_ab ("
                f"{', '.join(f'{r:.3f}x' for r in ratios)}; tables {', '.join(tables)})" if ratios
                else "this host's first records")
             + (f"; before: {prov['note']}" if prov.get("note") else ""))})
@@ -123,6 +144,7 @@ def topup(model: str, *, trials: int, minutes: float, deep_top_k: int, by: str, 
         stem, read_cost, _ = longrun.RANKINGS[by]
         read_cost(results_dir("lab02") / f"{stem}_{model}.json")
     has_records = (shipped / RECORDS).is_file()
+    rival, rival_is = incumbent(model, target)
     if not fresh and not has_records:
         raise UserError(f"{rel(shipped)} holds no records for this host to top up: --fresh tunes its first ones")
     run = root.name
@@ -175,18 +197,18 @@ def topup(model: str, *, trials: int, minutes: float, deep_top_k: int, by: str, 
         candidate = picked
     t0 = time.time()
     names = [n.format(model=model, run=run) for n in AB_NAMES]
-    if has_records:
+    if rival is not None:  # this kind's shipped folder, or (--fresh, a kind's first records) the one it builds from
         for name, order in zip(names, AB_ORDERS):
-            folders = [{"S": shipped, "C": candidate}[k] for k in order]
+            folders = [{"S": rival, "C": candidate}[k] for k in order]
             records_ab.main(["--model", model, *map(str, folders), "--repeats", str(repeats), "--name", name])
-        ahead, ratios = ahead_in_both([read_table(results_dir(LAB) / f"{n}.json") for n in names], shipped, candidate)
-        done("A/B", t0, f"the candidate at {' and '.join(f'{r:.3f}' for r in ratios)} of the speed of the shipped "
-                        "folder's faster build (shipped first, then candidate first): "
+        ahead, ratios = ahead_in_both([read_table(results_dir(LAB) / f"{n}.json") for n in names], rival, candidate)
+        done("A/B", t0, f"against {rival_is}: the candidate at {' and '.join(f'{r:.3f}' for r in ratios)} of the "
+                        "speed of that folder's faster build (it first, then the candidate first): "
                         f"{'ahead' if ahead else 'not ahead'} in both orders")
-        why_not = f"{rel(shipped)} stays"
-    else:  # --fresh on a host with no records of its own: nothing to be ahead of, so the search must be whole
+        why_not = f"{rel(shipped)} stays" if has_records else f"this host keeps building from {rel(rival)}"
+    else:  # --fresh, no records usable here at all: nothing to be ahead of, so the search must be whole
         ahead, ratios = not capped, []
-        done("A/B", t0, f"none: {rel(shipped)} holds no records (the candidate would be this host's first)")
+        done("A/B", t0, f"{rival_is} (the candidate would be this host's first)")
         why_not = (f"the search stopped at --minutes {minutes:g} with {prov.get('tasks_in_db')} of "
                    f"{prov.get('tasks')} tasks; a host's first records ship from a search that reached every task")
     t0 = time.time()
@@ -195,7 +217,8 @@ def topup(model: str, *, trials: int, minutes: float, deep_top_k: int, by: str, 
     elif not ship:
         done("ship", t0, f"would ship {rel(candidate)} over {rel(shipped)} (rerun with --ship, or copy it)")
     else:
-        ship_folder(candidate, shipped, ratios, names)
+        ship_folder(candidate, shipped, ratios, names,
+                    **({} if has_records or not ratios else {"over": f"{rel(rival)}, the records this host built from"}))
         done("ship", t0, f"{rel(candidate)} -> {rel(shipped)}: rerun the pipeline for this kind's tables")
     return rows
 
