@@ -88,6 +88,25 @@ def test_the_incumbent_is_the_kinds_own_folder_else_the_one_its_builds_use_now(t
     assert topup.incumbent("llama_tiny_s32", host) == (own, f"this kind's shipped folder {records.rel(own)}")
 
 
+def test_a_fresh_search_keeps_a_shallow_phase_that_reaches_every_task(tmp_path):
+    """Step 2's command line, and what it plans (``budget.plan_budget``, the function longrun plans with): a top-up
+    puts 95 % of the trials deep; a fresh folder keeps longrun's default split, so at 2,000 trials every one of
+    ResNet-50's 29 kernels gets shallow trials (95 % deep left 100 shallow trials: 25 kernels, the run of 2026-12-06)."""
+    from lab02_tvm.tuning import budget, longrun
+    root = tmp_path / "run1"
+    kw = dict(trials=2000, minutes=55.0, deep_top_k=6, by="slowest", root=root)
+    top, fresh = topup.tune_argv("resnet50", fresh=False, **kw), topup.tune_argv("resnet50", fresh=True, **kw)
+    assert top[top.index("--deep-share") + 1] == "0.95" and "--layout" not in top
+    assert "--deep-share" not in fresh and fresh[fresh.index("--layout") + 1:fresh.index("--layout") + 4] == [
+        "NHWC", "--layout-rewrite", "on"]
+    assert top[top.index("--name") + 1] == "retime_resnet50_run1" and top[top.index("--minutes") + 1] == "55"
+    share = longrun.DEEP_SHARE  # what longrun plans with when no --deep-share is given
+    tasks = [type("T", (), {"name": f"k{i}"})() for i in range(29)]
+    for deep, reached in ((0.95, 25), (share, 29)):
+        shallow, _ = budget.plan_budget(tasks, 2000, deep_top_k=6, deep_trials=int(2000 * deep), phases=True)
+        assert sum(1 for v in shallow.values() if v) == reached
+
+
 def test_bad_input_stops_before_any_search_and_makes_no_root(tmp_path, monkeypatch):
     """Each one line (UserError), before the scratch folder is made: a rerun with the same --root works."""
     with pytest.raises(UserError, match="--root .* exists: give a new folder"):

@@ -440,6 +440,10 @@ def _merge(names: list[str], source: Path | None, root: Path | None) -> int:
     return 0
 
 
+#: ``--deep-share``'s default: two thirds of a run's trials deep, a third over every task (:mod:`.budget`).
+DEEP_SHARE = 2 / 3
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """``tune`` (the long run, then prune + provenance), ``prune`` (shipped folders in place), ``retime``
     (re-time a folder's records on this host), ``merge`` (join another root's folder into one), ``climb``
@@ -458,7 +462,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                    "before each kernel, default none)")
     p.add_argument("--deep-top-k", type=int, default=8, help="tune: hottest tasks that get two thirds of the trials; "
                    "climb: kernels climbed (0 = all)")
-    p.add_argument("--deep-share", type=float, default=2 / 3,
+    p.add_argument("--deep-share", type=float, default=DEEP_SHARE,
                    help="share of the trials for the deep phase (default 2/3; 0.95 for a top-up of the slowest kernels)")
     p.add_argument("--deep-by-roofline", action="store_true",
                    help="rank the deep phase by the ms each kernel loses against the roof in the model "

@@ -120,6 +120,24 @@ def ship_folder(candidate: Path, shipped: Path, ratios: Sequence[float], tables:
     return shipped
 
 
+#: The deep phase's share of a top-up's trials: every task of a copied folder holds records already, so nearly all
+#: go to the kernels that lose most. A ``--fresh`` folder holds none: it keeps ``longrun``'s default (two thirds), so
+#: the shallow phase reaches every task (:func:`lab02_tvm.tuning.budget.plan_budget` covers ``S // 4`` tasks of
+#: ``S`` shallow trials: 2,000 trials at 0.95 left 100, and ResNet-50's 4 coldest of 29 kernels untuned, 2026-12-06).
+TOPUP_DEEP_SHARE = 0.95
+
+
+def tune_argv(model: str, *, trials: int, minutes: float, deep_top_k: int, by: str, fresh: bool, root: Path) -> list[str]:
+    """Step 2's ``longrun`` command line: a copy is topped up in its own method with :data:`TOPUP_DEEP_SHARE` of the
+    trials deep; ``fresh`` tunes an empty folder in the field's method (NHWC + weight layout rewrite) with
+    ``longrun``'s default split. The re-timing table is named after the run (``root``'s name)."""
+    share = [] if fresh else ["--deep-share", str(TOPUP_DEEP_SHARE)]
+    method = ["--layout", "NHWC", "--layout-rewrite", "on"] if fresh else []
+    return ["tune", "--model", model, "--trials", str(trials), "--minutes", f"{minutes:g}", "--deep-top-k",
+            str(deep_top_k), *share, *([BY[by][0]] if BY[by][0] else []), "--root", str(root),
+            "--name", f"retime_{model}_{root.name}", *method]
+
+
 def topup(model: str, *, trials: int, minutes: float, deep_top_k: int, by: str, fresh: bool, repeats: int,
           ship: bool, root: Path) -> list[dict]:
     """Steps 1-5 of the module docstring into ``root`` (which must not exist; its name names the run's tables);
@@ -164,10 +182,7 @@ def topup(model: str, *, trials: int, minutes: float, deep_top_k: int, by: str, 
         shutil.copytree(shipped, work)  # its provenance too: the method, the timing and the earlier runs
         done("copy", t0, f"{rel(shipped)} -> {rel(work)}")
     t0 = time.time()
-    flags = ["--layout", "NHWC", "--layout-rewrite", "on"] if fresh else []
-    longrun.main(["tune", "--model", model, "--trials", str(trials), "--minutes", str(minutes), "--deep-top-k",
-                  str(deep_top_k), "--deep-share", "0.95", *([BY[by][0]] if BY[by][0] else []), "--root", str(root),
-                  "--name", f"retime_{model}_{run}", *flags])
+    longrun.main(tune_argv(model, trials=trials, minutes=minutes, deep_top_k=deep_top_k, by=by, fresh=fresh, root=root))
     prov = read_provenance(work)
     searched, capped = int(prov.get("trials_this_run") or 0), bool(prov.get("stopped_by_time"))
     done("tune", t0, f"{searched} trials ({prov.get('trials_all_runs')} in all runs), {prov.get('tasks_in_db')}/"
