@@ -153,7 +153,7 @@ def topup(model: str, *, trials: int, minutes: float, deep_top_k: int, by: str, 
     from ..build import host_target
     from ..measure import records_ab
     from . import longrun, pick
-    from .database import RECORDS, read_database
+    from .database import read_database
     from .records import rel, read_provenance, shipped_dir, target_key
 
     target = {**host_target(), "num-cores": 1}
@@ -161,8 +161,8 @@ def topup(model: str, *, trials: int, minutes: float, deep_top_k: int, by: str, 
     if BY[by][0]:  # read before anything is made, as the search will (whatever records this host has)
         stem, read_cost, _ = longrun.RANKINGS[by]
         read_cost(results_dir("lab02") / f"{stem}_{model}.json")
-    has_records = (shipped / RECORDS).is_file()
     rival, rival_is = incumbent(model, target)
+    has_records = rival == shipped  # this kind's own folder holds records
     if not fresh and not has_records:
         raise UserError(f"{rel(shipped)} holds no records for this host to top up: --fresh tunes its first ones")
     run = root.name
@@ -221,8 +221,9 @@ def topup(model: str, *, trials: int, minutes: float, deep_top_k: int, by: str, 
                         "speed of that folder's faster build (it first, then the candidate first): "
                         f"{'ahead' if ahead else 'not ahead'} in both orders")
         why_not = f"{rel(shipped)} stays" if has_records else f"this host keeps building from {rel(rival)}"
+        over = "the folder it replaced" if has_records else f"{rel(rival)}, the records this host built from"
     else:  # --fresh, no records usable here at all: nothing to be ahead of, so the search must be whole
-        ahead, ratios = not capped, []
+        ahead, ratios, over = not capped, [], ""
         done("A/B", t0, f"{rival_is} (the candidate would be this host's first)")
         why_not = (f"the search stopped at --minutes {minutes:g} with {prov.get('tasks_in_db')} of "
                    f"{prov.get('tasks')} tasks; a host's first records ship from a search that reached every task")
@@ -232,8 +233,7 @@ def topup(model: str, *, trials: int, minutes: float, deep_top_k: int, by: str, 
     elif not ship:
         done("ship", t0, f"would ship {rel(candidate)} over {rel(shipped)} (rerun with --ship, or copy it)")
     else:
-        ship_folder(candidate, shipped, ratios, names,
-                    **({} if has_records or not ratios else {"over": f"{rel(rival)}, the records this host built from"}))
+        ship_folder(candidate, shipped, ratios, names, over=over)
         done("ship", t0, f"{rel(candidate)} -> {rel(shipped)}: rerun the pipeline for this kind's tables")
     return rows
 
