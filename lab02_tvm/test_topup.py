@@ -125,6 +125,39 @@ def test_bad_input_stops_before_any_search_and_makes_no_root(tmp_path, monkeypat
     with pytest.raises(UserError, match="roofline_bert.json is not a readable results table"):
         topup.main(["--model", "bert", "--by", "roofline", "--root", str(scratch)])
     monkeypatch.setattr(records, "SHIPPED_ROOT", tmp_path / "none")  # a host with no records of its own
-    with pytest.raises(UserError, match="holds no records for this host to top up: --fresh tunes its first ones"):
+    with pytest.raises(UserError, match="holds no records for this host to top up, and no other kind's run here: --fresh tunes its first ones"):
         topup.main(["--model", "bert", "--root", str(scratch)])
     assert not scratch.exists()
+
+
+def test_step_one_copies_the_kinds_own_folder_else_seeds_the_one_it_builds_from(tmp_path, monkeypatch):
+    """What the search starts from and what step 3 picks against: ``--fresh`` an empty folder and no pick; this
+    kind's own folder a byte copy, picked against itself; another kind's (a simulated host with none of its own)
+    a copy of its seed (:mod:`lab02_tvm.tuning.seed`, stood in for by its re-targeting step, which the seed's own
+    tests run for real with the re-timing: 16 s), picked against that seed, never against the other kind's times."""
+    from lab02_tvm.tuning import seed
+    src = records.REPO_ROOT / "results/lab02/tuning/llvm-znver1-1c/llama_tiny_s32"
+    base, what = topup.start("llama_tiny_s32", tmp_path / "fresh" / "k" / "m", None, own=False)
+    assert base is None and list((tmp_path / "fresh" / "k" / "m").iterdir()) == [] and "--fresh" in what
+    work = tmp_path / "own" / "k" / "m"
+    assert topup.start("llama_tiny_s32", work, src, own=True)[0] == src
+    assert {p.name: p.read_bytes() for p in work.iterdir()} == {p.name: p.read_bytes() for p in src.iterdir()}
+    seeded_from = []
+
+    def fake_seed(model, source, *, root, command, **kw):  # seed_folder's contract: <root>/<target key>/<model>
+        seeded_from.append((model, source, root))
+        dst = root / "llvm-haswell-1c" / model
+        n = seed.retarget(source, dst, {"kind": "llvm", "mcpu": "haswell", "num-cores": 1})
+        records.write_provenance(dst, {"model": model, "records": n, "retimed": {"host_ratio_median": 1.25}})
+        return dst, [], records.read_provenance(dst)
+    monkeypatch.setattr(seed, "seed_folder", fake_seed)
+    work = tmp_path / "run1" / "llvm-haswell-1c" / "llama_tiny_s32"
+    base, what = topup.start("llama_tiny_s32", work, src, own=False)
+    assert seeded_from == [("llama_tiny_s32", src, tmp_path / "run1" / "seed")]
+    assert base == tmp_path / "run1" / "seed" / "llvm-haswell-1c" / "llama_tiny_s32" != work
+    assert (work / database.RECORDS).read_bytes() == (base / database.RECORDS).read_bytes()
+    assert database.read_database(work).targets == [database.target_dict({"kind": "llvm", "mcpu": "haswell",
+                                                                           "num-cores": 1})]
+    assert "seeded here" in what and "x1.25 their time there" in what
+    with pytest.raises(FileExistsError):  # step 1 never writes into an earlier run's folder
+        topup.start("llama_tiny_s32", work, None, own=False)

@@ -6,7 +6,10 @@ RECORDS.md ("A top-up, from copy to ship") on this host, each step through its o
 1. **copy**: the shipped folder ``S`` (``results/lab02/tuning/<target key>/<model>``, :mod:`.records`) into
    ``build/lab02/topup/<UTC stamp>/``; the shipped folder is never written by the search. ``--fresh`` starts
    the copy empty instead and tunes in the field's method (NHWC + weight layout rewrite, :data:`.method.FIELD`):
-   a folder of another method (Zen 3's NCHW records) is re-tuned, not topped up, since its workloads are others;
+   a folder of another method (Zen 3's NCHW records) is re-tuned, not topped up, since its workloads are others.
+   On a kind with no records of its own, the copy is the folder it builds from now (another kind's,
+   :func:`incumbent`) seeded here (:mod:`.seed`: re-targeted, each kernel's best records re-timed on this host),
+   and that seed is what step 3 picks against (:func:`start`);
 2. **tune**: ``longrun tune`` into the copy (:mod:`.longrun`): ``--trials`` / ``--minutes``, the deep phase on the
    ``--deep-top-k`` kernels ranked ``--by`` the ms each loses against ONNX Runtime (``ort``: the kind's
    ``vs_ort_<model>.json``), against the roof (``roofline``: ``roofline_<model>.json``), or by time in the
@@ -49,7 +52,8 @@ AB_NAMES = ("records_ab_{model}_{run}_a", "records_ab_{model}_{run}_b")
 AB_ORDERS = ("SCS", "CSS")
 #: ``--by``: longrun's flag and the model a ranking table exists for (None: every model).
 BY = {"ort": ("--deep-by-ort", "resnet50"), "roofline": ("--deep-by-roofline", None), "slowest": (None, None)}
-EPILOG = ("steps: copy the shipped folder (results/lab02/tuning/<target>/<model>) to --root, longrun tune, pick, "
+EPILOG = ("steps: copy the shipped folder (results/lab02/tuning/<target>/<model>; on a kind with none, the other "
+          "kind's folder it builds from, seeded here) to --root, longrun tune, pick, "
           "records_ab in both orders (the shipped folder built twice in each), ship (--ship: replace the shipped "
           "folder) only when ahead of both its builds in both; tables "
           "named after the run in $MLC_RESULTS_DIR/lab02 (default results/lab02). The module docstring and "
@@ -127,6 +131,34 @@ def ship_folder(candidate: Path, shipped: Path, ratios: Sequence[float], tables:
 TOPUP_DEEP_SHARE = 0.95
 
 
+def start(model: str, work: Path, source: Path | None, *, own: bool) -> tuple[Path | None, str]:
+    """Step 1: make ``work`` (which must not exist), the folder the search tunes into, and return the folder step 3
+    picks against (``None``: no pick) with a clause saying what was done. ``source`` ``None`` (``--fresh``): an
+    empty folder; ``own`` (``source`` is this kind's shipped folder): a copy of it, provenance and all (its method,
+    timing and earlier runs), picked against itself; otherwise ``source`` is another kind's folder this host builds
+    from: :func:`lab02_tvm.tuning.seed.seed_folder` seeds it here (re-targeted, each kernel's best records
+    re-timed on this host, into ``work``'s run folder under ``seed/``) and ``work`` is a copy of that seed: the
+    records the search starts from, and step 3's baseline, are then timed on this host, not on the other kind.
+
+    Raises:
+        UserError: ``source``'s own errors (:func:`lab02_tvm.tuning.seed.check_source`).
+    """
+    from .records import rel
+    from .seed import seed_folder
+    if source is None:
+        work.mkdir(parents=True, exist_ok=False)
+        return None, f"an empty {rel(work)} (--fresh: the field's method)"
+    if own:
+        shutil.copytree(source, work)
+        return source, f"{rel(source)} -> {rel(work)}"
+    run = work.parents[1]  # <root>/<target key>/<model>
+    seeded, _, prov = seed_folder(model, source, root=run / "seed",
+                                  command=f"lab02_tvm.tuning.topup (step 1 of the run {run.name})")
+    shutil.copytree(seeded, work)
+    return seeded, (f"{rel(source)} seeded here ({prov['records']} records re-timed, x"
+                    f"{prov['retimed']['host_ratio_median']} their time there, median) -> {rel(work)}")
+
+
 def tune_argv(model: str, *, trials: int, minutes: float, deep_top_k: int, by: str, fresh: bool, root: Path) -> list[str]:
     """Step 2's ``longrun`` command line: a copy is topped up in its own method with :data:`TOPUP_DEEP_SHARE` of the
     trials deep; ``fresh`` tunes an empty folder in the field's method (NHWC + weight layout rewrite) with
@@ -163,8 +195,11 @@ def topup(model: str, *, trials: int, minutes: float, deep_top_k: int, by: str, 
         read_cost(results_dir("lab02") / f"{stem}_{model}.json")
     rival, rival_is = incumbent(model, target)
     has_records = rival == shipped  # this kind's own folder holds records
-    if not fresh and not has_records:
-        raise UserError(f"{rel(shipped)} holds no records for this host to top up: --fresh tunes its first ones")
+    if not fresh and rival is None:
+        raise UserError(f"{rel(shipped)} holds no records for this host to top up, and no other kind's run here: "
+                        "--fresh tunes its first ones")
+    if not fresh:
+        read_database(rival)  # checked before anything is made
     run = root.name
     work = shipped_dir(model, target, root)
     rows: list[dict] = []
@@ -174,13 +209,8 @@ def topup(model: str, *, trials: int, minutes: float, deep_top_k: int, by: str, 
         print(f"topup {model}: {step}: {result}", flush=True)
 
     t0 = time.time()
-    if fresh:
-        work.mkdir(parents=True, exist_ok=False)
-        done("copy", t0, f"an empty {rel(work)} (--fresh: the field's method)")
-    else:
-        read_database(shipped)  # checked before the copy
-        shutil.copytree(shipped, work)  # its provenance too: the method, the timing and the earlier runs
-        done("copy", t0, f"{rel(shipped)} -> {rel(work)}")
+    base, what = start(model, work, None if fresh else rival, own=has_records)
+    done("copy", t0, what)
     t0 = time.time()
     longrun.main(tune_argv(model, trials=trials, minutes=minutes, deep_top_k=deep_top_k, by=by, fresh=fresh, root=root))
     prov = read_provenance(work)
@@ -193,23 +223,24 @@ def topup(model: str, *, trials: int, minutes: float, deep_top_k: int, by: str, 
                          "every task it reached, or --minutes ran out): give more of both")
         return rows
     candidate = work
-    if not fresh:
+    if base is not None:
         picked = root / "picked" / target_key(target) / model
         try:
-            pick.main(["--model", model, str(shipped), str(work), str(picked), "--name", f"pick_{model}_{run}"])
+            pick.main(["--model", model, str(base), str(work), str(picked), "--name", f"pick_{model}_{run}"])
         except UserError as exc:
             if not str(exc).startswith("no kernel's record differs"):
                 raise
             picked = None
         taken = (read_provenance(picked).get("picked", {}).get("picked") or []) if picked else []
+        of = "the shipped" if has_records else "the seed's"
         done("pick", t0, f"the top-up's record taken for {', '.join(taken)}" if taken else
-                         "no record of the search ran faster in the model than the shipped one" if picked else
-                         "the search found no record faster than the shipped ones (each timed alone): nothing to "
+                         f"no record of the search ran faster in the model than {of} one" if picked else
+                         f"the search found no record faster than {of} ones (each timed alone): nothing to "
                          "time in the model")
-        if not taken:  # the picked folder would be the shipped one again
+        if not taken and has_records:  # the picked folder would be the shipped one again
             done("ship", time.time(), f"nothing shipped: {rel(shipped)} stays")
             return rows
-        candidate = picked
+        candidate = picked if taken else base  # a seed alone may still run faster here than the folder it came from
     t0 = time.time()
     names = [n.format(model=model, run=run) for n in AB_NAMES]
     if rival is not None:  # this kind's shipped folder, or (--fresh, a kind's first records) the one it builds from
