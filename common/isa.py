@@ -14,7 +14,8 @@ report (the keys of ``get_host_cpu_features``); :func:`isa_features` keeps only 
 CPU ``A`` runs on a host whose instruction set includes ``isa_features(A)``.
 
 ``MLC_CPU`` names an LLVM CPU to compile for instead of the host's (``MLC_CPU=haswell`` runs a pipeline
-as if on an AVX2 machine); :func:`target_cpu` refuses one this host cannot execute.
+as if on an AVX2 machine: TVM's target, llvmlite's and IREE's ``--iree-llvmcpu-target-cpu`` all take it);
+:func:`target_cpu` refuses one this host cannot execute.
 
 ``python -m common.isa`` prints the CPU model, LLVM's name for it, the widest vector ISA and the
 x86-64 micro-architecture level (``.ci/run`` prints it first, so a red run says on which kind).

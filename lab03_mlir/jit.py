@@ -309,8 +309,10 @@ class LlvmliteKernel(_Kernel):
     """``func_name`` compiled from LLVM IR text with llvmlite (O3) and MCJIT.
 
     ``cpu``: LLVM's ``-mcpu`` to compile for, with that CPU's own features (``x86-64-v3``: AVX2 code
-    on any host that executes it); ``None``: the host's CPU name and the features its CPUID reports.
-    ``llvm_ir`` (the translated text) is kept for reading. Called like :class:`EngineKernel`.
+    on any host that executes it); ``None``: the CPU ``MLC_CPU`` names (:func:`common.isa.target_cpu`), else the
+    host's CPU name and the features its CPUID reports.
+    ``llvm_ir`` (the translated text), ``optimized`` (the module after O3) and ``target_machine`` are kept for
+    reading (``k.target_machine.emit_assembly(k.optimized)``: the code that runs). Called like :class:`EngineKernel`.
 
     Raises:
         UserError: as :class:`EngineKernel` before compiling; ``mlir-translate`` missing or failing
@@ -330,15 +332,19 @@ class LlvmliteKernel(_Kernel):
         mod = llvm.parse_assembly(self.llvm_ir)
         mod.verify()
         target = llvm.Target.from_default_triple()
+        if cpu is None:
+            from common.isa import system_cpu, target_cpu
+            cpu = None if target_cpu() == system_cpu() else target_cpu()
         tm = target.create_target_machine(cpu=cpu or llvm.get_host_cpu_name(),
                                           features="" if cpu else llvm.get_host_cpu_features().flatten(),
                                           opt=opt_level, codemodel="jitdefault", jit=True)
         pto = llvm.create_pipeline_tuning_options(speed_level=opt_level)
         pb = llvm.create_pass_builder(tm, pto)
         pb.getModulePassManager().run(mod, pb)
+        self.target_machine = tm  # kept for reading: tm.emit_assembly(self.optimized) is the code that runs
+        self.optimized = mod
         self.engine = llvm.create_mcjit_compiler(mod, tm)
         self.engine.finalize_object()
-        self._llvm_mod = mod
         addr = self.engine.get_function_address(f"_mlir_ciface_{func_name}")
         if not addr:
             raise UserError(f"llvmlite: no symbol _mlir_ciface_{func_name}")

@@ -202,6 +202,35 @@ def test_ladder_has_every_rung(report):
     assert table["env"]["threads"] == 1 and set(table["env"]["load_avg"]) == {"1min", "5min", "15min"}
 
 
+MATMUL_64 = """func.func @forward(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<64x64xf32>, tensor<64x64xf32>) outs(%f : tensor<64x64xf32>) -> tensor<64x64xf32>
+  return %r : tensor<64x64xf32>
+}"""
+
+
+@pytest.mark.parametrize("cpu, refused", [("x86-64-v2", ("ymm", "zmm")), ("haswell", ("zmm",))])
+def test_mlc_cpu_reaches_iree(monkeypatch, tmp_path, cpu, refused):
+    """``MLC_CPU`` (a simulated host, ``common.isa``) picks IREE's target CPU as it picks TVM's: the assembly of the
+    dispatch uses no register wider than that CPU has (x86-64-v2: SSE, 128-bit xmm; haswell: AVX2, 256-bit ymm),
+    on any host that can run them, AVX-512 ones included; unset, IREE compiles for ``host``. The module still
+    computes the matmul (NumPy reference; rtol 1e-5, atol 1e-4: a 64-term float32 sum of N(0,1) products, in
+    whatever order and with or without FMA the vector width gives, is within 64 * 2^-24 * sum|a*b| (Higham's
+    bound, about 1.6e-4 here; atol + rtol * |a@b| admits about 1.8e-4) and typically within 1e-6)."""
+    monkeypatch.delenv("MLC_CPU", raising=False)
+    assert iree_anchor.iree_flags()[-1] == "--iree-llvmcpu-target-cpu=host"
+    monkeypatch.setenv("MLC_CPU", cpu)
+    assert iree_anchor.iree_flags()[-1] == f"--iree-llvmcpu-target-cpu={cpu}"
+    iree_anchor.iree_compile(MATMUL_64, tmp_path / "m.vmfb", dump_to=tmp_path / "dump")
+    asm = "".join(p.read_text() for p in (tmp_path / "dump").glob("*.s"))
+    assert "xmm" in asm and not [r for r in refused if r in asm]
+    rng = np.random.default_rng(0)
+    a, b = (rng.standard_normal((64, 64), dtype=np.float32) for _ in range(2))
+    np.testing.assert_allclose(iree_anchor.IreeModule(tmp_path / "m.vmfb")(a, b), a @ b, rtol=1e-5, atol=1e-4)
+
+
 def test_iree_compile_error_is_one_line(tmp_path):
     with pytest.raises(UserError, match="iree-compile failed"):
         iree_anchor.iree_compile("func.func @forward() { return %x : f32 }", tmp_path / "bad.vmfb")

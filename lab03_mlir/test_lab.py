@@ -215,6 +215,19 @@ def test_jit_matches_numpy_both_ways(m, n, k, seed):
     assert (eng >= 0).all()
 
 
+@pytest.mark.parametrize("cpu, refused", [("x86-64-v2", ("ymm", "zmm")), ("haswell", ("zmm",))])
+def test_mlc_cpu_reaches_llvmlite(monkeypatch, cpu, refused):
+    """``MLC_CPU`` (a simulated host, ``common.isa``) is the CPU llvmlite compiles for when none is passed: the
+    assembly uses no register wider than that CPU has (x86-64-v2: 128-bit xmm; haswell: 256-bit ymm), on any host
+    that runs them; the numbers stay within ATOL of float64 NumPy (K = 24: ATOL's error model)."""
+    monkeypatch.setenv("MLC_CPU", cpu)
+    inputs = builder.random_inputs(16, 32, 24, 1)
+    kernel = jit.LlvmliteKernel(lowered(16, 32, 24).module, F)
+    asm = kernel.target_machine.emit_assembly(kernel.optimized)
+    assert "xmm" in asm and not [r for r in refused if r in asm]
+    np.testing.assert_allclose(kernel(inputs)[0], reference64(*inputs), atol=ATOL, rtol=0)
+
+
 def test_known_answer():
     a = np.array([[1, 2], [3, 4]], np.float32)
     b = np.array([[1, -1], [0, 1]], np.float32)

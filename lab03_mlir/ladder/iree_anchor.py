@@ -3,7 +3,8 @@
 * :func:`iree_compile` runs ``iree-compile`` (the ``iree-base-compiler`` wheel's command line tool)
   in a **subprocess**: ``iree.compiler`` is a third MLIR build whose nanobind symbols clash with the
   upstream ``mlir`` bindings in one process (see :mod:`lab03_mlir.ladder.from_torch`). The flags
-  (:data:`IREE_FLAGS`) select the local CPU device and LLVM CPU code generation for this host.
+  (:func:`iree_flags`) select the local CPU device and LLVM CPU code generation for this host (or the
+  CPU ``MLC_CPU`` names).
 * :class:`IreeModule` loads the ``.vmfb`` with ``iree.runtime`` (no MLIR inside, imports fine
   in-process) on the single-threaded ``local-sync`` driver.
 * :func:`latency_ladder` times candidates on one block's input, interleaved, one thread.
@@ -27,12 +28,24 @@ from common.errors import MissingDependency, UserError, require
 
 from .from_torch import FUNC_NAME, TorchBlock  # noqa: F401  (TorchBlock: annotations)
 
-#: ``iree-compile`` flags: the local CPU device, LLVM CPU code generation tuned for this host.
+#: ``iree-compile`` flags: the local CPU device and LLVM CPU code generation (the CPU: :func:`iree_flags`).
 IREE_FLAGS = ("--iree-hal-target-device=local",
-              "--iree-hal-local-target-device-backends=llvm-cpu",
-              "--iree-llvmcpu-target-cpu=host")
+              "--iree-hal-local-target-device-backends=llvm-cpu")
 #: ``local-sync`` runs dispatches inline on the calling thread: single-threaded by construction.
 IREE_DRIVER = "local-sync"
+
+def iree_flags() -> tuple[str, ...]:
+    """:data:`IREE_FLAGS` and the CPU to generate code for: ``host`` (IREE's name for the machine it runs on),
+    or the CPU ``MLC_CPU`` names (:func:`common.isa.target_cpu`), so a simulated host (``MLC_CPU=haswell``:
+    AVX2 code on an AVX-512 machine) reaches IREE as it reaches TVM and llvmlite.
+
+    Raises:
+        UserError: ``MLC_CPU`` names a CPU this host cannot execute (:func:`common.isa.target_cpu`).
+    """
+    from common.isa import system_cpu, target_cpu
+    cpu = target_cpu()
+    return (*IREE_FLAGS, f"--iree-llvmcpu-target-cpu={'host' if cpu == system_cpu() else cpu}")
+
 
 def iree_compile_tool() -> str:
     """Path of the ``iree-compile`` executable from the ``iree-base-compiler`` wheel.
@@ -52,12 +65,13 @@ def iree_compile_tool() -> str:
                             "executable found); install it with `.venv/bin/pip install iree-base-compiler`")
 
 
-def iree_compile(text: str, out_path: Path, *, tool: str | None = None) -> float:
+def iree_compile(text: str, out_path: Path, *, tool: str | None = None, dump_to: Path | None = None) -> float:
     """Compile MLIR ``text`` (linalg-on-tensors or StableHLO) to an IREE VM flatbuffer (.vmfb).
 
     Runs ``iree-compile`` in a subprocess (see the module docstring: ``iree.compiler`` cannot share
-    a process with the upstream ``mlir`` bindings) with :data:`IREE_FLAGS`; the input dialect is
-    detected by ``--iree-input-type=auto`` (the default).
+    a process with the upstream ``mlir`` bindings) with :func:`iree_flags`; the input dialect is
+    detected by ``--iree-input-type=auto`` (the default). ``dump_to``: a folder for each dispatch's
+    LLVM IR, object and assembly (``*.s``; ``--iree-hal-dump-executable-intermediates-to``).
 
     Returns:
         Compile time in seconds.
@@ -74,7 +88,8 @@ def iree_compile(text: str, out_path: Path, *, tool: str | None = None) -> float
         src = fh.name
     t0 = time.perf_counter()
     try:
-        proc = subprocess.run([tool, src, *IREE_FLAGS, "-o", str(out_path)], capture_output=True,
+        dump = [f"--iree-hal-dump-executable-intermediates-to={dump_to}"] if dump_to else []
+        proc = subprocess.run([tool, src, *iree_flags(), *dump, "-o", str(out_path)], capture_output=True,
                               text=True, timeout=300)
     finally:
         os.unlink(src)

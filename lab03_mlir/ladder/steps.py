@@ -34,7 +34,7 @@ from lab03_mlir.ladder import from_torch as ft  # noqa: I001  (upstream mlir, th
 from lab03_mlir import fast, jit, lowering
 from lab03_mlir.ladder import iree_anchor
 from lab03_mlir.ladder.from_torch import ATOL, FUNC_NAME, LAB, OUTPUT_TYPES, RESNET_CONVS, RTOL, Compiled, ImportedIR, TorchBlock
-from lab03_mlir.ladder.iree_anchor import IREE_DRIVER, IREE_FLAGS, IreeModule
+from lab03_mlir.ladder.iree_anchor import IREE_DRIVER, IreeModule, iree_flags
 
 
 @dataclass
@@ -293,7 +293,7 @@ def write_tables(report: FromTorchReport, chains: dict, cfg: FromTorchConfig) ->
     from common.timing import environment
     meta = {"seed": cfg.seed, "mlp (batch,in,out)": cfg.mlp, "conv (batch,cin,cout,size)": cfg.conv,
             "resnet convs (cin,cout,size,kernel)": cfg.resnet, "atol": ATOL, "rtol": RTOL,
-            "iree_flags": " ".join(IREE_FLAGS), "iree_driver": IREE_DRIVER}
+            "iree_flags": " ".join(iree_flags()), "iree_driver": IREE_DRIVER}
     report.gate_rows = [row for ch in chains.values() for row in ch.rows]
     tables = []
     paths = write_table(LAB, "from_torch_gates", report.gate_rows, title="PyTorch -> MLIR: outputs vs PyTorch eager",
