@@ -98,6 +98,38 @@ def test_agreement_counts_and_the_first_disagreement():
     assert g.agreement == pytest.approx(21 / 24, abs=1e-12) and not g.passed      # 0.875 < 0.9
     assert g.max_abs == pytest.approx(float(np.abs(bad.astype(np.float64) - ref).max()), rel=MAX_ABS_REL)
     assert g.min_top1 == 0.9
+    # the difference is absolute: a candidate logit 10 below its reference (a token other than the top) is the max
+    low = cand.copy()
+    low[2, 3, (int(ref[2, 3].argmax()) + 1) % 10] -= 10.0
+    g = gate(ref, low, min_top1=0.9)
+    assert (g.disagreements, g.first_disagreement) == (0, None)
+    assert g.max_abs == pytest.approx(float(np.abs(low.astype(np.float64) - ref).max()), rel=MAX_ABS_REL)
+    assert g.max_abs > 9.5
+    # finite logits near float32's largest are finite: a row sum overflows to inf, every logit is still finite
+    big = (2e38 + ref.astype(np.float64) * 1e36).astype(np.float32)          # top gap >= 1e36, all ~2e38
+    near = (big + (cand.astype(np.float64) - ref) * 1e36).astype(np.float32)  # differences < 0.4e36: same top-1
+    assert np.isfinite(near).all() and (near.argmax(-1) == big.argmax(-1)).all()  # the oracle: NumPy on both
+    g = gate(big, near, min_top1=0.9)
+    assert (g.positions, g.disagreements, g.first_disagreement, g.passed) == (24, 0, None, True)
+    assert g.max_abs == pytest.approx(float(np.abs(near.astype(np.float64) - big).max()), rel=MAX_ABS_REL)
+    # the docstring's logits are float, float64 included: the top-1 and the differences are the float64 values'
+    # (a float32 copy ties 16 - 1e-9 with 16 and rounds a 1e-6 difference near 1000 to 0 or 6.1e-5)
+    ref = logits((5, 6), seed=31).astype(np.float64)
+    tops = ref.argmax(-1)
+    ref[np.arange(5), tops] = 16.0                      # every other logit is below 16 - 1 (the top-1 gap)
+    rows = [p for p in range(5) if tops[p] > 0]
+    for p in rows:
+        ref[p, 0] = 16.0 - 1e-9                          # runner-up at token 0, 1e-9 below: top-1 stays tops[p]
+    assert rows and (ref.argmax(-1) == tops).all() and (ref.astype(np.float32).argmax(-1) != tops).sum() == len(rows)
+    cand = ref.copy()
+    cand[rows, 0] = 15.0                                 # the candidate's runner-up is clearly below
+    g = gate(ref, cand, min_top1=1.0)
+    assert (g.positions, g.disagreements, g.first_disagreement, g.passed) == (5, 0, None, True)
+    base = logits((4, 3, 8), seed=32).astype(np.float64) + 1000.0
+    near = base + np.random.default_rng(33).uniform(-1e-6, 1e-6, base.shape)
+    g = gate(base, near, min_top1=1.0)
+    # float64 differences are exact to one rounding (2^-53 relative): MAX_ABS_REL is ample, a float32 copy is not
+    assert g.disagreements == 0 and g.max_abs == pytest.approx(float(np.abs(near - base).max()), rel=MAX_ABS_REL)
 
 
 @pytest.mark.task("lab01.gate", points=2)
@@ -155,6 +187,19 @@ def test_a_non_finite_candidate_logit_never_agrees(spoil, at_top):
     g = gate(ref, cand, min_top1=0.5)
     assert (g.disagreements, g.first_disagreement, g.max_abs) == (1, (1,), float("inf"))
     assert g.agreement == pytest.approx(2 / 3, abs=1e-12) and g.passed
+    # every token is checked, the first and the last included: row 0's top token is token 0, row 2's is token 5
+    # (sorted rows keep the top-1 gap), spoiled at the top (NaN, inf) or at the other end (-inf)
+    ends = ref.copy()
+    ends[0], ends[2] = np.sort(ref[0])[::-1], np.sort(ref[2])
+    spoilt = close(ends, 8)
+    spoilt[0, 0 if at_top else 5], spoilt[2, 5 if at_top else 0] = spoil, spoil
+    g = gate(ends, spoilt, min_top1=0.5)
+    assert (g.disagreements, g.first_disagreement, g.max_abs, g.passed) == (2, (0,), float("inf"), False)
+    # a whole row spoilt (a broken kernel's output) disagrees too, and is no error
+    row = close(ref, 8)
+    row[2] = spoil
+    g = gate(ref, row, min_top1=0.5)
+    assert (g.disagreements, g.first_disagreement, g.max_abs) == (1, (2,), float("inf"))
 
 
 @pytest.mark.task("lab01.gate", points=1)
@@ -170,9 +215,13 @@ def test_bad_input_is_a_one_line_user_error():
     cases = [
         (ref, ref[:, :2], {}),                               # shapes differ
         (ref, ref[:1], {}), (ref[:1], ref, {}),              # broadcastable is not the same shape either
+        (ref, ref[..., :1], {}), (ref, ref[..., :3], {}),    # another vocabulary, the leading shapes equal
+        (ref, ref.reshape(3, 2, 4), {}), (ref, ref.reshape(6, 4), {}),  # as many logits, another shape
         (ref, ref, {"mask": np.ones((2, 4))}),               # mask is not the leading shape (2, 3)
         (ref, ref, {"mask": np.zeros((2, 3))}),              # nothing to count
         (ref, ref, {"mask": np.ones(3)}), (ref, ref, {"mask": np.ones((1, 3))}),  # broadcastable is not the shape
+        (ref, ref, {"mask": np.ones(6)}), (ref, ref, {"mask": np.ones((3, 2))}),  # as many values is not the shape
+        (ref, ref, {"mask": np.ones((1, 2, 3))}),
         (ref, ref, {"min_top1": 1.5}), (ref, ref, {"min_top1": -0.1}),
         (ref, ref, {"min_top1": float("nan")}),             # not in [0, 1] either: every verdict would fail
         (nan_ref, ref, {}),                                  # a reference that is not finite
@@ -232,6 +281,14 @@ def test_one_dimensional_logits_are_one_position():
     assert (g.positions, g.disagreements, g.first_disagreement, g.passed, g.min_top1) == (1, 0, None, True, 1)
     g = gate(ref, flip(close(ref, 26)[None], ref[None], [(0,)])[0], min_top1=0)
     assert (g.positions, g.disagreements, g.first_disagreement, g.passed) == (1, 1, (), True)
+    # a vocabulary of one token (V >= 1): every finite position agrees, a NaN one does not
+    one = logits((3, 1), seed=27)
+    cand = close(one, 28)
+    g = gate(one, cand, min_top1=1.0)
+    assert (g.positions, g.disagreements, g.first_disagreement, g.passed) == (3, 0, None, True)
+    cand[1, 0] = np.nan
+    g = gate(one, cand, min_top1=0.5)
+    assert (g.positions, g.disagreements, g.first_disagreement, g.max_abs) == (3, 1, (1,), float("inf"))
 
 
 @pytest.mark.task("lab01.gate", points=1)
@@ -244,6 +301,11 @@ def test_a_fractional_mask_value_counts():
     g = gate(ref, bad, min_top1=0.5, mask=mask)
     assert (g.positions, g.disagreements, g.first_disagreement) == (int((mask != 0).sum()), 2, (0, 1)) == (6, 2, (0, 1))
     assert g.agreement == pytest.approx(4 / 6, abs=1e-12)
+    # a float64 mask keeps 1e-300 too (non-zero; a float32 copy of it is 0)
+    tiny = mask.astype(np.float64)
+    tiny[1, 2] = 1e-300
+    g = gate(ref, bad, min_top1=0.5, mask=tiny)
+    assert (g.positions, g.disagreements, g.first_disagreement) == (int((tiny != 0).sum()), 2, (0, 1)) == (7, 2, (0, 1))
 
 
 @pytest.mark.task("lab01.gate", points=1)
@@ -251,7 +313,8 @@ def test_the_verdict_compares_the_agreement_itself():
     """``passed`` is ``agreement >= min_top1`` on the agreement itself, not on a rounded one (the line prints 4
     decimals: 0.4286 and 1.0000 here, both above the threshold the agreement misses)."""
     for positions, flipped, min_top1 in ((7, 4, 0.42858),         # 3/7 = 0.428571... < 0.42858
-                                         (100_000, 1, 1.0)):      # 0.99999 < 1
+                                         (100_000, 1, 1.0),       # 0.99999 < 1
+                                         (3, 1, 2 / 3 + 1e-12)):  # 2/3 misses it by 1e-12: no tolerance, no rounding
         ref = logits((positions, 3), seed=29)
         g = gate(ref, flip(close(ref, 30), ref, [(p,) for p in range(flipped)]), min_top1=min_top1)
         exact = (positions - flipped) / positions
