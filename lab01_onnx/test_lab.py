@@ -103,6 +103,11 @@ def test_reshape_zero_passthrough_keeps_dynamic_batch():
     model = reshape_pair([0, 12], [0, 3, 4], x_shape=("N", 3, 4))
     for n in (1, 5):
         apply(fuse_consecutive_reshapes, model, {"x": rnd(n, 3, 4)}, 1)
+    # the same through the LAST entry of s1: s1 = [3, 2, 0] keeps x's dynamic dim 2 (m is [3, 2, N]), so s2's 0 at
+    # index 2 copies N in the fused Reshape(x, [2, 3, 0]) too; no static dim of m is needed (there is none)
+    model = reshape_pair([3, 2, 0], [2, 3, 0], x_shape=(2, 3, "N"))
+    for n in (1, 5):
+        apply(fuse_consecutive_reshapes, model, {"x": rnd(2, 3, n)}, 1)
 
 
 @pytest.mark.task("lab01.reshape", points=1)
@@ -123,6 +128,12 @@ def test_reshape_zero_copying_a_zero_sized_dim_is_refused():
 def test_reshape_zero_unresolvable_is_refused():
     model = reshape_pair([-1, 4], [0, 2, 2], x_shape=("N", 3, 4))  # middle dim 0 = 3N: unknown
     apply(fuse_consecutive_reshapes, model, {"x": rnd(2, 3, 4)}, 0)
+    # s1 is a runtime input of unknown length: not even m's rank is known, so s2's 0 (m's dim 0: 6 or 4 below, x's is
+    # 2) cannot be resolved and must not stay a 0 either; the pair is left alone
+    nodes = [helper.make_node("Reshape", ["x", "t"], ["m"]), ints("s2", [0, -1]), helper.make_node("Reshape", ["m", "s2"], ["y"])]
+    model = make_model(nodes, [("x", F, [2, 3, 4]), ("t", I64, ["k"])], [("y", F, ["a", "b"])])
+    for t in ([6, 4], [4, 6]):
+        apply(fuse_consecutive_reshapes, model, {"x": rnd(2, 3, 4), "t": np.array(t, np.int64)}, 0)
 
 
 @pytest.mark.task("lab01.reshape", points=1)
@@ -137,6 +148,10 @@ def test_reshape_zero_after_allowzero_literal_zero_is_refused():
 def test_reshape_allowzero_second_with_runtime_shape_fuses():
     model = reshape_pair([6, 4], [4, 6], allowzero=(0, 1), s2_input=True)
     apply(fuse_consecutive_reshapes, model, {"x": rnd(2, 3, 4), "s2": np.array([4, 6], np.int64)}, 1)
+    # a runtime s2 holding a literal 0 (allowzero=1): x [0, 4] -> Reshape(s1=[0, 4], allowzero=0) -> m [0, 4] ->
+    # [4, 0]; the fused node must keep the second node's allowzero=1 (under the first's 0, [4, 0] would copy x's 4)
+    model = reshape_pair([0, 4], [4, 0], x_shape=(0, 4), allowzero=(0, 1), s2_input=True)
+    apply(fuse_consecutive_reshapes, model, {"x": np.zeros((0, 4), np.float32), "s2": np.array([4, 0], np.int64)}, 1)
 
 
 @pytest.mark.task("lab01.reshape", points=1)
@@ -188,6 +203,12 @@ def test_reshape_keeps_allowzero_of_second_node():
     out = apply(fuse_consecutive_reshapes, model, {"x": np.zeros((0, 4), np.float32)}, 1)
     (node,) = [n for n in out.graph.node if n.op_type == "Reshape"]
     assert helper.get_attribute_value(node.attribute[0]) == 1
+    # the second node's allowzero=1 when the first's is 0: s1 = [0, 4] copies x's 0 (m is [0, 4]), s2 = [4, 0] is a
+    # literal 0 (y is [4, 0]); under the first node's allowzero=0 the fused [4, 0] would copy x's dim 1 (4)
+    model = reshape_pair([0, 4], [4, 0], x_shape=(0, 4), allowzero=(0, 1))
+    out = apply(fuse_consecutive_reshapes, model, {"x": np.zeros((0, 4), np.float32)}, 1)
+    (node,) = [n for n in out.graph.node if n.op_type == "Reshape"]
+    assert [(a.name, a.i) for a in node.attribute] == [("allowzero", 1)]
 
 
 @pytest.mark.task("lab01.reshape", points=1)

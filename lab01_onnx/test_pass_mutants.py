@@ -622,6 +622,13 @@ def test_shape_initializers_that_a_caller_may_feed_or_another_node_reads():
                        inits={"s1": np.array([6, 4], np.int64), "s2": np.array([0, 2, 2], np.int64)})
     out = apply(fuse_consecutive_reshapes, model, {"x": rnd(2, 3, 4), "w": rnd(4, 6), "v": rnd(6, 4)}, 1)
     assert {"s1", "s2"} <= {t.name for t in out.graph.initializer}
+    # (3) the same for s1: an initializer that is also a graph input (default [6, 4]) is no constant, so it resolves
+    # no 0 of s2 = [0, -1]: a caller feeding s1 = [4, 6] makes m's dim 0 a 4, not 6 (nor x's 2); left alone
+    nodes = [helper.make_node("Reshape", ["x", "s1"], ["m"]), ints("s2", [0, -1]), helper.make_node("Reshape", ["m", "s2"], ["y"])]
+    model = make_model(nodes, [("x", F, [2, 3, 4]), ("s1", I64, [2])], [("y", F, ["a", "b"])],
+                       inits={"s1": np.array([6, 4], np.int64)})
+    for s1 in ([6, 4], [4, 6]):
+        apply(fuse_consecutive_reshapes, model, {"x": rnd(2, 3, 4), "s1": np.array(s1, np.int64)}, 0)
 
 
 @pytest.mark.task("lab01.reshape", points=1)
@@ -795,6 +802,13 @@ def test_a_non_reshape_reading_a_reshape_is_not_fused():
              helper.make_node("Add", ["m", "c"], ["y"])]
     model = make_model(nodes, [("x", I64, [2, 3])], [("y", I64, None)])
     assert fuse_consecutive_reshapes(model).rewrites == 0
+    # nor a Reshape with one input: from opset 5 on the shape is input 1, so such a node (second or first of the
+    # pair) is malformed and left alone, not read past its inputs nor fused away
+    for shapes in ((["s1"], []), ([], ["s2"])):
+        nodes = [ints("s1", [6, 4]), ints("s2", [4, 6]), helper.make_node("Reshape", ["x", *shapes[1]], ["m"]),
+                 helper.make_node("Reshape", ["m", *shapes[0]], ["y"])]
+        model = make_model(nodes, [("x", F, [2, 3, 4])], [("y", F, None)], check=False, infer_outputs=False)
+        assert fuse_consecutive_reshapes(model).rewrites == 0, shapes
 
 
 @pytest.mark.task("lab01.gather", points=1)
