@@ -238,6 +238,67 @@ def _scalar_epilogue():
     return te.create_prim_func([A, te.compute((), lambda: S() / 24.0, name="D")])
 
 
+def _reversed_binding():
+    """``vj = 31 - j``: three loops for three iterators, but ``vj`` is bound to an expression of ``j``, not to the
+    loop itself (precondition 2: each loop bound to exactly one iterator; not eligible)."""
+    from tvm.script import tirx as T
+
+    @T.prim_func(s_tir=True)
+    def f(A: T.Buffer((16, 24), "float32"), B: T.Buffer((24, 32), "float32"), C: T.Buffer((16, 32), "float32")):
+        for i, j, k in T.grid(16, 32, 24):
+            with T.sblock("C"):
+                vi = T.axis.spatial(16, i)
+                vj = T.axis.spatial(32, 31 - j)
+                vk = T.axis.reduce(24, k)
+                with T.init():
+                    C[vi, vj] = T.float32(0)
+                C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+    return f
+
+
+def _opaque_last_axis():
+    """Iterators spatial ``vi``, opaque ``vj``, reduction ``vk`` around ``C[vi, vj]``: an opaque iterator is not a
+    spatial one, so the innermost *spatial* loop is ``i``, C's first axis (precondition 3 fails: not eligible)."""
+    from tvm.script import tirx as T
+
+    @T.prim_func(s_tir=True)
+    def f(A: T.Buffer((16, 24), "float32"), B: T.Buffer((24, 32), "float32"), C: T.Buffer((16, 32), "float32")):
+        for i, j, k in T.grid(16, 32, 24):
+            with T.sblock("C"):
+                vi = T.axis.spatial(16, i)
+                vj = T.axis.opaque(32, j)
+                vk = T.axis.reduce(24, k)
+                with T.init():
+                    C[vi, vj] = T.float32(0)
+                C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+    return f
+
+
+def _same_named_axes():
+    """A TE matmul whose reduction axis is named ``j`` like the output's second axis: loops ``j`` (spatial) and ``j``
+    (reduction) are different variables with one name; eligible, the plan moves the *spatial* ``j`` innermost."""
+    from tvm import te
+    A = te.placeholder((8, 6), name="A")
+    B = te.placeholder((6, 16), name="B")
+    r = te.reduce_axis((0, 6), name="j")
+    return te.create_prim_func([A, B, te.compute((8, 16), lambda i, j: te.sum(A[i, r] * B[r, j], axis=r), name="C")])
+
+
+def _same_named_transposed():
+    """A TE matmul whose two output axes are both named ``x`` (``varargs_names``), loops reordered by hand to
+    ``(x', x, k)`` around ``C[x, x']``: the inner spatial loop ``x`` is C's first axis, although the last index has
+    its name (precondition 3 compares variables, not names: not eligible)."""
+    from tvm import s_tir, te
+    A = te.placeholder((8, 6), name="A")
+    B = te.placeholder((6, 16), name="B")
+    r = te.reduce_axis((0, 6), name="k")
+    C = te.compute((8, 16), lambda *ix: te.sum(A[ix[0], r] * B[r, ix[1]], axis=r), name="C", varargs_names=["x", "x"])
+    sch = s_tir.Schedule(tvm.IRModule({"main": te.create_prim_func([A, B, C])}))
+    i, j, k = sch.get_loops(sch.get_sblock("C"))
+    sch.reorder(j, i, k)
+    return sch.mod["main"]
+
+
 def _ineligible(how: str):
     from tvm import te, topi
     if how == "elementwise":       # no reduction iterator
@@ -382,13 +443,18 @@ def test_the_plan_only_reads_the_schedule():
     to the one it was made from (``tvm_ffi.structural_equal``). A plan that is returned names the block's loops as
     ``sch.get_loops`` gives them, outermost first; the matmul's new order is ``(ax0, k, ax1)`` (worked by hand);
     the transposed block gets a reason (precondition 3); for the matmul ``C`` of ``shared_outer_loops`` a plan
-    (the schedule then refuses it) and a reason are both allowed."""
+    (the schedule then refuses it) and a reason are both allowed. Also read through the plan (the schedule would
+    refuse or hide these): a binding ``31 - j``, an opaque iterator on C's last axis and a transposed nest whose two
+    spatial axes share one name get a reason (preconditions 2 and 3), and a matmul whose reduction loop has its
+    spatial loop's name is planned by loop identity, not name."""
     import tvm_ffi
     from tvm import s_tir
 
     from lab02_tvm.schedule.tir_pass import _block_plan
-    for how in ["eligible", "transposed", "shared_outer_loops"]:
-        f = matmul(16, 24, 32) if how == "eligible" else _ineligible(how)
+    extra = {"reversed_binding": _reversed_binding, "opaque_last_axis": _opaque_last_axis,
+             "same_named_axes": _same_named_axes, "same_named_transposed": _same_named_transposed}
+    for how in ["eligible", "transposed", "shared_outer_loops", *extra]:
+        f = matmul(16, 24, 32) if how == "eligible" else extra[how]() if how in extra else _ineligible(how)
         sch = s_tir.Schedule(tvm.IRModule({"main": f}))
         plans = {}
         for block_rv in sch.get_child_blocks(sch.get_sblock("root")):
@@ -402,11 +468,19 @@ def test_the_plan_only_reads_the_schedule():
             expected = sch.get_loops(block_rv)
             assert len(loops) == len(expected) and all(sch.get(a).same_as(sch.get(b)) for a, b in zip(loops, expected)), (
                 f"{how}: the plan's loops for {name} are not sch.get_loops(block), outermost first")
+            if how == "same_named_axes":  # (i, j, j') -> (i, j', j): by identity, both loops are named j
+                i, j, r = expected
+                assert len(new_order) == 3 and all(sch.get(a).same_as(sch.get(b)) for a, b in zip(new_order, [i, r, j])), (
+                    f"{how}: expected the spatial loop j moved inside the reduction loop of the same name")
             plans[name] = [sch.get(lv).loop_var.name for lv in new_order]
         if how == "eligible":
             assert plans == {"T_matmul": ["ax0", "k", "ax1"]}, plans
         elif how == "transposed":
             assert isinstance(plans["T_matmul"], str), f"the transposed block is not eligible: {plans}"
+        elif how in ("reversed_binding", "opaque_last_axis", "same_named_transposed"):
+            assert isinstance(plans["C"], str), f"the {how} block is not eligible: {plans}"
+        elif how == "same_named_axes":
+            assert not isinstance(plans["C"], str), f"the {how} block is eligible: {plans}"
 
 
 @pytest.mark.task("lab02.reorder", points=1)
