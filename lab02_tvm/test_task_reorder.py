@@ -238,40 +238,35 @@ def _scalar_epilogue():
     return te.create_prim_func([A, te.compute((), lambda: S() / 24.0, name="D")])
 
 
-def _reversed_binding():
-    """``vj = 31 - j``: three loops for three iterators, but ``vj`` is bound to an expression of ``j``, not to the
-    loop itself (precondition 2: each loop bound to exactly one iterator; not eligible)."""
+def _matmul_binding(axis: str, of_j):
+    """C = A @ B (16x24 @ 24x32) whose second output iterator is ``T.axis.<axis>(32, of_j(j))``: the other two
+    bound as a matmul's are (spatial ``vi = i``, reduction ``vk = k``)."""
     from tvm.script import tirx as T
+    vj_axis = getattr(T.axis, axis)
 
     @T.prim_func(s_tir=True)
     def f(A: T.Buffer((16, 24), "float32"), B: T.Buffer((24, 32), "float32"), C: T.Buffer((16, 32), "float32")):
         for i, j, k in T.grid(16, 32, 24):
             with T.sblock("C"):
                 vi = T.axis.spatial(16, i)
-                vj = T.axis.spatial(32, 31 - j)
+                vj = vj_axis(32, of_j(j))
                 vk = T.axis.reduce(24, k)
                 with T.init():
                     C[vi, vj] = T.float32(0)
                 C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
     return f
+
+
+def _reversed_binding():
+    """``vj = 31 - j``: three loops for three iterators, but ``vj`` is bound to an expression of ``j``, not to the
+    loop itself (precondition 2: each loop bound to exactly one iterator; not eligible)."""
+    return _matmul_binding("spatial", lambda j: 31 - j)
 
 
 def _opaque_last_axis():
     """Iterators spatial ``vi``, opaque ``vj``, reduction ``vk`` around ``C[vi, vj]``: an opaque iterator is not a
     spatial one, so the innermost *spatial* loop is ``i``, C's first axis (precondition 3 fails: not eligible)."""
-    from tvm.script import tirx as T
-
-    @T.prim_func(s_tir=True)
-    def f(A: T.Buffer((16, 24), "float32"), B: T.Buffer((24, 32), "float32"), C: T.Buffer((16, 32), "float32")):
-        for i, j, k in T.grid(16, 32, 24):
-            with T.sblock("C"):
-                vi = T.axis.spatial(16, i)
-                vj = T.axis.opaque(32, j)
-                vk = T.axis.reduce(24, k)
-                with T.init():
-                    C[vi, vj] = T.float32(0)
-                C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
-    return f
+    return _matmul_binding("opaque", lambda j: j)
 
 
 def _same_named_axes():
