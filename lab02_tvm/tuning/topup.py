@@ -176,7 +176,7 @@ def topup(model: str, *, trials: int, minutes: float, deep_top_k: int, by: str, 
     returns one row per step (``step, minutes, result``).
 
     Raises:
-        UserError: no shipped folder for this host (``--fresh`` makes the first one), a missing ranking table
+        UserError: no records of the model this host can build from, its own or another kind's (``--fresh`` makes the first ones), a missing ranking table
             (both before ``root`` is made), or a step's own bad-input error (a folder of another method, ...),
             before anything ships.
     """
