@@ -115,6 +115,17 @@ def target_cpu() -> str:
     return cpu
 
 
+def simulated_cpu() -> str | None:
+    """The CPU ``MLC_CPU`` names when it is not this host's own (code generators take it in place of their
+    "host" default), else ``None``.
+
+    Raises:
+        UserError: as :func:`target_cpu`.
+    """
+    cpu = target_cpu()
+    return None if cpu == system_cpu() else cpu
+
+
 def widest_vectors(features: frozenset[str]) -> str:
     """``"AVX-512"``, ``"AVX2"``, ... for a feature set (``"scalar"`` when it has no SSE2)."""
     return next((name for feat, name in VECTOR_ISAS if feat in features), "scalar")

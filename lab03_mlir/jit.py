@@ -309,7 +309,7 @@ class LlvmliteKernel(_Kernel):
     """``func_name`` compiled from LLVM IR text with llvmlite (O3) and MCJIT.
 
     ``cpu``: LLVM's ``-mcpu`` to compile for, with that CPU's own features (``x86-64-v3``: AVX2 code
-    on any host that executes it); ``None``: the CPU ``MLC_CPU`` names (:func:`common.isa.target_cpu`), else the
+    on any host that executes it); ``None``: the CPU ``MLC_CPU`` names (:func:`common.isa.simulated_cpu`), else the
     host's CPU name and the features its CPUID reports.
     ``llvm_ir`` (the translated text), ``optimized`` (the module after O3) and ``target_machine`` are kept for
     reading (``k.target_machine.emit_assembly(k.optimized)``: the code that runs). Called like :class:`EngineKernel`.
@@ -333,8 +333,8 @@ class LlvmliteKernel(_Kernel):
         mod.verify()
         target = llvm.Target.from_default_triple()
         if cpu is None:
-            from common.isa import system_cpu, target_cpu
-            cpu = None if target_cpu() == system_cpu() else target_cpu()
+            from common.isa import simulated_cpu
+            cpu = simulated_cpu()
         tm = target.create_target_machine(cpu=cpu or llvm.get_host_cpu_name(),
                                           features="" if cpu else llvm.get_host_cpu_features().flatten(),
                                           opt=opt_level, codemodel="jitdefault", jit=True)

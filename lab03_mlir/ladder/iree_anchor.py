@@ -36,15 +36,14 @@ IREE_DRIVER = "local-sync"
 
 def iree_flags() -> tuple[str, ...]:
     """:data:`IREE_FLAGS` and the CPU to generate code for: ``host`` (IREE's name for the machine it runs on),
-    or the CPU ``MLC_CPU`` names (:func:`common.isa.target_cpu`), so a simulated host (``MLC_CPU=haswell``:
+    or the CPU ``MLC_CPU`` names (:func:`common.isa.simulated_cpu`), so a simulated host (``MLC_CPU=haswell``:
     AVX2 code on an AVX-512 machine) reaches IREE as it reaches TVM and llvmlite.
 
     Raises:
         UserError: ``MLC_CPU`` names a CPU this host cannot execute (:func:`common.isa.target_cpu`).
     """
-    from common.isa import system_cpu, target_cpu
-    cpu = target_cpu()
-    return (*IREE_FLAGS, f"--iree-llvmcpu-target-cpu={'host' if cpu == system_cpu() else cpu}")
+    from common.isa import simulated_cpu
+    return (*IREE_FLAGS, f"--iree-llvmcpu-target-cpu={simulated_cpu() or 'host'}")
 
 
 def iree_compile_tool() -> str:
