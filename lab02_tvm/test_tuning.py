@@ -123,6 +123,30 @@ def test_the_task_the_cap_reaches_gets_the_trials_that_fit():
     assert trials_that_fit(500, left_s=60.0, trials_done=0, elapsed_s=0.0) == 500  # no pace yet: untrimmed
 
 
+def test_a_cap_the_phase_does_not_fit_in_trims_its_tasks_alike():
+    """Five deep kernels of 720 trials each at 5 s a trial, 55 min left: each gets its share of the time
+    (720 / 3,600 of 3,300 s = 132 trials), not the first all 660 and the other four none; the phase's last
+    task gets what is left; a share under SHALLOW_MIN_TRIALS is raised to it while the time left fits it."""
+    assert trials_that_fit(720, left_s=3300.0, trials_done=10, elapsed_s=50.0, phase_left=3600) == 132
+    assert trials_that_fit(720, left_s=3300.0, trials_done=10, elapsed_s=50.0, phase_left=720) == 660
+    assert trials_that_fit(720, left_s=3300.0, trials_done=10, elapsed_s=50.0) == 660  # no phase given: all of it
+    assert trials_that_fit(100, left_s=60.0, trials_done=10, elapsed_s=20.0, phase_left=10_000) == SHALLOW_MIN_TRIALS
+    assert trials_that_fit(100, left_s=5.0, trials_done=10, elapsed_s=20.0, phase_left=10_000) == 2  # 2 fit
+    assert trials_that_fit(10, left_s=3300.0, trials_done=10, elapsed_s=50.0, phase_left=100) == 10  # the phase fits
+
+
+def test_without_a_pace_the_first_task_runs_one_batch_before_the_cap_is_applied(tmp_path):
+    """No pace given and nothing timed yet: a 40-trial task under a cap shorter than one batch runs one
+    batch of TRIALS_PER_ITER (which times the pace), then stops on the cap instead of running all 40."""
+    from lab02_tvm.tuning.tune import TRIALS_PER_ITER, tune_tasks_plan
+
+    mod, _, _ = dense_module(32, 32, 32)
+    infos = extract_tasks(mod, host_target())
+    stats = tune_tasks_plan(infos, {ti.name: 40 for ti in infos}, host_target(), tmp_path, tune_minutes=0.01,
+                            progress=False)
+    assert stats["stopped_by_time"] and stats["trials"] == TRIALS_PER_ITER
+
+
 def test_a_task_the_cap_cannot_fit_gets_one_trial_and_the_run_says_it_stopped(tmp_path):
     """Eight trials planned, a pace of 1,000 s a trial and a one-minute cap: one trial runs, not eight."""
     from lab02_tvm.tuning.database import open_database, task_records

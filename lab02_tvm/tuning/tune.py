@@ -28,7 +28,7 @@ from tvm.s_tir import meta_schedule as ms
 from common.errors import UserError
 from common.results import atomic_write
 
-from .budget import deep_plan_by_time, plan_budget
+from .budget import SHALLOW_MIN_TRIALS, deep_plan_by_time, plan_budget
 from .database import best_ms_of, open_database, task_records
 from .harness import ProgressCallback, cpu_tensor_intrinsics, make_builder, make_runner, quiet_ms_console, tuning_environment
 from .retime import kernel_names
@@ -145,12 +145,17 @@ def _tune_one(info: TaskInfo, trials: int, *, work_dir: str, builder, runner, da
 
 
 def trials_that_fit(todo: int, left_s: float, trials_done: int, elapsed_s: float,
-                    pace_s: float | None = None) -> int:
-    """Trials of the next task that fit in the ``left_s`` seconds before the cap, at this run's pace.
+                    pace_s: float | None = None, phase_left: int | None = None) -> int:
+    """Trials of the next task that fit in its share of the ``left_s`` seconds before the cap, at this run's pace.
 
     The pace is ``elapsed_s / trials_done`` once the run has timed trials, else ``pace_s`` (seconds per
-    trial), else unknown (all ``todo``). A pace from cheaper tasks than the next one overestimates what
-    fits, so a trimmed task can still end past the cap, by less than its untrimmed length.
+    trial), else unknown (all ``todo``). The task's share of the time left is ``todo / phase_left``, with
+    ``phase_left`` the trials its phase still wants (this task's ``todo`` included; default ``todo``: all of
+    it): a cap the phase does not fit in trims each of its tasks alike, instead of the first one taking
+    the whole time and the others none (a deep phase of five kernels at 5 s a trial under a 55-minute cap).
+    A trimmed task keeps at least :data:`~lab02_tvm.tuning.budget.SHALLOW_MIN_TRIALS` (fewer teach the cost
+    model nothing) while it fits. A pace from cheaper tasks than the next one overestimates what fits, so a
+    trimmed task can still end past its share, and the tasks after it then get less.
 
     Returns:
         0 when no time is left (the run stops), else between 1 and ``todo``.
@@ -160,7 +165,8 @@ def trials_that_fit(todo: int, left_s: float, trials_done: int, elapsed_s: float
     pace = elapsed_s / trials_done if trials_done else pace_s
     if not pace:
         return todo
-    return max(1, min(todo, int(left_s / pace)))
+    share = int(left_s * todo / max(todo, phase_left or todo) / pace)
+    return max(1, min(todo, max(share, min(SHALLOW_MIN_TRIALS, int(left_s / pace)))))
 
 
 def tune_tasks_plan(infos: Sequence[TaskInfo], plan: dict[str, int] | Sequence[dict[str, int]],
@@ -174,18 +180,21 @@ def tune_tasks_plan(infos: Sequence[TaskInfo], plan: dict[str, int] | Sequence[d
     ``plan`` is ``{task name: records wanted in the database}``, or a list of such dicts run as
     successive phases (shallow, then deep) with one builder, runner and cost model. In each
     phase tasks are visited in the order of ``infos``; a task whose database already holds the
-    wanted records is skipped (reused). ``tune_minutes`` is checked before each task, and the task
-    it reaches is trimmed to the trials that fit in the time left (:func:`trials_that_fit`), so a long
-    deep task does not run past the cap by its whole length.
+    wanted records is skipped (reused). ``tune_minutes`` is checked before each task, which is trimmed
+    to the trials that fit in its share of the time left (:func:`trials_that_fit`: its trials over those
+    its phase still wants), so a long deep task neither runs past the cap by its whole length nor takes
+    the time of the tasks after it. Without a pace yet (``pace_s`` None, nothing timed), the first task
+    runs one batch of :data:`TRIALS_PER_ITER` first, which times it.
 
     Args:
         infos: the tasks (from :func:`extract_tasks`).
         plan: records wanted per task name, or a list of phases.
         target: the target.
         work_dir: database + logs directory.
-        tune_minutes: wall-clock cap (minutes), checked before each task, which gets the trials that fit.
+        tune_minutes: wall-clock cap (minutes), checked before each task, which gets the trials that fit
+            in its share of the time left.
         pace_s: seconds a trial is assumed to take until this call has timed its own (``tune`` passes the
-            shallow phase's pace to the deep phase); ``None``: the first task is not trimmed.
+            shallow phase's pace to the deep phase); ``None``: the first task runs one batch first, which times it.
         num_workers: build processes.
         runner: a MetaSchedule runner (default :func:`make_runner`; ``rpc.py`` passes an
             ``RPCRunner``, which the caller then shuts down).
@@ -226,23 +235,34 @@ def tune_tasks_plan(infos: Sequence[TaskInfo], plan: dict[str, int] | Sequence[d
         bar = tqdm(total=total, desc=desc, unit="trial", disable=not progress, leave=True)
         callback = ProgressCallback(bar, stats)
         try:
-            for p, phase, ti in ((p, phase, ti) for p, phase in enumerate(phases) for ti in infos):
-                todo = phase.get(ti.name, 0) - len(task_records(db, ti.task))
-                if todo <= 0:
-                    continue
-                if deadline is not None:
-                    now = time.perf_counter()
-                    fit = trials_that_fit(todo, deadline - now, stats["trials"], now - start, pace_s)
-                    stats["stopped_by_time"] = fit < todo  # the last task the time allows: trimmed, then stop
-                    if fit == 0:
-                        break
-                    todo = fit
-                _tune_one(ti, todo, work_dir=str(log_dir or work_dir), builder=builder, runner=runner,
+            def wanted(phase: dict[str, int], info: TaskInfo) -> int:
+                return phase.get(info.name, 0) - len(task_records(db, info.task))
+
+            def run(p: int, ti: TaskInfo, trials: int) -> None:
+                _tune_one(ti, trials, work_dir=str(log_dir or work_dir), builder=builder, runner=runner,
                           database=db, cost_model=cost_model, callback=callback,
                           seed=seed + 1000 * p + ti.index, verbose=verbose,
                           space=space(ti) if space is not None else "post-order-apply")
-                if stats["stopped_by_time"]:
-                    break
+
+            for p, phase, ti in ((p, phase, ti) for p, phase in enumerate(phases) for ti in infos):
+                todo = wanted(phase, ti)
+                if todo <= 0:
+                    continue
+                if deadline is not None:
+                    if pace_s is None and not stats["trials"] and todo > TRIALS_PER_ITER:
+                        run(p, ti, TRIALS_PER_ITER)  # no pace yet: one batch times it before the task's share is set
+                        todo = wanted(phase, ti)
+                        if todo <= 0:
+                            continue
+                    now = time.perf_counter()
+                    fit = trials_that_fit(todo, deadline - now, stats["trials"], now - start, pace_s,
+                                          phase_left=sum(max(0, wanted(phase, i)) for i in infos))
+                    if fit == 0:  # time is up: the tasks left get nothing
+                        stats["stopped_by_time"] = True
+                        break
+                    stats["stopped_by_time"] |= fit < todo  # trimmed to its share of the time left
+                    todo = fit
+                run(p, ti, todo)
         finally:
             bar.close()
             builder.close()
@@ -274,7 +294,7 @@ def tune(mod: tvm.IRModule, target: Any, work_dir: str | os.PathLike, *, max_tri
         work_dir: database + logs directory, by convention ``results/lab02/tuning/<model>``.
         max_trials_global: total trials (candidates measured) for the plan, see :func:`plan_budget`.
         tune_minutes: wall-clock cap; checked before each task, which is trimmed to the trials that fit
-            at the run's pace (:func:`trials_that_fit`); a task in flight finishes.
+            in its share of the time left at the run's pace (:func:`trials_that_fit`); a task in flight finishes.
         deep_top_k: number of hottest tasks (weighted-FLOP share) tuned deeper.
         deep_trials: trials of the deep phase in total (default ``max_trials_global // 3``).
         num_workers: build processes (default: CPU count).
