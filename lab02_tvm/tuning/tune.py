@@ -257,10 +257,9 @@ def tune_tasks_plan(infos: Sequence[TaskInfo], plan: dict[str, int] | Sequence[d
                     now = time.perf_counter()
                     fit = trials_that_fit(todo, deadline - now, stats["trials"], now - start, pace_s,
                                           phase_left=sum(max(0, wanted(phase, i)) for i in infos))
+                    stats["stopped_by_time"] |= fit < todo  # trimmed to its share of the time left, or none left
                     if fit == 0:  # time is up: the tasks left get nothing
-                        stats["stopped_by_time"] = True
                         break
-                    stats["stopped_by_time"] |= fit < todo  # trimmed to its share of the time left
                     todo = fit
                 run(p, ti, todo)
         finally:
