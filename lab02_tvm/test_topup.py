@@ -13,7 +13,7 @@ import shutil
 import pytest
 
 from common.errors import UserError
-from lab02_tvm.tuning import database, records, topup
+from lab02_tvm.tuning import database, records, seed, topup
 
 pytestmark = pytest.mark.lab02
 
@@ -73,7 +73,8 @@ def test_ship_replaces_the_folder_whole_and_says_why(tmp_path):
 def test_the_incumbent_is_the_kinds_own_folder_else_the_one_its_builds_use_now(tmp_path, monkeypatch):
     """What a candidate must run faster than (``records.choose`` is the reference for the borrowed one): a
     simulated Haswell host (``mcpu`` names it, so the real CPU does not matter) with only the AVX2 EPYC's records
-    gets those; once it has its own folder, that one; with no usable records, nothing."""
+    gets those, also once it has its own folder of an older method (NCHW, no layout rewrite); once its own folder is
+    of the field's method, that one; with no usable records, nothing."""
     monkeypatch.setattr(records, "SHIPPED_ROOT", tmp_path)
     host = {"kind": "llvm", "mcpu": "haswell", "num-cores": 1}
     assert topup.incumbent("llama_tiny_s32", host) == (None, "none: no records of llama_tiny_s32 run on this host")
@@ -84,7 +85,17 @@ def test_the_incumbent_is_the_kinds_own_folder_else_the_one_its_builds_use_now(t
     folder, what = topup.incumbent("llama_tiny_s32", host)
     assert folder == borrowed and what.endswith("llvm-znver1-1c's records, which this host builds from now")
     own = records.shipped_dir("llama_tiny_s32", host)
-    shutil.copytree(src, own)
+
+    def own_folder(src):  # ``src``'s records as if tuned on this host (its target, its provenance)
+        shutil.rmtree(own, ignore_errors=True)
+        seed.retarget(src, own, host)
+        shutil.copyfile(src / records.PROVENANCE, own / records.PROVENANCE)
+
+    own_folder(records.REPO_ROOT / "results/lab02/tuning/llvm-znver3-1c/llama_tiny_s32")  # Zen 3's NCHW records
+    assert records.read_provenance(own).get("method") is None  # an older method, passed over by the build
+    assert records.choose("llama_tiny_s32", host).work_dir == borrowed
+    assert topup.incumbent("llama_tiny_s32", host)[0] == borrowed  # and by the top-up alike
+    own_folder(src)
     assert topup.incumbent("llama_tiny_s32", host) == (own, f"this kind's shipped folder {records.rel(own)}")
 
 

@@ -7,7 +7,7 @@ RECORDS.md ("A top-up, from copy to ship") on this host, each step through its o
    ``build/lab02/topup/<UTC stamp>/``; the shipped folder is never written by the search. ``--fresh`` starts
    the copy empty instead and tunes in the field's method (NHWC + weight layout rewrite, :data:`.method.FIELD`):
    a folder of another method (Zen 3's NCHW records) is re-tuned, not topped up, since its workloads are others.
-   On a kind with no records of its own, the copy is the folder it builds from now (another kind's,
+   On a kind with no records of its own in that method (none, or Zen 3's NCHW ones), the copy is the folder it builds from now (another kind's,
    :func:`incumbent`) seeded here (:mod:`.seed`: re-targeted, each kernel's best records re-timed on this host),
    and that seed is what step 3 picks against (:func:`start`);
 2. **tune**: ``longrun tune`` into the copy (:mod:`.longrun`): ``--trials`` / ``--minutes``, the deep phase on the
@@ -89,19 +89,20 @@ def ahead_in_both(tables: Sequence[dict], shipped: str | Path, candidate: str | 
 
 def incumbent(model: str, target: dict) -> tuple[Path | None, str]:
     """The folder a candidate of ``model`` for ``target`` (the host, one core) must run faster than, and one clause
-    saying what it is: this kind's shipped folder when it holds records, else the one the pipeline builds from now
-    (:func:`lab02_tvm.tuning.records.choose`: another kind's, ranks 2-3), else ``None`` (nothing to be ahead of).
+    saying what it is: the one the pipeline builds from now (:func:`lab02_tvm.tuning.records.choose`): this kind's
+    shipped folder when it holds records of the field's method, else another kind's (ranks 2-3), else ``None``
+    (nothing to be ahead of). A kind's own folder of an older method (Zen 3's NCHW records) is passed over as the
+    pipeline passes it over: the top-up seeds the folder the builds use instead, and a ship replaces the old one.
     A kind's first records replace what its builds used until then, so they are timed against that, not shipped
     on the search's word (a Zen 5 builds ResNet-50 from the AVX-512 Intel kind's 8,875 trials)."""
-    from .database import RECORDS
     from .records import choose, rel, shipped_dir
     shipped = shipped_dir(model, target)
-    if (shipped / RECORDS).is_file():
-        return shipped, f"this kind's shipped folder {rel(shipped)}"
     c = choose(model, target)
-    if c.status == "compatible":
-        return c.work_dir, f"{rel(c.work_dir)}, {c.source}'s records, which this host builds from now"
-    return None, f"none: no records of {model} run on this host"
+    if not c.shipped:
+        return None, f"none: no records of {model} run on this host"
+    if c.work_dir == shipped:
+        return shipped, f"this kind's shipped folder {rel(shipped)}"
+    return c.work_dir, f"{rel(c.work_dir)}, {c.source}'s records, which this host builds from now"
 
 
 def ship_folder(candidate: Path, shipped: Path, ratios: Sequence[float], tables: Sequence[str], *,
