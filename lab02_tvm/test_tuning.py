@@ -147,6 +147,37 @@ def test_without_a_pace_the_first_task_runs_one_batch_before_the_cap_is_applied(
     assert stats["stopped_by_time"] and stats["trials"] == TRIALS_PER_ITER
 
 
+def test_a_trimmed_task_is_sized_at_its_own_pace_not_at_the_runs(tmp_path, monkeypatch):
+    """A deep phase of three kernels, 600 trials wanted each, under a 30-minute cap, with the shallow phase's pace
+    (1 s a trial) passed in; the first kernel runs at 4 s a trial (a Winograd convolution), the other two at 1 s.
+    Sized at the run's pace, the first would take 600 trials = 40 min and leave the others nothing; each task
+    trimmed first runs one batch that times it, so the three end with about a third of the time each (the
+    search itself stood in for by a clock that advances by each task's pace: the arithmetic is the test)."""
+    from types import SimpleNamespace
+
+    from lab02_tvm.tuning import tune as tune_mod
+    from lab02_tvm.tuning.tune import TRIALS_PER_ITER, tune_tasks_plan
+
+    pace = {"conv_winograd": 4.0, "conv_1x1": 1.0, "dense": 1.0}
+    clock, done, spent = [0.0], dict.fromkeys(pace, 0), dict.fromkeys(pace, 0.0)
+
+    def fake_tune_one(ti, trials, *, callback, **_):
+        clock[0] += trials * pace[ti.name]
+        spent[ti.name] += trials * pace[ti.name]
+        done[ti.name] += trials
+        callback.stats["trials"] += trials
+
+    monkeypatch.setattr(tune_mod, "_tune_one", fake_tune_one)
+    monkeypatch.setattr(tune_mod, "task_records", lambda db, task: range(done[task]))
+    monkeypatch.setattr(tune_mod, "time", SimpleNamespace(perf_counter=lambda: clock[0]))
+    infos = [SimpleNamespace(name=n, task=n, index=i) for i, n in enumerate(pace)]
+    stats = tune_tasks_plan(infos, {n: 600 for n in pace}, host_target(), tmp_path, tune_minutes=30.0,
+                            pace_s=1.0, progress=False)
+    assert stats["stopped_by_time"] and clock[0] <= 30 * 60
+    assert all(500 <= s <= 700 for s in spent.values()), spent  # a third of 1,800 s each, give or take a batch
+    assert TRIALS_PER_ITER < done["conv_winograd"] < 200 and done["dense"] > 500, done
+
+
 def test_a_task_the_cap_cannot_fit_gets_one_trial_and_the_run_says_it_stopped(tmp_path):
     """Eight trials planned, a pace of 1,000 s a trial and a one-minute cap: one trial runs, not eight."""
     from lab02_tvm.tuning.database import open_database, task_records

@@ -154,8 +154,8 @@ def trials_that_fit(todo: int, left_s: float, trials_done: int, elapsed_s: float
     it): a cap the phase does not fit in trims each of its tasks alike, instead of the first one taking
     the whole time and the others none (a deep phase of five kernels at 5 s a trial under a 55-minute cap).
     A trimmed task keeps at least :data:`~lab02_tvm.tuning.budget.SHALLOW_MIN_TRIALS` (fewer teach the cost
-    model nothing) while it fits. A pace from cheaper tasks than the next one overestimates what fits, so a
-    trimmed task can still end past its share, and the tasks after it then get less.
+    model nothing) while it fits. The caller passes the task's own pace once it has timed it
+    (:func:`tune_tasks_plan`): a pace from cheaper tasks overestimates what fits.
 
     Returns:
         0 when no time is left (the run stops), else between 1 and ``todo``.
@@ -183,8 +183,11 @@ def tune_tasks_plan(infos: Sequence[TaskInfo], plan: dict[str, int] | Sequence[d
     wanted records is skipped (reused). ``tune_minutes`` is checked before each task, which is trimmed
     to the trials that fit in its share of the time left (:func:`trials_that_fit`: its trials over those
     its phase still wants), so a long deep task neither runs past the cap by its whole length nor takes
-    the time of the tasks after it. Without a pace yet (``pace_s`` None, nothing timed), the first task
-    runs one batch of :data:`TRIALS_PER_ITER` first, which times it.
+    the time of the tasks after it. Each task of more than one batch runs one batch of :data:`TRIALS_PER_ITER`
+    first, which times *it*: its share is then sized at its own pace, not at the run's (with no pace at all
+    before it, ``pace_s`` None, that batch is also the run's first) (a ResNet-50 top-up's deep phase opened on a
+    Winograd convolution at about 4 s a trial with the shallow phase's 1.4 s as the pace, and took most of
+    the phase's time, Zen 5, 2026-12-07).
 
     Args:
         infos: the tasks (from :func:`extract_tasks`).
@@ -244,19 +247,30 @@ def tune_tasks_plan(infos: Sequence[TaskInfo], plan: dict[str, int] | Sequence[d
                           seed=seed + 1000 * p + ti.index, verbose=verbose,
                           space=space(ti) if space is not None else "post-order-apply")
 
-            for p, phase, ti in ((p, phase, ti) for p, phase in enumerate(phases) for ti in infos):
+            def fits(phase: dict[str, int], k: int, todo: int, timed: tuple[int, float]) -> int | None:
+                """:func:`trials_that_fit` for ``infos[k]`` at the pace of ``timed`` (trials, seconds), its share
+                taken of what it and the tasks after it want (one trimmed before has had its turn); None: no pace."""
+                if not timed[0] and pace_s is None:
+                    return None
+                return trials_that_fit(todo, deadline - time.perf_counter(), *timed, pace_s,
+                                       phase_left=sum(max(0, wanted(phase, i)) for i in infos[k:]))
+
+            for p, phase, (k, ti) in ((p, phase, kti) for p, phase in enumerate(phases) for kti in enumerate(infos)):
                 todo = wanted(phase, ti)
                 if todo <= 0:
                     continue
                 if deadline is not None:
-                    if pace_s is None and not stats["trials"] and todo > TRIALS_PER_ITER:
-                        run(p, ti, TRIALS_PER_ITER)  # no pace yet: one batch times it before the task's share is set
+                    fit = fits(phase, k, todo, (stats["trials"], time.perf_counter() - start))
+                    if todo > TRIALS_PER_ITER and (fit is None or fit > TRIALS_PER_ITER):
+                        # one batch times this task first: its share is sized at its own pace, not at the run's
+                        t0, n0 = time.perf_counter(), stats["trials"]
+                        run(p, ti, TRIALS_PER_ITER)
                         todo = wanted(phase, ti)
                         if todo <= 0:
                             continue
-                    now = time.perf_counter()
-                    fit = trials_that_fit(todo, deadline - now, stats["trials"], now - start, pace_s,
-                                          phase_left=sum(max(0, wanted(phase, i)) for i in infos))
+                        own = (stats["trials"] - n0, time.perf_counter() - t0)
+                        fit = fits(phase, k, todo, own if own[0] else (stats["trials"], time.perf_counter() - start))
+                    fit = todo if fit is None else fit
                     stats["stopped_by_time"] |= fit < todo  # trimmed to its share of the time left, or none left
                     if fit == 0:  # time is up: the tasks left get nothing
                         break
