@@ -7,9 +7,9 @@ RECORDS.md ("A top-up, from copy to ship") on this host, each step through its o
    ``build/lab02/topup/<UTC stamp>/``; the shipped folder is never written by the search. ``--fresh`` starts
    the copy empty instead and tunes in the field's method (NHWC + weight layout rewrite, :data:`.method.FIELD`):
    a folder of another method (Zen 3's NCHW records) is re-tuned, not topped up, since its workloads are others.
-   On a kind with no records of its own in that method (none, or Zen 3's NCHW ones), the copy is the folder it builds from now (another kind's,
-   :func:`incumbent`) seeded here (:mod:`.seed`: re-targeted, each kernel's best records re-timed on this host),
-   and that seed is what step 3 picks against (:func:`start`);
+   On a kind with no records of its own in that method (none, or Zen 3's NCHW ones), the copy is the folder it
+   builds from now (another kind's, :func:`incumbent`) seeded here (:mod:`.seed`: re-targeted, each kernel's best
+   records re-timed on this host), and that seed is what step 3 picks against (:func:`start`);
 2. **tune**: ``longrun tune`` into the copy (:mod:`.longrun`): ``--trials`` / ``--minutes``, the deep phase on the
    ``--deep-top-k`` kernels ranked ``--by`` the ms each loses against ONNX Runtime (``ort``: the kind's
    ``vs_ort_<model>.json``), against the roof (``roofline``: ``roofline_<model>.json``), or by time in the
