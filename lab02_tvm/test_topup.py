@@ -70,6 +70,30 @@ def test_ship_replaces_the_folder_whole_and_says_why(tmp_path):
             in records.read_provenance(tmp_path / "over" / "m")["note"])
 
 
+def test_a_ship_over_records_of_another_method_keeps_them_under_replaces(tmp_path):
+    """A kind's first folder in the field's method shipped over its NCHW one (Zen 3's LLaMA-tiny s32 records,
+    94 trials): the provenance names what it replaced and why, and keeps it when shipped again over that folder;
+    over a folder of its own method with no such chain, nothing is added (the runs go on in ``earlier_runs``)."""
+    nchw = records.REPO_ROOT / "results/lab02/tuning/llvm-znver3-1c/llama_tiny_s32"
+    field = records.REPO_ROOT / "results/lab02/tuning/llvm-znver1-1c/llama_tiny_s32"
+    old = records.read_provenance(nchw)
+    assert old.get("method") is None  # the NCHW records from before the method
+    shipped = tmp_path / "shipped" / "m"
+    shutil.copytree(nchw, shipped)
+    topup.ship_folder(field, shipped, [1.3, 1.2], ["a", "b"])
+    gone = records.read_provenance(shipped)["replaces"]
+    assert gone["method"] == {"layout": "NCHW", "layout_rewrite": False} and gone["trials"] == 94
+    assert gone["date_utc"] == old["date_utc"] and gone["command"] == old["command"] and "other workloads" in gone["why"]
+    cand = tmp_path / "cand" / "m"  # a copy of the same method without the chain: it goes on
+    shutil.copytree(field, cand)
+    topup.ship_folder(cand, shipped, [1.1, 1.1], ["c", "d"])
+    assert records.read_provenance(shipped)["replaces"] == gone
+    shutil.rmtree(shipped)
+    shutil.copytree(field, shipped)
+    topup.ship_folder(cand, shipped, [1.1, 1.1], ["c", "d"])  # over its own method, no chain: nothing added
+    assert "replaces" not in records.read_provenance(shipped)
+
+
 def test_the_incumbent_is_the_kinds_own_folder_else_the_one_its_builds_use_now(tmp_path, monkeypatch):
     """What a candidate must run faster than (``records.choose`` is the reference for the borrowed one): a
     simulated Haswell host (``mcpu`` names it, so the real CPU does not matter) with only the AVX2 EPYC's records

@@ -105,23 +105,42 @@ def incumbent(model: str, target: dict) -> tuple[Path | None, str]:
     return c.work_dir, f"{rel(c.work_dir)}, {c.source}'s records, which this host builds from now"
 
 
+def replaced(old: dict, new: dict) -> dict | None:
+    """What ``new``'s provenance keeps under ``"replaces"`` of the folder a ship overwrites (``old``, its provenance):
+    of one method, whatever ``old`` kept there (the chain goes on); of another method, a summary of ``old`` (its
+    date, command, method, minutes, trials and note) and why it was not topped up: another method's kernels are
+    other workloads."""
+    from .method import Method
+    from .records import run_totals
+    if Method.from_provenance(old) == Method.from_provenance(new):
+        return old.get("replaces")
+    return {**{k: old[k] for k in ("date_utc", "command", "minutes", "note") if k in old},
+            "method": old.get("method") or {"layout": "NCHW", "layout_rewrite": bool(old.get("layout_rewrite"))},
+            "trials": run_totals(old)[0],
+            "why": "another method's kernels are other workloads: the records cannot be topped up in the new method"}
+
+
 def ship_folder(candidate: Path, shipped: Path, ratios: Sequence[float], tables: Sequence[str], *,
                 over: str = "the folder it replaced") -> Path:
     """Replace ``shipped`` with a copy of ``candidate`` whose ``PROVENANCE.json`` gains a ``"note"``: when and why it
     shipped (``ratios``: its speed over ``over``'s, the folder it was timed against, in each A/B table of ``tables``;
-    none: the host's first records, with nothing to time them against), the note it had kept after ``before:``.
+    none: the host's first records, with nothing to time them against), the note it had kept after ``before:``;
+    and, when ``shipped`` held records of another method (Zen 3's NCHW ones), ``"replaces"`` (:func:`replaced`).
     The copy is written beside ``shipped``, then renamed in (:func:`common.results.new_folder`): a stopped run leaves
     ``shipped`` as it was."""
-    from .records import read_provenance, write_provenance
+    from .records import PROVENANCE, read_provenance, write_provenance
+    old = read_provenance(shipped) if (shipped / PROVENANCE).is_file() else None
     with new_folder(shipped) as new:
         shutil.copytree(candidate, new, dirs_exist_ok=True)
         prov = read_provenance(new)
+        gone = prov.get("replaces") or (replaced(old, prov) if old else None)
         write_provenance(new, {**prov, "note": (
             f"shipped by lab02_tvm.tuning.topup on {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC: "
             + (f"ahead of both builds of {over} in both orders of records_ab ("
                f"{', '.join(f'{r:.3f}x' for r in ratios)}; tables {', '.join(tables)})" if ratios
                else "this host's first records")
-            + (f"; before: {prov['note']}" if prov.get("note") else ""))})
+            + (f"; before: {prov['note']}" if prov.get("note") else "")),
+            **({"replaces": gone} if gone else {})})
     return shipped
 
 
