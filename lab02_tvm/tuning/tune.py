@@ -184,10 +184,10 @@ def tune_tasks_plan(infos: Sequence[TaskInfo], plan: dict[str, int] | Sequence[d
     to the trials that fit in its share of the time left (:func:`trials_that_fit`: its trials over those
     its phase still wants), so a long deep task neither runs past the cap by its whole length nor takes
     the time of the tasks after it. Each task of more than one batch runs one batch of :data:`TRIALS_PER_ITER`
-    first, which times *it*: its share is then sized at its own pace, not at the run's (with no pace at all
-    before it, ``pace_s`` None, that batch is also the run's first) (a ResNet-50 top-up's deep phase opened on a
-    Winograd convolution at about 4 s a trial with the shallow phase's 1.4 s as the pace, and took most of
-    the phase's time, Zen 5, 2026-12-07).
+    first, which times *it*: its share is then sized at its own pace, not at the run's. With no pace at all
+    (``pace_s`` None, nothing timed) that batch is also the run's first. Why: a ResNet-50 top-up's deep phase
+    opened on a Winograd convolution at about 4 s a trial with the shallow phase's 1.4 s as the pace, and it
+    took most of the phase's time (Zen 5, 2026-12-07).
 
     Args:
         infos: the tasks (from :func:`extract_tasks`).
