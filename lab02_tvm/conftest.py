@@ -1,8 +1,8 @@
 """Lab 02's shared test models: built once per session, read by every test module that needs them.
 
 The reduced configurations of :data:`lab02_tvm.models.MODELS` (``quick``): BERT 2 layers / hidden 128
-(sequence 128), ResNet depths 1-1-1-1 at 64x64. Imported models are immutable Relax modules, so tests
-share them safely; a test that wants another shape builds its own.
+(sequence 128), ResNet depths 1-1-1-1 at 64x64. Imported models and the modules passes make of them are
+immutable Relax modules, so tests share them safely; a test that wants another shape builds its own.
 """
 from __future__ import annotations
 
@@ -38,8 +38,32 @@ def bert_small(bert_small_bundle, bert_small_im):
 
 
 @pytest.fixture(scope="session")
-def resnet_small_im():
-    """Test-size ResNet (depths 1-1-1-1, 64x64) imported into Relax."""
+def resnet_small_bundle():
+    """Test-size ResNet (depths 1-1-1-1, 64x64; :class:`common.models.ModelBundle`): its PyTorch model, inputs."""
     from lab02_tvm.models import build_bundle
+    return build_bundle("resnet50", quick=True)
+
+
+@pytest.fixture(scope="session")
+def resnet_small_im(resnet_small_bundle):
+    """Test-size ResNet imported into Relax (its PyTorch outputs are the reference)."""
     from lab02_tvm.graph.frontend import import_torch
-    return import_torch(build_bundle("resnet50", quick=True))
+    return import_torch(resnet_small_bundle)
+
+
+@pytest.fixture(scope="session")
+def resnet_small_field(resnet_small_im):
+    """Test-size ResNet's tuning module (:func:`lab02_tvm.graph.passes.tuning_module`: weights bound and folded,
+    ~6 s a call) in the field method (:data:`lab02_tvm.tuning.method.FIELD`: NHWC), as records are tuned in it."""
+    from lab02_tvm.graph.passes import tuning_module
+    from lab02_tvm.tuning.method import FIELD
+    return FIELD.module(tuning_module(resnet_small_im))
+
+
+@pytest.fixture(scope="session")
+def resnet_small_convs(host, resnet_small_field):
+    """``(target, tasks)``: this host's target on one core and the first two conv2d tasks MetaSchedule extracts
+    from :func:`resnet_small_field` with weight layout rewrite (the kernels the records tests write records of)."""
+    from lab02_tvm.tuning.tasks import extract_tasks
+    target = {**host, "num-cores": 1}
+    return target, [t for t in extract_tasks(resnet_small_field, target, True) if "conv2d" in t.name][:2]

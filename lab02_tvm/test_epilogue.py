@@ -89,25 +89,18 @@ def test_a_trace_without_tiling_or_a_bad_level_is_one_line(host):
 
 
 @pytest.mark.slow
-def test_choose_writes_records_that_build_and_names_what_moved(tmp_path, results_dir):
+def test_choose_writes_records_that_build_and_names_what_moved(tmp_path, results_dir, resnet_small_field,
+                                                               resnet_small_convs):
     """Test-size ResNet: two convolutions get an unfused MetaSchedule sketch as their record; ``choose`` with
     ``min_gain=-10`` (always move) builds all three arms through the PyTorch gate, and the folder it writes
     holds the moved traces, one record per kernel, and an ``epilogue`` provenance naming them."""
     import tvm
     from tvm.s_tir import meta_schedule as ms
-    from lab02_tvm.build import host_target
-    from lab02_tvm.graph.frontend import import_torch
-    from lab02_tvm.graph.passes import tuning_module
-    from lab02_tvm.models import build_bundle
     from lab02_tvm.tuning import records
     from lab02_tvm.tuning.apply import build_from_database
     from lab02_tvm.tuning.database import read_database
     from lab02_tvm.tuning.method import FIELD
-    from lab02_tvm.tuning.tasks import extract_tasks
-    target = {**host_target(), "num-cores": 1}
-    im = import_torch(build_bundle("resnet50", quick=True))
-    mod = FIELD.module(tuning_module(im))
-    convs = [t for t in extract_tasks(mod, target, True) if "conv2d" in t.name][:2]
+    mod, (target, convs) = resnet_small_field, resnet_small_convs
     src = tmp_path / "src"
     src.mkdir()
     db = ms.database.JSONDatabase(str(src / "database_workload.json"), str(src / "database_tuning_record.json"))

@@ -134,7 +134,8 @@ def _two_records(func_mod, target):
 
 
 @pytest.mark.slow
-def test_pick_builds_both_times_them_in_the_model_and_writes_the_chosen_records(tmp_path, results_dir):
+def test_pick_builds_both_times_them_in_the_model_and_writes_the_chosen_records(tmp_path, results_dir,
+                                                                                resnet_small_field, resnet_small_convs):
     """Test-size ResNet, two convolutions: the base folder holds sketch 0 of both, the top-up sketch 1 of the
     first (a candidate), then sketch 0 of it (the base's record, no candidate), and sketch 0 of the second (the
     same record). With ``top_k=2`` two top-up builds are timed; the written folder holds, per kernel, the trace
@@ -142,19 +143,11 @@ def test_pick_builds_both_times_them_in_the_model_and_writes_the_chosen_records(
     is the top-up's with a ``picked`` block. A copy of the base folder as the top-up is refused before any build."""
     import tvm
     from tvm.s_tir import meta_schedule as ms
-    from lab02_tvm.build import host_target
-    from lab02_tvm.graph.frontend import import_torch
-    from lab02_tvm.graph.passes import tuning_module
-    from lab02_tvm.models import build_bundle
     from lab02_tvm.tuning import records
     from lab02_tvm.tuning.apply import build_from_database
     from lab02_tvm.tuning.database import load_database, task_records
     from lab02_tvm.tuning.method import FIELD
-    from lab02_tvm.tuning.tasks import extract_tasks
-    target = {**host_target(), "num-cores": 1}
-    im = import_torch(build_bundle("resnet50", quick=True))
-    mod = FIELD.module(tuning_module(im))
-    convs = [t for t in extract_tasks(mod, target, True) if "conv2d" in t.name][:2]
+    mod, (target, convs) = resnet_small_field, resnet_small_convs
     sketches = {t.name: _two_records(t.task.dispatched[0], target) for t in convs}
     folders = {}
     for label, which in (("base", {convs[0].name: 0, convs[1].name: 0}), ("topup", {convs[0].name: 1, convs[1].name: 0})):

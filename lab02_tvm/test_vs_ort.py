@@ -133,21 +133,17 @@ def _torch_convs(bundle) -> Counter:
 
 
 @pytest.mark.slow
-def test_every_convolution_of_a_small_resnet_is_timed_on_both_sides(host):
+def test_every_convolution_of_a_small_resnet_is_timed_on_both_sides(host, resnet_small_bundle, resnet_small_im,
+                                                                    resnet_small_field):
     """Test-size ResNet (depths 1-1-1-1, 64x64) built untuned in the field method (NHWC), against ONNX Runtime:
     one row per conv shape PyTorch's hooks see, with PyTorch's call counts and FLOPs, both sides timed."""
     import torch
     from torch.utils.flop_counter import FlopCounterMode
     import tvm
     from lab02_tvm.build import VMRunner
-    from lab02_tvm.graph.frontend import import_torch
-    from lab02_tvm.graph.passes import tuning_module
-    from lab02_tvm.models import build_bundle
-    from lab02_tvm.tuning.method import FIELD
     from lab02_tvm.tuning.tasks import fuse_for_tasks
-    bundle = build_bundle("resnet50", quick=True)
-    im = import_torch(bundle)
-    fused = fuse_for_tasks(FIELD.module(tuning_module(im)), host, False)
+    bundle, im = resnet_small_bundle, resnet_small_im
+    fused = fuse_for_tasks(resnet_small_field, host, False)
     runner = VMRunner(tvm.compile(fused, tvm.target.Target(host)), im, with_params=False)
     res = vs_ort.compare_model(bundle, runner, fused, rounds=1)
     want = _torch_convs(bundle)
@@ -165,13 +161,12 @@ def test_every_convolution_of_a_small_resnet_is_timed_on_both_sides(host):
 
 
 @pytest.mark.slow
-def test_pipeline_step15_writes_the_table_and_names_the_biggest_loss(results_dir, capsys):
+def test_pipeline_step15_writes_the_table_and_names_the_biggest_loss(results_dir, capsys, resnet_small_bundle):
     """``--quick --model resnet50 --only vs-ort``: step 6 tunes a little here, step 15 prints its line and
     writes ``vs_ort_resnet50_quick`` with every conv call PyTorch makes and the host's speed in its environment."""
     import json
 
     from common.errors import run_cli
-    from lab02_tvm.models import build_bundle
     from lab02_tvm.pipeline.run import main
     assert run_cli(main, ["--quick", "--model", "resnet50", "--only", "vs-ort", "--trials", "2",
                           "--tune-minutes", "0.2"]) == 0
@@ -179,6 +174,6 @@ def test_pipeline_step15_writes_the_table_and_names_the_biggest_loss(results_dir
     assert "[15 vs-ort] resnet50 convolutions: TVM" in out and "most lost:" in out
     table = json.loads((results_dir / "lab02" / "vs_ort_resnet50_quick.json").read_text())
     rows = [r for r in table["rows"] if r.get("calls")]
-    assert sum(r["calls"] for r in rows) == sum(_torch_convs(build_bundle("resnet50", quick=True)).values())
+    assert sum(r["calls"] for r in rows) == sum(_torch_convs(resnet_small_bundle).values())
     assert [r["lost_vs_ort_ms"] for r in rows] == sorted((r["lost_vs_ort_ms"] for r in rows), reverse=True)
     assert "host_speed" in table["env"] and table["env"]["model"] == "resnet50"
