@@ -19,7 +19,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from common.budget import pick
 from lab02_tvm.models import MODELS
 from lab02_tvm.tuning import database, longrun, records
 
@@ -479,7 +478,8 @@ def test_build_from_a_fresh_database_takes_its_schedules_on_test_size_bert(tmp_p
     assert max(float(np.abs(r).max()) for r in im.reference.values()) <= 10  # the absolute gate applies
     untuned = build_and_check(im, run_standard_passes(im.mod).fused_mod, host, stage="tvm_untuned")
     mod = tuning_module(im)
-    report = tune(mod, host, tmp_path / "bert_small", max_trials_global=pick(48, 12), deep_top_k=0,
+    # 12 trials (CI's budget, was 48 outside CI): what is asserted is which schedules the build takes, never how fast
+    report = tune(mod, host, tmp_path / "bert_small", max_trials_global=12, deep_top_k=0,
                   progress=False)
     assert report.trials >= 1 and report.tasks_tuned >= 1
     built = build_from_database(mod, host, tmp_path / "bert_small")
