@@ -2,8 +2,8 @@
 
 Chain: ``common.models`` builder (seeded weights) -> Lab 01's TorchScript exporter (opset 17,
 batch/sequence symbolic, exported at batch 2 so tracing cannot bake the batch axis) -> Lab 01's
-three custom passes to a fixed point -> :func:`lab04_npu.qnn.fix_dims` (``make_dim_param_fixed`` +
-``fix_output_shapes``) at the target shape. The PyTorch reference runs the same module on the
+three custom passes to a fixed point -> :func:`lab04_npu.qnn.fix_dims` (``make_dim_param_fixed`` + the
+outputs' shapes from shape inference) at the target shape. The PyTorch reference runs the same module on the
 same target-shape inputs.
 """
 from __future__ import annotations

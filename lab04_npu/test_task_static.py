@@ -457,12 +457,22 @@ def test_an_output_shape_inference_cannot_make_static_stays_as_declared():
 def test_an_output_with_an_unset_dim_gets_the_shape_inference_gives():
     """An output axis left unset (neither a number nor a name, as some exporters write a computed axis) is as
     dynamic as a named one: after the fix, y and z take the static shapes shape inference gives (the same graph
-    built with numbers is the reference)."""
+    built with numbers is the reference). A zero-size axis is a number: an inferred ``[0, 8]`` is fully static too
+    (``onnxruntime.tools.onnx_model_utils.fix_output_shapes`` counts a 0 dim as dynamic and would leave it)."""
     dynamic = token_model()
     dynamic.graph.output[0].type.tensor_type.shape.dim[2].Clear()  # y: ['batch', 'sequence', ?]
     dynamic.graph.output[1].type.tensor_type.shape.dim[1].Clear()  # z: ['batch', ?, 8]
     fixed = fix(dynamic, {"batch": 2, "sequence": 4})
     want = inferred_shapes(2, 4)
+    assert shapes(fixed) == want, shape_mismatch(fixed, want)
+    # a zero-size axis is a number (an empty tensor): z = Concat(x, x) of x [0, sequence] is [0, ?] declared,
+    # and shape inference on the graph built with numbers gives [0, 8], which is fully static
+    def empty_rows(seq):
+        return make_model([helper.make_node("Concat", ["x", "x"], ["z"], axis=1)], [("x", F, [0, seq])],
+                          [("z", F, [0, None])], **AS_DECLARED)
+    want = shapes(onnx.shape_inference.infer_shapes(empty_rows(4), strict_mode=True))
+    assert want == {"x": [0, 4], "z": [0, 8]}
+    fixed = fix(empty_rows("sequence"), {"sequence": 4})
     assert shapes(fixed) == want, shape_mismatch(fixed, want)
 
 
