@@ -26,7 +26,7 @@ import onnx
 from .errors import UserError
 from .onnx_graph import dim_labels, subgraphs
 
-__all__ = ["DIMS_OPTION", "DimsError", "parse_dims", "add_dims_argument", "dynamic_inputs", "concrete_shape",
+__all__ = ["DIMS_OPTION", "DimsError", "parse_dims", "add_dims_argument", "all_numbers", "dynamic_inputs", "concrete_shape",
            "fix_dims"]
 
 #: The one spelling of the option, in every lab: ``--dims batch=1,sequence=128``.
@@ -115,6 +115,12 @@ def add_dims_argument(p: argparse.ArgumentParser, default: str = "", help: str =
                           action=_Once, help=f"{help} ({tail})" if help else tail)
 
 
+def all_numbers(labels: list[int | str]) -> bool:
+    """Whether every dim label (:func:`common.onnx_graph.dim_labels`) is a number >= 0: a static shape (a
+    zero-size axis is a number; ONNX IR spec, "Static tensor shapes"). Empty labels (a scalar) are static."""
+    return all(isinstance(d, int) and d >= 0 for d in labels)
+
+
 def dynamic_inputs(model: onnx.ModelProto) -> dict[str, list[int | str]]:
     """``{input name: dims}`` (:func:`common.onnx_graph.dim_labels`: ints, ``dim_param`` names, ``"?"``
     for an unset dim) for every main-graph input that is not an initializer and has a dim that is not
@@ -124,7 +130,7 @@ def dynamic_inputs(model: onnx.ModelProto) -> dict[str, list[int | str]]:
     out = {}
     for vi in model.graph.input:
         labels = dim_labels(vi)
-        if vi.name not in inits and any(not isinstance(d, int) or d < 0 for d in labels):
+        if vi.name not in inits and not all_numbers(labels):
             out[vi.name] = labels
     return out
 

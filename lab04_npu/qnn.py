@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 import onnx
 
 from common.errors import UserError, require
-from common.onnx_dims import DIMS_OPTION, dynamic_inputs
+from common.onnx_dims import DIMS_OPTION, all_numbers, dynamic_inputs  # noqa: F401 (all_numbers: Task 4.1)
 from common.native_output import capture_fd
 from common.onnx_graph import dim_labels as _dims  # noqa: F401 (Task 4.1's fix_dims reads dims with it)
 
@@ -178,7 +178,7 @@ def fix_dims(model: onnx.ModelProto, dims: Mapping[str, int]) -> onnx.ModelProto
     for name, value in dims.items():
         make_dim_param_fixed(out.graph, name, int(value))
     def static(vi: onnx.ValueInfoProto) -> bool:  # a shape whose every dim is a number >= 0 (0: an empty axis)
-        return vi.type.tensor_type.HasField("shape") and all(isinstance(d, int) and d >= 0 for d in _dims(vi))
+        return vi.type.tensor_type.HasField("shape") and all_numbers(_dims(vi))
 
     # onnxruntime.tools.onnx_model_utils.fix_output_shapes's rule, save that it counts a 0 dim as dynamic
     inferred = onnx.shape_inference.infer_shapes(skeleton(out))  # not on 400 MB of weights
