@@ -19,6 +19,11 @@ a kind that tunes its own can start its search from them.
    keeps (:data:`lab02_tvm.tuning.records.CHAIN_KEYS`); and the table ``seed_<model>`` (per kernel: its time
    there, here, and the ratio).
 
+This host's own folder is refused, except with ``--timing`` the other way than its records were timed: a
+**re-time** (the same steps, the records' times replaced by cold or warm ones measured here; the provenance keeps
+the folder's method, trial counts and runs, and adds ``"retimed_from"``), so a folder tuned warm before cold
+timing existed can be topped up cold (``topup --timing cold``).
+
 Everything is written in a hidden folder beside the destination (``.<model>.*``) and renamed into place at the
 end: a run that fails removes it, and one killed mid-way leaves at most that hidden folder, never a half-seeded
 destination. ``longrun tune --root R`` then tops the folder up: MetaSchedule's evolutionary search
@@ -44,22 +49,25 @@ from common.errors import CannotWrite, UserError
 from common.results import new_folder
 
 from .database import WORKLOADS, database_paths, prune, read_database, target_dict
-from .records import (REPO_ROOT, TIMINGS, read_provenance, rel, require_empty, run_totals, same_target, shipped_dir, target_key,
-                      timing_of, write_provenance)
+from .records import (CHAIN_KEYS, REPO_ROOT, TIMINGS, earlier_runs, read_provenance, rel, require_empty, run_totals,
+                      same_target, shipped_dir, target_key, timing_of, write_provenance)
 from .retime import MIN_GAIN, ROUNDS, TOP_K
 
 #: where seeded folders go by default (git-ignored): never the shipped records
 SEED_ROOT = REPO_ROOT / "build" / "lab02" / "seeded"
 
 
-def check_source(src: Path, model: str, target: dict):
+def check_source(src: Path, model: str, target: dict, timing: str | None = None):
     """``(provenance, Method)`` of ``src`` when it can seed ``model``'s folder for ``target``.
+
+    ``src`` may be this host's own folder only when ``timing`` is the other one than its records' (a re-time:
+    :func:`seed_folder`'s own-folder case).
 
     Raises:
         UserError: no database or a corrupt one, no record that ran there, another model's records, an unknown
-            method or timing, a target that is missing or does not parse, or records of this very target (those
-            are topped up with ``longrun tune``, not seeded). Whether the workloads are ``model``'s kernels is
-            checked once the model is imported (:func:`seed_folder`).
+            method or timing, a target that is missing or does not parse, or records of this very target timed as
+            ``timing`` asks (those are topped up with ``longrun tune``, not seeded). Whether the workloads are
+            ``model``'s kernels is checked once the model is imported (:func:`seed_folder`).
     """
     from .method import Method
     prov = read_provenance(src)
@@ -78,9 +86,11 @@ def check_source(src: Path, model: str, target: dict):
         method = Method.from_provenance(prov)
     except (UserError, ValueError) as exc:
         raise UserError(f"{src}/PROVENANCE.json: {exc}") from None
-    if here:
-        raise UserError(f"{src} holds this host's own records ({target_key(target)}): top them up with "
-                        f"`longrun tune --root`, seeding is for another machine kind's records")
+    if here and (timing or timing_of(prov)) == timing_of(prov):
+        other = TIMINGS[1 - TIMINGS.index(timing_of(prov))]
+        raise UserError(f"{src} holds this host's own records ({target_key(target)}, timed {timing_of(prov)}): top "
+                        f"them up with `longrun tune --root`, or pass --timing {other} to re-time them {other}; "
+                        "seeding is for another machine kind's records")
     return prov, method
 
 
@@ -127,8 +137,9 @@ def seed_folder(model: str, src: Path, *, root: Path | None = None, timing: str 
     target = {**host_target(), "num-cores": 1}
     dst = shipped_dir(model, target, root or SEED_ROOT)
     require_empty(dst, "seed")
-    src_prov, method = check_source(src, model, target)
+    src_prov, method = check_source(src, model, target, timing)
     timing = timing or timing_of(src_prov)
+    own = same_target(src_prov["target"], target)
     if timing not in TIMINGS:
         raise UserError(f"unknown timing {timing!r}: choose one of {', '.join(TIMINGS)}")
     src_db = read_database(src)
@@ -167,10 +178,24 @@ def seed_folder(model: str, src: Path, *, root: Path | None = None, timing: str 
                                     "timing": timing_of(src_prov), "trials_all_runs": trials, "minutes": round(minutes, 1),
                                     "date_utc": src_prov.get("date_utc"),
                                     **({"seeded_from": src_prov["seeded_from"]} if "seeded_from" in src_prov else {})}}
-            write_provenance(tmp, prov)
+            write_provenance(tmp, retimed_own(src, src_prov, prov, n_lost=len(lost)) if own else prov)
     except CannotWrite as exc:
         raise UserError(f"cannot write under {rel(dst.parent)} ({exc.strerror}): choose another --root") from None
     return dst, rows, prov
+
+
+def retimed_own(src: Path, src_prov: dict, prov: dict, *, n_lost: int) -> dict:
+    """The provenance of this host's own folder ``src`` re-timed the other way (``prov``: what :func:`seed_folder`
+    wrote for a seed): the method, target and trial counts stay ``src``'s, its run joins ``earlier_runs`` (as
+    after a top-up, :func:`~lab02_tvm.tuning.records.earlier_runs`), and ``"retimed_from"`` says which timing the
+    records had before (``--timing`` of ``longrun tune`` then tops the folder up the new way)."""
+    trials, _ = run_totals(src_prov)
+    keep = {k: src_prov[k] for k in CHAIN_KEYS if k in src_prov}
+    return {**{k: v for k, v in prov.items() if k != "seeded_from"}, **keep, "trials_all_runs": trials, "earlier_runs": earlier_runs(src_prov),
+            "note": (f"this host's records (timed {timing_of(src_prov)}, {trials} trials) re-timed {prov['timing']} "
+                     "here (tuning/seed.py), no trials run since"
+                     + (f"; {n_lost} kernel(s) dropped (no record that builds and runs here)" if n_lost else "")),
+            "retimed_from": {"folder": rel(src), "timing": timing_of(src_prov), "date_utc": src_prov.get("date_utc")}}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -181,7 +206,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     from .retime import pass_table
     p = parser("python -m lab02_tvm.tuning.seed", __doc__)
     p.add_argument("--model", required=True, choices=list(MODELS))
-    p.add_argument("src", type=Path, help="another machine kind's records folder of the model")
+    p.add_argument("src", type=Path, help="another machine kind's records folder of the model (or this host's, "
+                                          "with --timing the other way: a re-time)")
     p.add_argument("--root", type=Path, default=None,
                    help=f"folder of target folders to seed into (default {rel(SEED_ROOT)}); then `longrun tune --root`")
     p.add_argument("--timing", choices=TIMINGS, default=None, help="re-time cold or warm (default: as SRC was timed)")
@@ -194,14 +220,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     dst, rows, prov = seed_folder(args.model, args.src, root=args.root, timing=args.timing, top_k=args.top_k,
                                   rounds=args.rounds, command=command)
     summ = prov["retimed"]
-    notes = (f"{prov['seeded_from']['target_key']}'s records of {args.model} ({prov['seeded_from']['trials_all_runs']} "
-             f"trials there, timed {prov['seeded_from']['timing']}), each kernel's best re-timed on this host "
+    origin = prov.get("seeded_from") or {**prov["retimed_from"], "target_key": "this host",
+                                         "trials_all_runs": prov["trials_all_runs"]}
+    notes = (f"{origin['target_key']}'s records of {args.model} ({origin['trials_all_runs']} "
+             f"trials there, timed {origin['timing']}), each kernel's best re-timed on this host "
              f"({prov['timing']}, interleaved rounds): stored_ms = its time there; stored_now_ms = the same record "
              "here; best_now_ms = the fastest of its records here; host_ratio = stored_now / stored (> 1: slower "
              "here); retimed 0 = no record of the kernel builds and runs here (dropped).")
     paths = pass_table(f"seed_{args.model}", rows, summ, dst, title=f"Lab 02: {args.model}'s records seeded from "
-                       f"{prov['seeded_from']['target_key']}", notes=notes, listed="changed")
-    step(1, "seed", f"{rel(dst)}: {prov['records']} records from {prov['seeded_from']['target_key']}, "
+                       f"{origin['target_key']}", notes=notes, listed="changed")
+    step(1, "seed", f"{rel(dst)}: {prov['records']} records from {origin['target_key']}, "
                     f"re-timed here (x{summ['host_ratio_median']} their time there, median); "
                     f"next: python -m lab02_tvm.tuning.longrun tune --model {args.model} --root {rel(dst.parents[1])}")
     step(2, "write", rel(paths["md"]))

@@ -151,7 +151,7 @@ def ship_folder(candidate: Path, shipped: Path, ratios: Sequence[float], tables:
 TOPUP_DEEP_SHARE = 0.95
 
 
-def start(model: str, work: Path, source: Path | None, *, own: bool) -> tuple[Path | None, str]:
+def start(model: str, work: Path, source: Path | None, *, own: bool, timing: str | None = None) -> tuple[Path | None, str]:
     """Step 1: make ``work`` (which must not exist), the folder the search tunes into, and return the folder step 3
     picks against (``None``: no pick) with a clause saying what was done. ``source`` ``None`` (``--fresh``): an
     empty folder; ``own`` (``source`` is this kind's shipped folder): a copy of it, provenance and all (its method,
@@ -159,27 +159,32 @@ def start(model: str, work: Path, source: Path | None, *, own: bool) -> tuple[Pa
     from: :func:`lab02_tvm.tuning.seed.seed_folder` seeds it here (re-targeted, each kernel's best records
     re-timed on this host, into ``work``'s run folder under ``seed/``) and ``work`` is a copy of that seed: the
     records the search starts from, and step 3's baseline, are then timed on this host, not on the other kind.
+    ``timing`` (``cold`` or ``warm``) other than the records' own: they are re-timed that way here first, this kind's
+    own as another kind's (:func:`lab02_tvm.tuning.seed.seed_folder`), so the search, the pick and the folder that
+    ships are timed one way.
 
     Raises:
         UserError: ``source``'s own errors (:func:`lab02_tvm.tuning.seed.check_source`).
     """
-    from .records import rel
+    from .records import read_provenance, rel, timing_of
     from .seed import seed_folder
     if source is None:
         work.mkdir(parents=True, exist_ok=False)
         return None, f"an empty {rel(work)} (--fresh: the field's method)"
-    if own:
+    if own and timing in (None, timing_of(read_provenance(source))):
         shutil.copytree(source, work)
         return source, f"{rel(source)} -> {rel(work)}"
     run = work.parents[1]  # <root>/<target key>/<model>
-    seeded, _, prov = seed_folder(model, source, root=run / "seed",
+    seeded, _, prov = seed_folder(model, source, root=run / "seed", timing=timing,
                                   command=f"lab02_tvm.tuning.topup (step 1 of the run {run.name})")
     shutil.copytree(seeded, work)
-    return seeded, (f"{rel(source)} seeded here ({prov['records']} records re-timed, x"
-                    f"{prov['retimed']['host_ratio_median']} their time there, median) -> {rel(work)}")
+    how = f"re-timed {prov['timing']}" if own else "seeded here"
+    return seeded, (f"{rel(source)} {how} ({prov['records']} records re-timed, x"
+                    f"{prov['retimed']['host_ratio_median']} their stored time, median) -> {rel(work)}")
 
 
-def tune_argv(model: str, *, trials: int, minutes: float, deep_top_k: int, by: str, fresh: bool, root: Path) -> list[str]:
+def tune_argv(model: str, *, trials: int, minutes: float, deep_top_k: int, by: str, fresh: bool, root: Path,
+              timing: str | None = None) -> list[str]:
     """Step 2's ``longrun`` command line: a copy is topped up in its own method with :data:`TOPUP_DEEP_SHARE` of the
     trials deep; ``fresh`` tunes an empty folder in the field's method (NHWC + weight layout rewrite) with
     ``longrun``'s default split. The re-timing table is named after the run (``root``'s name)."""
@@ -187,11 +192,11 @@ def tune_argv(model: str, *, trials: int, minutes: float, deep_top_k: int, by: s
     method = ["--layout", "NHWC", "--layout-rewrite", "on"] if fresh else []
     return ["tune", "--model", model, "--trials", str(trials), "--minutes", f"{minutes:g}", "--deep-top-k",
             str(deep_top_k), *share, *([BY[by][0]] if BY[by][0] else []), "--root", str(root),
-            "--name", f"retime_{model}_{root.name}", *method]
+            "--name", f"retime_{model}_{root.name}", *method, *(["--timing", timing] if timing else [])]
 
 
 def topup(model: str, *, trials: int, minutes: float, deep_top_k: int, by: str, fresh: bool, repeats: int,
-          ship: bool, root: Path) -> list[dict]:
+          ship: bool, root: Path, timing: str | None = None) -> list[dict]:
     """Steps 1-5 of the module docstring into ``root`` (which must not exist; its name names the run's tables);
     returns one row per step (``step, minutes, result``).
 
@@ -229,10 +234,11 @@ def topup(model: str, *, trials: int, minutes: float, deep_top_k: int, by: str, 
         print(f"topup {model}: {step}: {result}", flush=True)
 
     t0 = time.time()
-    base, what = start(model, work, None if fresh else rival, own=has_records)
+    base, what = start(model, work, None if fresh else rival, own=has_records, timing=timing)
     done("copy", t0, what)
     t0 = time.time()
-    longrun.main(tune_argv(model, trials=trials, minutes=minutes, deep_top_k=deep_top_k, by=by, fresh=fresh, root=root))
+    longrun.main(tune_argv(model, trials=trials, minutes=minutes, deep_top_k=deep_top_k, by=by, fresh=fresh, root=root,
+                           timing=timing))
     prov = read_provenance(work)
     searched, capped = int(prov.get("trials_this_run") or 0), bool(prov.get("stopped_by_time"))
     done("tune", t0, f"{searched} trials ({prov.get('trials_all_runs')} in all runs), {prov.get('tasks_in_db')}/"
@@ -296,6 +302,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from common.timing import environment
 
     from ..models import MODELS
+    from .records import TIMINGS
     p = parser("python -m lab02_tvm.tuning.topup", __doc__, epilog=EPILOG)
     p.add_argument("--model", required=True, choices=list(MODELS))
     p.add_argument("--trials", type=int, default=1000, help="trials of the search (step 2)")
@@ -306,6 +313,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         "roof (roofline) in this kind's last pipeline tables, or time in the database (slowest)")
     p.add_argument("--fresh", action="store_true", help="tune an empty folder in the field's method instead of a copy "
                                                         "of the shipped one (no pick step)")
+    p.add_argument("--timing", choices=TIMINGS, default=None,
+                   help="time the search's candidates cold or warm (default: as the records were; the other way "
+                        "re-times the copy first, step 1)")
     p.add_argument("--repeats", type=int, default=30, help="timed rounds of each A/B run (step 4)")
     p.add_argument("--ship", action="store_true", help="replace the shipped folder when the candidate is ahead of both "
                                                        "its builds in both orders")
@@ -326,11 +336,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise UserError(f"--root {root} exists: give a new folder (a top-up never writes into an earlier one)")
     table_name("--root's name", root.name)
     rows = topup(args.model, trials=args.trials, minutes=args.minutes, deep_top_k=args.deep_top_k, by=args.by,
-                 fresh=args.fresh, repeats=args.repeats, ship=args.ship, root=root)
+                 fresh=args.fresh, repeats=args.repeats, ship=args.ship, root=root, timing=args.timing)
     write_table(LAB, f"topup_{args.model}_{root.name}", rows, title=f"Lab 02: a top-up of {args.model}'s records",
                 env=environment(threads=1, machine_note="1 core"),
                 meta={k: getattr(args, k) for k in ("model", "trials", "minutes", "deep_top_k", "by", "fresh",
-                                                     "repeats", "ship")} | {"root": str(root)},
+                                                     "repeats", "ship", "timing")} | {"root": str(root)},
                 notes="One row per step of lab02_tvm.tuning.topup (copy, tune, pick, A/B in both orders, ship); "
                       f"each step's own table beside this one, named after the run ({root.name}).")
     return 0
