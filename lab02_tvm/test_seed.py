@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -72,10 +73,15 @@ def test_check_source_refuses_what_cannot_seed_this_host(tmp_path, host):
     write_provenance(src, {"model": "resnet50", "target": json.dumps(_other(host))})
     with pytest.raises(UserError, match="holds resnet50's records, not bert's"):
         seed.check_source(src, "bert", here)
-    write_provenance(src, {"model": "bert", "target": json.dumps(here)})
-    with pytest.raises(UserError, match="this host's own records") as e:
-        seed.check_source(src, "bert", here)
-    assert "\n" not in str(e.value)
+    write_provenance(src, {"model": "bert", "target": json.dumps(here)})  # no timing recorded: warm
+    for timing in (None, "warm"):  # this host's own records, timed as asked: a top-up's, not a seed's
+        with pytest.raises(UserError, match="this host's own records .*timed warm.*pass --timing cold") as e:
+            seed.check_source(src, "bert", here, timing)
+        assert "\n" not in str(e.value)
+    assert seed.check_source(src, "bert", here, "cold")[0]["target"] == json.dumps(here)  # the other way: a re-time
+    write_provenance(src, {"model": "bert", "target": json.dumps(here), "timing": "cold"})
+    with pytest.raises(UserError, match="timed cold.*pass --timing warm"):
+        seed.check_source(src, "bert", here, "cold")
     write_provenance(src, {"model": "bert", "target": json.dumps(_other(host)),
                            "method": {"layout": "NHWC", "layout_rewrite": True}})
     prov, method = seed.check_source(src, "bert", here)
@@ -115,6 +121,27 @@ def test_a_top_up_keeps_where_the_chain_started():
     prev = {"date_utc": "2026-12-05 10:41", "trials_this_run": 0, "seeded_from": {"target_key": "llvm-znver4-1c"}}
     assert carried_over(prev) == {"seeded_from": {"target_key": "llvm-znver4-1c"}}
     assert earlier_runs(prev)[0]["trials_this_run"] == 0
+
+
+def test_a_re_time_of_this_hosts_folder_keeps_its_runs_and_says_which_timing_it_had():
+    """The provenance of this host's own warm folder re-timed cold: the seed's fields for this run (timing, records,
+    no trials), the folder's trial total and runs carried on (its own run the last of ``earlier_runs``, as after a
+    top-up), its chain keys kept, ``retimed_from`` naming the timing before, and no ``seeded_from`` of its own."""
+    src_prov = {"model": "resnet50", "target": "t", "date_utc": "2026-12-07 09:54", "trials": 2052,
+                "trials_this_run": 2023, "trials_all_runs": 4068, "minutes": 67.6, "command": "topup",
+                "earlier_runs": [{"date_utc": "2026-12-02 00:40", "trials_this_run": 788, "minutes": 35.8}],
+                "replaces": {"date_utc": "2026-11-30 02:35"}}
+    seeded = {"model": "resnet50", "target": "t", "timing": "cold", "trials": 0, "trials_this_run": 0,
+              "trials_all_runs": 0, "records": 29, "date_utc": "2026-12-07 11:46", "retimed": {"kernels": 29},
+              "note": "seeded from ...", "seeded_from": {"folder": "S", "timing": "warm"}}
+    prov = seed.retimed_own(Path("S"), src_prov, seeded, n_lost=0)
+    assert prov["timing"] == "cold" and prov["records"] == 29 and prov["trials_this_run"] == 0
+    assert prov["trials_all_runs"] == 4068 and prov["replaces"] == src_prov["replaces"] and "seeded_from" not in prov
+    assert [r["trials_this_run"] for r in prov["earlier_runs"]] == [788, 2023]
+    assert prov["retimed_from"] == {"folder": "S", "timing": "warm", "date_utc": "2026-12-07 09:54"}
+    assert "re-timed cold" in prov["note"] and "4068 trials" in prov["note"]
+    assert "1 kernel(s) dropped" in seed.retimed_own(Path("S"), src_prov, seeded, n_lost=1)["note"]
+    assert carried_over(prov)["retimed_from"] == prov["retimed_from"]  # a later top-up keeps it
 
 
 def test_seed_writes_this_hosts_folder_from_another_kinds_shipped_records(tmp_path, host):

@@ -179,11 +179,12 @@ def test_step_one_copies_the_kinds_own_folder_else_seeds_the_one_it_builds_from(
     assert {p.name: p.read_bytes() for p in work.iterdir()} == {p.name: p.read_bytes() for p in src.iterdir()}
     seeded_from = []
 
-    def fake_seed(model, source, *, root, command, **kw):  # seed_folder's contract: <root>/<target key>/<model>
+    def fake_seed(model, source, *, root, command, timing=None, **kw):  # seed_folder's contract: <root>/<target key>/<model>
         seeded_from.append((model, source, root))
         dst = root / "llvm-haswell-1c" / model
         n = seed.retarget(source, dst, {"kind": "llvm", "mcpu": "haswell", "num-cores": 1})
-        records.write_provenance(dst, {"model": model, "records": n, "retimed": {"host_ratio_median": 1.25}})
+        records.write_provenance(dst, {"model": model, "records": n, "retimed": {"host_ratio_median": 1.25},
+                                       "timing": timing or records.timing_of(records.read_provenance(source))})
         return dst, [], records.read_provenance(dst)
     monkeypatch.setattr(seed, "seed_folder", fake_seed)
     work = tmp_path / "run1" / "llvm-haswell-1c" / "llama_tiny_s32"
@@ -194,5 +195,16 @@ def test_step_one_copies_the_kinds_own_folder_else_seeds_the_one_it_builds_from(
     assert database.read_database(work).targets == [database.target_dict({"kind": "llvm", "mcpu": "haswell",
                                                                            "num-cores": 1})]
     assert "seeded here" in what and "x1.25 their time there" in what
+    # this kind's own folder and --timing the other way than its records': re-timed first (the seed's own-folder
+    # case), then picked against that re-timed copy, so the search and the pick time one way
+    assert records.timing_of(records.read_provenance(src)) == "warm"
+    assert topup.start("llama_tiny_s32", tmp_path / "same" / "k" / "m", src, own=True, timing="warm")[0] == src
+    work = tmp_path / "run2" / "llvm-haswell-1c" / "llama_tiny_s32"
+    base, what = topup.start("llama_tiny_s32", work, src, own=True, timing="cold")
+    assert seeded_from[-1] == ("llama_tiny_s32", src, tmp_path / "run2" / "seed") and base != src
+    assert records.timing_of(records.read_provenance(work)) == "cold" and "re-timed cold" in what
+    argv = topup.tune_argv("llama_tiny_s32", trials=10, minutes=1.0, deep_top_k=1, by="slowest", fresh=False,
+                           root=tmp_path / "run2", timing="cold")
+    assert argv[argv.index("--timing") + 1] == "cold"
     with pytest.raises(FileExistsError):  # step 1 never writes into an earlier run's folder
         topup.start("llama_tiny_s32", work, None, own=False)

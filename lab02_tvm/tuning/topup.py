@@ -9,7 +9,9 @@ RECORDS.md ("A top-up, from copy to ship") on this host, each step through its o
    a folder of another method (Zen 3's NCHW records) is re-tuned, not topped up, since its workloads are others.
    On a kind with no records of its own in that method (none, or Zen 3's NCHW ones), the copy is the folder it
    builds from now (another kind's, :func:`incumbent`) seeded here (:mod:`.seed`: re-targeted, each kernel's best
-   records re-timed on this host), and that seed is what step 3 picks against (:func:`start`);
+   records re-timed on this host), and that seed is what step 3 picks against (:func:`start`). ``--timing cold``
+   on a folder tuned warm (every one before 2026-12-02) re-times the copy cold first the same way (:mod:`.seed`'s
+   own-folder case), so the search, the pick and the folder that ships are timed as the model runs its kernels;
 2. **tune**: ``longrun tune`` into the copy (:mod:`.longrun`): ``--trials`` / ``--minutes``, the deep phase on the
    ``--deep-top-k`` kernels ranked ``--by`` the ms each loses against ONNX Runtime (``ort``: the kind's
    ``vs_ort_<model>.json``), against the roof (``roofline``: ``roofline_<model>.json``), or by time in the
@@ -178,9 +180,9 @@ def start(model: str, work: Path, source: Path | None, *, own: bool, timing: str
     seeded, _, prov = seed_folder(model, source, root=run / "seed", timing=timing,
                                   command=f"lab02_tvm.tuning.topup (step 1 of the run {run.name})")
     shutil.copytree(seeded, work)
-    how = f"re-timed {prov['timing']}" if own else "seeded here"
+    how, then = (f"re-timed {prov['timing']}", "their stored time") if own else ("seeded here", "their time there")
     return seeded, (f"{rel(source)} {how} ({prov['records']} records re-timed, x"
-                    f"{prov['retimed']['host_ratio_median']} their stored time, median) -> {rel(work)}")
+                    f"{prov['retimed']['host_ratio_median']} {then}, median) -> {rel(work)}")
 
 
 def tune_argv(model: str, *, trials: int, minutes: float, deep_top_k: int, by: str, fresh: bool, root: Path,
