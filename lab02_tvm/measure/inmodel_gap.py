@@ -10,8 +10,9 @@ measures which of the two the model sees, kernel by kernel, with nothing else ch
    PyTorch; in ``rounds`` runs the Relax VM's instrument hook (:mod:`lab02_tvm.profile`) times every kernel
    call, and on each kernel's first call copies its arguments (inputs, weights, output);
 2. each of the ``top`` kernels with the most time per inference is then called alone, the very function the
-   model called, on copies of those arguments (so the data are the model's): ``warm`` (right after a call of
-   itself) and ``cold`` (after TVM's flush, the harness's cold timing), in ``rounds`` rounds of a seeded
+   model called, on copies of those arguments (so the data are the model's): ``warm`` (back to back, the steady
+   state the warm timing measures) and ``cold`` (one call after TVM's flush, the harness's cold timing), in
+   ``rounds`` rounds of a seeded
    shuffled order (:func:`common.timing.round_orders`); the output of an alone call must equal the model's,
    bit for bit (the same code on the same inputs), or the step stops.
 
@@ -36,6 +37,9 @@ from common.errors import UserError
 from .. import LAB
 
 MODES = ("warm", "cold")
+#: back-to-back calls a warm measurement averages, after one untimed call: the steady state the warm evaluator
+#: measures (``evaluator_config(cache_flush=False)``: 3 runs a repeat, at least 50 ms, averaged)
+WARM_RUNS = 10
 #: TVM's flush of every operand but the first (``src/runtime/rpc/rpc_module.cc``), the time evaluator's
 #: ``f_preproc`` when MetaSchedule's ``EvaluatorConfig(enable_cpu_cache_flush=True)``.
 FLUSH = "cache_flush_cpu_non_first_arg"
@@ -84,8 +88,9 @@ def model_kernels(vm, args: Sequence[Any], *, rounds: int) -> tuple[dict[str, li
 
 def alone_ms(func, arguments: Sequence[Any], out: np.ndarray, *, rounds: int, seed: int = 0) -> dict[str, float]:
     """``{mode: median ms per call}`` of ``func`` alone on copies of ``arguments`` (NumPy arrays become tensors; the
-    last is its output), in ``rounds`` shuffled rounds of :data:`MODES`: ``warm`` runs right after an untimed call
-    of itself, ``cold`` right after TVM's :data:`FLUSH` of every argument but the first.
+    last is its output), in ``rounds`` shuffled rounds of :data:`MODES`: ``warm`` is the mean of :data:`WARM_RUNS`
+    calls back to back after an untimed one, ``cold`` one call right after TVM's :data:`FLUSH` of every argument
+    but the first.
 
     Raises:
         AssertionError: the first call alone writes another output than ``out`` (what the model's call wrote).
@@ -102,13 +107,15 @@ def alone_ms(func, arguments: Sequence[Any], out: np.ndarray, *, rounds: int, se
     ms: dict[str, list[float]] = {m: [] for m in MODES}
     for order in round_orders(list(MODES), rounds, seed=seed):
         for mode in order:
+            runs = 1 if mode == "cold" else WARM_RUNS
             if mode == "cold":
                 flush(*args)
             else:
                 func(*args)
             t0 = time.perf_counter()
-            func(*args)
-            ms[mode].append(1e3 * (time.perf_counter() - t0))
+            for _ in range(runs):
+                func(*args)
+            ms[mode].append(1e3 * (time.perf_counter() - t0) / runs)
     return {m: float(np.median(v)) for m, v in ms.items()}
 
 
@@ -172,7 +179,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = p.parse_args(argv)
     positive("--rounds", args.rounds)
     positive("--top", args.top)
-    name = table_name("--name", args.name or f"inmodel_gap_{args.model}")
+    table_name("--name", args.name)
+    name = args.name or f"inmodel_gap_{args.model}"
     from ..build import host_target
     folder = args.folder or records.shipped_dir(args.model, {**host_target(), "num-cores": 1})
     if not folder.is_dir():
@@ -194,7 +202,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                               "method": str(method), "rounds": args.rounds, "top": args.top, **summ},
                         notes="Per kernel, ms per call (medians): model_ms in the model (the Relax VM's instrument), "
                               "warm_ms and cold_ms the same compiled kernel alone on copies of its arguments in the "
-                              f"model (its output checked equal), warm right after a call of itself, cold after TVM's "
+                              f"model (its output checked equal), warm the mean of {WARM_RUNS} calls back to back (the "
+                              "steady state a warm-timed search measures), cold one call after TVM's "
                               f"{FLUSH} (what a cold-timed search measures). model_over_cold near 1: the model runs "
                               "the kernel cold. timing (setup) = how the folder's records were timed.")
     step(2, "time", f"{len(rows)} kernels: {summ['model_ms_per_inf']} ms per inference in the model, "
