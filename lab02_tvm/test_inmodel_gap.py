@@ -39,6 +39,7 @@ def test_rows_time_every_kernel_alone_and_the_ratios_are_their_quotients(built):
         assert min(r["model_ms"], r["warm_ms"], r["cold_ms"]) > 0
         for mode in inmodel_gap.MODES:  # the ratio of the two ms shown, to its 3 decimals
             assert r[f"model_over_{mode}"] == pytest.approx(r["model_ms"] / r[f"{mode}_ms"], abs=6e-4)
+            assert r[f"{mode}_ms_per_inf"] == pytest.approx(r[f"{mode}_ms"] * r["calls"], rel=1e-3)  # 4 digits
     assert inmodel_gap.summary(rows)["cold_ms_per_inf"] == pytest.approx(sum(r["cold_ms"] for r in rows), abs=0.01)
     assert len(inmodel_gap.gap_rows(vm, args, rounds=1, top=1, progress=False)) == 1
 

@@ -127,8 +127,8 @@ def gap_rows(vm, args: Sequence[Any], *, rounds: int = 15, top: int | None = 12,
         args: ``main``'s arguments.
         rounds: instrumented model runs, and rounds of the alone timing.
     Returns:
-        rows ``{kernel, calls, model_ms, warm_ms, cold_ms, model_over_warm, model_over_cold, model_ms_per_inf}``
-        (ms per call, medians; ``calls`` per inference).
+        rows ``{kernel, calls, model_ms, warm_ms, cold_ms, model_over_warm, model_over_cold, model_ms_per_inf,
+        warm_ms_per_inf, cold_ms_per_inf}`` (ms per call, medians, and times ``calls`` per inference).
     """
     from tqdm.auto import tqdm
     vm = getattr(vm, "vm", vm)
@@ -143,7 +143,7 @@ def gap_rows(vm, args: Sequence[Any], *, rounds: int = 15, top: int | None = 12,
         model = _sig(per_call[k])
         rows.append({"kernel": k, "calls": calls[k], "model_ms": model, **{f"{m}_ms": alone[m] for m in MODES},
                      **{f"model_over_{m}": round(model / alone[m], 3) for m in MODES},
-                     "model_ms_per_inf": _sig(model * calls[k])})
+                     **{f"{m}_ms_per_inf": _sig(v * calls[k]) for m, v in (("model", model), *alone.items())}})
     return rows
 
 
