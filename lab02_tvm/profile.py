@@ -66,7 +66,8 @@ def kernel_infos(mod) -> dict[str, KernelInfo]:
 
 
 
-def _is_kernel(symbol: str) -> bool:
+def is_kernel(symbol: str) -> bool:
+    """Whether an instrumented call is a kernel (a PrimFunc), not one of the VM's built-ins (``vm.*``)."""
     return not symbol.startswith("vm.")
 
 
@@ -96,7 +97,7 @@ def profile_vm(vm, args: Sequence[Any], *, func: str = "main", repeats: int = 3)
 
     def instrument(_f, symbol, before, _ret, *a):
         now = time.perf_counter()
-        if not _is_kernel(symbol):
+        if not is_kernel(symbol):
             return 0
         if before:
             if symbol not in arg_bytes:
@@ -111,7 +112,7 @@ def profile_vm(vm, args: Sequence[Any], *, func: str = "main", repeats: int = 3)
 
     try:
         for r in range(repeats):  # interleaved: a plain run, then an instrumented one
-            _clear_instrument(vm)
+            clear_instrument(vm)
             t0 = time.perf_counter()
             main(*args)
             whole.append(time.perf_counter() - t0)
@@ -120,7 +121,7 @@ def profile_vm(vm, args: Sequence[Any], *, func: str = "main", repeats: int = 3)
             main(*args)
             per_run.append(dict(state["run"]))
     finally:
-        _clear_instrument(vm)
+        clear_instrument(vm)
     kernels = {n: {"calls": calls[n], "ms": 1e3 * float(np.median([run.get(n, 0.0) for run in per_run])),
                    "arg_bytes": arg_bytes.get(n, 0)} for n in calls}
     sums = [sum(r.values()) for r in per_run]
@@ -130,7 +131,7 @@ def profile_vm(vm, args: Sequence[Any], *, func: str = "main", repeats: int = 3)
 
 
 
-def _clear_instrument(vm) -> None:
+def clear_instrument(vm) -> None:
     """Remove the hook (``None``); where the FFI refuses ``None``, a no-op hook."""
     try:
         vm.set_instrument(None)

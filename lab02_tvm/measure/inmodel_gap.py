@@ -54,6 +54,8 @@ def model_kernels(vm, args: Sequence[Any], *, rounds: int) -> tuple[dict[str, li
         the output, after the call)})``; VM built-ins (``vm.*``) are left out.
     """
     import tvm
+
+    from ..profile import clear_instrument, is_kernel
     main = vm["main"]
     main(*args)
     times: dict[str, list[float]] = defaultdict(list)
@@ -66,7 +68,7 @@ def model_kernels(vm, args: Sequence[Any], *, rounds: int) -> tuple[dict[str, li
 
     def instrument(func, symbol, before, _ret, *a):
         now = time.perf_counter()
-        if symbol.startswith("vm."):
+        if not is_kernel(symbol):
             return 0
         if before:
             before_args[:] = [copy(x) for x in a] if symbol not in first else []
@@ -82,7 +84,7 @@ def model_kernels(vm, args: Sequence[Any], *, rounds: int) -> tuple[dict[str, li
         for _ in range(rounds):
             main(*args)
     finally:
-        vm.set_instrument(lambda *a: 0)
+        clear_instrument(vm)
     return dict(times), first
 
 
@@ -163,7 +165,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from common.results import write_table
     from common.timing import environment, set_torch_threads, tvm_threads
 
-    from ..build import VMRunner, gate_outputs
+    from ..build import VMRunner, gate_outputs, host_target
     from ..graph.frontend import import_torch
     from ..graph.passes import tuning_module
     from ..models import MODELS, build_bundles
@@ -181,7 +183,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     positive("--top", args.top)
     table_name("--name", args.name)
     name = args.name or f"inmodel_gap_{args.model}"
-    from ..build import host_target
     folder = args.folder or records.shipped_dir(args.model, {**host_target(), "num-cores": 1})
     if not folder.is_dir():
         raise UserError(f"{records.rel(folder)} holds no records of {args.model} for this host: pass --folder")
