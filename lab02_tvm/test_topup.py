@@ -14,6 +14,7 @@ import pytest
 
 from common.errors import UserError
 from lab02_tvm.tuning import database, records, seed, topup
+from lab02_tvm.tuning.method import Method
 
 pytestmark = pytest.mark.lab02
 
@@ -82,7 +83,8 @@ def test_a_ship_over_records_of_another_method_keeps_them_under_replaces(tmp_pat
     shutil.copytree(nchw, shipped)
     topup.ship_folder(field, shipped, [1.3, 1.2], ["a", "b"])
     gone = records.read_provenance(shipped)["replaces"]
-    assert gone["method"] == {"layout": "NCHW", "layout_rewrite": False} and gone["trials"] == 94
+    assert gone["method"] == Method("NCHW", False).as_dict() and gone["trials"] == 94
+    assert Method.from_provenance(gone) == Method("NCHW", False)
     assert gone["date_utc"] == old["date_utc"] and gone["command"] == old["command"] and "other workloads" in gone["why"]
     cand = tmp_path / "cand" / "m"  # a copy of the same method without the chain: it goes on
     shutil.copytree(field, cand)

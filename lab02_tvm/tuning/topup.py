@@ -114,10 +114,11 @@ def replaced(old: dict, new: dict) -> dict | None:
     other workloads."""
     from .method import Method
     from .records import run_totals
-    if Method.from_provenance(old) == Method.from_provenance(new):
+    old_method = Method.from_provenance(old)
+    if old_method == Method.from_provenance(new):
         return old.get("replaces")
     return {**{k: old[k] for k in ("date_utc", "command", "minutes", "note") if k in old},
-            "method": old.get("method") or {"layout": "NCHW", "layout_rewrite": bool(old.get("layout_rewrite"))},
+            "method": old.get("method") or old_method.as_dict(),
             "trials": run_totals(old)[0],
             "why": "another method's kernels are other workloads: the records cannot be topped up in the new method"}
 
