@@ -191,6 +191,21 @@ def test_a_task_the_cap_cannot_fit_gets_one_trial_and_the_run_says_it_stopped(tm
     assert len(task_records(open_database(tmp_path), infos[0].task)) == 1
 
 
+def test_the_runner_replaces_its_worker_process_every_recycle_every_candidates():
+    """The runner's one worker process (where every candidate is loaded and timed, its memory growing with each)
+    is a new process after ``recycle_every`` uses, and before that the same one: with 2, the worker's pid is the
+    same for uses 1-2 and 3-4 and differs between them."""
+    import os
+    from lab02_tvm.tuning.harness import make_runner
+    runner = make_runner(recycle_every=2)
+    try:
+        pids = [runner.pool.submit(os.getpid).result() for _ in range(4)]
+    finally:
+        runner.pool.shutdown()
+    assert pids[0] == pids[1] and pids[2] == pids[3] and pids[1] != pids[2], pids
+    assert os.getpid() not in pids
+
+
 def test_manual_schedule_matches_numpy_after_each_step_and_shows_loops():
     """MLC-course style: after every primitive the kernel still computes relu(x @ W + b)."""
     mod, _, _ = dense_module(64, 128, 96)
