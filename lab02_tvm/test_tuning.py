@@ -178,6 +178,34 @@ def test_a_trimmed_task_is_sized_at_its_own_pace_not_at_the_runs(tmp_path, monke
     assert TRIALS_PER_ITER < done["conv_winograd"] < 200 and done["dense"] > 500, done
 
 
+def test_a_task_whose_pace_falls_after_it_was_sized_stops_within_one_piece_of_the_cap(tmp_path, monkeypatch):
+    """One deep task, 600 trials wanted, a 10-minute cap; it runs at 1 s a trial for its first 200 trials and then
+    at 10 s (a runner worker that ran the machine out of memory, Zen 4 2026-12-07). Sized at 1 s it gets 584
+    trials, which would take 4,184 s; checked between pieces of CHUNK_TRIALS it stops once the cap has passed:
+    within one piece's time of it, and the run says it stopped (a fake clock stands in for the search)."""
+    from types import SimpleNamespace
+
+    from lab02_tvm.tuning import tune as tune_mod
+    from lab02_tvm.tuning.tune import CHUNK_TRIALS, tune_tasks_plan
+
+    clock, done = [0.0], [0]
+
+    def fake_tune_one(ti, trials, *, callback, **_):
+        for _ in range(trials):
+            clock[0] += 1.0 if done[0] < 200 else 10.0
+            done[0] += 1
+        callback.stats["trials"] += trials
+
+    monkeypatch.setattr(tune_mod, "_tune_one", fake_tune_one)
+    monkeypatch.setattr(tune_mod, "task_records", lambda db, task: range(done[0]))
+    monkeypatch.setattr(tune_mod, "time", SimpleNamespace(perf_counter=lambda: clock[0]))
+    infos = [SimpleNamespace(name="dense", task="dense", index=0)]
+    stats = tune_tasks_plan(infos, {"dense": 600}, host_target(), tmp_path, tune_minutes=10.0, pace_s=1.0,
+                            progress=False)
+    assert stats["stopped_by_time"] and stats["trials"] == done[0] < 600
+    assert 600 <= clock[0] <= 600 + 10.0 * CHUNK_TRIALS, clock[0]
+
+
 def test_a_task_the_cap_cannot_fit_gets_one_trial_and_the_run_says_it_stopped(tmp_path):
     """Eight trials planned, a pace of 1,000 s a trial and a one-minute cap: one trial runs, not eight."""
     from lab02_tvm.tuning.database import open_database, task_records

@@ -37,6 +37,10 @@ from .tasks import TaskInfo, as_target, extract_tasks
 #: Candidates per search iteration (MetaSchedule's default is 64; small batches keep the
 #: progress bar and the time budget responsive on 2 cores).
 TRIALS_PER_ITER = 16
+#: Under a cap a task runs in pieces of at most this many trials, the cap checked between them: a task sized at
+#: its pace when it started still stops near the cap when the pace falls (a Zen 4 BERT-base top-up's one deep
+#: task, sized at 1.5 s a trial, ran 36 min past its 60-minute cap once its runner ran the machine out of memory).
+CHUNK_TRIALS = 128
 
 
 
@@ -183,7 +187,8 @@ def tune_tasks_plan(infos: Sequence[TaskInfo], plan: dict[str, int] | Sequence[d
     wanted records is skipped (reused). ``tune_minutes`` is checked before each task, which is trimmed
     to the trials that fit in its share of the time left (:func:`trials_that_fit`: its trials over those
     its phase still wants), so a long deep task neither runs past the cap by its whole length nor takes
-    the time of the tasks after it. Each task of more than one batch runs one batch of :data:`TRIALS_PER_ITER`
+    the time of the tasks after it; and between pieces of :data:`CHUNK_TRIALS` trials of a task, so a task whose
+    pace falls after it was sized stops within one piece of the cap. Each task of more than one batch runs one batch of :data:`TRIALS_PER_ITER`
     first, which times *it*: its share is then sized at its own pace, not at the run's. With no pace at all
     (``pace_s`` None, nothing timed) that batch is also the run's first. Why: a ResNet-50 top-up's deep phase
     opened on a Winograd convolution at about 4 s a trial with the shallow phase's 1.4 s as the pace, and it
@@ -241,11 +246,24 @@ def tune_tasks_plan(infos: Sequence[TaskInfo], plan: dict[str, int] | Sequence[d
             def wanted(phase: dict[str, int], info: TaskInfo) -> int:
                 return phase.get(info.name, 0) - len(task_records(db, info.task))
 
-            def run(p: int, ti: TaskInfo, trials: int) -> None:
+            def run(p: int, ti: TaskInfo, trials: int, piece: int = 0) -> None:
                 _tune_one(ti, trials, work_dir=str(log_dir or work_dir), builder=builder, runner=runner,
                           database=db, cost_model=cost_model, callback=callback,
-                          seed=seed + 1000 * p + ti.index, verbose=verbose,
+                          seed=seed + 1000 * p + ti.index + 100_000 * piece, verbose=verbose,
                           space=space(ti) if space is not None else "post-order-apply")
+
+            def run_capped(p: int, ti: TaskInfo, trials: int) -> bool:
+                """``trials`` of ``ti`` in pieces of :data:`CHUNK_TRIALS`; False once the cap passed between two."""
+                piece = 0
+                while trials > 0:
+                    n = min(trials, CHUNK_TRIALS)
+                    piece += 1
+                    run(p, ti, n, piece)
+                    trials -= n
+                    if trials > 0 and time.perf_counter() >= deadline:
+                        stats["stopped_by_time"] = True
+                        return False
+                return True
 
             def fits(phase: dict[str, int], k: int, todo: int, timed: tuple[int, float]) -> int | None:
                 """:func:`trials_that_fit` for ``infos[k]`` at the pace of ``timed`` (trials, seconds), its share
@@ -275,6 +293,9 @@ def tune_tasks_plan(infos: Sequence[TaskInfo], plan: dict[str, int] | Sequence[d
                     if fit == 0:  # time is up: the tasks left get nothing
                         break
                     todo = fit
+                    if not run_capped(p, ti, todo):  # the cap passed inside this task: the tasks left get nothing
+                        break
+                    continue
                 run(p, ti, todo)
         finally:
             bar.close()
