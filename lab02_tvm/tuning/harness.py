@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -170,10 +171,8 @@ class RecycledRunner(ms.runner.LocalRunner._cls):
     """
 
     def __init__(self, *, recycle_every: int = RUNNER_RECYCLE, **kwargs) -> None:
-        import subprocess
         super().__init__(**kwargs)  # its sanity check has started a worker in a pool that never recycles it
         self.pool.shutdown()
-        self.recycle_every = recycle_every
         self.pool = PopenPoolExecutor(max_workers=1, timeout=self.timeout_sec, stderr=subprocess.DEVNULL,
                                       maximum_process_uses=recycle_every)
 

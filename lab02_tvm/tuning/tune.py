@@ -187,9 +187,9 @@ def tune_tasks_plan(infos: Sequence[TaskInfo], plan: dict[str, int] | Sequence[d
     wanted records is skipped (reused). ``tune_minutes`` is checked before each task, which is trimmed
     to the trials that fit in its share of the time left (:func:`trials_that_fit`: its trials over those
     its phase still wants), so a long deep task neither runs past the cap by its whole length nor takes
-    the time of the tasks after it; and between pieces of :data:`CHUNK_TRIALS` trials of a task, so a task whose
-    pace falls after it was sized stops within one piece of the cap. Each task of more than one batch runs one batch of :data:`TRIALS_PER_ITER`
-    first, which times *it*: its share is then sized at its own pace, not at the run's. With no pace at all
+    the time of the tasks after it; and between pieces of :data:`CHUNK_TRIALS` trials of a task, so a task
+    whose pace falls after it was sized stops within one piece of the cap. Each task of more than one batch
+    runs one batch of :data:`TRIALS_PER_ITER` first, which times *it*: its share is then sized at its own pace, not at the run's. With no pace at all
     (``pace_s`` None, nothing timed) that batch is also the run's first. Why: a ResNet-50 top-up's deep phase
     opened on a Winograd convolution at about 4 s a trial with the shallow phase's 1.4 s as the pace, and it
     took most of the phase's time (Zen 5, 2026-12-07).
@@ -199,7 +199,8 @@ def tune_tasks_plan(infos: Sequence[TaskInfo], plan: dict[str, int] | Sequence[d
         plan: records wanted per task name, or a list of phases.
         target: the target.
         work_dir: database + logs directory.
-        tune_minutes: wall-clock cap (minutes), checked before each task, which gets the trials that fit
+        tune_minutes: wall-clock cap (minutes), checked before each task (and between its pieces of
+            :data:`CHUNK_TRIALS`), which gets the trials that fit
             in its share of the time left.
         pace_s: seconds a trial is assumed to take until this call has timed its own (``tune`` passes the
             shallow phase's pace to the deep phase); ``None``: the first task runs one batch first, which times it.
@@ -252,17 +253,15 @@ def tune_tasks_plan(infos: Sequence[TaskInfo], plan: dict[str, int] | Sequence[d
                           seed=seed + 1000 * p + ti.index + 100_000 * piece, verbose=verbose,
                           space=space(ti) if space is not None else "post-order-apply")
 
-            def run_capped(p: int, ti: TaskInfo, trials: int) -> bool:
-                """``trials`` of ``ti`` in pieces of :data:`CHUNK_TRIALS`; False once the cap passed between two."""
-                piece = 0
-                while trials > 0:
-                    n = min(trials, CHUNK_TRIALS)
-                    piece += 1
-                    run(p, ti, n, piece)
-                    trials -= n
-                    if trials > 0 and time.perf_counter() >= deadline:
+            def run_in_pieces(p: int, ti: TaskInfo, trials: int) -> bool:
+                """``trials`` of ``ti``: under a cap in pieces of :data:`CHUNK_TRIALS`, False once the cap passed
+                between two (the tasks left get nothing); without one, all at once."""
+                size = trials if deadline is None else CHUNK_TRIALS
+                for piece, done in enumerate(range(0, trials, size)):
+                    if done and time.perf_counter() >= deadline:
                         stats["stopped_by_time"] = True
                         return False
+                    run(p, ti, min(size, trials - done), piece)
                 return True
 
             def fits(phase: dict[str, int], k: int, todo: int, timed: tuple[int, float]) -> int | None:
@@ -293,10 +292,8 @@ def tune_tasks_plan(infos: Sequence[TaskInfo], plan: dict[str, int] | Sequence[d
                     if fit == 0:  # time is up: the tasks left get nothing
                         break
                     todo = fit
-                    if not run_capped(p, ti, todo):  # the cap passed inside this task: the tasks left get nothing
-                        break
-                    continue
-                run(p, ti, todo)
+                if not run_in_pieces(p, ti, todo):
+                    break
         finally:
             bar.close()
             builder.close()
