@@ -13,7 +13,8 @@
   states its own, ``print_blob=True`` (a failure prints a ``@reproduce_failure`` blob),
   ``deadline=None`` (no wall-clock asserts on a shared machine). The session draws one seed, prints it
   in the header (and again after a failing run): ``pytest --hypothesis-seed=N`` replays that run.
-  ``--hypothesis-profile=default`` or ``--hypothesis-seed`` given on the command line win.
+  ``--hypothesis-profile=default`` or ``--hypothesis-seed`` given on the command line win. Under
+  pytest-xdist (``make test`` runs ``-n 2``) the controller draws the seed and hands it to every worker.
 - Markers (declared in pyproject.toml): ``lab01``, ``lab02``, ``lab03``, ``lab04``, ``debugging``, ``slow``,
   ``gpu``.
   Tests marked ``gpu`` are skipped with the reason when no CUDA device is visible.
@@ -85,12 +86,19 @@ def pytest_configure(config):
                                 + "\n".join(lines))
     from hypothesis import core
     given = config.getoption("--hypothesis-seed", default=None)
+    worker = getattr(config, "workerinput", None)  # a pytest-xdist worker: the controller drew the seed
     if given is None:
-        seed = random.SystemRandom().randrange(2**32)
+        seed = worker["mlc_hypothesis_seed"] if worker else random.SystemRandom().randrange(2**32)
         core.global_force_seed = seed
     else:
         seed = given
     _SEED["seed"], _SEED["drawn"] = seed, given is None
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node):
+    """pytest-xdist: every worker explores with the seed the header printed (one seed replays the whole run)."""
+    node.workerinput["mlc_hypothesis_seed"] = _SEED["seed"]
 
 
 def _seed_line() -> str:
