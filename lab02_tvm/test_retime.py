@@ -191,6 +191,22 @@ def test_longrun_retime_refuses_an_empty_folder_and_k_0(tmp_path):
         longrun.main(["retime", "--model", "bert", "--root", str(tmp_path), "--incumbents", str(tmp_path / "nowhere")])
 
 
+def test_longrun_retime_names_its_table_with_name(monkeypatch):
+    """``longrun retime --name`` names the re-timing table (as ``tune --name`` does); with several models each
+    gets ``<name>_<model>``; a name that is no file name is refused before anything is re-timed."""
+    from lab02_tvm.tuning import longrun
+    calls = []
+    monkeypatch.setattr(longrun, "retime_folder", lambda model, **kw: calls.append((model, kw["table"])))
+    assert longrun.main(["retime", "--model", "bert", "--name", "retime_bert_z4"]) == 0
+    assert longrun.main(["retime", "--name", "again"]) == 0
+    assert longrun.main(["retime", "--model", "bert"]) == 0
+    assert calls == [("bert", "retime_bert_z4"), ("resnet50", "again_resnet50"), ("bert", "again_bert"),
+                     ("bert", None)]
+    with pytest.raises(UserError, match="--name"):
+        longrun.main(["retime", "--model", "bert", "--name", "../x"])
+    assert len(calls) == 4
+
+
 def test_provenance_keeps_the_retiming_of_earlier_runs():
     from lab02_tvm.tuning.records import earlier_runs
     prev = {"date_utc": "2026-12-03 16:00", "command": "longrun tune", "retimed": {"top_k": 4, "changed": ["k"]},

@@ -424,6 +424,12 @@ def harvest(model: str, root: Path, *, rounds: int = ROUNDS, min_gain: float = M
     return {**summ, "history": info}
 
 
+def _table(given: str | None, names: Sequence[str], model: str) -> str | None:
+    """The table name ``--name`` gives ``model``'s pass: as given for one model, ``<name>_<model>`` for several
+    (``None``: the action's default)."""
+    return given and (given if len(names) == 1 else f"{given}_{model}")
+
+
 def _merge(names: list[str], source: Path | None, root: Path | None) -> int:
     """``longrun merge --from ROOT``: join each model's folder under ``source`` into the one under ``root``."""
     from ..build import host_target
@@ -496,7 +502,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                    help=f"climb: interleaved rounds per candidate in each step (default {STEP_ROUNDS})")
     p.add_argument("--name", default=None,
                    help="climb: the results table's name (default climb_<model>; one per pass keeps each pass's rows); "
-                        "tune: the re-timing table's (default retime_<model>)")
+                        "tune and retime: the re-timing table's (default retime_<model>)")
     p.add_argument("--min-gain", type=float, default=MIN_GAIN,
                    help=f"least gain (fraction) for a re-timed record to replace the stored best (default {MIN_GAIN})")
     p.add_argument("--incumbents", type=Path, default=None, metavar="FOLDER",
@@ -533,9 +539,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.action == "retime":
         if args.retime < 1:
             raise UserError("longrun retime: --retime K must be >= 1 (the records re-timed per kernel)")
+        table_name("--name", args.name)
         for name in names:
             retime_folder(name, root=args.root, top_k=args.retime, rounds=args.rounds, min_gain=args.min_gain,
-                          incumbents_from=args.incumbents)
+                          incumbents_from=args.incumbents,
+                          table=_table(args.name, names, name))
         return 0
     if args.deep_by_roofline and args.deep_by_ort:
         raise UserError("--deep-by-roofline and --deep-by-ort rank the deep phase two ways: pick one")
@@ -551,7 +559,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             summ = climb_model(name, command=command, root=args.root, top_k=args.deep_top_k or None, ranked_by=ranked_by,
                                minutes=args.minutes and _per_model(args.minutes, names, "--minutes", float)[name],
                                rounds=args.rounds, min_gain=args.min_gain, step_rounds=args.step_rounds,
-                               table=args.name and (args.name if len(names) == 1 else f"{args.name}_{name}"))
+                               table=_table(args.name, names, name))
             print(f"{name}: climbed {summ['kernels']} kernels in {summ['minutes']} min ({summ['measured']} "
                   f"candidates measured); written {len(summ['written'])}: {', '.join(summ['written']) or 'none'}; "
                   f"{summ['saved_ms_per_inference']} ms saved per inference in the confirmation passes", flush=True)
@@ -577,7 +585,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                             method=method, root=args.root, tile=args.tile, timing=args.timing,
                             retime_top_k=args.retime, retime_rounds=args.rounds, retime_min_gain=args.min_gain,
                             ranked_by=ranked_by, keep_all=args.keep_all,
-                            retime_table=args.name and (args.name if len(names) == 1 else f"{args.name}_{name}"))
+                            retime_table=_table(args.name, names, name))
         print(f"{name}: {info['trials_this_run']} trials measured ({info['trials_all_runs']} in all runs), "
               f"{info['minutes']} min, {info['tasks_in_db']}/{info['tasks']} "
               f"tasks, pruned {info['records_before_prune']} -> {info['records']} records", flush=True)
