@@ -41,6 +41,12 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 os.environ.setdefault("MPLBACKEND", "Agg")
+# A pytest-xdist worker (``make test`` runs two, one a core) runs its native thread pools at one thread: two
+# workers each spinning a 2-thread OpenMP/TVM pool on 2 cores took the suite from 16 to 25 min. Set before
+# PyTorch, NumPy's BLAS or TVM is imported (they size their pools once); timed code sets its own threads anyway.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "TVM_NUM_THREADS"):
+        os.environ.setdefault(_var, "1")
 
 HYPOTHESIS_MAX_EXAMPLES = 100
 try:  # hypothesis is a required package: when it is absent, pytest_configure reports it with the others

@@ -66,6 +66,9 @@ def test_ship_replaces_the_folder_whole_and_says_why(tmp_path):
     database.read_database(shipped)  # still a database MetaSchedule reads
     topup.ship_folder(cand, tmp_path / "first" / "m", [], [])  # a host's first records: no A/B to quote
     assert "this host's first records" in records.read_provenance(tmp_path / "first" / "m")["note"]
+    assert records.read_provenance(tmp_path / "first" / "m")["note"].startswith("shipped by lab02_tvm.tuning.topup on")
+    topup.ship_folder(cand, tmp_path / "epi" / "m", [1.01, 1.02], ["e", "f"], by="lab02_tvm.tuning.epilogue")
+    assert records.read_provenance(tmp_path / "epi" / "m")["note"].startswith("shipped by lab02_tvm.tuning.epilogue on")
     topup.ship_folder(cand, tmp_path / "over" / "m", [1.2, 1.1], ["a", "b"], over="X, the records this host built from")
     assert ("ahead of both builds of X, the records this host built from in both orders of records_ab (1.200x, 1.100x"
             in records.read_provenance(tmp_path / "over" / "m")["note"])

@@ -124,9 +124,10 @@ def replaced(old: dict, new: dict) -> dict | None:
 
 
 def ship_folder(candidate: Path, shipped: Path, ratios: Sequence[float], tables: Sequence[str], *,
-                over: str = "the folder it replaced") -> Path:
-    """Replace ``shipped`` with a copy of ``candidate`` whose ``PROVENANCE.json`` gains a ``"note"``: when and why it
-    shipped (``ratios``: its speed over ``over``'s, the folder it was timed against, in each A/B table of ``tables``;
+                over: str = "the folder it replaced", by: str = "lab02_tvm.tuning.topup") -> Path:
+    """Replace ``shipped`` with a copy of ``candidate`` whose ``PROVENANCE.json`` gains a ``"note"``: when, by what
+    (``by``: the tool whose folder it is) and why it shipped (``ratios``: its speed over ``over``'s, the folder it was
+    timed against, in each A/B table of ``tables``;
     none: the host's first records, with nothing to time them against), the note it had kept after ``before:``;
     and, when ``shipped`` held records of another method (Zen 3's NCHW ones), ``"replaces"`` (:func:`replaced`).
     The copy is written beside ``shipped``, then renamed in (:func:`common.results.new_folder`): a stopped run leaves
@@ -138,7 +139,7 @@ def ship_folder(candidate: Path, shipped: Path, ratios: Sequence[float], tables:
         prov = read_provenance(new)
         gone = prov.get("replaces") or (replaced(old, prov) if old else None)
         write_provenance(new, {**prov, "note": (
-            f"shipped by lab02_tvm.tuning.topup on {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC: "
+            f"shipped by {by} on {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC: "
             + (f"ahead of both builds of {over} in both orders of records_ab ("
                f"{', '.join(f'{r:.3f}x' for r in ratios)}; tables {', '.join(tables)})" if ratios
                else "this host's first records")
