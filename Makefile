@@ -107,11 +107,8 @@ gpu-run: setup
 	$(PY) -m lab02_tvm.targets.cuda_remote run --dir build/cuda
 
 # The same pytest command CI runs (.ci/run is `CI=true make test`); the linter runs inside it.
-# TEST_WORKERS: pytest-xdist workers, whole files each (--dist loadfile: a file's module fixtures are built once);
-# each worker holds PyTorch, TVM and the test models (~3 GB), so more workers than cores only costs memory.
-TEST_WORKERS ?= 2
 test: setup optional-debs
-	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --durations=15 --durations-min=15  # slowest first (budget: 15 min)
+	$(PY) -m pytest --durations=15 --durations-min=15  # and the tests over 15 s, slowest first (budget: 15 min)
 
 # The course edition (common/course): `make grade SUB=<folder> [OUT=build/grade/<name>] [LAB=lab02]
 # [TASK=lab02.tune]` grades one submission into OUT/<lab>/results.json (Gradescope) and results.md; give each

@@ -13,8 +13,7 @@
   states its own, ``print_blob=True`` (a failure prints a ``@reproduce_failure`` blob),
   ``deadline=None`` (no wall-clock asserts on a shared machine). The session draws one seed, prints it
   in the header (and again after a failing run): ``pytest --hypothesis-seed=N`` replays that run.
-  ``--hypothesis-profile=default`` or ``--hypothesis-seed`` given on the command line win. Under
-  pytest-xdist (``make test`` runs ``-n 2``) the controller draws the seed and hands it to every worker.
+  ``--hypothesis-profile=default`` or ``--hypothesis-seed`` given on the command line win.
 - Markers (declared in pyproject.toml): ``lab01``, ``lab02``, ``lab03``, ``lab04``, ``debugging``, ``slow``,
   ``gpu``.
   Tests marked ``gpu`` are skipped with the reason when no CUDA device is visible.
@@ -41,12 +40,6 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 os.environ.setdefault("MPLBACKEND", "Agg")
-# A pytest-xdist worker (``make test`` runs two, one a core) runs its native thread pools at one thread: two
-# workers each spinning a 2-thread OpenMP/TVM pool on 2 cores took the suite from 16 to 25 min. Set before
-# PyTorch, NumPy's BLAS or TVM is imported (they size their pools once); timed code sets its own threads anyway.
-if os.environ.get("PYTEST_XDIST_WORKER"):
-    for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "TVM_NUM_THREADS"):
-        os.environ.setdefault(_var, "1")
 
 HYPOTHESIS_MAX_EXAMPLES = 100
 try:  # hypothesis is a required package: when it is absent, pytest_configure reports it with the others
@@ -92,19 +85,12 @@ def pytest_configure(config):
                                 + "\n".join(lines))
     from hypothesis import core
     given = config.getoption("--hypothesis-seed", default=None)
-    worker = getattr(config, "workerinput", None)  # a pytest-xdist worker: the controller drew the seed
     if given is None:
-        seed = worker["mlc_hypothesis_seed"] if worker else random.SystemRandom().randrange(2**32)
+        seed = random.SystemRandom().randrange(2**32)
         core.global_force_seed = seed
     else:
         seed = given
     _SEED["seed"], _SEED["drawn"] = seed, given is None
-
-
-@pytest.hookimpl(optionalhook=True)
-def pytest_configure_node(node):
-    """pytest-xdist: every worker explores with the seed the header printed (one seed replays the whole run)."""
-    node.workerinput["mlc_hypothesis_seed"] = _SEED["seed"]
 
 
 def _seed_line() -> str:

@@ -27,7 +27,6 @@ IMPORT_NAMES = {
     "iree-base-runtime": "iree.runtime", "onnxruntime-qnn": "onnxruntime_qnn", "onnxruntime-extensions":
     "onnxruntime_extensions", "ai-edge-model-explorer": "model_explorer", "model-explorer-onnx": "model_explorer_onnx",
     "onnx-ir": "onnx_ir", "onnxruntime-gpu": "onnxruntime", "pyyaml": "yaml", "markdown-it-py": "markdown_it",
-    "pytest-xdist": "xdist",
 }
 
 

@@ -750,36 +750,6 @@ def test_hypothesis_explores_new_examples_and_prints_a_replayable_seed():
     assert run.returncode == 0 and "profile 'mlc'" in run.stdout and "--hypothesis-seed=" in run.stdout
 
 
-@pytest.mark.parametrize("probe", range(4))
-def test_hypothesis_seed_probe(probe):
-    """The seed Hypothesis draws with in this process: written to ``$MLC_SEED_PROBE`` (the test below), else
-    checked against the one the session header printed."""
-    import re
-    from pathlib import Path
-
-    from hypothesis import core
-    out = os.environ.get("MLC_SEED_PROBE")
-    if out:
-        worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
-        (Path(out) / f"{worker}-{probe}").write_text(str(core.global_force_seed))
-    else:
-        import conftest
-        assert re.search(rf"seed {core.global_force_seed}: replay", conftest._seed_line())
-
-
-def test_every_xdist_worker_explores_with_the_seed_the_header_printed(tmp_path):
-    """``make test`` runs on pytest-xdist workers (``-n 2``): each is its own process, and a seed drawn in each
-    would make the header's replay line a lie for every test the other worker ran."""
-    import re
-    run = _pytest_run("-n", "2", "--dist", "load", "common/test_common.py::test_hypothesis_seed_probe",
-                      MLC_SEED_PROBE=str(tmp_path))
-    assert run.returncode == 0, run.stdout[-2000:]
-    header = int(re.search(r"replay with --hypothesis-seed=(\d+)", run.stdout).group(1))
-    probes = {f.name: int(f.read_text()) for f in tmp_path.iterdir()}
-    assert len(probes) == 4 and {name.split("-")[0] for name in probes} == {"gw0", "gw1"}, probes
-    assert set(probes.values()) == {header}
-
-
 def test_quick_runs_write_beside_not_over_the_committed_results(monkeypatch, capsys):
     """``--quick`` (reduced models and budgets) points the tables at build/results-quick, so a quick look never
     replaces the full-run tables the READMEs quote; an explicit MLC_RESULTS_DIR wins; no --quick changes nothing."""
