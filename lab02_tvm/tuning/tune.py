@@ -189,8 +189,9 @@ def tune_tasks_plan(infos: Sequence[TaskInfo], plan: dict[str, int] | Sequence[d
     its phase still wants), so a long deep task neither runs past the cap by its whole length nor takes
     the time of the tasks after it; and between pieces of :data:`CHUNK_TRIALS` trials of a task, so a task
     whose pace falls after it was sized stops within one piece of the cap. Each task of more than one batch
-    runs one batch of :data:`TRIALS_PER_ITER` first, which times *it*: its share is then sized at its own pace, not at the run's. With no pace at all
-    (``pace_s`` None, nothing timed) that batch is also the run's first. Why: a ResNet-50 top-up's deep phase
+    runs one batch of :data:`TRIALS_PER_ITER` first, which times *it*: its share is then sized at its own
+    pace, not at the run's. With no pace at all (``pace_s`` None, nothing timed) that batch is also the run's
+    first. Why: a ResNet-50 top-up's deep phase
     opened on a Winograd convolution at about 4 s a trial with the shallow phase's 1.4 s as the pace, and it
     took most of the phase's time (Zen 5, 2026-12-07).
 
