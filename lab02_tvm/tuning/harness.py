@@ -171,10 +171,15 @@ class RecycledRunner(ms.runner.LocalRunner._cls):
     """
 
     def __init__(self, *, recycle_every: int = RUNNER_RECYCLE, **kwargs) -> None:
-        super().__init__(**kwargs)  # its sanity check has started a worker in a pool that never recycles it
+        super().__init__(**kwargs)  # a pool that never recycles its worker (none started: see _sanity_check)
         self.pool.shutdown()
         self.pool = PopenPoolExecutor(max_workers=1, timeout=self.timeout_sec, stderr=subprocess.DEVNULL,
                                       maximum_process_uses=recycle_every)
+
+    def _sanity_check(self) -> None:
+        """Nothing: ``LocalRunner``'s check starts a worker (an ``import tvm``, 2.6 s on Zen 4) to look up its three
+        functions by name, in the pool this class replaces at once. The functions are MetaSchedule's defaults
+        (none is passed by name), which every worker has; the first candidate starts the worker that times it."""
 
 
 def make_runner(cache_flush: bool = False, recycle_every: int = RUNNER_RECYCLE) -> ms.runner.LocalRunner:
