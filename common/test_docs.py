@@ -2,8 +2,8 @@
 repo) show must be true of the code and of the committed results tables.
 
 - every ``python -m <module> [sub]`` command shown (fenced shell blocks and inline code) answers
-  ``--help`` with exit 0 in a subprocess, and its help names every ``--flag`` the docs pass to it;
-  every ``pytest`` command's paths exist; every ``make <target>`` is a target of the Makefile
+  ``--help`` with exit 0 in a process of its own (:mod:`common.docs.helps`), and its help names every
+  ``--flag`` the docs pass to it; every ``pytest`` command's paths exist; every ``make <target>`` is a target of the Makefile
   (parsed, never run: ``make -n`` still runs the ``$(MAKE)`` line of ``setup``);
 - every path, ``module.function`` and ``CONSTANT`` named in backticks exists where the text says
   (:mod:`common.docs.paths` and :mod:`common.docs.names` resolve them without importing; the former's
@@ -14,17 +14,16 @@ repo) show must be true of the code and of the committed results tables.
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
 from common import docs
 from common.docs import figures, names, paths, shown
+from common.docs.helps import answers
 from common.errors import UserError
 
 REPO = docs.REPO
@@ -49,25 +48,13 @@ def test_the_docs_are_found():
 ALL_COMMANDS = [c for d in DOCS for c in shown.commands(d)]
 
 
-def _help(key: tuple[str, str | None]) -> tuple[int, str]:
-    mod, sub = key
-    argv = [sys.executable, "-m", mod, *([sub] if sub else []), "--help"]
-    try:
-        proc = subprocess.run(argv, cwd=REPO, capture_output=True, text=True, timeout=HELP_TIMEOUT_S,
-                              env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
-    except subprocess.TimeoutExpired:
-        return -1, f"timed out after {HELP_TIMEOUT_S} s"
-    return proc.returncode, proc.stdout + proc.stderr
-
-
 def test_every_command_shown_answers_help_and_knows_its_flags():
     keys: dict[tuple[str, str | None], list[shown.Command]] = {}
     for c in ALL_COMMANDS:
         if c.kind in ("module", "pytest"):
             keys.setdefault((c.name, c.sub), []).append(c)
     assert len({m for m, _ in keys}) >= 20, "the command parser found too few commands"
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        helps = dict(zip(keys, pool.map(_help, keys)))
+    helps = answers(list(keys), timeout_s=HELP_TIMEOUT_S)
     bad = []
     for (mod, sub), cmds in keys.items():
         rc, out = helps[(mod, sub)]

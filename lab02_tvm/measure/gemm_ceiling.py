@@ -357,7 +357,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """``python -m lab02_tvm.measure.gemm_ceiling --model M [--repeats R] [--quick] [--name NAME]``."""
     from common.cli import parser, positive, step, table_name
     from common.results import results_dir
-    from common.roof import cached_roof, host_speed
+    from common.roof import cached_roof, host_check_seconds, host_speed
 
     from ..models import MODELS
     p = parser("python -m lab02_tvm.measure.gemm_ceiling", __doc__, quick="the model's reduced configuration",
@@ -372,7 +372,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     results_dir(LAB)  # an unwritable results folder fails here, before any timing
     if not (cached_roof() or {}).get("peak_gflops"):
         step(0, "gemm_ceiling", "no measured roof for this CPU (python -m common.roof): the % of peak columns stay empty")
-    with host_speed(2.0) as host:
+    with host_speed(host_check_seconds()) as host:
         rows = measure_model(args.model, repeats=args.repeats, quick=args.quick)
     for r in rows[:8]:
         step(1, "gemm_ceiling", summary_line(r))

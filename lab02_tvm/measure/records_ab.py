@@ -93,7 +93,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """``python -m lab02_tvm.measure.records_ab --model M FOLDER_A FOLDER_B [...]``."""
     from common.cli import parser, positive, step, table_name
     from common.results import write_table
-    from common.roof import host_speed
+    from common.roof import host_check_seconds, host_speed
     from common.timing import environment, set_torch_threads, tvm_threads
 
     from ..models import MODELS
@@ -112,7 +112,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     table_name("--name", args.name)
     folders = {chr(ord("A") + i): f for i, f in enumerate(args.folders)}
     set_torch_threads(1)
-    with tvm_threads(1), host_speed(2.0) as host:  # how fast the host ran around the timing (common.roof)
+    with tvm_threads(1), host_speed(host_check_seconds()) as host:  # how fast the host ran around the timing (common.roof)
         rows = compare_folders(args.model, folders, repeats=args.repeats, cpu=args.cpu)
     for r in rows:
         step(1, "records_ab", f"{r['build']}: {r['median_ms']} ms, {r['vs_eager']}x eager"

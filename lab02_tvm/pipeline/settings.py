@@ -127,6 +127,7 @@ def resolve(args: argparse.Namespace, steps: frozenset[str]) -> Settings:
     Raises:
         UserError: ``MLC_CPU`` names a CPU this host cannot execute (:func:`common.isa.target_cpu`).
     """
+    from common.roof import host_check_seconds
     from common.timing import environment
 
     from ..build import host_target
@@ -143,5 +144,5 @@ def resolve(args: argparse.Namespace, steps: frozenset[str]) -> Settings:
         trials=args.trials, budgets=budgets, peer_repeats=args.repeats or pick(20, 3),
         layout_trials=0 if args.quick else pick(16, 4), layout_repeats=1 if args.quick else 2,
         space_trials=pick(32, 4), roofline_repeats={"untuned": pick(2, 1), "tuned": pick(10, 1)},
-        host_check_s=pick(2.0, 0.2), vs_ort_rounds=pick(10, 2), ceiling_repeats=pick(30, 2),
+        host_check_s=host_check_seconds(), vs_ort_rounds=pick(10, 2), ceiling_repeats=pick(30, 2),
         env=environment(threads=args.threads))

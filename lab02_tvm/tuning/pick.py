@@ -220,7 +220,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """``python -m lab02_tvm.tuning.pick --model bert BASE TOPUP OUT``: pick, write OUT and the table ``pick_<model>``."""
     from common.cli import command_line, fraction, parser, positive, step, table_name
     from common.results import write_table
-    from common.roof import host_speed
+    from common.roof import host_check_seconds, host_speed
     from common.timing import environment
 
     from ..models import MODELS
@@ -240,7 +240,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     fraction("--min-gain", args.min_gain)
     table_name("--name", args.name)
     cmd = command_line("lab02_tvm.tuning.pick", argv)
-    with host_speed(2.0) as host:
+    with host_speed(host_check_seconds()) as host:
         rows, summ = pick(args.model, args.base, args.topup, args.out, rounds=args.rounds, min_gain=args.min_gain,
                           top_k=args.top_k, command=cmd)
     step(1, "pick", f"{args.model}: {summ['candidates']} kernels differ; highest noise floor {summ['noise_pct']} %; the "
