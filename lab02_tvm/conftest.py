@@ -24,10 +24,11 @@ def bert_small_bundle():
 
 
 @pytest.fixture(scope="session")
-def bert_small_im(bert_small_bundle):
-    """Test-size BERT imported into Relax (its PyTorch outputs are the reference)."""
-    from lab02_tvm.graph.frontend import import_torch
-    return import_torch(bert_small_bundle)
+def bert_small_im():
+    """Test-size BERT imported into Relax (its PyTorch outputs are the reference): the one the tools import
+    (:func:`lab02_tvm.models.imported`, kept per process)."""
+    from lab02_tvm.models import imported
+    return imported("bert", quick=True)
 
 
 @pytest.fixture(scope="session")
@@ -45,19 +46,19 @@ def resnet_small_bundle():
 
 
 @pytest.fixture(scope="session")
-def resnet_small_im(resnet_small_bundle):
-    """Test-size ResNet imported into Relax (its PyTorch outputs are the reference)."""
-    from lab02_tvm.graph.frontend import import_torch
-    return import_torch(resnet_small_bundle)
+def resnet_small_im():
+    """Test-size ResNet imported into Relax (its PyTorch outputs are the reference): the one the tools import
+    (:func:`lab02_tvm.models.imported`, kept per process)."""
+    from lab02_tvm.models import imported
+    return imported("resnet50", quick=True)
 
 
 @pytest.fixture(scope="session")
 def resnet_small_field(resnet_small_im):
     """Test-size ResNet's tuning module (:func:`lab02_tvm.graph.passes.tuning_module`: weights bound and folded,
     ~6 s a call) in the field method (:data:`lab02_tvm.tuning.method.FIELD`: NHWC), as records are tuned in it."""
-    from lab02_tvm.graph.passes import tuning_module
     from lab02_tvm.tuning.method import FIELD
-    return FIELD.module(tuning_module(resnet_small_im))
+    return FIELD.prepared("resnet50", quick=True)[1]
 
 
 @pytest.fixture(scope="session")

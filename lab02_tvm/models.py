@@ -6,6 +6,7 @@ torchvision, seeded random weights, nothing downloaded).
 """
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -64,3 +65,19 @@ def build_bundle(name: str, quick: bool = False):
 def build_bundles(names: Sequence[str], quick: bool = False) -> dict:
     """``{name: common.models.ModelBundle}`` for each of ``names`` (see :func:`build_bundle`)."""
     return {n: build_bundle(n, quick) for n in names}
+
+
+@functools.lru_cache(maxsize=2)
+def imported(name: str, quick: bool = False):
+    """``import_torch(build_bundle(name, quick))``: the model in Relax with its inputs, weights and PyTorch's
+    outputs (:class:`lab02_tvm.graph.frontend.ImportedModel`), the start of every build from records.
+
+    Made once per process for each ``(name, quick)`` (the last two kept): the weights are seeded, so a second
+    import is the same model, and it costs a ``torch.export`` (2-3 s for the test-size ResNet, more at full
+    size). The result is shared: treat it as read-only, as Relax modules are.
+
+    Raises:
+        UserError: ``name`` is not in :data:`MODELS`.
+    """
+    from .graph.frontend import import_torch
+    return import_torch(build_bundle(name, quick))

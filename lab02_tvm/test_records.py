@@ -394,10 +394,9 @@ def test_this_hosts_choice_is_a_shipped_folder_or_says_why():
 
 
 def _model_module(model: str):
-    from lab02_tvm.models import build_bundles
-    from lab02_tvm.graph.frontend import import_torch
+    from lab02_tvm.models import imported
     from lab02_tvm.graph.passes import tuning_module
-    return tuning_module(import_torch(build_bundles([model], quick=False)[model]))
+    return tuning_module(imported(model))
 
 
 @pytest.mark.slow

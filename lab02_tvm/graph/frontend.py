@@ -42,9 +42,10 @@ LEAFSPEC_WARNING = r".*isinstance\(treespec, LeafSpec\).*"
 TAKE_FAST_WARNING = "Fast mode segfaults when there are out-of-bounds indices"
 
 
-@dataclass
+@dataclass(eq=False)
 class ImportedModel:
-    """A model in Relax plus everything needed to run and check it.
+    """A model in Relax plus everything needed to run and check it (read-only once made; equal and hashed by
+    identity, so a pass's result can be kept per imported model: :func:`lab02_tvm.graph.passes.tuning_module`).
 
     Attributes:
         name: ``"resnet50"``, ``"bert"``, ``"llama_tiny_onnx"``, …

@@ -266,8 +266,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from common.cli import parser, positive, step
     from common.timing import set_torch_threads, tvm_threads
 
-    from ..models import build_bundles
-    from ..graph.frontend import import_torch
+    from ..models import imported
     p = parser("python -m lab02_tvm.measure.method_study", __doc__, quick="test-size model, 4 trials, 1 kernel")
     p.add_argument("--model", default="resnet50", choices=list(ARMS))
     p.add_argument("--top-k", type=int, default=5, help="hottest kernels of the studied kind")
@@ -294,7 +293,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     set_torch_threads(1)
     with tvm_threads(1):
-        im = import_torch(build_bundles([args.model], quick=args.quick)[args.model])
+        im = imported(args.model, args.quick)
         study(im, args.model, top_k=top_k, trials=trials, arms=args.arms, after_arm=after_arm)
     step(2, "write", str(paths["md"]))
     return 0

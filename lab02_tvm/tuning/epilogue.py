@@ -144,7 +144,7 @@ def choose(model: str, src: str | Path, out: str | Path, *, rounds: int = 10, mi
         out: where the chosen records go (created; a folder there is replaced).
         rounds: interleaved in-model profiling rounds (each: one instrumented inference per build).
         min_gain: the least in-model speedup (fraction) for which a moved epilogue replaces the searched one.
-        quick: the test-size model (``models.build_bundles(quick=True)``), for records tuned on it.
+        quick: the test-size model (``models.imported(model, quick=True)``), for records tuned on it.
         command: the command line, for the provenance.
     Returns:
         one row per kernel whose epilogue could move: ``kernel, calls, searched_ms, S0_ms, S1_ms`` (per call,
@@ -157,9 +157,6 @@ def choose(model: str, src: str | Path, out: str | Path, *, rounds: int = 10, mi
     """
     from common.timing import set_torch_threads, tvm_threads
 
-    from ..graph.frontend import import_torch
-    from ..graph.passes import tuning_module
-    from ..models import build_bundles
     from .database import task_records
     from .inmodel import check_out, host_records, kernel_ms_by_build, median_ms, write_records
     from .method import PREPACKED
@@ -170,8 +167,7 @@ def choose(model: str, src: str | Path, out: str | Path, *, rounds: int = 10, mi
     db, prov, method, target = host_records(src, "place epilogues", model)
     set_torch_threads(1)
     with tvm_threads(1):
-        im = import_torch(build_bundles([model], quick=quick)[model])
-        mod = method.module(tuning_module(im))
+        im, mod = method.prepared(model, quick)
         infos = extract_tasks(mod, target, method.layout_rewrite)
         best, variants = {}, {lv: {} for lv in LEVELS}
         for t in infos:

@@ -29,6 +29,7 @@ top-level ``"layout_rewrite"`` flag (False in every such database shipped).
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import asdict, dataclass, fields, replace
 
 from common.errors import UserError
@@ -76,10 +77,16 @@ class Method:
     def model_module(self, model: str):
         """:meth:`module` of the full-size ``model`` (a :data:`lab02_tvm.models.MODELS` key, batch 1, seeded weights),
         imported from PyTorch and prepared for tuning: what the long run, the re-timing and a seed extract tasks from."""
-        from ..graph.frontend import import_torch
-        from ..graph.passes import tuning_module
-        from ..models import build_bundles
-        return self.module(tuning_module(import_torch(build_bundles([model], quick=False)[model])))
+        return self.prepared(model)[1]
+
+    def prepared(self, model: str, quick: bool = False):
+        """``(im, mod)``: ``model`` imported (:func:`lab02_tvm.models.imported`) and its tuning module in this method
+        (:meth:`module` of ``relax.passes.tuning_module``), what every build from records of ``model`` starts from.
+
+        Made once per process for each ``(method, model, quick)`` (the last two kept): ``tuning_module``'s
+        ``FoldConstant`` compiles every folded operator with LLVM (137 builds, 9 s, for the test-size ResNet on
+        Zen 4). Shared: treat both as read-only."""
+        return _prepared(self, model, quick)
 
     def extends(self, other: Method) -> bool:
         """Whether records tuned with ``other`` are workloads of a build with this method too: this method
@@ -136,6 +143,14 @@ class Method:
         wino = m.get("winograd", False)
         return cls(str(m.get("layout", "NCHW")), winograd=FIRST_TILES if wino is True else wino,
                    **{k: bool(m.get(k, False)) for k in switches - {"winograd"}})
+
+
+@functools.lru_cache(maxsize=2)
+def _prepared(method: Method, model: str, quick: bool):
+    from ..graph.passes import tuning_module
+    from ..models import imported
+    im = imported(model, quick)
+    return im, method.module(tuning_module(im))
 
 
 def _parts(value) -> frozenset:

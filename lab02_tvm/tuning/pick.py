@@ -137,9 +137,6 @@ def pick(model: str, base: str | Path, topup: str | Path, out: str | Path, *, ro
     """
     from common.timing import set_torch_threads, tvm_threads
 
-    from ..graph.frontend import import_torch
-    from ..graph.passes import tuning_module
-    from ..models import build_bundles
     from . import records
     from .database import task_records
     from .inmodel import check_out, host_records, kernel_ms_by_build, median_ms, write_records
@@ -158,8 +155,7 @@ def pick(model: str, base: str | Path, topup: str | Path, out: str | Path, *, ro
                         "a top-up is timed as the folder it tops up")
     set_torch_threads(1)
     with tvm_threads(1):
-        im = import_torch(build_bundles([model], quick=quick)[model])
-        mod = method.module(tuning_module(im))
+        im, mod = method.prepared(model, quick)
         infos = extract_tasks(mod, target, method.layout_rewrite)
         best = {}
         for t in infos:
