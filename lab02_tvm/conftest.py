@@ -9,6 +9,16 @@ from __future__ import annotations
 import pytest
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _shared_worker_pools():
+    """MetaSchedule's builder and runner worker processes (each an ``import tvm``, 2.6 s on Zen 4) kept for the
+    session (:func:`lab02_tvm.tuning.harness.shared_pools`): the tests tune, re-time and climb dozens of times.
+    Timings and results are the workers' own either way; only how often a worker process starts differs."""
+    from lab02_tvm.tuning.harness import shared_pools
+    with shared_pools():
+        yield
+
+
 @pytest.fixture(scope="session")
 def host():
     """This host's TVM target dict (``llvm`` + the host ``mcpu``; :func:`lab02_tvm.build.host_target`)."""

@@ -224,14 +224,45 @@ def test_the_runner_replaces_its_worker_process_every_recycle_every_candidates()
     is a new process after ``recycle_every`` uses, and before that the same one: with 2, the worker's pid is the
     same for uses 1-2 and 3-4 and differs between them."""
     import os
-    from lab02_tvm.tuning.harness import make_runner
+    from lab02_tvm.tuning.harness import make_runner, release
     runner = make_runner(recycle_every=2)
     try:
         pids = [runner.pool.submit(os.getpid).result() for _ in range(4)]
     finally:
-        runner.pool.shutdown()
+        release(runner.pool)
     assert pids[0] == pids[1] and pids[2] == pids[3] and pids[1] != pids[2], pids
     assert os.getpid() not in pids
+
+
+def test_inside_shared_pools_runners_and_builders_of_one_setting_share_their_workers(monkeypatch):
+    """Inside ``shared_pools`` two runners made alike time in one worker process (same pid) and two builders
+    build in one pool; a runner made with another ``TVM_NUM_THREADS`` (read by a worker only when it starts)
+    gets a pool of its own; ``release`` leaves a kept pool running and the block's end shuts every pool down.
+    Outside a block each runner has its own pool. (The tests run inside one block: lab02_tvm/conftest.py.)"""
+    import os
+    from lab02_tvm.tuning import harness
+    monkeypatch.setattr(harness, "_SHARED", None)  # this test's own block, not the session's
+    outside = [harness.make_runner(recycle_every=3) for _ in range(2)]
+    assert outside[0].pool is not outside[1].pool
+    for r in outside:
+        harness.release(r.pool)
+    with harness.shared_pools():
+        a, b = harness.make_runner(recycle_every=3), harness.make_runner(recycle_every=3)
+        assert a.pool is b.pool
+        pid = a.pool.submit(os.getpid).result()
+        harness.release(a.pool)
+        assert b.pool.submit(os.getpid).result() == pid != os.getpid()
+        monkeypatch.setenv("TVM_NUM_THREADS", "7")
+        other = harness.make_runner(recycle_every=3)
+        assert other.pool is not a.pool
+        builders = [harness.make_builder(1) for _ in range(2)]
+        assert builders[0].build([]) == [] and builders[1].build([]) == []
+        assert builders[0]._pool is builders[1]._pool
+        kept = [a.pool, other.pool, builders[0]._pool]
+    assert harness._SHARED is None
+    for pool in kept:
+        with pytest.raises(RuntimeError):
+            pool.submit(os.getpid).result()
 
 
 def test_manual_schedule_matches_numpy_after_each_step_and_shows_loops():

@@ -153,7 +153,8 @@ def tune_space(prim_mod, target, space: str, trials: int, *, seed: int = 0, work
     from tvm.s_tir import meta_schedule as ms
 
     from ..tuning.apply import query_tuned_primfunc
-    from ..tuning.harness import cpu_tensor_intrinsics, make_builder, make_runner, quiet_ms_console, tuning_environment
+    from ..tuning.harness import (cpu_tensor_intrinsics, make_builder, make_runner, quiet_ms_console, release,
+                                  tuning_environment)
     from ..tuning.tasks import as_target
     from ..tuning.tune import TRIALS_PER_ITER, search_strategy
     if space not in SPACES:
@@ -180,7 +181,7 @@ def tune_space(prim_mod, target, space: str, trials: int, *, seed: int = 0, work
         finally:
             bar.close()
             builder.close()
-            runner.pool.shutdown()
+            release(runner.pool)
         best_mod = query_tuned_primfunc(db, prim_mod, target)
     finite = [t for t in recorder.ms if np.isfinite(t)]
     return SpaceResult(space=space, trials_ms=list(recorder.ms), best_mod=best_mod,

@@ -207,10 +207,10 @@ def climb_record(record: Any, target: Any, *, kernel: str, cache_flush: bool, ro
 
     t0 = time.time()
     tgt = as_target(target)
-    builder = builder or make_builder()
-    runner = runner or make_runner(cache_flush)
     out = Climb(kernel)
     with tuning_environment(tgt), cpu_tensor_intrinsics(tgt):
+        builder = builder or make_builder()  # in the environment its workers start in (harness.worker_pool)
+        runner = runner or make_runner(cache_flush)
         ctx = ms.TuneContext(mod=record.workload.mod, target=tgt, space_generator=space_of(record, target),
                              task_name=kernel)
         postprocs = list(ctx.space_generator.postprocs)

@@ -10,6 +10,8 @@ trial cost ~20 s; its ``TuneContext`` imports the whole package in the tuning pr
   import, in a persistent pool of worker processes;
 * :func:`make_runner` / :class:`RecycledRunner` / :func:`evaluator_config` — one candidate measured at a time, in
   a worker process replaced every :data:`RUNNER_RECYCLE` candidates;
+* :func:`shared_pools` / :func:`worker_pool` / :func:`release` — their worker processes, kept across calls
+  inside a ``shared_pools`` block;
 * :class:`ProgressCallback` — a tqdm bar and build/run error counts;
 * :func:`cpu_tensor_intrinsics`, :func:`tuning_environment`, :func:`quiet_ms_console` — what the
   tuning process and its workers need around a ``tune_tasks`` call.
@@ -71,15 +73,63 @@ def fast_build(mod: tvm.IRModule, target: tvm.target.Target, _params: Any = None
     return tvm_build(mod, target=target, pipeline=fast_exp.register())
 
 
+#: worker pools :func:`shared_pools` keeps, by their settings (``None``: outside a block, every pool is new)
+_SHARED: dict[tuple, PopenPoolExecutor] | None = None
+
+
+@contextlib.contextmanager
+def shared_pools() -> Iterator[None]:
+    """Inside the block, builders and runners made with the same settings share their worker processes.
+
+    Each worker is a fresh Python process that imports TVM (2.6 s on Zen 4) before its first candidate, so a
+    process that tunes, re-times or climbs many times (Lab 02's tests: 20 builders and 22 runners) pays that
+    per call. Inside the block it pays it once per kind of pool. Workers still start at their first candidate
+    and are still replaced after their own number of uses; what reaches a worker only when it starts is part of
+    the key (``TVM_NUM_THREADS``, ``PYTHONPATH``: :func:`tuning_environment`). On exit the pools are shut down;
+    a nested block uses the outer one's.
+    """
+    global _SHARED
+    if _SHARED is not None:
+        yield
+        return
+    _SHARED = {}
+    try:
+        yield
+    finally:
+        pools, _SHARED = _SHARED, None
+        for pool in pools.values():
+            pool.shutdown()
+
+
+def worker_pool(max_workers: int, timeout: float, *, uses: int | None = None, stderr: Any = None) -> PopenPoolExecutor:
+    """TVM's process pool (``PopenPoolExecutor``: ``max_workers`` processes, ``timeout`` s a call, each worker
+    replaced after ``uses`` calls): the one :func:`shared_pools` keeps for these settings, else a new one."""
+    def make() -> PopenPoolExecutor:
+        return PopenPoolExecutor(max_workers=max_workers, timeout=timeout, maximum_process_uses=uses, stderr=stderr)
+
+    if _SHARED is None:
+        return make()
+    key = (max_workers, timeout, uses, stderr, os.environ.get("TVM_NUM_THREADS"), os.environ.get("PYTHONPATH"))
+    if key not in _SHARED:
+        _SHARED[key] = make()
+    return _SHARED[key]
+
+
+def release(pool: PopenPoolExecutor) -> None:
+    """Shut ``pool`` down, unless :func:`shared_pools` keeps it (its block shuts it down)."""
+    if not any(pool is kept for kept in (_SHARED or {}).values()):
+        pool.shutdown()
+
+
 @derived_object
 class PooledBuilder(PyBuilder):
     """MetaSchedule builder: :func:`fast_build` in a *persistent* pool of worker processes.
 
     ``LocalBuilder`` starts a fresh process pool for every batch (a guard against a slow memory
     leak in long runs); each worker then pays ``import tvm`` (7-9 s on a loaded 2-core machine),
-    about 1 s per trial at 16 candidates per batch. This builder keeps its workers and restarts
-    them every ``restart_every`` candidates instead. Results and error strings are those of
-    ``LocalBuilder`` (same worker function).
+    about 1 s per trial at 16 candidates per batch. This builder keeps its workers and replaces each
+    after its share of ``restart_every`` candidates instead (:func:`worker_pool`). Results and error
+    strings are those of ``LocalBuilder`` (same worker function).
     """
 
     def __init__(self, max_workers: int | None = None, timeout_sec: float = BUILD_TIMEOUT_S,
@@ -89,20 +139,14 @@ class PooledBuilder(PyBuilder):
         self.timeout_sec = timeout_sec
         self.restart_every = restart_every
         self._pool = None
-        self._since_restart = 0
-
-    def _get_pool(self):
-        if self._pool is not None and self._since_restart >= self.restart_every:
-            self.close()
-        if self._pool is None:
-            self._pool = PopenPoolExecutor(max_workers=self.max_workers, timeout=self.timeout_sec)
-            self._since_restart = 0
-        return self._pool
 
     def build(self, build_inputs: list) -> list:
-        """Build each input in the worker pool (a new pool once ``restart_every`` were built), one ``BuilderResult`` per
-        input in order: the artifact, or an error message on a timeout (``timeout_sec``) or an exception."""
-        pool = self._get_pool()
+        """Build each input in the worker pool, one ``BuilderResult`` per input in order: the artifact, or an error
+        message on a timeout (``timeout_sec``) or an exception."""
+        if self._pool is None:
+            self._pool = worker_pool(self.max_workers, self.timeout_sec,
+                                     uses=max(1, self.restart_every // self.max_workers))
+        pool = self._pool
         args = [(fast_build, None, b.mod, b.target, _serialize_params(b.params))
                 for b in build_inputs]
         results = []
@@ -115,13 +159,12 @@ class PooledBuilder(PyBuilder):
             else:
                 results.append(BuilderResult(None, "PooledBuilder: An exception occurred\n"
                                              + str(res.value)))
-        self._since_restart += len(build_inputs)
         return results
 
     def close(self) -> None:
-        """Shut the worker processes down (idempotent)."""
+        """Let the worker processes go (:func:`release`; idempotent)."""
         if self._pool is not None:
-            self._pool.shutdown()
+            release(self._pool)
             self._pool = None
 
 
@@ -173,8 +216,7 @@ class RecycledRunner(ms.runner.LocalRunner._cls):
     def __init__(self, *, recycle_every: int = RUNNER_RECYCLE, **kwargs) -> None:
         super().__init__(**kwargs)  # a pool that never recycles its worker (none started: see _sanity_check)
         self.pool.shutdown()
-        self.pool = PopenPoolExecutor(max_workers=1, timeout=self.timeout_sec, stderr=subprocess.DEVNULL,
-                                      maximum_process_uses=recycle_every)
+        self.pool = worker_pool(1, self.timeout_sec, uses=recycle_every, stderr=subprocess.DEVNULL)
 
     def _sanity_check(self) -> None:
         """Nothing: ``LocalRunner``'s check starts a worker (an ``import tvm``, 2.6 s on Zen 4) to look up its three

@@ -86,12 +86,12 @@ def _measure(recs: dict[int, Any], target, *, rounds: int, cache_flush: bool, bu
     from .tasks import as_target
 
     tgt = as_target(target)
-    builder = builder or make_builder()
-    runner = runner or make_runner(cache_flush)
     device = {"llvm": "cpu"}.get(tgt.kind.name, tgt.kind.name)  # MetaSchedule's runner wants a device name
     order = list(recs)
     times: dict[int, list[float]] = {i: [] for i in order}
     with tuning_environment(tgt), cpu_tensor_intrinsics(tgt):
+        builder = builder or make_builder()  # in the environment its workers start in (harness.worker_pool)
+        runner = runner or make_runner(cache_flush)
         # the arguments of the *scheduled* kernel, as the tuner measured it (a weight layout rewrite inside the
         # schedule changes them; a record's stored args_info may predate that: tuning.epilogue wrote such records)
         cands = {i: recs[i].as_measure_candidate() for i in order}

@@ -30,7 +30,8 @@ from common.results import atomic_write
 
 from .budget import SHALLOW_MIN_TRIALS, deep_plan_by_time, plan_budget
 from .database import best_ms_of, open_database, task_records
-from .harness import ProgressCallback, cpu_tensor_intrinsics, make_builder, make_runner, quiet_ms_console, tuning_environment
+from .harness import (ProgressCallback, cpu_tensor_intrinsics, make_builder, make_runner, quiet_ms_console, release,
+                      tuning_environment)
 from .retime import kernel_names
 from .tasks import TaskInfo, as_target, extract_tasks
 
@@ -299,7 +300,7 @@ def tune_tasks_plan(infos: Sequence[TaskInfo], plan: dict[str, int] | Sequence[d
             bar.close()
             builder.close()
             if own_runner:
-                runner.pool.shutdown()
+                release(runner.pool)
     stats["seconds"] = time.perf_counter() - start
     return stats
 
