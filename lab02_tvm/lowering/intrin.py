@@ -52,6 +52,8 @@ Sources:
 """
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import tvm
 from tvm import s_tir
@@ -160,13 +162,29 @@ def _register(mr: int, nr: int, kt: int, width: int) -> str:
     return name
 
 
+#: a tile's registry name as :func:`intrin_name` writes it: ``MR``, ``NR``, ``K_TILE``, vector width
+NAME_RE = re.compile(re.escape(NAME_PREFIX) + r"(\d+)x(\d+)x(\d+)_w(\d+)")
+
+
+def register_named_tiles(text: str) -> list[str]:
+    """Register every tile ``text`` names (a records file, a trace's JSON); returns their names, sorted.
+
+    A tuning record that used a tile names it in its trace (``sch.tensorize(block, <name>)``), and decoding the
+    trace (``JSONDatabase`` opening its files, ``TuningRecord.from_json``) fails on an unregistered name
+    ("TensorIntrin ... is not registered"). Each registration parses two TVMScript PrimFuncs (0.2-0.8 s: the
+    parser inspects the caller's stack), so only the tiles the records use are registered, whatever their kind
+    (an AVX2 kind's records read on an AVX-512 host, or the reverse).
+    """
+    return sorted({_register(*map(int, m.groups())) for m in NAME_RE.finditer(text)})
+
+
 def register_every_tile() -> list[str]:
     """Register every tile of :data:`TILES` at every vector width (8 and 16 lanes); returns their names.
 
     A tuning record that used the tile names it in its trace (``sch.tensorize(block, <name>)``), and
     ``JSONDatabase`` decodes every trace when it opens its files: an unregistered name fails the whole
-    load ("TensorIntrin ... is not registered"). :func:`lab02_tvm.tuning.database.open_database` calls this
-    first, for records of any kind (an AVX2 kind's records read on an AVX-512 host, or the reverse).
+    load ("TensorIntrin ... is not registered"). Records are opened with :func:`register_named_tiles` (only
+    the tiles they name); this registers the whole set.
     """
     return [_register(mr, nr, K_TILE, width) for width, tiles in TILES.items() for mr, nr in tiles]
 

@@ -52,11 +52,13 @@ def database_paths(work_dir: str | os.PathLike) -> tuple[Path, Path]:
 def open_database(work_dir: str | os.PathLike) -> ms.database.JSONDatabase:
     """Open (creating if needed) the JSON database under ``work_dir``.
 
-    The register tiles are registered first (:func:`lab02_tvm.lowering.intrin.register_every_tile`): records
-    tuned with them (``longrun --tile``) name them in their traces, and the load decodes every trace.
+    The register tiles its records name are registered first (:func:`lab02_tvm.lowering.intrin.register_named_tiles`):
+    records tuned with them (``longrun --tile``) name them in their traces, and the load decodes every trace.
     """
-    from ..lowering.intrin import register_every_tile
-    register_every_tile()
+    from ..lowering.intrin import register_named_tiles
+    _, records = database_paths(work_dir)
+    if records.is_file():
+        register_named_tiles(records.read_text())
     Path(work_dir).mkdir(parents=True, exist_ok=True)
     return ms.database.JSONDatabase(work_dir=str(work_dir), module_equality="structural")
 

@@ -61,8 +61,8 @@ def _decode(db, picks: dict[int, list[int]]) -> dict[int, Any]:
     (``TuningRecord.from_json`` replays it; the tiles are registered first)."""
     from tvm.s_tir import meta_schedule as ms
 
-    from ..lowering.intrin import register_every_tile
-    register_every_tile()
+    from ..lowering.intrin import register_named_tiles
+    register_named_tiles(json.dumps([db.records[i][1] for idx in picks.values() for i in idx]))
     out = {}
     for w, idx in picks.items():
         workload = ms.database.Workload.from_json(db.workloads[w])
