@@ -1,4 +1,4 @@
-"""Tests of lab02_tvm.measure.layout on a test-size ResNet (depths 1-1-1-1, 32 x 32 images).
+"""Tests of lab02_tvm.measure.layout on the test-size ResNet (depths 1-1-1-1, 64 x 64 images).
 
 Outputs of every layout are gated inside ``compare_layouts`` against PyTorch eager (the independent
 reference) with ``|tvm - torch| <= 1e-4 * max|torch|`` (``build.REL_TOL``, relative to the logits'
@@ -9,10 +9,8 @@ from __future__ import annotations
 import pytest
 
 from common.errors import UserError
-from common.models import build_resnet50
 from lab02_tvm.measure import layout
 from lab02_tvm.build import REL_TOL
-from lab02_tvm.graph.frontend import import_torch
 from lab02_tvm.graph.struct_info import relax_op_counts
 from lab02_tvm.graph.passes import convert_layout, tuning_module
 
@@ -20,13 +18,13 @@ pytestmark = pytest.mark.lab02
 
 
 @pytest.fixture(scope="module")
-def im():
-    return import_torch(build_resnet50(small=True, image=32))
+def im(resnet_small_im):
+    return resnet_small_im  # the session's test-size ResNet (lab02_tvm/conftest.py)
 
 
 @pytest.fixture(scope="module")
 def base(im):
-    return tuning_module(im)  # weights bound, BatchNorm folded: what ConvertLayout is applied to
+    return tuning_module(im)  # weights bound, BatchNorm folded: what ConvertLayout is applied to (kept per model)
 
 
 def test_nhwc_keeps_outputs_and_reports_its_two_transforms(im, base):
