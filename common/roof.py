@@ -389,28 +389,42 @@ def rate_columns(flops: float | None, ms: float | None, roof: dict | None = None
 
 
 def host_check(seconds: float = 2.0) -> dict:
-    """A short re-measure of the FMA peak, to show how fast the host ran around a timed step.
+    """A short re-measure of the FMA peak and of the memory bandwidth, to show how fast the host ran around a
+    timed step.
 
     On a shared host (a VM whose neighbours change) the same kernel's speed moves between runs of one
-    day; a timed table that carries a check before and after says whether its ratios were taken on a
-    slow host. Returns ``{"date" (UTC ISO), "fma_gflops" (best), "fma_median_gflops"}`` in GFLOP/s
-    (:func:`measure_compute`'s FMA kernel, about ``seconds`` + 1 s).
+    day, and the cores and the memory system slow down apart (Zen 4, 2026-12-07: every ResNet-50 kernel 4-6 %
+    slower in one step while the FMA check read 100 % of the roof); a timed table that carries a check before
+    and after says whether its ratios were taken on a slow host, and which part of it was slow. Returns
+    ``{"date" (UTC ISO), "fma_gflops" (best), "fma_median_gflops"}`` in GFLOP/s (:func:`measure_compute`'s FMA
+    kernel, about ``seconds`` + 1 s) and ``"stream_gbs"`` in GB/s (the best STREAM Copy or Add of
+    :func:`measure_bandwidth`, about ``seconds / 2``).
     """
     fma, _ = measure_compute(seconds)
+    bw = measure_bandwidth(seconds / 2)
     return {"date": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
-            "fma_gflops": fma["best_gflops"], "fma_median_gflops": fma["median_gflops"]}
+            "fma_gflops": fma["best_gflops"], "fma_median_gflops": fma["median_gflops"], "stream_gbs": bw["best_gbs"]}
 
 
 def host_speed_line(before: dict, after: dict, roof: dict | None) -> str:
-    """``before`` and ``after`` (:func:`host_check`) in one line, as % of ``roof``'s peak when there is one:
-    e.g. ``"FMA 238.1 GFLOP/s (median 223.7) before, 216.7 (192.3) after: 99 % and 90 % of the roof's 240.7"``."""
+    """``before`` and ``after`` (:func:`host_check`) in one line, as % of ``roof``'s peak and bandwidth when there is
+    one: e.g. ``"FMA 238.1 GFLOP/s (median 223.7) before, 216.7 (192.3) after: 99 % and 90 % of the roof's 240.7;
+    STREAM 25.1 GB/s before, 22.0 after: 98 % and 86 % of the roof's 25.7"`` (the STREAM part where both checks
+    have it)."""
     line = (f"FMA {before['fma_gflops']:.1f} GFLOP/s (median {before['fma_median_gflops']:.1f}) before, "
             f"{after['fma_gflops']:.1f} ({after['fma_median_gflops']:.1f}) after")
-    peak = (roof or {}).get("peak_gflops")
-    if peak:
-        line += (f": {100 * before['fma_gflops'] / peak:.0f} % and {100 * after['fma_gflops'] / peak:.0f} % "
-                 f"of the roof's {peak:.1f}")
+    line += _of_roof(before["fma_gflops"], after["fma_gflops"], (roof or {}).get("peak_gflops"))
+    if "stream_gbs" in before and "stream_gbs" in after:
+        line += f"; STREAM {before['stream_gbs']:.1f} GB/s before, {after['stream_gbs']:.1f} after"
+        line += _of_roof(before["stream_gbs"], after["stream_gbs"], (roof or {}).get("bandwidth_gbs"))
     return line
+
+
+def _of_roof(before: float, after: float, roof_value: float | None) -> str:
+    """``": 99 % and 90 % of the roof's 240.7"``, or nothing without a roof."""
+    if not roof_value:
+        return ""
+    return f": {100 * before / roof_value:.0f} % and {100 * after / roof_value:.0f} % of the roof's {roof_value:.1f}"
 
 
 def host_check_seconds() -> float:

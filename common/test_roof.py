@@ -119,14 +119,21 @@ def test_cli_writes_and_shows(results_dir, capsys):
     assert "FMA peak" in capsys.readouterr().out
 
 
-def test_host_check_gives_the_fma_rate_and_the_line_reads_it_against_the_roof():
+def test_host_check_gives_the_fma_rate_and_the_bandwidth_and_the_line_reads_them_against_the_roof():
     got = roof.host_check(0.1)
     assert got["fma_gflops"] >= got["fma_median_gflops"] > 0  # best of the samples >= their median
-    line = roof.host_speed_line({"fma_gflops": 238.1, "fma_median_gflops": 223.7},
-                                {"fma_gflops": 216.7, "fma_median_gflops": 192.3}, {"peak_gflops": 240.7})
+    assert 0.1 < got["stream_gbs"] < 2000  # GB/s: 128 MiB arrays stream from memory, not from a cache
+    line = roof.host_speed_line({"fma_gflops": 238.1, "fma_median_gflops": 223.7, "stream_gbs": 25.1},
+                                {"fma_gflops": 216.7, "fma_median_gflops": 192.3, "stream_gbs": 22.0},
+                                {"peak_gflops": 240.7, "bandwidth_gbs": 25.7})
     assert line == ("FMA 238.1 GFLOP/s (median 223.7) before, 216.7 (192.3) after: "
-                    "99 % and 90 % of the roof's 240.7")
-    assert roof.host_speed_line(got, got, None).endswith("after")  # no roof cached: no percentages
+                    "99 % and 90 % of the roof's 240.7; STREAM 25.1 GB/s before, 22.0 after: "
+                    "98 % and 86 % of the roof's 25.7")
+    no_roof = roof.host_speed_line(got, got, None)  # no roof cached: no percentages
+    assert no_roof.endswith(f"STREAM {got['stream_gbs']:.1f} GB/s before, {got['stream_gbs']:.1f} after")
+    assert "%" not in no_roof
+    # a check taken before the bandwidth was part of it (an older table's): the FMA part alone
+    assert roof.host_speed_line({"fma_gflops": 238.1, "fma_median_gflops": 223.7}, got, None).endswith("after")
 
 
 def test_roof_env_carries_the_roofs_figures_a_table_needs():
