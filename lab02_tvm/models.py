@@ -67,17 +67,27 @@ def build_bundles(names: Sequence[str], quick: bool = False) -> dict:
     return {n: build_bundle(n, quick) for n in names}
 
 
-@functools.lru_cache(maxsize=2)
 def imported(name: str, quick: bool = False):
     """``import_torch(build_bundle(name, quick))``: the model in Relax with its inputs, weights and PyTorch's
     outputs (:class:`lab02_tvm.graph.frontend.ImportedModel`), the start of every build from records.
 
-    Made once per process for each ``(name, quick)`` (the last two kept): the weights are seeded, so a second
-    import is the same model, and it costs a ``torch.export`` (2-3 s for the test-size ResNet, more at full
-    size). The result is shared: treat it as read-only, as Relax modules are.
+    A reduced configuration (``quick``: a few MB) is imported once per process and shared: the weights are
+    seeded, so a second import is the same model, and each costs a ``torch.export`` (2-3 s for the test-size
+    ResNet); the tests and ``--quick`` runs import the same small models again and again. A full-size model
+    (hundreds of MB; a tool run imports it once) is imported at each call. Treat the result as read-only, as
+    Relax modules are.
 
     Raises:
         UserError: ``name`` is not in :data:`MODELS`.
     """
+    return _imported_reduced(name) if quick else _import(name, False)
+
+
+@functools.cache
+def _imported_reduced(name: str):
+    return _import(name, True)
+
+
+def _import(name: str, quick: bool):
     from .graph.frontend import import_torch
     return import_torch(build_bundle(name, quick))

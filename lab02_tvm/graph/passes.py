@@ -4,8 +4,8 @@ Source of the pass order: ``tvm.relax.transform`` docstrings and ``relax.pipelin
 """
 from __future__ import annotations
 
-import functools
 import time
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -128,7 +128,10 @@ def bind_params(im: ImportedModel, mod=None):
 
 
 
-@functools.lru_cache(maxsize=2)
+#: :func:`tuning_module`'s result per imported model, kept as long as the model is
+_TUNING_MODULES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
 def tuning_module(im: ImportedModel):
     """The unfused, weights-bound module MetaSchedule tunes and ``tuning.apply.build_tuned`` compiles.
 
@@ -140,10 +143,17 @@ def tuning_module(im: ImportedModel):
     epilogue; BERT-base's GELU kernel goes from 20.5 ms a call (tuned, scalar ``erff``) to a
     vectorized one.
 
-    Made once per imported model in a process (the last two kept; :class:`ImportedModel` is hashed by
-    identity): ``FoldConstant`` compiles every operator it folds with LLVM (137 builds, 9 s, for the
-    test-size ResNet on Zen 4). The module is shared: Relax modules are immutable.
+    Made once per imported model, kept as long as the model is (:class:`ImportedModel` is hashed by identity):
+    ``FoldConstant`` compiles every operator it folds with LLVM (137 builds, 9 s, for the test-size ResNet on
+    Zen 4). The module is shared: Relax modules are immutable.
     """
+    mod = _TUNING_MODULES.get(im)
+    if mod is None:
+        mod = _TUNING_MODULES[im] = _fold_and_rewrite(im)
+    return mod
+
+
+def _fold_and_rewrite(im: ImportedModel):
     from tvm import relax
 
     from .fast_gelu import fast_gelu

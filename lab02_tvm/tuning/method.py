@@ -83,10 +83,10 @@ class Method:
         """``(im, mod)``: ``model`` imported (:func:`lab02_tvm.models.imported`) and its tuning module in this method
         (:meth:`module` of ``relax.passes.tuning_module``), what every build from records of ``model`` starts from.
 
-        Made once per process for each ``(method, model, quick)`` (the last two kept): ``tuning_module``'s
-        ``FoldConstant`` compiles every folded operator with LLVM (137 builds, 9 s, for the test-size ResNet on
-        Zen 4). Shared: treat both as read-only."""
-        return _prepared(self, model, quick)
+        A reduced configuration's (``quick``) is made once per process for each method and shared, as its import
+        is (:func:`lab02_tvm.models.imported`): ``Method.module``'s ``ConvertLayout`` folds every weight's new
+        layout with LLVM (2.5 s for the test-size ResNet on Zen 4). Treat both as read-only."""
+        return _prepared_reduced(self, model) if quick else _prepare(self, model, False)
 
     def extends(self, other: Method) -> bool:
         """Whether records tuned with ``other`` are workloads of a build with this method too: this method
@@ -145,8 +145,12 @@ class Method:
                    **{k: bool(m.get(k, False)) for k in switches - {"winograd"}})
 
 
-@functools.lru_cache(maxsize=2)
-def _prepared(method: Method, model: str, quick: bool):
+@functools.cache
+def _prepared_reduced(method: Method, model: str):
+    return _prepare(method, model, True)
+
+
+def _prepare(method: Method, model: str, quick: bool):
     from ..graph.passes import tuning_module
     from ..models import imported
     im = imported(model, quick)
