@@ -3,8 +3,8 @@ repo) show must be true of the code and of the committed results tables.
 
 - every ``python -m <module> [sub]`` command shown (fenced shell blocks and inline code) answers
   ``--help`` with exit 0 in a process of its own (:mod:`common.docs.helps`), and its help names every
-  ``--flag`` the docs pass to it; every ``pytest`` command's paths exist; every ``make <target>`` is a target of the Makefile
-  (parsed, never run: ``make -n`` still runs the ``$(MAKE)`` line of ``setup``);
+  ``--flag`` the docs pass to it; every ``pytest`` command's paths exist; every ``make <target>`` is a
+  target of the Makefile (parsed, never run: ``make -n`` still runs the ``$(MAKE)`` line of ``setup``);
 - every path, ``module.function`` and ``CONSTANT`` named in backticks exists where the text says
   (:mod:`common.docs.paths` and :mod:`common.docs.names` resolve them without importing; the former's
   ``PATH_ALLOWLIST`` says why the few exceptions are not repo paths);
