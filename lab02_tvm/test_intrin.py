@@ -135,12 +135,16 @@ def test_the_readme_shows_the_tile_as_tvm_prints_it():
         assert f"```python\n{intrin.tvmscript(func)}\n```" in readme
 
 
-def test_register_every_tile_at_both_widths():
-    """Records tuned with the tile on either ISA open anywhere: every tile's name is registered for 8 and 16 lanes."""
-    names = intrin.register_every_tile()
-    assert [n for n in names if n.endswith("_w8")] == [intrin.intrin_name(m, n, width=8) for m, n in intrin.TILES[8]]
-    assert [n for n in names if n.endswith("_w16")] == [intrin.intrin_name(m, n, width=16) for m, n in intrin.TILES[16]]
+def test_every_tile_a_record_names_is_registered_at_both_widths():
+    """Records tuned with the tile on either ISA open anywhere: every tile's name, for 8 and 16 lanes, found in a
+    records text (here each named twice, amid other text) is registered, and only those are returned."""
+    want = [intrin.intrin_name(m, n, width=w) for w, tiles in intrin.TILES.items() for m, n in tiles]
+    text = " ".join(f'"sch.tensorize(b3, {n})" {n},' for n in want) + ' "mlc_fp32_tile_" "T_add"'
+    names = intrin.register_named_tiles(text)
+    assert names == sorted(want)
+    assert [n for n in names if n.endswith("_w8")] == sorted(intrin.intrin_name(m, n, width=8) for m, n in intrin.TILES[8])
     assert all(tvm.s_tir.TensorIntrin.get(n) is not None for n in names)
+    assert intrin.register_named_tiles("no tile here") == []
 
 
 def test_records_tuned_with_a_tile_open_in_a_fresh_process(tmp_path):

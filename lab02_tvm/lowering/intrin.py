@@ -178,17 +178,6 @@ def register_named_tiles(text: str) -> list[str]:
     return sorted({_register(*map(int, m.groups())) for m in NAME_RE.finditer(text)})
 
 
-def register_every_tile() -> list[str]:
-    """Register every tile of :data:`TILES` at every vector width (8 and 16 lanes); returns their names.
-
-    A tuning record that used the tile names it in its trace (``sch.tensorize(block, <name>)``), and
-    ``JSONDatabase`` decodes every trace when it opens its files: an unregistered name fails the whole
-    load ("TensorIntrin ... is not registered"). Records are opened with :func:`register_named_tiles` (only
-    the tiles they name); this registers the whole set.
-    """
-    return [_register(mr, nr, K_TILE, width) for width, tiles in TILES.items() for mr, nr in tiles]
-
-
 def applicable(sch: s_tir.Schedule, block, intrin: str) -> bool:
     """True when ``intrin``'s desc can be mapped onto ``block``'s loops (so tiling can make it tensorizable).
 

@@ -48,13 +48,15 @@ class Products:
 # ---------------------------------------------------------------------------------------------
 
 def import_models(s: Settings, p: Products) -> None:
-    """Step 1: each model (``lab02_tvm.models``, batch 1) into Relax via torch.export (:func:`lab02_tvm.models.imported`:
-    once per process; the seeded PyTorch model is built again for the peers' timings)."""
+    """Step 1: each model (``lab02_tvm.models``, batch 1) into Relax via torch.export: the full-size model from the
+    bundle built here (the peers time it too), a reduced one (``--quick``) as :func:`lab02_tvm.models.imported`
+    keeps it for the process (a second run in one process, as the tests make, reuses it and its tuning module)."""
     from common.cli import want_ir
+    from ..graph.frontend import import_torch
     from ..models import build_bundles, imported
     p.bundles = build_bundles(s.models, s.quick)
-    for name in p.bundles:
-        p.ims[name] = im = imported(name, s.quick)
+    for name, bundle in p.bundles.items():
+        p.ims[name] = im = imported(name, quick=True) if s.quick else import_torch(bundle)
         if want_ir(s):
             print(im.mod.script(show_meta=False))
         step(1, "import", f"{name}: torch.export + from_exported_program in {im.import_s:.1f} s, "
