@@ -114,9 +114,9 @@ def test_a_tensorized_record_climbs_in_the_register_tile_space(host):
     assert intrin, why
     rec, postprocs = _record(target, tile_space(intrin), tensorized=True)
     assert any(i.kind.name == "Tensorize" for i in rec.trace.insts)
-    assert cl.space_of(rec, target) != "post-order-apply" and cl.space_of(_record(target)[0], target) == "post-order-apply"
+    assert cl.space_of(rec) != "post-order-apply" and cl.space_of(_record(target)[0]) == "post-order-apply"
     with cpu_tensor_intrinsics(tvm.target.Target(target)):
-        space = ms.TuneContext(mod=_matmul(), target=tvm.target.Target(target), space_generator=cl.space_of(rec, target),
+        space = ms.TuneContext(mod=_matmul(), target=tvm.target.Target(target), space_generator=cl.space_of(rec),
                                task_name="t").space_generator
         climbed = [v for i, d in cl.neighbours(rec.trace)[:6] if (v := cl.variant(rec, i, d, list(space.postprocs)))]
     assert climbed, "no neighbour of the tensorized record replays in its own space"

@@ -176,3 +176,25 @@ def test_records_tuned_with_a_tile_open_in_a_fresh_process(tmp_path):
                              capture_output=True, text=True, timeout=300)
         assert out.returncode == 0, out.stderr[-2000:]
         assert out.stdout.strip().splitlines()[-1] == "1"
+
+
+def _nhwc_conv(weights: str):
+    """A 1x1 NHWC conv, 2 x 56 pixels, 64 -> 64 channels, its weights ``"OHWI"`` or ``"HWIO"`` (TE)."""
+    from tvm import te
+    x = te.placeholder((1, 2, 56, 64), "float32", name="x")
+    w = te.placeholder((64, 1, 1, 64) if weights == "OHWI" else (1, 1, 64, 64), "float32", name="w")
+    rc = te.reduce_axis((0, 64), name="rc")
+    pick = (lambda o, c: w[o, 0, 0, c]) if weights == "OHWI" else (lambda o, c: w[0, 0, c, o])
+    y = te.compute((1, 2, 56, 64), lambda n, h, v, o: te.sum(x[n, h, v, rc] * pick(o, rc), axis=rc), name="conv")
+    return tvm.IRModule({"main": te.create_prim_func([x, w, y])})
+
+
+@pytest.mark.parametrize("target", _analysis_targets(), ids=lambda t: t.get("mcpu", "generic"))
+def test_a_conv_whose_weights_are_n_by_k_is_not_applicable(target):
+    """The loops of an NHWC conv map onto the tile whatever its weight layout, but the tile reads ``B[k, n]`` rows:
+    with ``OHWI`` weights (``[N, K]``) tensorize fails, which the search's ``RewriteTensorize`` only logs; ``tile_for``
+    says so up front. With ``HWIO`` weights (``[K, N]``) the same conv takes the tile that divides it."""
+    name, why = intrin.tile_for(_nhwc_conv("OHWI"), target)
+    assert name is None and why.startswith("not applicable:") and "maps onto the loops" in why and "\n" not in why
+    name, tile = intrin.tile_for(_nhwc_conv("HWIO"), target)
+    assert tile == ("8x32" if intrin.vector_width(target) == 16 else "4x16") and name is not None

@@ -179,20 +179,42 @@ def register_named_tiles(text: str) -> list[str]:
 
 
 def applicable(sch: s_tir.Schedule, block, intrin: str) -> bool:
-    """True when ``intrin``'s desc can be mapped onto ``block``'s loops (so tiling can make it tensorizable).
+    """True when ``intrin`` tensorizes ``block`` once tiled for it: what ``MultiLevelTilingWithIntrin`` and
+    ``RewriteTensorize`` will do in the search, so the caller can report "not applicable" instead.
 
-    ``get_tensorize_loop_mapping`` is the check ``MultiLevelTilingWithIntrin`` makes before tiling
-    (``TileWithTensorIntrin``): it returns ``None`` when the block's computation is not the desc's
-    (an elementwise add, a conv whose reduction does not map, an extent the tile does not divide), so
-    the caller can report "not applicable" instead of catching ``tensorize``'s error.
+    Two checks on a copy of ``sch``: ``get_tensorize_loop_mapping``, the one ``MultiLevelTilingWithIntrin`` makes
+    before tiling (``None`` when the block's computation is not the desc's: an elementwise add, a conv whose
+    reduction does not map, an extent the tile does not divide), and the tensorize itself after
+    ``tile_with_tensor_intrin`` (:func:`why_not`): the mapping looks at the loops only, while tensorize also needs
+    each operand's tile laid out as the desc's buffer is. An NHWC conv whose weights are ``OHWI`` maps (its loops
+    are a matmul's), but reads ``B`` as ``[N, K]`` against the desc's ``[K, N]``; ``RewriteTensorize`` then
+    only logs "Tensorize failed" and the candidate runs untensorized (TVM's ``rewrite_tensorize.cc``).
     """
+    return why_not(sch, block, intrin) is None
+
+
+def why_not(sch: s_tir.Schedule, block, intrin: str) -> str | None:
+    """``None`` when ``intrin`` tensorizes ``block`` after ``tile_with_tensor_intrin`` (the tiling
+    ``MultiLevelTilingWithIntrin`` starts from), else why not, one line starting "not applicable:"."""
     from tvm.s_tir.schedule.analysis import get_tensorize_loop_mapping
+    from tvm.s_tir.schedule.transform import tile_with_tensor_intrin
     desc = TensorIntrin.get(intrin).desc
-    return get_tensorize_loop_mapping(sch, block, desc) is not None
+    if get_tensorize_loop_mapping(sch, block, desc) is None:
+        return f"not applicable: {intrin}'s loops do not map onto the block (not a matmul, or an extent it does not divide)"
+    probe = sch.copy()
+    loop = tile_with_tensor_intrin(probe, probe.get_sblock(sch.get(block).name_hint), intrin)
+    if loop is None:
+        return f"not applicable: {intrin} cannot tile the block"
+    outer = probe.blockize(loop)  # as the search does: blockize, its init split off (RewriteReductionBlock), tensorize
+    probe.decompose_reduction(outer, probe.get_loops(outer)[0])
+    if try_tensorize(probe, outer, intrin) is None:
+        return None
+    return (f"not applicable: {intrin} maps onto the loops, but tensorize does not match an operand's layout "
+            "(the tile reads A as [M, K] and B as [K, N], each row contiguous; OHWI weights are [N, K])")
 
 
 def try_tensorize(sch: s_tir.Schedule, loop, intrin: str) -> str | None:
-    """``sch.tensorize(loop, intrin)``; ``None`` on success, else the reason as one line ("not applicable: ...").
+    """``sch.tensorize(loop, intrin)`` (``loop``: a loop or a block); ``None`` on success, else the reason as one line ("not applicable: ...").
 
     ``tensorize`` raises ``tvm.s_tir.schedule.ScheduleError`` (a ``RuntimeError``) with the mismatching TIR; the last
     non-empty line names what did not match (buffer, iterator binding, block structure).
@@ -268,10 +290,11 @@ TILES = {8: ((6, 16), (4, 24), (4, 16), (7, 8)), 16: ((8, 48), (8, 32), (4, 64),
 
 
 def tile_for(mod: tvm.IRModule, target: dict | None = None) -> tuple[str | None, str]:
-    """The first tile of :data:`TILES` for ``target``'s vector width that maps onto ``mod``'s reduction block.
+    """The first tile of :data:`TILES` for ``target``'s vector width that tensorizes ``mod``'s reduction block.
 
-    ``mod``: one MetaSchedule task's PrimFunc module. The loop mapping (:func:`applicable`) also requires
-    every mapped extent to be a multiple of the tile's (no padding), so BERT's 128 rows take 4x24, not 6x16.
+    ``mod``: one MetaSchedule task's PrimFunc module. The loop mapping (:func:`why_not`) also requires
+    every mapped extent to be a multiple of the tile's (no padding), so BERT's 128 rows take 4x24, not 6x16;
+    and the tensorize must match each operand's layout, so an NHWC conv with ``OHWI`` weights takes none.
     Returns ``(registered intrin name, "MRxNR")`` or ``(None, "not applicable: <why>")``.
     """
     from common.errors import UserError
@@ -283,11 +306,15 @@ def tile_for(mod: tvm.IRModule, target: dict | None = None) -> tuple[str | None,
     except UserError:
         return None, "not applicable: no reduction block"
     tiles = TILES[vector_width(target)]
+    reasons = []
     for mr, nr in tiles:
         name = register_fp32_tile(mr, nr, target=target)
-        if applicable(sch, blk, name):
+        why = why_not(sch, blk, name)
+        if why is None:
             return name, f"{mr}x{nr}"
-    return None, f"not applicable: no {'/'.join(f'{m}x{n}' for m, n in tiles)} tile maps onto the reduction block"
+        reasons.append(why.removeprefix("not applicable: "))
+    first = next((r for r in reasons if "maps onto the loops" in r), reasons[-1])  # a layout mismatch says most
+    return None, f"not applicable: no {'/'.join(f'{m}x{n}' for m, n in tiles)} tile tensorizes the reduction block ({first})"
 
 
 def tile_space(intrin: str | None):

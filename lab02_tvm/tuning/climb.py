@@ -136,14 +136,17 @@ def variant(record: Any, inst: Any, decision: Any, postprocs: list) -> Any | Non
                                     ms.arg_info.ArgInfo.from_entry_func(sch.mod, remove_preproc=True))
 
 
-def space_of(record: Any, target: Any) -> Any:
-    """The search space a record came from, for its postprocessors: the register-tile space
-    (:func:`lab02_tvm.lowering.intrin.tile_space`, whose ``RewriteTensorize`` leaves the tile's zero-init a loop)
-    when its trace tensorizes (``longrun tune --tile``), else the target's default (``"post-order-apply"``)."""
-    from ..lowering.intrin import tile_for, tile_space
-    if not any(i.kind.name == "Tensorize" for i in record.trace.insts):
-        return "post-order-apply"
-    return tile_space(tile_for(record.workload.mod, target if isinstance(target, dict) else None)[0])
+def space_of(record: Any) -> Any:
+    """The search space a record came from, for its postprocessors: the register-tile space of the tile its
+    trace names (:func:`lab02_tvm.lowering.intrin.tile_space`, whose ``RewriteTensorize`` leaves the tile's
+    zero-init a loop) when it was searched there (``longrun tune --tile``), else the target's default
+    (``"post-order-apply"``). Named, not tensorized: the trace keeps the ``meta_schedule.auto_tensorize``
+    annotation of ``MultiLevelTilingWithIntrin`` even where ``RewriteTensorize`` could not tensorize (it only
+    logs that), and only that space's postprocessors replay such a blockized nest (the default
+    ``RewriteReductionBlock`` rejects it)."""
+    from ..lowering.intrin import NAME_RE, tile_space
+    named = NAME_RE.search(str(record.trace))
+    return tile_space(named.group(0)) if named else "post-order-apply"
 
 
 def _changes(before: Any, after: Any) -> list[str]:
@@ -211,7 +214,7 @@ def climb_record(record: Any, target: Any, *, kernel: str, cache_flush: bool, ro
     with tuning_environment(tgt), cpu_tensor_intrinsics(tgt):
         builder = builder or make_builder()  # in the environment its workers start in (harness.worker_pool)
         runner = runner or make_runner(cache_flush)
-        ctx = ms.TuneContext(mod=record.workload.mod, target=tgt, space_generator=space_of(record, target),
+        ctx = ms.TuneContext(mod=record.workload.mod, target=tgt, space_generator=space_of(record),
                              task_name=kernel)
         postprocs = list(ctx.space_generator.postprocs)
     current = record
