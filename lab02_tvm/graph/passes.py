@@ -171,12 +171,13 @@ LAYOUTS = {"NHWC": ["NHWC", "OHWI"], "NCHW8c": ["NCHW8c", "OIHW8i8o"]}
 
 
 
-def convert_layout(mod, layout: str = "NHWC"):
+def convert_layout(mod, layout: str = "NHWC", kernel_layout: str | None = None):
     """``ConvertLayout`` every conv2d of ``mod`` to ``layout``, then ``FoldConstant`` (weights).
 
     Args:
         mod: unfused Relax module with weights bound (``relax.passes.tuning_module``).
         layout: a key of :data:`LAYOUTS`, or ``"NCHW"`` (returns ``mod`` unchanged).
+        kernel_layout: the convs' weight layout (``"HWIO"``); default the layout's in :data:`LAYOUTS`.
     Raises:
         UserError: unknown layout.
     """
@@ -185,6 +186,7 @@ def convert_layout(mod, layout: str = "NHWC"):
         return mod
     if layout not in LAYOUTS:
         raise UserError(f"unknown layout {layout!r}; choose NCHW or one of {', '.join(LAYOUTS)}")
-    mod = relax.transform.ConvertLayout({"relax.nn.conv2d": LAYOUTS[layout]})(mod)
+    data, kernel = LAYOUTS[layout]
+    mod = relax.transform.ConvertLayout({"relax.nn.conv2d": [data, kernel_layout or kernel]})(mod)
     mod = relax.transform.FoldConstant()(mod)
     return relax.transform.DeadCodeElimination(["main"])(mod)

@@ -14,8 +14,10 @@ not only as MetaSchedule measured it alone:
   with the weights and biases as bindings, and the import has ``add(bias, matmul)`` on constants).
 * ``+ tile`` (both models, on top of the field method): the search space gets the fp32 register-tile
   ``TensorIntrin`` of :mod:`lab02_tvm.lowering.intrin` through ``MultiLevelTilingWithIntrin``, the tile
-  chosen per kernel (``tile`` column; ``not applicable: ...`` where none maps, and that kernel is tuned
-  in the default space).
+  chosen per kernel (``tile`` column; ``not applicable: ...`` where none tensorizes, and that kernel is tuned
+  in the default space). ResNet-50's convs take it only with ``HWIO`` weights (``NHWC (HWIO) + rewrite + tile``):
+  the tile reads ``B`` as ``[K, N]`` rows and the NHWC default, ``OHWI``, is ``[N, K]``
+  (:func:`lab02_tvm.lowering.intrin.why_not`).
 
 Every arm but the ``warm timing`` ones times each candidate cold: one run per repeat, the caches
 flushed before each (``tuning.harness.evaluator_config(cache_flush=True)``, as TLCBench did), so a
@@ -65,6 +67,7 @@ ARMS = {
     "resnet50": {"NCHW": Arm(Method("NCHW", False)), "NCHW + rewrite": Arm(Method("NCHW", True)),
                  "NHWC": Arm(Method("NHWC", False)), "NHWC + rewrite": Arm(Method("NHWC", True)),
                  "NHWC + rewrite + tile": Arm(Method("NHWC", True), tile=True),
+                 "NHWC (HWIO) + rewrite + tile": Arm(Method("NHWC", True, kernel_layout="HWIO"), tile=True),
                  "NHWC + rewrite, warm timing": Arm(Method("NHWC", True), cold=False)},
     "bert": {"plain": Arm(Method("NCHW", False)), "rewrite": Arm(Method("NCHW", True)),
              "rewrite + tile": Arm(Method("NCHW", True), tile=True),

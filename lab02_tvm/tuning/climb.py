@@ -114,17 +114,23 @@ def location_moves(decision: int) -> list[int]:
 
 
 def variant(record: Any, inst: Any, decision: Any, postprocs: list) -> Any | None:
-    """``record`` with one decision changed, replayed on its workload and post-processed again, or ``None``.
-
-    The trace is replayed without its postprocessing (``remove_postproc``) and the target's postprocessors
-    (``postprocs``: a ``TuneContext``'s) run on the result, as MetaSchedule does for a sampled candidate:
-    the layout rewrite and the parallel/vectorize/unroll rewrite follow the new loop nest. ``None`` when the
-    replay raises or a postprocessor rejects the schedule (both are how MetaSchedule drops a candidate).
-    """
-    from tvm import s_tir
+    """``record`` with one decision changed, replayed on its workload and post-processed again (:func:`replay`),
+    or ``None`` where that fails (how MetaSchedule drops a candidate)."""
     from tvm.s_tir import meta_schedule as ms
-    trace = record.trace.with_decision(inst, decision, remove_postproc=True)
-    sch = s_tir.Schedule(record.workload.mod)
+    sch = replay(record.trace.with_decision(inst, decision, remove_postproc=True), record.workload.mod, postprocs)
+    if sch is None:
+        return None
+    return ms.database.TuningRecord(sch.trace, record.workload, None, record.target,
+                                    ms.arg_info.ArgInfo.from_entry_func(sch.mod, remove_preproc=True))
+
+
+def replay(trace: Any, mod: Any, postprocs: list) -> Any | None:
+    """The schedule of ``trace`` replayed on ``mod`` (a workload's PrimFunc module) without its postprocessing
+    (``remove_postproc``), then ``postprocs`` (a ``TuneContext``'s) run on the result, as MetaSchedule does for a
+    sampled candidate: the layout rewrite and the parallel/vectorize/unroll rewrite follow the loop nest. ``None``
+    when the replay raises or a postprocessor rejects the schedule."""
+    from tvm import s_tir
+    sch = s_tir.Schedule(mod)
     try:
         trace.apply_to_schedule(sch, remove_postproc=True)
         sch.enter_postproc()
@@ -132,8 +138,7 @@ def variant(record: Any, inst: Any, decision: Any, postprocs: list) -> Any | Non
             return None
     except Exception:  # noqa: BLE001 - a replay that no longer applies (ScheduleError, TVMError)
         return None
-    return ms.database.TuningRecord(sch.trace, record.workload, None, record.target,
-                                    ms.arg_info.ArgInfo.from_entry_func(sch.mod, remove_preproc=True))
+    return sch
 
 
 def space_of(record: Any) -> Any:

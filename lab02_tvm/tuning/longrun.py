@@ -480,6 +480,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                    help="tune only the kernels that have no record yet (after a pass changed their workload)")
     p.add_argument("--layout", choices=["NCHW", "NHWC"], default=None,
                    help="data layout to tune in (default: the folder's method, else NHWC)")
+    p.add_argument("--kernel-layout", choices=["OHWI", "HWIO"], default=None,
+                   help="the NHWC convs' weight layout (HWIO: the register tile tensorizes the convs; default: the "
+                        "folder's method, else OHWI); a folder of the other one is ported first (tuning/port.py)")
     p.add_argument("--layout-rewrite", choices=["on", "off"], default=None,
                    help="weight layout rewrite (default: the folder's method, else on)")
     p.add_argument("--combine-matmul", choices=["on", "off"], default=None,
@@ -569,7 +572,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     table_name("--name", args.name)
     trials = _per_model(args.trials, names, "--trials", int)
     minutes = _per_model(args.minutes or "55,35", names, "--minutes", float)
-    flags = {key: value for key, value in (("layout", args.layout),
+    flags = {key: value for key, value in (("layout", args.layout), ("kernel_layout", args.kernel_layout),
                                            ("layout_rewrite", _on(args.layout_rewrite)),
                                            ("combine_matmul", _on(args.combine_matmul)),
                                            ("winograd", _winograd(args.winograd))) if value is not None}

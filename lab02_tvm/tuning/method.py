@@ -11,6 +11,11 @@ build from records follows the method its records were tuned with.
 
 * ``layout``: ``"NCHW"`` (the model as imported) or ``"NHWC"`` (:func:`lab02_tvm.graph.passes.convert_layout`
   on every conv2d; a model without conv2d is unchanged).
+* ``kernel_layout``: the NHWC convs' weight layout (Relax ``conv2d``'s ``kernel_layout``): ``"OHWI"`` (every
+  folder before 2026-12-07; absent from provenance: this) or ``"HWIO"``, each filter tap a ``[K, N]`` matrix
+  with ``N`` contiguous, the layout the fp32 register tile reads ``B`` in (:func:`lab02_tvm.lowering.intrin.why_not`:
+  with ``OHWI`` it never tensorizes a conv). With weight layout rewrite the schedule repacks the weights anyway;
+  the workloads differ all the same. NCHW's weights are ``OIHW``.
 * ``layout_rewrite``: mark each kernel's weights layout-free (``relax.transform.AttachAttrLayoutFreeBuffers``)
   so MetaSchedule's ``RewriteLayout`` postprocessor may repack them into the order the schedule
   reads them in; the repack is then folded into the constants (TVM 0.27's
@@ -35,6 +40,8 @@ from dataclasses import asdict, dataclass, fields, replace
 from common.errors import UserError
 
 LAYOUTS = ("NCHW", "NHWC")
+#: the weight layouts of each data layout's convs, its default first
+KERNEL_LAYOUTS = {"NCHW": ("OIHW",), "NHWC": ("OHWI", "HWIO")}
 #: ``SplitLayoutRewritePreproc`` renames a kernel whose weights it repacks ``<task>_prepacked``.
 PREPACKED = "_prepacked"
 
@@ -55,12 +62,18 @@ class Method:
     #: ``((out_h, m), ...)``: the 3x3 stride-1 convs rewritten as Winograd F(m, 3) (:mod:`lab02_tvm.graph.winograd`;
     #: any form :func:`~lab02_tvm.graph.winograd.policy` reads, ``True`` for its measured one); needs NHWC
     winograd: tuple[tuple[int, int], ...] = ()
+    #: the convs' weight layout, one of ``KERNEL_LAYOUTS[layout]`` (``""``: the layout's default)
+    kernel_layout: str = ""
 
     def __post_init__(self) -> None:
         from ..graph.winograd import policy
         object.__setattr__(self, "winograd", policy(self.winograd))
         if self.layout not in LAYOUTS:
             raise UserError(f"unknown tuning layout {self.layout!r}: choose one of {', '.join(LAYOUTS)}")
+        object.__setattr__(self, "kernel_layout", self.kernel_layout or KERNEL_LAYOUTS[self.layout][0])
+        if self.kernel_layout not in KERNEL_LAYOUTS[self.layout]:
+            raise UserError(f"{self.layout} convs take weights in {' or '.join(KERNEL_LAYOUTS[self.layout])}, "
+                            f"not {self.kernel_layout!r}")
         if self.winograd and self.layout != "NHWC":
             raise UserError(f"Winograd rewrites NHWC convolutions: use layout NHWC with it (got {self.layout})")
 
@@ -70,7 +83,7 @@ class Method:
         from ..graph.combine_matmul import combine_parallel_matmul
         from ..graph.passes import convert_layout
         from ..graph.winograd import winograd_conv2d
-        mod = convert_layout(mod, self.layout)
+        mod = convert_layout(mod, self.layout, self.kernel_layout)
         mod = winograd_conv2d(mod, tile=dict(self.winograd).get) if self.winograd else mod
         return combine_parallel_matmul(mod) if self.combine_matmul else mod
 
@@ -105,7 +118,8 @@ class Method:
             UserError: the layouts or rewrite flags differ, or the two policies give one map size two tiles
                 (their records are other workloads of every kernel, or of that conv; one line naming it).
         """
-        if (self.layout, self.layout_rewrite) != (other.layout, other.layout_rewrite):
+        if (self.layout, self.kernel_layout, self.layout_rewrite) != (other.layout, other.kernel_layout,
+                                                                      other.layout_rewrite):
             raise UserError(f"records tuned {self} and {other} are other workloads of every kernel: "
                             "they cannot join one folder")
         tiles = dict(self.winograd)
@@ -117,12 +131,17 @@ class Method:
         return replace(self, combine_matmul=self.combine_matmul or other.combine_matmul, winograd=tiles)
 
     def as_dict(self) -> dict:
-        """The method as provenance stores it (the Winograd policy as ``{"out_h": m}`` or ``False``)."""
-        return {**asdict(self), "winograd": {str(h): m for h, m in self.winograd} or False}
+        """The method as provenance stores it (the Winograd policy as ``{"out_h": m}`` or ``False``; the kernel layout
+        only where it is not the layout's default, so a method of before the option is written as it was)."""
+        out = {**asdict(self), "winograd": {str(h): m for h, m in self.winograd} or False}
+        if self.kernel_layout == KERNEL_LAYOUTS[self.layout][0]:
+            del out["kernel_layout"]
+        return out
 
     def __str__(self) -> str:
         tiles = ", ".join(f"F({m},3) on {h}x{h}" for h, m in self.winograd)
-        return (self.layout + (" + weight layout rewrite" if self.layout_rewrite else "")
+        weights = f" ({self.kernel_layout} weights)" if self.kernel_layout != KERNEL_LAYOUTS[self.layout][0] else ""
+        return (self.layout + weights + (" + weight layout rewrite" if self.layout_rewrite else "")
                 + (" + parallel matmuls combined" if self.combine_matmul else "")
                 + (f" + Winograd {tiles}" if self.winograd else ""))
 
@@ -136,12 +155,13 @@ class Method:
         m = prov.get("method")
         if m is None:
             return cls("NCHW", bool(prov.get("layout_rewrite", False)))
-        switches = {f.name for f in fields(cls)} - {"layout"}  # on/off switches and the Winograd policy
-        if not isinstance(m, dict) or set(m) - switches - {"layout"}:
+        switches = {f.name for f in fields(cls)} - {"layout", "kernel_layout"}  # on/off switches and the Winograd policy
+        if not isinstance(m, dict) or set(m) - switches - {"layout", "kernel_layout"}:
             raise UserError(f"unknown tuning method {m!r} in the records' provenance")
         from ..graph.winograd import FIRST_TILES
         wino = m.get("winograd", False)
         return cls(str(m.get("layout", "NCHW")), winograd=FIRST_TILES if wino is True else wino,
+                   kernel_layout=str(m.get("kernel_layout", "")),
                    **{k: bool(m.get(k, False)) for k in switches - {"winograd"}})
 
 
