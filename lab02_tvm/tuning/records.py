@@ -118,8 +118,9 @@ def run_totals(prov: dict) -> tuple[int, float]:
 #: What a top-up copies from the folder's provenance unchanged: the records this chain replaced, the
 #: epilogues placed in the model (:mod:`lab02_tvm.tuning.epilogue`; a top-up keeps a moved record unless a
 #: candidate beats its in-model time), the other kind's folder the chain started from, and the timing its records
-#: had before a re-time (both :mod:`lab02_tvm.tuning.seed`).
-CHAIN_KEYS = ("replaces", "epilogue", "seeded_from", "retimed_from")
+#: had before a re-time (both :mod:`lab02_tvm.tuning.seed`), and the folder of another weight layout it was ported
+#: from (:mod:`lab02_tvm.tuning.port`).
+CHAIN_KEYS = ("replaces", "epilogue", "seeded_from", "retimed_from", "ported_from")
 
 
 def carried_over(prev: dict) -> dict:
