@@ -213,3 +213,38 @@ def test_step_one_copies_the_kinds_own_folder_else_seeds_the_one_it_builds_from(
     assert argv[argv.index("--timing") + 1] == "cold"
     with pytest.raises(FileExistsError):  # step 1 never writes into an earlier run's folder
         topup.start("llama_tiny_s32", work, None, own=False)
+
+
+def test_step_one_ports_the_kinds_own_folder_to_another_kernel_layout(tmp_path, monkeypatch):
+    """``--kernel-layout HWIO`` on this kind's OHWI folder: step 1 ports it (:mod:`lab02_tvm.tuning.port`, stood in
+    for here by a copy with the new method: its own tests replay and build for real) into the run's ``port/``, the
+    search starts from a copy of the port and step 3 picks against it; the layout it already has is a plain copy;
+    another kind's folder or a new timing with it is one line, before anything is made; ``--tile`` reaches longrun."""
+    from lab02_tvm.tuning import port
+    src = records.REPO_ROOT / "results/lab02/tuning/llvm-znver1-1c/llama_tiny_s32"
+    assert Method.from_provenance(records.read_provenance(src)).kernel_layout == "OHWI"
+    ported_from = []
+
+    def fake_port(model, source, kernel_layout, *, root, command, **kw):  # port_folder's contract
+        ported_from.append((model, source, kernel_layout, root))
+        dst = root / "llvm-haswell-1c" / model
+        shutil.copytree(source, dst)
+        prov = {**records.read_provenance(source), "method": Method("NHWC", True, kernel_layout=kernel_layout).as_dict()}
+        records.write_provenance(dst, prov)
+        return dst, [], prov
+    monkeypatch.setattr(port, "port_folder", fake_port)
+    work = tmp_path / "run1" / "llvm-haswell-1c" / "llama_tiny_s32"
+    base, what = topup.start("llama_tiny_s32", work, src, own=True, kernel_layout="HWIO")
+    assert ported_from == [("llama_tiny_s32", src, "HWIO", tmp_path / "run1" / "port")]
+    assert base == tmp_path / "run1" / "port" / "llvm-haswell-1c" / "llama_tiny_s32" and tmp_path / "run1" / "port" in base.parents
+    assert (work / database.RECORDS).read_bytes() == (src / database.RECORDS).read_bytes()
+    assert "ported to NHWC (HWIO weights) + weight layout rewrite" in what
+    assert topup.start("llama_tiny_s32", tmp_path / "same" / "k" / "m", src, own=True, kernel_layout="OHWI")[0] == src
+    for kw in ({"own": False}, {"own": True, "timing": "cold"}):
+        with pytest.raises(UserError, match="--kernel-layout ports this kind's own folder as it was timed"):
+            topup.start("llama_tiny_s32", tmp_path / "run2" / "k" / "m", src, kernel_layout="HWIO", **kw)
+    assert not (tmp_path / "run2").exists() and len(ported_from) == 1
+    argv = topup.tune_argv("resnet50", trials=10, minutes=1.0, deep_top_k=1, by="slowest", fresh=False,
+                           root=tmp_path / "run1", tile=True)
+    assert "--tile" in argv and "--tile" not in topup.tune_argv("resnet50", trials=10, minutes=1.0, deep_top_k=1,
+                                                                by="slowest", fresh=False, root=tmp_path / "run1")

@@ -12,6 +12,9 @@ RECORDS.md ("A top-up, from copy to ship") on this host, each step through its o
    records re-timed on this host), and that seed is what step 3 picks against (:func:`start`). ``--timing cold``
    on a folder tuned warm (every one before 2026-12-02) re-times the copy cold first the same way (:mod:`.seed`'s
    own-folder case), so the search, the pick and the folder that ships are timed as the model runs its kernels;
+   ``--kernel-layout HWIO`` on a folder of OHWI convs ports the copy first (:mod:`.port`: every schedule replayed
+   on the new workloads, re-timed here), and step 3 picks against the port; with ``--tile`` the search has the
+   fp32 register tile, which only HWIO convs take (:func:`lab02_tvm.lowering.intrin.why_not`);
 2. **tune**: ``longrun tune`` into the copy (:mod:`.longrun`): ``--trials`` / ``--minutes``, the deep phase on the
    ``--deep-top-k`` kernels ranked ``--by`` the ms each loses against ONNX Runtime (``ort``: the kind's
    ``vs_ort_<model>.json``), against the roof (``roofline``: ``roofline_<model>.json``), or by time in the
@@ -155,7 +158,8 @@ def ship_folder(candidate: Path, shipped: Path, ratios: Sequence[float], tables:
 TOPUP_DEEP_SHARE = 0.95
 
 
-def start(model: str, work: Path, source: Path | None, *, own: bool, timing: str | None = None) -> tuple[Path | None, str]:
+def start(model: str, work: Path, source: Path | None, *, own: bool, timing: str | None = None,
+          kernel_layout: str | None = None) -> tuple[Path | None, str]:
     """Step 1: make ``work`` (which must not exist), the folder the search tunes into, and return the folder step 3
     picks against (``None``: no pick) with a clause saying what was done. ``source`` ``None`` (``--fresh``): an
     empty folder; ``own`` (``source`` is this kind's shipped folder): a copy of it, provenance and all (its method,
@@ -165,16 +169,28 @@ def start(model: str, work: Path, source: Path | None, *, own: bool, timing: str
     records the search starts from, and step 3's baseline, are then timed on this host, not on the other kind.
     ``timing`` (``cold`` or ``warm``) other than the records' own: they are re-timed that way here first, this kind's
     own as another kind's (:func:`lab02_tvm.tuning.seed.seed_folder`), so the search, the pick and the folder that
-    ships are timed one way.
+    ships are timed one way. ``kernel_layout`` other than the records' own (this kind's folder): they are ported to
+    it here first (:func:`lab02_tvm.tuning.port.port_folder`, into ``port/``), and ``work`` is a copy of the port.
 
     Raises:
-        UserError: ``source``'s own errors (:func:`lab02_tvm.tuning.seed.check_source`).
+        UserError: ``source``'s own errors (:func:`lab02_tvm.tuning.seed.check_source`,
+            :func:`lab02_tvm.tuning.port.port_folder`); a new kernel layout with another kind's folder or a new timing.
     """
+    from .method import Method
+    from .port import port_folder
     from .records import read_provenance, rel, timing_of
     from .seed import seed_folder
     if source is None:
         work.mkdir(parents=True, exist_ok=False)
         return None, f"an empty {rel(work)} (--fresh: the field's method)"
+    if kernel_layout and kernel_layout != Method.from_provenance(read_provenance(source)).kernel_layout:
+        if not own or timing not in (None, timing_of(read_provenance(source))):
+            raise UserError("--kernel-layout ports this kind's own folder as it was timed: drop --timing, or top up "
+                            "another kind's records first")
+        ported, _, prov = port_folder(model, source, kernel_layout, root=work.parents[1] / "port",
+                                      command=f"lab02_tvm.tuning.topup (step 1 of the run {work.parents[1].name})")
+        shutil.copytree(ported, work)
+        return ported, f"{rel(source)} ported to {Method.from_provenance(prov)} ({prov['records']} records) -> {rel(work)}"
     if own and timing in (None, timing_of(read_provenance(source))):
         shutil.copytree(source, work)
         return source, f"{rel(source)} -> {rel(work)}"
@@ -188,19 +204,22 @@ def start(model: str, work: Path, source: Path | None, *, own: bool, timing: str
 
 
 def tune_argv(model: str, *, trials: int, minutes: float, deep_top_k: int, by: str, fresh: bool, root: Path,
-              timing: str | None = None) -> list[str]:
+              timing: str | None = None, tile: bool = False) -> list[str]:
     """Step 2's ``longrun`` command line: a copy is topped up in its own method with :data:`TOPUP_DEEP_SHARE` of the
     trials deep; ``fresh`` tunes an empty folder in the field's method (NHWC + weight layout rewrite) with
-    ``longrun``'s default split. The re-timing table is named after the run (``root``'s name)."""
+    ``longrun``'s default split; ``tile``: the register tile in the search space. The re-timing table is named after
+    the run (``root``'s name)."""
     share = [] if fresh else ["--deep-share", str(TOPUP_DEEP_SHARE)]
     method = ["--layout", "NHWC", "--layout-rewrite", "on"] if fresh else []
     return ["tune", "--model", model, "--trials", str(trials), "--minutes", f"{minutes:g}", "--deep-top-k",
             str(deep_top_k), *share, *([BY[by][0]] if BY[by][0] else []), "--root", str(root),
-            "--name", f"retime_{model}_{root.name}", *method, *(["--timing", timing] if timing else [])]
+            "--name", f"retime_{model}_{root.name}", *method, *(["--timing", timing] if timing else []),
+            *(["--tile"] if tile else [])]
 
 
 def topup(model: str, *, trials: int, minutes: float, deep_top_k: int, by: str, fresh: bool, repeats: int,
-          ship: bool, root: Path, timing: str | None = None) -> list[dict]:
+          ship: bool, root: Path, timing: str | None = None, kernel_layout: str | None = None,
+          tile: bool = False) -> list[dict]:
     """Steps 1-5 of the module docstring into ``root`` (which must not exist; its name names the run's tables);
     returns one row per step (``step, minutes, result``).
 
@@ -238,11 +257,12 @@ def topup(model: str, *, trials: int, minutes: float, deep_top_k: int, by: str, 
         print(f"topup {model}: {step}: {result}", flush=True)
 
     t0 = time.time()
-    base, what = start(model, work, None if fresh else rival, own=has_records, timing=timing)
+    base, what = start(model, work, None if fresh else rival, own=has_records, timing=timing,
+                       kernel_layout=kernel_layout)
     done("copy", t0, what)
     t0 = time.time()
     longrun.main(tune_argv(model, trials=trials, minutes=minutes, deep_top_k=deep_top_k, by=by, fresh=fresh, root=root,
-                           timing=timing))
+                           timing=timing, tile=tile))
     prov = read_provenance(work)
     searched, capped = int(prov.get("trials_this_run") or 0), bool(prov.get("stopped_by_time"))
     done("tune", t0, f"{searched} trials ({prov.get('trials_all_runs')} in all runs), {prov.get('tasks_in_db')}/"
@@ -267,10 +287,11 @@ def topup(model: str, *, trials: int, minutes: float, deep_top_k: int, by: str, 
                          f"no record of the search ran faster in the model than {of} one" if picked else
                          f"the search found no record faster than {of} ones (each timed alone): nothing to "
                          "time in the model")
-        if not taken and has_records:  # the picked folder would be the shipped one again
+        ported = root / "port" in base.parents  # step 1 ported the copy: the port alone is another build
+        if not taken and has_records and not ported:  # the picked folder would be the shipped one again
             done("ship", time.time(), f"nothing shipped: {rel(shipped)} stays")
             return rows
-        candidate = picked if taken else base  # a seed alone may still run faster here than the folder it came from
+        candidate = picked if taken else base  # a seed or a port alone may still run faster than the folder before
     t0 = time.time()
     names = [n.format(model=model, run=run) for n in AB_NAMES]
     if rival is not None:  # this kind's shipped folder, or (--fresh, a kind's first records) the one it builds from
@@ -320,6 +341,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--timing", choices=TIMINGS, default=None,
                    help="time the search's candidates cold or warm (default: as the records were; the other way "
                         "re-times the copy first, step 1)")
+    p.add_argument("--kernel-layout", choices=["OHWI", "HWIO"], default=None,
+                   help="the NHWC convs' weight layout of the candidate (default: the records'; the other one ports the "
+                        "copy first, step 1)")
+    p.add_argument("--tile", action="store_true", help="search with the fp32 register tile where it tensorizes (HWIO "
+                                                       "convs, matmuls)")
     p.add_argument("--repeats", type=int, default=30, help="timed rounds of each A/B run (step 4)")
     p.add_argument("--ship", action="store_true", help="replace the shipped folder when the candidate is ahead of both "
                                                        "its builds in both orders")
@@ -340,11 +366,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise UserError(f"--root {root} exists: give a new folder (a top-up never writes into an earlier one)")
     table_name("--root's name", root.name)
     rows = topup(args.model, trials=args.trials, minutes=args.minutes, deep_top_k=args.deep_top_k, by=args.by,
-                 fresh=args.fresh, repeats=args.repeats, ship=args.ship, root=root, timing=args.timing)
+                 fresh=args.fresh, repeats=args.repeats, ship=args.ship, root=root, timing=args.timing,
+                 kernel_layout=args.kernel_layout, tile=args.tile)
     write_table(LAB, f"topup_{args.model}_{root.name}", rows, title=f"Lab 02: a top-up of {args.model}'s records",
                 env=environment(threads=1, machine_note="1 core"),
                 meta={k: getattr(args, k) for k in ("model", "trials", "minutes", "deep_top_k", "by", "fresh",
-                                                     "repeats", "ship", "timing")} | {"root": str(root)},
+                                                     "repeats", "ship", "timing", "kernel_layout", "tile")}
+                | {"root": str(root)},
                 notes="One row per step of lab02_tvm.tuning.topup (copy, tune, pick, A/B in both orders, ship); "
                       f"each step's own table beside this one, named after the run ({root.name}).")
     return 0
