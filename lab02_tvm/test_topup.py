@@ -231,14 +231,16 @@ def test_step_one_ports_the_kinds_own_folder_to_another_kernel_layout(tmp_path, 
         shutil.copytree(source, dst)
         prov = {**records.read_provenance(source), "method": Method("NHWC", True, kernel_layout=kernel_layout).as_dict()}
         records.write_provenance(dst, prov)
-        return dst, [], prov
+        return dst, [{"kernel": "k", "records": 4, "replayed": 4, "tensorized": 0}], prov
     monkeypatch.setattr(port, "port_folder", fake_port)
+    monkeypatch.setenv("MLC_RESULTS_DIR", str(tmp_path / "results"))
     work = tmp_path / "run1" / "llvm-haswell-1c" / "llama_tiny_s32"
     base, what = topup.start("llama_tiny_s32", work, src, own=True, kernel_layout="HWIO")
     assert ported_from == [("llama_tiny_s32", src, "HWIO", tmp_path / "run1" / "port")]
     assert base == tmp_path / "run1" / "port" / "llvm-haswell-1c" / "llama_tiny_s32" and tmp_path / "run1" / "port" in base.parents
     assert (work / database.RECORDS).read_bytes() == (src / database.RECORDS).read_bytes()
     assert "ported to NHWC (HWIO weights) + weight layout rewrite" in what
+    assert "| k | 4 | 4 | 0 |" in (tmp_path / "results/lab02/port_llama_tiny_s32_run1.md").read_text()  # the port's table
     assert topup.start("llama_tiny_s32", tmp_path / "same" / "k" / "m", src, own=True, kernel_layout="OHWI")[0] == src
     for kw in ({"own": False}, {"own": True, "timing": "cold"}):
         with pytest.raises(UserError, match="--kernel-layout ports this kind's own folder as it was timed"):

@@ -140,13 +140,26 @@ def port_folder(model: str, src: Path, kernel_layout: str, *, root: Path | None 
     return dst, rows, new_prov
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m lab02_tvm.tuning.port --model M SRC --kernel-layout HWIO [--root R] [--top-k K] [--rounds N]``."""
-    from common.cli import command_line, parser, positive, step
+def write_port_table(model: str, rows: list[dict], name: str, *, src: Path, dst: Path, kernel_layout: str,
+                     top_k: int = TOP_K, rounds: int = ROUNDS) -> dict:
+    """The table ``name`` (``port_<model>``; a top-up's ``port_<model>_<run>``) of :func:`port_folder`'s rows;
+    returns ``common.results.write_table``'s paths."""
     from common.results import write_table
     from common.timing import environment
 
     from .. import LAB
+    return write_table(LAB, name, rows, title=f"Lab 02: {model}'s records ported to {kernel_layout} weights",
+                       env=environment(threads=1, src=rel(Path(src)), out=rel(dst), top_k=top_k, rounds=rounds),
+                       notes="Per kernel: records = the source folder's best records replayed (top_k), replayed = "
+                             "those that replay on the new workload, tensorized = those whose trace now calls the "
+                             "register tile; stored_ms = the source's best as stored, ported_ms = the ported best "
+                             "re-timed here (ms per call, timed as the source's records were).")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m lab02_tvm.tuning.port --model M SRC --kernel-layout HWIO [--root R] [--top-k K] [--rounds N]``."""
+    from common.cli import command_line, parser, positive, step
+
     from ..models import MODELS
     from .method import KERNEL_LAYOUTS, Method
     p = parser("python -m lab02_tvm.tuning.port", __doc__)
@@ -163,13 +176,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     positive("--rounds", args.rounds)
     dst, rows, prov = port_folder(args.model, args.src, args.kernel_layout, root=args.root, top_k=args.top_k,
                                   rounds=args.rounds, command=command_line("lab02_tvm.tuning.port", argv))
-    paths = write_table(LAB, f"port_{args.model}", rows, title=f"Lab 02: {args.model}'s records ported to "
-                        f"{args.kernel_layout} weights", env=environment(threads=1, src=str(args.src), out=rel(dst),
-                                                                          top_k=args.top_k, rounds=args.rounds),
-                        notes="Per kernel: records = the source folder's best records replayed (top_k), replayed = "
-                              "those that replay on the new workload, tensorized = those whose trace now calls the "
-                              "register tile; stored_ms = the source's best as stored, ported_ms = the ported best "
-                              "re-timed here (ms per call, timed as the source's records were).")
+    paths = write_port_table(args.model, rows, f"port_{args.model}", src=args.src, dst=dst, kernel_layout=args.kernel_layout,
+                             top_k=args.top_k, rounds=args.rounds)
     lost = [r["kernel"] for r in rows if not r["replayed"]]
     step(1, "port", f"{rel(dst)}: {Method.from_provenance(prov)} from {rel(args.src)}, "
                     f"{sum(r['replayed'] for r in rows)} records replayed"

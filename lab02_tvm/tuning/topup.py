@@ -177,7 +177,7 @@ def start(model: str, work: Path, source: Path | None, *, own: bool, timing: str
             :func:`lab02_tvm.tuning.port.port_folder`); a new kernel layout with another kind's folder or a new timing.
     """
     from .method import Method
-    from .port import port_folder
+    from .port import port_folder, write_port_table
     from .records import read_provenance, rel, timing_of
     from .seed import seed_folder
     if source is None:
@@ -187,8 +187,10 @@ def start(model: str, work: Path, source: Path | None, *, own: bool, timing: str
         if not own or timing not in (None, timing_of(read_provenance(source))):
             raise UserError("--kernel-layout ports this kind's own folder as it was timed: drop --timing, or top up "
                             "another kind's records first")
-        ported, _, prov = port_folder(model, source, kernel_layout, root=work.parents[1] / "port",
-                                      command=f"lab02_tvm.tuning.topup (step 1 of the run {work.parents[1].name})")
+        run = work.parents[1]
+        ported, rows, prov = port_folder(model, source, kernel_layout, root=run / "port",
+                                         command=f"lab02_tvm.tuning.topup (step 1 of the run {run.name})")
+        write_port_table(model, rows, f"port_{model}_{run.name}", src=source, dst=ported, kernel_layout=kernel_layout)
         shutil.copytree(ported, work)
         return ported, f"{rel(source)} ported to {Method.from_provenance(prov)} ({prov['records']} records) -> {rel(work)}"
     if own and timing in (None, timing_of(read_provenance(source))):
