@@ -99,3 +99,20 @@ def test_a_folder_already_in_the_layout_or_a_layout_its_data_layout_lacks_is_one
     with pytest.raises(UserError, match="is already tuned NHWC \\(HWIO weights\\)"):
         port.port_folder("bert", src, "HWIO", root=tmp_path / "out")
     assert not (tmp_path / "out").exists()
+
+
+def test_a_port_keeps_every_run_counted_and_the_chain():
+    """The port is a run of no trials: the source's own run joins ``earlier_runs`` (a top-up after it counts all of
+    them: the trials of 2026-12-07's first HWIO top-up had lost the 2,023 of the run before the port), and the
+    chain keys (an epilogue placement, the folder it was seeded from) stay."""
+    from pathlib import Path
+    from lab02_tvm.tuning import port, records
+    prov = {"trials": 2052, "trials_this_run": 2023, "trials_all_runs": 4068, "minutes": 67.6, "date_utc": "d",
+            "command": "longrun tune", "earlier_runs": [{"trials_this_run": 788}, {"trials_this_run": 1257}],
+            "epilogue": {"kernels": {"k": {"level": "S1"}}}, "timing": "warm", "method": FIELD.as_dict()}
+    out = port.ported_provenance(prov, Path("results/x"), FIELD, HWIO, command="port", top_k=4)
+    assert out["trials_all_runs"] == 4068 and out["trials_this_run"] == 0 and out["trials"] == 0
+    assert [r["trials_this_run"] for r in out["earlier_runs"]] == [788, 1257, 2023]
+    assert records.run_totals(out)[0] == 4068 and out["epilogue"] == prov["epilogue"] and out["timing"] == "warm"
+    assert Method.from_provenance(out) == HWIO and out["ported_from"]["method"] == FIELD.as_dict()
+    assert [r["trials_this_run"] for r in records.earlier_runs(out)] == [788, 1257, 2023, 0]  # what a top-up keeps

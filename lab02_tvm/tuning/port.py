@@ -86,6 +86,22 @@ def port_records(old_infos, new_infos, db, target, *, top_k: int = TOP_K) -> tup
     return entries, rows
 
 
+def ported_provenance(prov: dict, src: Path, method, new_method, *, command: str, top_k: int = TOP_K) -> dict:
+    """The provenance of ``src`` (``prov``, its records tuned ``method``) ported to ``new_method``: the target, timing
+    and chain keys stay; the trials stay counted (``trials_all_runs``: the schedules are those runs'), ``src``'s own
+    run joins ``earlier_runs`` and the port is a run of no trials (as a top-up would record it:
+    :func:`lab02_tvm.tuning.records.earlier_runs`); ``"ported_from"`` names the folder and its method."""
+    from .records import earlier_runs, run_totals
+    trials, _ = run_totals(prov)
+    date = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M")
+    return {**prov, "method": new_method.as_dict(), "date_utc": date, "command": command, "trials": 0,
+            "trials_this_run": 0, "trials_all_runs": trials, "minutes": 0.0, "earlier_runs": earlier_runs(prov),
+            "note": f"ported from {rel(src)} ({method} -> {new_method}, tuning/port.py): each kernel's "
+                    f"{top_k} best schedules replayed on the new workloads and re-timed here; no trials run",
+            "ported_from": {"folder": rel(src), "method": method.as_dict(), "date_utc": prov.get("date_utc"),
+                            "trials_all_runs": trials}}
+
+
 def port_folder(model: str, src: Path, kernel_layout: str, *, root: Path | None = None, top_k: int = TOP_K,
                 rounds: int = ROUNDS, command: str = "", progress: bool = True) -> tuple[Path, list[dict], dict]:
     """Port this host's folder ``src`` of ``model`` to ``kernel_layout`` under ``root`` (steps 1-3 above).
@@ -120,12 +136,7 @@ def port_folder(model: str, src: Path, kernel_layout: str, *, root: Path | None 
         if not entries:
             raise UserError(f"none of {rel(Path(src))}'s records replays on {model} tuned {new_method} (nothing written)")
         stored = {t.name: best_ms_of(task_records(db, t.task)) for t in old_infos}
-        date = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M")
-        new_prov = {**prov, "method": new_method.as_dict(), "date_utc": date, "command": command, "trials_this_run": 0,
-                    "note": f"ported from {rel(Path(src))} ({method} -> {new_method}, tuning/port.py): each kernel's "
-                            f"{top_k} best schedules replayed on the new workloads and re-timed here; no trials run",
-                    "ported_from": {"folder": rel(Path(src)), "method": method.as_dict(), "date_utc": prov.get("date_utc"),
-                                    "trials_all_runs": prov.get("trials_all_runs")}}
+        new_prov = ported_provenance(prov, Path(src), method, new_method, command=command, top_k=top_k)
         write_records(dst, entries, new_prov)
         rt.retime(dst, target, top_k=top_k, rounds=rounds, cache_flush=timing_of(prov) == "cold", keep_untimed=False,
                   names=rt.kernel_names(new_infos), progress=progress)
