@@ -20,13 +20,16 @@ pytestmark = pytest.mark.lab02
 
 
 def _conv_func(layout: str):
-    """The fused PrimFunc of one ``conv2d + relu`` in ``layout`` (3x3, 8 -> 16 channels, 10x12 -> 5x6, stride 2, pad 1)."""
+    """The fused PrimFunc of one ``conv2d + relu`` in ``layout`` (3x3, 8 -> 16 channels, 10x12 -> 5x6, stride 2, pad 1;
+    ``"NHWC/HWIO"``: NHWC data, HWIO weights)."""
     import tvm
     from tvm import relax
     from tvm.relax.frontend import nn  # noqa: F401  (Relax op registry)
     from tvm.script import relax as R
-    x_shape, w_shape = ((1, 8, 10, 12), (16, 8, 3, 3)) if layout == "NCHW" else ((1, 10, 12, 8), (16, 3, 3, 8))
-    kl = "OIHW" if layout == "NCHW" else "OHWI"
+    layout, _, kl = layout.partition("/")  # "NHWC/HWIO": the weights' layout after the data's (default OIHW, OHWI)
+    kl = kl or ("OIHW" if layout == "NCHW" else "OHWI")
+    x_shape = (1, 8, 10, 12) if layout == "NCHW" else (1, 10, 12, 8)
+    w_shape = {"OIHW": (16, 8, 3, 3), "OHWI": (16, 3, 3, 8), "HWIO": (3, 3, 8, 16)}[kl]
 
     @tvm.script.ir_module
     class Mod:
@@ -42,7 +45,7 @@ def _conv_func(layout: str):
     return next(f for gv, f in mod.functions.items() if "conv2d" in gv.name_hint)
 
 
-@pytest.mark.parametrize("layout", ["NCHW", "NHWC"])
+@pytest.mark.parametrize("layout", ["NCHW", "NHWC", "NHWC/HWIO"])
 def test_tvm_conv_shape_reads_either_layout(layout):
     assert vs_ort.tvm_conv_shape(_conv_func(layout)) == vs_ort.ConvShape(8, 10, 12, 16, 3, 3, 5, 6)
 

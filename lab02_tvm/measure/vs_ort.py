@@ -66,10 +66,18 @@ def _dims(shape) -> list[int]:
     return [int(d) for d in shape]
 
 
+def _nhwc(x: list[int], wt: list[int], y: list[int]) -> tuple[ConvShape, int]:
+    """An NHWC conv's shape from its data, weights and output: weights ``[Cout, kh, kw, Cin]`` (OHWI) when their
+    first and last dims are the output's and the data's channels, else ``[kh, kw, Cin, Cout]`` (HWIO)."""
+    if wt[0] == y[3] and wt[3] == x[3]:
+        return ConvShape(x[3], x[1], x[2], wt[0], wt[1], wt[2], y[1], y[2]), wt[3]
+    return ConvShape(x[3], x[1], x[2], wt[3], wt[0], wt[1], y[1], y[2]), wt[2]
+
+
 #: The block that writes a convolution's output in a TVM kernel, and how its parameters read as a
 #: :class:`ConvShape`: ``(data, weights, output) -> (shape, the weights' input channels)``.
 CONV_BLOCKS = {
-    "conv2d_nhwc": lambda x, wt, y: (ConvShape(x[3], x[1], x[2], wt[0], wt[1], wt[2], y[1], y[2]), wt[3]),  # OHWI
+    "conv2d_nhwc": lambda x, wt, y: _nhwc(x, wt, y),  # OHWI or HWIO weights (tuning.method's kernel_layout)
     "conv2d_nchw": lambda x, wt, y: (ConvShape(x[1], x[2], x[3], wt[0], wt[2], wt[3], y[2], y[3]), wt[1]),  # OIHW
     # lab02_tvm.graph.winograd: a 3x3 filter enters as U = [alpha, alpha, Cout, Cin]
     "conv2d_winograd": lambda x, wt, y: (ConvShape(x[3], x[1], x[2], wt[2], 3, 3, y[1], y[2]), wt[3]),
@@ -80,7 +88,7 @@ def tvm_conv_shape(func) -> ConvShape | None:
     """The convolution a fused TIR kernel computes, or ``None`` if it has no block of :data:`CONV_BLOCKS`.
 
     Reads the kernel's first parameter (the data, ``[1, H, W, Cin]`` in NHWC or ``[1, Cin, H, W]`` in
-    NCHW), its second (the weights, ``[Cout, kh, kw, Cin]`` (OHWI), ``[Cout, Cin, kh, kw]``, or Winograd's
+    NCHW), its second (the weights, ``[Cout, kh, kw, Cin]`` (OHWI), ``[kh, kw, Cin, Cout]`` (HWIO), ``[Cout, Cin, kh, kw]``, or Winograd's
     ``[alpha, alpha, Cout, Cin]``) and its last (the output), as Relax's ``FuseOps`` orders a fused conv's
     arguments.
     """
