@@ -75,16 +75,16 @@ def test_not_applicable_on_a_non_matmul_block(target):
 
     # extents that are multiples of the host's tile (6 x 16 on AVX2, 8 x 32 on AVX-512): it maps
     mm = s_tir.Schedule(intrin.matmul_module(4 * mr, 2 * nr, 64))
-    assert intrin.applicable(mm, mm.get_sblock("C"), name)
+    assert intrin.why_not(mm, mm.get_sblock("C"), name) is None
     # a row extent the tile's MR does not divide: no mapping (the mapping does not pad)
     odd = s_tir.Schedule(intrin.matmul_module(4 * mr + 1, 2 * nr, 64))
-    assert not intrin.applicable(odd, odd.get_sblock("C"), name)
+    assert "do not map" in intrin.why_not(odd, odd.get_sblock("C"), name)
 
     a = te.placeholder((64, 64), "float32", name="A")
     c = te.compute((64, 64), lambda i, j: a[i, j] + 1.0, name="C")
     sch = s_tir.Schedule(tvm.IRModule({"main": te.create_prim_func([a, c])}))
     blk = sch.get_sblock("C")
-    assert not intrin.applicable(sch, blk, name)
+    assert intrin.why_not(sch, blk, name).startswith("not applicable:")
     reason = intrin.try_tensorize(sch, sch.get_loops(blk)[0], name)
     assert reason is not None and reason.startswith("not applicable:") and "\n" not in reason
 

@@ -178,24 +178,20 @@ def register_named_tiles(text: str) -> list[str]:
     return sorted({_register(*map(int, m.groups())) for m in NAME_RE.finditer(text)})
 
 
-def applicable(sch: s_tir.Schedule, block, intrin: str) -> bool:
-    """True when ``intrin`` tensorizes ``block`` once tiled for it: what ``MultiLevelTilingWithIntrin`` and
-    ``RewriteTensorize`` will do in the search, so the caller can report "not applicable" instead.
+def why_not(sch: s_tir.Schedule, block, intrin: str) -> str | None:
+    """``None`` when ``intrin`` tensorizes ``block`` once tiled for it, else why not, one line starting
+    "not applicable:": what ``MultiLevelTilingWithIntrin`` and ``RewriteTensorize`` will do in the search, checked
+    up front so the caller can report it instead.
 
     Two checks on a copy of ``sch``: ``get_tensorize_loop_mapping``, the one ``MultiLevelTilingWithIntrin`` makes
     before tiling (``None`` when the block's computation is not the desc's: an elementwise add, a conv whose
     reduction does not map, an extent the tile does not divide), and the tensorize itself after
-    ``tile_with_tensor_intrin`` (:func:`why_not`): the mapping looks at the loops only, while tensorize also needs
-    each operand's tile laid out as the desc's buffer is. An NHWC conv whose weights are ``OHWI`` maps (its loops
-    are a matmul's), but reads ``B`` as ``[N, K]`` against the desc's ``[K, N]``; ``RewriteTensorize`` then
-    only logs "Tensorize failed" and the candidate runs untensorized (TVM's ``rewrite_tensorize.cc``).
+    ``tile_with_tensor_intrin`` (the tiling the rule starts from), ``blockize`` and the init split off: the mapping
+    looks at the loops only, while tensorize also needs each operand's tile laid out as the desc's buffer is. An
+    NHWC conv whose weights are ``OHWI`` maps (its loops are a matmul's), but reads ``B`` as ``[N, K]`` against the
+    desc's ``[K, N]``; ``RewriteTensorize`` then only logs "Tensorize failed" and the candidate runs untensorized
+    (TVM's ``rewrite_tensorize.cc``).
     """
-    return why_not(sch, block, intrin) is None
-
-
-def why_not(sch: s_tir.Schedule, block, intrin: str) -> str | None:
-    """``None`` when ``intrin`` tensorizes ``block`` after ``tile_with_tensor_intrin`` (the tiling
-    ``MultiLevelTilingWithIntrin`` starts from), else why not, one line starting "not applicable:"."""
     from tvm.s_tir.schedule.analysis import get_tensorize_loop_mapping
     from tvm.s_tir.schedule.transform import tile_with_tensor_intrin
     desc = TensorIntrin.get(intrin).desc
