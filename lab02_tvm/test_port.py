@@ -25,6 +25,10 @@ def test_the_kernel_layout_is_part_of_the_method_and_older_provenance_reads_as_o
     with pytest.raises(UserError, match="NCHW convs take weights in OIHW, not 'HWIO'") as e:
         Method("NCHW", True, kernel_layout="HWIO")
     assert "\n" not in str(e.value)
+    from dataclasses import replace  # what longrun does with --layout: the default weights follow the data layout
+    assert replace(FIELD, layout="NCHW") == Method("NCHW", True) and replace(Method("NCHW"), layout="NHWC") == Method("NHWC")
+    with pytest.raises(UserError, match="Winograd rewrites convolutions with OHWI weights"):
+        Method("NHWC", True, winograd=True, kernel_layout="HWIO")
     assert not HWIO.extends(FIELD) and not FIELD.extends(HWIO)  # every conv is another workload
     with pytest.raises(UserError, match="cannot join one folder"):
         HWIO.union(FIELD)
@@ -103,16 +107,21 @@ def test_a_folder_already_in_the_layout_or_a_layout_its_data_layout_lacks_is_one
 
 def test_a_port_keeps_every_run_counted_and_the_chain():
     """The port is a run of no trials: the source's own run joins ``earlier_runs`` (a top-up after it counts all of
-    them: the trials of 2026-12-07's first HWIO top-up had lost the 2,023 of the run before the port), and the
-    chain keys (an epilogue placement, the folder it was seeded from) stay."""
+    them: the trials of 2026-12-07's first HWIO top-up had lost the 2,023 of the run before the port); the chain keys
+    (an epilogue placement) stay, the source run's own keys do not, and a second port nests the first."""
     from pathlib import Path
     from lab02_tvm.tuning import port, records
     prov = {"trials": 2052, "trials_this_run": 2023, "trials_all_runs": 4068, "minutes": 67.6, "date_utc": "d",
             "command": "longrun tune", "earlier_runs": [{"trials_this_run": 788}, {"trials_this_run": 1257}],
-            "epilogue": {"kernels": {"k": {"level": "S1"}}}, "timing": "warm", "method": FIELD.as_dict()}
+            "epilogue": {"kernels": {"k": {"level": "S1"}}}, "timing": "warm", "method": FIELD.as_dict(),
+            "seconds_per_trial": 1.95, "retimed": {"top_k": 4}, "climbed": {"written": ["k"]}, "model": "resnet50"}
     out = port.ported_provenance(prov, Path("results/x"), FIELD, HWIO, command="port", top_k=4)
+    assert not {"seconds_per_trial", "retimed", "climbed"} & set(out)  # the source run's, not the folder's
+    assert out["model"] == "resnet50" and out["command"] == "port"
     assert out["trials_all_runs"] == 4068 and out["trials_this_run"] == 0 and out["trials"] == 0
     assert [r["trials_this_run"] for r in out["earlier_runs"]] == [788, 1257, 2023]
     assert records.run_totals(out)[0] == 4068 and out["epilogue"] == prov["epilogue"] and out["timing"] == "warm"
     assert Method.from_provenance(out) == HWIO and out["ported_from"]["method"] == FIELD.as_dict()
     assert [r["trials_this_run"] for r in records.earlier_runs(out)] == [788, 1257, 2023, 0]  # what a top-up keeps
+    again = port.ported_provenance(out, Path("results/y"), HWIO, FIELD, command="port back")
+    assert again["ported_from"]["ported_from"] == out["ported_from"] and Method.from_provenance(again) == FIELD

@@ -250,3 +250,6 @@ def test_step_one_ports_the_kinds_own_folder_to_another_kernel_layout(tmp_path, 
                            root=tmp_path / "run1", tile=True)
     assert "--tile" in argv and "--tile" not in topup.tune_argv("resnet50", trials=10, minutes=1.0, deep_top_k=1,
                                                                 by="slowest", fresh=False, root=tmp_path / "run1")
+    fresh = topup.tune_argv("resnet50", trials=10, minutes=1.0, deep_top_k=1, by="slowest", fresh=True,
+                            root=tmp_path / "run3", kernel_layout="HWIO")  # a fresh folder is tuned in it
+    assert fresh[fresh.index("--kernel-layout") + 1] == "HWIO" and "--layout" in fresh

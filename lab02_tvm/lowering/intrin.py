@@ -198,11 +198,14 @@ def why_not(sch: s_tir.Schedule, block, intrin: str) -> str | None:
     if get_tensorize_loop_mapping(sch, block, desc) is None:
         return f"not applicable: {intrin}'s loops do not map onto the block (not a matmul, or an extent it does not divide)"
     probe = sch.copy()
-    loop = tile_with_tensor_intrin(probe, probe.get_sblock(sch.get(block).name_hint), intrin)
-    if loop is None:
-        return f"not applicable: {intrin} cannot tile the block"
-    outer = probe.blockize(loop)  # as the search does: blockize, its init split off (RewriteReductionBlock), tensorize
-    probe.decompose_reduction(outer, probe.get_loops(outer)[0])
+    try:
+        loop = tile_with_tensor_intrin(probe, probe.get_sblock(sch.get(block).name_hint), intrin)
+        if loop is None:
+            return f"not applicable: {intrin} cannot tile the block"
+        outer = probe.blockize(loop)  # as the search does: blockize, its init split off (RewriteReductionBlock), tensorize
+        probe.decompose_reduction(outer, probe.get_loops(outer)[0])
+    except ScheduleError as exc:  # the search only logs such a failure and drops the candidate
+        return f"not applicable: {intrin} cannot tile the block ({str(exc).strip().splitlines()[-1][:100]})"
     if try_tensorize(probe, outer, intrin) is None:
         return None
     return (f"not applicable: {intrin} maps onto the loops, but tensorize does not match an operand's layout "

@@ -145,14 +145,20 @@ def write_records(out: Path, entries: list[tuple[Any, Any]], prov: dict) -> Path
     Args:
         entries: ``[(workload PrimFunc module, TuningRecord)]``.
     """
+    with new_folder(out) as tmp:
+        commit_records(tmp, entries, prov)
+    return out
+
+
+def commit_records(folder: Path, entries: list[tuple[Any, Any]], prov: dict) -> None:
+    """Commit ``entries`` (``[(workload PrimFunc module, TuningRecord)]``) to the database in ``folder`` (an empty one
+    is created) and write ``prov`` as its provenance."""
     from . import records
     from .database import database_paths
     from tvm.s_tir import meta_schedule as ms
-    with new_folder(out) as tmp:
-        wl, rec = database_paths(tmp)
-        db = ms.database.JSONDatabase(str(wl), str(rec))
-        for func_mod, r in entries:
-            w = db.commit_workload(func_mod)
-            db.commit_tuning_record(ms.database.TuningRecord(r.trace, w, r.run_secs, r.target, r.args_info))
-        records.write_provenance(tmp, prov)
-    return out
+    wl, rec = database_paths(folder)
+    db = ms.database.JSONDatabase(str(wl), str(rec))
+    for func_mod, r in entries:
+        w = db.commit_workload(func_mod)
+        db.commit_tuning_record(ms.database.TuningRecord(r.trace, w, r.run_secs, r.target, r.args_info))
+    records.write_provenance(folder, prov)

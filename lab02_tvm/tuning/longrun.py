@@ -482,7 +482,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                    help="data layout to tune in (default: the folder's method, else NHWC)")
     p.add_argument("--kernel-layout", choices=["OHWI", "HWIO"], default=None,
                    help="the NHWC convs' weight layout (HWIO: the register tile tensorizes the convs; default: the "
-                        "folder's method, else OHWI); a folder of the other one is ported first (tuning/port.py)")
+                        "folder's method, else OHWI); a folder of the other one is refused: port it first "
+                        "(python -m lab02_tvm.tuning.port, or topup --kernel-layout)")
     p.add_argument("--layout-rewrite", choices=["on", "off"], default=None,
                    help="weight layout rewrite (default: the folder's method, else on)")
     p.add_argument("--combine-matmul", choices=["on", "off"], default=None,

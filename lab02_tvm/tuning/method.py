@@ -70,12 +70,17 @@ class Method:
         object.__setattr__(self, "winograd", policy(self.winograd))
         if self.layout not in LAYOUTS:
             raise UserError(f"unknown tuning layout {self.layout!r}: choose one of {', '.join(LAYOUTS)}")
-        object.__setattr__(self, "kernel_layout", self.kernel_layout or KERNEL_LAYOUTS[self.layout][0])
+        defaults = {ks[0] for ks in KERNEL_LAYOUTS.values()}  # another layout's default: replace(m, layout=...) keeps it
+        if not self.kernel_layout or (self.kernel_layout in defaults and self.kernel_layout not in KERNEL_LAYOUTS[self.layout]):
+            object.__setattr__(self, "kernel_layout", KERNEL_LAYOUTS[self.layout][0])
         if self.kernel_layout not in KERNEL_LAYOUTS[self.layout]:
             raise UserError(f"{self.layout} convs take weights in {' or '.join(KERNEL_LAYOUTS[self.layout])}, "
                             f"not {self.kernel_layout!r}")
         if self.winograd and self.layout != "NHWC":
             raise UserError(f"Winograd rewrites NHWC convolutions: use layout NHWC with it (got {self.layout})")
+        if self.winograd and self.kernel_layout != "OHWI":
+            raise UserError(f"Winograd rewrites convolutions with OHWI weights (graph/winograd.py), not {self.kernel_layout}: "
+                            "use one or the other")
 
     def module(self, mod):
         """The tuning module in this method's layout, its Winograd convs rewritten and its parallel matmuls
@@ -111,7 +116,7 @@ class Method:
         return grows and replace(self, **{k: getattr(other, k) for k in REWRITES}) == other
 
     def union(self, other: Method) -> Method:
-        """The method whose workloads cover both folders' records: the same layout and weight layout rewrite,
+        """The method whose workloads cover both folders' records: the same layout, kernel layout and weight layout rewrite,
         every graph rewrite of :data:`REWRITES` either switches on, and both Winograd policies together.
 
         Raises:

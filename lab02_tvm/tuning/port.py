@@ -52,7 +52,7 @@ def port_records(old_infos, new_infos, db, target, *, top_k: int = TOP_K) -> tup
         target: the records' target (a dict or ``tvm.target.Target``).
     Returns:
         ``(entries, rows)``: ``[(new workload module, TuningRecord)]`` (the old record's run times kept, until a
-        re-timing) and one row per old task: ``kernel, records, replayed, tensorized`` (replayed records whose
+        re-timing) and one row per old task with records: ``kernel, records, replayed, tensorized`` (replayed records whose
         trace now calls the register tile).
     """
     from tvm.s_tir import meta_schedule as ms
@@ -67,9 +67,9 @@ def port_records(old_infos, new_infos, db, target, *, top_k: int = TOP_K) -> tup
     entries, rows = [], []
     for t in old_infos:
         recs = task_records(db, t.task)[:top_k]
-        new = new_by_name.get(t.name)
         if not recs:
             continue
+        new = new_by_name.get(t.name)
         got = []
         if new is not None:
             mod = new.task.dispatched[0]
@@ -87,37 +87,50 @@ def port_records(old_infos, new_infos, db, target, *, top_k: int = TOP_K) -> tup
 
 
 def ported_provenance(prov: dict, src: Path, method, new_method, *, command: str, top_k: int = TOP_K) -> dict:
-    """The provenance of ``src`` (``prov``, its records tuned ``method``) ported to ``new_method``: the target, timing
-    and chain keys stay; the trials stay counted (``trials_all_runs``: the schedules are those runs'), ``src``'s own
-    run joins ``earlier_runs`` and the port is a run of no trials (as a top-up would record it:
-    :func:`lab02_tvm.tuning.records.earlier_runs`); ``"ported_from"`` names the folder and its method."""
-    from .records import earlier_runs, run_totals
+    """The provenance of ``src`` (``prov``, its records tuned ``method``) ported to ``new_method``, before the
+    re-timing adds ``records``, ``retimed`` and ``minutes``. Only what describes the folder carries over: its
+    model, target, timing, threads and chain keys (:func:`lab02_tvm.tuning.records.carried_over`), as a seed's
+    does (:mod:`lab02_tvm.tuning.seed`); the trials stay counted (``trials_all_runs``: the schedules are those runs'),
+    ``src``'s own run joins ``earlier_runs`` and the port is a run of no trials (as a top-up would record it:
+    :func:`lab02_tvm.tuning.records.earlier_runs`); ``"ported_from"`` names the folder and its method (an earlier
+    port's nested in it)."""
+    import tvm
+
+    from .records import carried_over, earlier_runs, run_totals
     trials, _ = run_totals(prov)
-    date = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M")
-    return {**prov, "method": new_method.as_dict(), "date_utc": date, "command": command, "trials": 0,
-            "trials_this_run": 0, "trials_all_runs": trials, "minutes": 0.0, "earlier_runs": earlier_runs(prov),
+    keep = {k: prov[k] for k in ("model", "target", "target_key", "timing", "threads") if k in prov}
+    return {**keep, **carried_over(prov), "method": new_method.as_dict(), "layout_rewrite": new_method.layout_rewrite,
+            "date_utc": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M"), "command": command,
+            "tvm": tvm.__version__, "trials": 0, "trials_this_run": 0, "trials_all_runs": trials,
+            "earlier_runs": earlier_runs(prov),
             "note": f"ported from {rel(src)} ({method} -> {new_method}, tuning/port.py): each kernel's "
                     f"{top_k} best schedules replayed on the new workloads and re-timed here; no trials run",
             "ported_from": {"folder": rel(src), "method": method.as_dict(), "date_utc": prov.get("date_utc"),
-                            "trials_all_runs": trials}}
+                            "trials_all_runs": trials,
+                            **({"ported_from": prov["ported_from"]} if "ported_from" in prov else {})}}
 
 
 def port_folder(model: str, src: Path, kernel_layout: str, *, root: Path | None = None, top_k: int = TOP_K,
                 rounds: int = ROUNDS, command: str = "", progress: bool = True) -> tuple[Path, list[dict], dict]:
-    """Port this host's folder ``src`` of ``model`` to ``kernel_layout`` under ``root`` (steps 1-3 above).
+    """Port this host's folder ``src`` of ``model`` to ``kernel_layout`` under ``root`` (steps 1-3 above), written
+    whole: in a hidden folder beside the destination, renamed into place at the end.
 
     Returns:
-        ``(the folder written, one row per kernel, its provenance)``; rows as :func:`port_records`' with
-        ``stored_ms`` (the old best's stored time) and ``ported_ms`` (the ported best re-timed here), ms per call.
+        ``(the folder written, one row per kernel with records in src, the provenance written)``; rows as
+        :func:`port_records`' with ``stored_ms`` (the old best's stored time) and ``ported_ms`` (the ported best
+        re-timed here), ms per call.
     Raises:
         UserError: ``src`` holds no records of ``model`` for this host, is already in ``kernel_layout``, or that
-            layout is not one of its data layout's; the destination is not empty; no record replays.
+            layout is not one of its data layout's; the destination is not empty or cannot be written; no record
+            replays, or none that replays builds and runs here (nothing is written then).
     """
+    from common.errors import CannotWrite
+    from common.results import new_folder
     from common.timing import set_torch_threads, tvm_threads
 
     from . import retime as rt
     from .database import best_ms_of, prune, read_database, task_records
-    from .inmodel import host_records, write_records
+    from .inmodel import commit_records, host_records
     from .records import write_provenance
     from .tasks import extract_tasks
 
@@ -129,25 +142,34 @@ def port_folder(model: str, src: Path, kernel_layout: str, *, root: Path | None 
     require_empty(dst, "port")
     t0 = time.time()
     set_torch_threads(1)
-    with tvm_threads(1):
-        old_infos = extract_tasks(method.model_module(model), target, method.layout_rewrite)
-        new_infos = extract_tasks(new_method.model_module(model), target, new_method.layout_rewrite)
-        entries, rows = port_records(old_infos, new_infos, db, target, top_k=top_k)
-        if not entries:
-            raise UserError(f"none of {rel(Path(src))}'s records replays on {model} tuned {new_method} (nothing written)")
-        stored = {t.name: best_ms_of(task_records(db, t.task)) for t in old_infos}
-        new_prov = ported_provenance(prov, Path(src), method, new_method, command=command, top_k=top_k)
-        write_records(dst, entries, new_prov)
-        rt.retime(dst, target, top_k=top_k, rounds=rounds, cache_flush=timing_of(prov) == "cold", keep_untimed=False,
-                  names=rt.kernel_names(new_infos), progress=progress)
-        pruned = prune(dst)
-        new_db = read_database(dst)
-        best = {rt.kernel_names(new_infos).get(new_db.workloads[w][0]): s
-                for w, (s, _) in new_db.best_per_workload().items()}
+    try:
+        with tvm_threads(1), new_folder(dst) as tmp:
+            old_infos = extract_tasks(method.model_module(model), target, method.layout_rewrite)
+            new_infos = extract_tasks(new_method.model_module(model), target, new_method.layout_rewrite)
+            entries, rows = port_records(old_infos, new_infos, db, target, top_k=top_k)
+            if not entries:
+                raise UserError(f"none of {rel(Path(src))}'s records replays on {model} tuned {new_method} "
+                                "(nothing written)")
+            stored = {t.name: best_ms_of(task_records(db, t.task)) for t in old_infos}
+            new_prov = ported_provenance(prov, Path(src), method, new_method, command=command, top_k=top_k)
+            commit_records(tmp, entries, new_prov)
+            names = rt.kernel_names(new_infos)
+            retimed = rt.retime(tmp, target, top_k=top_k, rounds=rounds, cache_flush=timing_of(prov) == "cold",
+                                keep_untimed=False, names=names, progress=progress)
+            if not read_database(tmp).records:
+                raise UserError("none of the replayed records builds and runs here (nothing written)")
+            pruned = prune(tmp)
+            new_db = read_database(tmp)
+            best = {names.get(new_db.workloads[w][0]): s for w, (s, _) in new_db.best_per_workload().items()}
+            new_prov = {**new_prov, "records": pruned["records"], "records_before_prune": len(entries),
+                        "retimed": rt.summary(retimed, top_k=top_k, rounds=rounds, seconds=time.time() - t0),
+                        "minutes": round((time.time() - t0) / 60, 1)}
+            write_provenance(tmp, new_prov)
+    except CannotWrite as exc:
+        raise UserError(f"cannot write under {rel(dst.parent)} ({exc.strerror}): choose another --root") from None
     for row in rows:
         row["stored_ms"] = None if stored.get(row["kernel"]) is None else round(stored[row["kernel"]], 4)
         row["ported_ms"] = None if best.get(row["kernel"]) is None else round(1e3 * best[row["kernel"]], 4)
-    write_provenance(dst, {**new_prov, "records": pruned["records"], "minutes": round((time.time() - t0) / 60, 1)})
     return dst, rows, new_prov
 
 

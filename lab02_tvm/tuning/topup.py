@@ -206,17 +206,18 @@ def start(model: str, work: Path, source: Path | None, *, own: bool, timing: str
 
 
 def tune_argv(model: str, *, trials: int, minutes: float, deep_top_k: int, by: str, fresh: bool, root: Path,
-              timing: str | None = None, tile: bool = False) -> list[str]:
+              timing: str | None = None, tile: bool = False, kernel_layout: str | None = None) -> list[str]:
     """Step 2's ``longrun`` command line: a copy is topped up in its own method with :data:`TOPUP_DEEP_SHARE` of the
     trials deep; ``fresh`` tunes an empty folder in the field's method (NHWC + weight layout rewrite) with
-    ``longrun``'s default split; ``tile``: the register tile in the search space. The re-timing table is named after
+    ``longrun``'s default split; ``tile``: the register tile in the search space; ``kernel_layout``: the convs' weight
+    layout (a fresh folder is tuned in it; a copy was ported to it in step 1). The re-timing table is named after
     the run (``root``'s name)."""
     share = [] if fresh else ["--deep-share", str(TOPUP_DEEP_SHARE)]
     method = ["--layout", "NHWC", "--layout-rewrite", "on"] if fresh else []
     return ["tune", "--model", model, "--trials", str(trials), "--minutes", f"{minutes:g}", "--deep-top-k",
             str(deep_top_k), *share, *([BY[by][0]] if BY[by][0] else []), "--root", str(root),
             "--name", f"retime_{model}_{root.name}", *method, *(["--timing", timing] if timing else []),
-            *(["--tile"] if tile else [])]
+            *(["--tile"] if tile else []), *(["--kernel-layout", kernel_layout] if kernel_layout else [])]
 
 
 def topup(model: str, *, trials: int, minutes: float, deep_top_k: int, by: str, fresh: bool, repeats: int,
@@ -264,7 +265,7 @@ def topup(model: str, *, trials: int, minutes: float, deep_top_k: int, by: str, 
     done("copy", t0, what)
     t0 = time.time()
     longrun.main(tune_argv(model, trials=trials, minutes=minutes, deep_top_k=deep_top_k, by=by, fresh=fresh, root=root,
-                           timing=timing, tile=tile))
+                           timing=timing, tile=tile, kernel_layout=kernel_layout))
     prov = read_provenance(work)
     searched, capped = int(prov.get("trials_this_run") or 0), bool(prov.get("stopped_by_time"))
     done("tune", t0, f"{searched} trials ({prov.get('trials_all_runs')} in all runs), {prov.get('tasks_in_db')}/"
