@@ -42,7 +42,7 @@ from typing import Any
 from common.errors import UserError
 from common.results import atomic_write
 
-from .database import database_paths, open_database, read_database, target_dict
+from .database import database_paths, open_database, read_database, scheduled_record, target_dict
 from .retime import MIN_GAIN, ROUNDS, _decode, _measure, _ms
 
 #: Interleaved rounds per candidate in each climbing step (the confirmation pass uses ``rounds``).
@@ -116,12 +116,8 @@ def location_moves(decision: int) -> list[int]:
 def variant(record: Any, inst: Any, decision: Any, postprocs: list) -> Any | None:
     """``record`` with one decision changed, replayed on its workload and post-processed again (:func:`replay`),
     or ``None`` where that fails (how MetaSchedule drops a candidate)."""
-    from tvm.s_tir import meta_schedule as ms
     sch = replay(record.trace.with_decision(inst, decision, remove_postproc=True), record.workload.mod, postprocs)
-    if sch is None:
-        return None
-    return ms.database.TuningRecord(sch.trace, record.workload, None, record.target,
-                                    ms.arg_info.ArgInfo.from_entry_func(sch.mod, remove_preproc=True))
+    return None if sch is None else scheduled_record(sch, record, None)
 
 
 def replay(trace: Any, mod: Any, postprocs: list) -> Any | None:

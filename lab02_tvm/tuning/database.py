@@ -84,6 +84,15 @@ def task_records(db: ms.database.Database, task: Any) -> list:
     return list(db.get_top_k(db.commit_workload(mod), 1 << 20))
 
 
+def scheduled_record(sch: Any, like: Any, run_secs: Any) -> Any:
+    """A ``TuningRecord`` of ``sch`` (a post-processed schedule of ``like``'s workload): ``like``'s workload and
+    target, ``run_secs`` (``None``: not measured yet), and the arguments of the scheduled kernel
+    (``ArgInfo.from_entry_func``, as MetaSchedule's task scheduler records them): with weight layout rewrite a new
+    schedule repacks the weights anew, and a runner given ``like``'s argument shapes could not call the kernel."""
+    return ms.database.TuningRecord(sch.trace, like.workload, run_secs, like.target,
+                                    ms.arg_info.ArgInfo.from_entry_func(sch.mod, remove_preproc=True))
+
+
 def mean_run_s(run_secs) -> float | None:
     """Mean of one record's measured run times, seconds; ``None`` for a candidate that failed to run.
 

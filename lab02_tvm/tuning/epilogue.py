@@ -157,7 +157,7 @@ def choose(model: str, src: str | Path, out: str | Path, *, rounds: int = 10, mi
     """
     from common.timing import set_torch_threads, tvm_threads
 
-    from .database import task_records
+    from .database import scheduled_record, task_records
     from .inmodel import check_out, host_records, kernel_ms_by_build, median_ms, write_records
     from .method import PREPACKED
     from .tasks import extract_tasks
@@ -188,7 +188,7 @@ def choose(model: str, src: str | Path, out: str | Path, *, rounds: int = 10, mi
             folders = {}
             for arm in ("searched", *LEVELS):
                 entries = [(t.task.dispatched[0], r if variants.get(arm, {}).get(name) is None
-                            else _with_trace(r, variants[arm][name])) for name, (t, r) in best.items()]
+                            else scheduled_record(variants[arm][name], r, r.run_secs)) for name, (t, r) in best.items()]
                 folders[arm] = write_records(Path(tmp) / arm, entries, {})
             times, calls = kernel_ms_by_build(mod, im, target, folders, layout_rewrite=method.layout_rewrite,
                                               rounds=rounds, progress=progress, desc=f"{model}: kernels in the model")
@@ -207,7 +207,7 @@ def choose(model: str, src: str | Path, out: str | Path, *, rounds: int = 10, mi
     for name, (t, r) in best.items():
         if name in chosen:
             lv, ms_per_call = chosen[name]
-            r = _with_trace(r, variants[lv][name], run_s=ms_per_call / 1e3)
+            r = scheduled_record(variants[lv][name], r, [ms_per_call / 1e3])
         entries.append((t.task.dispatched[0], r))
     earlier = (prov.get("epilogue") or {}).get("kernels", {})  # kernels an earlier run moved stay named
     write_records(out, entries, {**prov, "epilogue": {
@@ -218,18 +218,6 @@ def choose(model: str, src: str | Path, out: str | Path, *, rounds: int = 10, mi
         "min_gain": min_gain,
         "kernels": {**earlier, **{n: {"level": lv, "model_ms": round(m, 4)} for n, (lv, m) in sorted(chosen.items())}}}})
     return rows
-
-
-def _with_trace(record, sch, run_s: float | None = None):
-    """``record`` with the trace of schedule ``sch`` (and, given ``run_s``, that run time in seconds).
-
-    The arguments are those of the scheduled kernel (``ArgInfo.from_entry_func``, as MetaSchedule's task
-    scheduler records them): with weight layout rewrite, an epilogue moved into the tile has its bias
-    rewritten too, and a runner given the record's old argument shapes could not call the kernel.
-    """
-    from tvm.s_tir import meta_schedule as ms
-    return ms.database.TuningRecord(sch.trace, record.workload, record.run_secs if run_s is None else [run_s],
-                                    record.target, ms.arg_info.ArgInfo.from_entry_func(sch.mod, remove_preproc=True))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

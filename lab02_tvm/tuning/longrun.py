@@ -36,7 +36,7 @@ from common.results import read_table
 
 from ..models import MODELS
 from .database import RECORDS, prune, read_database
-from .method import FIELD, Method, task_of_kernel
+from .method import FIELD, KERNEL_LAYOUTS, Method, task_of_kernel
 from .climb import STEP_ROUNDS
 from .retime import MIN_GAIN, ROUNDS, TOP_K, incumbents
 from .records import (LOG_ROOT, SHIPPED_ROOT, TIMINGS, carried_over, earlier_runs, read_provenance, rel, shipped_dir, target_key,
@@ -480,7 +480,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                    help="tune only the kernels that have no record yet (after a pass changed their workload)")
     p.add_argument("--layout", choices=["NCHW", "NHWC"], default=None,
                    help="data layout to tune in (default: the folder's method, else NHWC)")
-    p.add_argument("--kernel-layout", choices=["OHWI", "HWIO"], default=None,
+    p.add_argument("--kernel-layout", choices=KERNEL_LAYOUTS["NHWC"], default=None,
                    help="the NHWC convs' weight layout (HWIO: the register tile tensorizes the convs; default: the "
                         "folder's method, else OHWI); a folder of the other one is refused: port it first "
                         "(python -m lab02_tvm.tuning.port, or topup --kernel-layout)")

@@ -58,7 +58,7 @@ def port_records(old_infos, new_infos, db, target, *, top_k: int = TOP_K) -> tup
     from tvm.s_tir import meta_schedule as ms
 
     from .climb import replay, space_of
-    from .database import task_records
+    from .database import scheduled_record, task_records
     from .harness import cpu_tensor_intrinsics
     from .tasks import as_target
 
@@ -78,8 +78,7 @@ def port_records(old_infos, new_infos, db, target, *, top_k: int = TOP_K) -> tup
                     ctx = ms.TuneContext(mod=mod, target=tgt, space_generator=space_of(r), task_name=t.name)
                     sch = replay(r.trace, mod, list(ctx.space_generator.postprocs))
                 if sch is not None:
-                    got.append(ms.database.TuningRecord(sch.trace, r.workload, r.run_secs, r.target,
-                                                        ms.arg_info.ArgInfo.from_entry_func(sch.mod, remove_preproc=True)))
+                    got.append(scheduled_record(sch, r, r.run_secs))
         entries += [(new.task.dispatched[0], r) for r in got]
         rows.append({"kernel": t.name, "records": len(recs), "replayed": len(got),
                      "tensorized": sum(any(i.kind.name == "Tensorize" for i in r.trace.insts) for r in got)})

@@ -183,8 +183,9 @@ def start(model: str, work: Path, source: Path | None, *, own: bool, timing: str
     if source is None:
         work.mkdir(parents=True, exist_ok=False)
         return None, f"an empty {rel(work)} (--fresh: the field's method)"
-    if kernel_layout and kernel_layout != Method.from_provenance(read_provenance(source)).kernel_layout:
-        if not own or timing not in (None, timing_of(read_provenance(source))):
+    src_timing = timing_of(src_prov := read_provenance(source))
+    if kernel_layout and kernel_layout != Method.from_provenance(src_prov).kernel_layout:
+        if not own or timing not in (None, src_timing):
             raise UserError("--kernel-layout ports this kind's own folder as it was timed: drop --timing, or top up "
                             "another kind's records first")
         run = work.parents[1]
@@ -193,7 +194,7 @@ def start(model: str, work: Path, source: Path | None, *, own: bool, timing: str
         write_port_table(model, rows, f"port_{model}_{run.name}", src=source, dst=ported, kernel_layout=kernel_layout)
         shutil.copytree(ported, work)
         return ported, f"{rel(source)} ported to {Method.from_provenance(prov)} ({prov['records']} records) -> {rel(work)}"
-    if own and timing in (None, timing_of(read_provenance(source))):
+    if own and timing in (None, src_timing):
         shutil.copytree(source, work)
         return source, f"{rel(source)} -> {rel(work)}"
     run = work.parents[1]  # <root>/<target key>/<model>
@@ -330,6 +331,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from common.timing import environment
 
     from ..models import MODELS
+    from .method import KERNEL_LAYOUTS
     from .records import TIMINGS
     p = parser("python -m lab02_tvm.tuning.topup", __doc__, epilog=EPILOG)
     p.add_argument("--model", required=True, choices=list(MODELS))
@@ -344,7 +346,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--timing", choices=TIMINGS, default=None,
                    help="time the search's candidates cold or warm (default: as the records were; the other way "
                         "re-times the copy first, step 1)")
-    p.add_argument("--kernel-layout", choices=["OHWI", "HWIO"], default=None,
+    p.add_argument("--kernel-layout", choices=KERNEL_LAYOUTS["NHWC"], default=None,
                    help="the NHWC convs' weight layout of the candidate (default: the records'; the other one ports the "
                         "copy first, step 1)")
     p.add_argument("--tile", action="store_true", help="search with the fp32 register tile where it tensorizes (HWIO "
